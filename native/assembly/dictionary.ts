@@ -1,0 +1,165 @@
+// Term dictionary: sorted unique terms (UTF-8 bytes) viewed as an implicit trie. A node is a
+// depth plus the contiguous id range of the terms sharing that prefix, so a prefix is one id
+// range and typo candidates come from a depth-first walk with one Damerau-Levenshtein row per
+// depth, pruned as soon as a row's minimum exceeds the typo budget (no scan over all terms).
+//
+// Matches are emitted as ranges [lo, hi) of term ids with a cost, sorted and non-overlapping.
+
+import { allocate } from "./memory";
+import { nTerms, termByte, termLength } from "./slice";
+
+export const WHOLE: u32 = 0x100; // flag: the term matched the whole query token, not a prefix of it
+
+export const MAX_RANGES: i32 = 1 << 16;
+export const rangeBuf: usize = allocate(<usize>MAX_RANGES * 12);
+export let rangeCount: i32 = 0;
+
+@inline export function rangeLo(i: i32): u32 { return load<u32>(rangeBuf + <usize>i * 12); }
+@inline export function rangeHi(i: i32): u32 { return load<u32>(rangeBuf + <usize>i * 12 + 4); }
+@inline export function rangeCost(i: i32): u32 { return load<u32>(rangeBuf + <usize>i * 12 + 8); }
+
+export function resetRanges(): void { rangeCount = 0; }
+
+function emit(lo: u32, hi: u32, costFlags: u32): void {
+  if (lo >= hi || rangeCount >= MAX_RANGES) return;
+  const p = rangeBuf + <usize>rangeCount * 12;
+  store<u32>(p, lo);
+  store<u32>(p + 4, hi);
+  store<u32>(p + 8, costFlags);
+  rangeCount++;
+}
+
+// Compare term t with the query bytes [q, q+len): <0, 0, >0 like memcmp, shorter first.
+function compareTerm(t: u32, q: usize, len: u32): i32 {
+  const tl = termLength(t);
+  const n = tl < len ? tl : len;
+  for (let i: u32 = 0; i < n; i++) {
+    const a = <i32>termByte(t, i);
+    const b = <i32>load<u8>(q + i);
+    if (a != b) return a - b;
+  }
+  return <i32>tl - <i32>len;
+}
+
+// First term id >= query (by bytes).
+function lowerBound(q: usize, len: u32): u32 {
+  let lo: u32 = 0, hi: u32 = nTerms;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareTerm(mid, q, len) < 0) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// First term id in [from, nTerms) that does not start with the query bytes.
+function prefixEnd(from: u32, q: usize, len: u32): u32 {
+  let lo = from, hi: u32 = nTerms;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (startsWith(mid, q, len)) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+function startsWith(t: u32, q: usize, len: u32): bool {
+  if (termLength(t) < len) return false;
+  for (let i: u32 = 0; i < len; i++) if (termByte(t, i) != <u32>load<u8>(q + i)) return false;
+  return true;
+}
+
+// Exact term, and with `prefix` every longer term starting with the query: cost 0.
+export function matchExact(q: usize, len: u32, prefix: bool): void {
+  const lo = lowerBound(q, len);
+  if (lo >= nTerms || !startsWith(lo, q, len)) return;
+  const whole = termLength(lo) == len;
+  if (whole) emit(lo, lo + 1, WHOLE);
+  if (prefix) emit(whole ? lo + 1 : lo, prefixEnd(lo, q, len), 0);
+}
+
+// ---- typo walk ----
+
+const MAX_Q: i32 = 60;
+const ROW: i32 = MAX_Q + 1;
+const MAX_DEPTH: i32 = MAX_Q + 4;
+const rows: usize = allocate(<usize>(MAX_DEPTH + 1) * <usize>ROW);
+const pathBytes: usize = allocate(<usize>(MAX_DEPTH + 1));
+
+let wq: usize = 0;
+let wm: i32 = 0;
+let wk: i32 = 0;
+let wPrefix: bool = false;
+
+@inline function row(d: i32, j: i32): i32 { return <i32>load<u8>(rows + <usize>(d * ROW + j)); }
+@inline function setRow(d: i32, j: i32, v: i32): void { store<u8>(rows + <usize>(d * ROW + j), <u8>(v > 255 ? 255 : v)); }
+
+// Every term within `maxTypos` Damerau-Levenshtein edits of the query (or, with `prefix`, having
+// a prefix within that distance), each range carrying its edit cost.
+export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): void {
+  const m = <i32>len > MAX_Q ? MAX_Q : <i32>len;
+  if (maxTypos <= 0 || nTerms == 0) { matchExact(q, len, prefix); return; }
+  wq = q; wm = m; wk = maxTypos; wPrefix = prefix;
+  for (let j = 0; j <= m; j++) setRow(0, j, j);
+  walk(0, 0, nTerms, 255);
+}
+
+function walk(d: i32, lo: u32, hi: u32, inherited: i32): void {
+  const m = wm;
+  let rowMin: i32 = d > 0 ? 255 : 0;
+  if (d > 0) {
+    const c = <i32>load<u8>(pathBytes + <usize>(d - 1));
+    setRow(d, 0, d);
+    rowMin = d;
+    for (let j = 1; j <= m; j++) {
+      const qc = <i32>load<u8>(wq + <usize>(j - 1));
+      let v = row(d - 1, j - 1) + (qc == c ? 0 : 1);
+      const del = row(d - 1, j) + 1;
+      if (del < v) v = del;
+      const ins = row(d, j - 1) + 1;
+      if (ins < v) v = ins;
+      if (d > 1 && j > 1 && c == <i32>load<u8>(wq + <usize>(j - 2)) && <i32>load<u8>(pathBytes + <usize>(d - 2)) == qc) {
+        const tr = row(d - 2, j - 2) + 1;
+        if (tr < v) v = tr;
+      }
+      setRow(d, j, v);
+      if (v < rowMin) rowMin = v;
+    }
+  }
+  const here = row(d, m);
+  let eff = inherited;
+  if (wPrefix && here <= wk && here < eff) eff = here;
+  if (rowMin > wk && eff > wk) return;
+
+  let start = lo;
+  if (termLength(lo) == <u32>d) {
+    // the node's own term: a whole-token match at cost `here`, or a prefix match at `eff`
+    if (here <= wk && here <= eff) emit(lo, lo + 1, <u32>here | WHOLE);
+    else if (eff <= wk) emit(lo, lo + 1, <u32>eff);
+    start = lo + 1;
+  }
+  if (start >= hi) return;
+  if (eff <= wk && rowMin >= eff) { emit(start, hi, <u32>eff); return; }
+  if (d >= MAX_DEPTH) return;
+
+  while (start < hi) {
+    const c = termByte(start, <u32>d);
+    const end = runEnd(start, hi, <u32>d, c);
+    store<u8>(pathBytes + <usize>d, <u8>c);
+    walk(d + 1, start, end, eff);
+    start = end;
+    if (rangeCount >= MAX_RANGES) return;
+  }
+}
+
+// First id in (start, hi) whose byte at depth d is not c; terms in [start, hi) all share the
+// prefix and are longer than d. Galloping keeps this cheap for the many one-term runs.
+function runEnd(start: u32, hi: u32, d: u32, c: u32): u32 {
+  let bound: u32 = 1;
+  while (start + bound < hi && termByte(start + bound, d) == c) bound <<= 1;
+  let lo = start + (bound >> 1) + 1;
+  let up = start + bound < hi ? start + bound : hi;
+  while (lo < up) {
+    const mid = (lo + up) >> 1;
+    if (termByte(mid, d) == c) lo = mid + 1; else up = mid;
+  }
+  return lo;
+}

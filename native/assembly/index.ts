@@ -1,0 +1,14 @@
+// WASM entry points of the full-text engine. The host (src/engine/wasm-slice.ts) allocates and
+// fills the slice's arrays, passes a descriptor to `configure`, then writes queries into
+// `queryBuffer()` and reads results from `resultBuffer()`.
+
+import { allocate } from "./memory";
+import { readDescriptor } from "./slice";
+import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr } from "./query";
+
+export function alloc(size: u32): u32 { return <u32>allocate(<usize>size); }
+export function configure(desc: u32): void { readDescriptor(<usize>desc); prepareScratch(); }
+export function queryBuffer(): u32 { return <u32>queryBuf; }
+export function resultBuffer(): u32 { return <u32>outBuf; }
+export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }
+export function search(): void { runQuery(); }

@@ -1,0 +1,55 @@
+// The slice: pointers to the immutable index arrays the host copied in, read from a descriptor of
+// u32 words. Layout of the descriptor (word index):
+//   0 nDocs, 1 nTerms, 2 termBytes, 3 termOffs[nTerms+1], 4 postOffs[nTerms+1], 5 postDocs,
+//   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc), 10 nCols,
+//   11 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+// Postings and value lists are sorted doc ids. Docs are numbered in LEI order, so the doc id is
+// also the deterministic tie-break.
+
+export const MAX_COLS: i32 = 16;
+
+export let nDocs: u32 = 0;
+export let nTerms: u32 = 0;
+export let termBytes: usize = 0;
+export let termOffs: usize = 0;
+export let postOffs: usize = 0;
+export let postDocs: usize = 0;
+export let fwdOffs: usize = 0;
+export let fwdTerms: usize = 0;
+export let fwdMeta: usize = 0;
+export let nameLen: usize = 0;
+export let nCols: i32 = 0;
+
+export const colCodes = new StaticArray<usize>(MAX_COLS);
+export const colNCodes = new StaticArray<u32>(MAX_COLS);
+export const colValOffs = new StaticArray<usize>(MAX_COLS);
+export const colValDocs = new StaticArray<usize>(MAX_COLS);
+
+export function readDescriptor(desc: usize): void {
+  nDocs = load<u32>(desc);
+  nTerms = load<u32>(desc + 4);
+  termBytes = load<u32>(desc + 8);
+  termOffs = load<u32>(desc + 12);
+  postOffs = load<u32>(desc + 16);
+  postDocs = load<u32>(desc + 20);
+  fwdOffs = load<u32>(desc + 24);
+  fwdTerms = load<u32>(desc + 28);
+  fwdMeta = load<u32>(desc + 32);
+  nameLen = load<u32>(desc + 36);
+  nCols = <i32>load<u32>(desc + 40);
+  for (let c = 0; c < nCols; c++) {
+    const base = desc + 44 + <usize>c * 16;
+    colCodes[c] = load<u32>(base);
+    colNCodes[c] = load<u32>(base + 4);
+    colValOffs[c] = load<u32>(base + 8);
+    colValDocs[c] = load<u32>(base + 12);
+  }
+}
+
+@inline export function termStart(t: u32): u32 { return load<u32>(termOffs + (<usize>t << 2)); }
+@inline export function termLength(t: u32): u32 { return load<u32>(termOffs + (<usize>(t + 1) << 2)) - termStart(t); }
+@inline export function termByte(t: u32, i: u32): u32 { return load<u8>(termBytes + <usize>termStart(t) + <usize>i); }
+@inline export function postingStart(t: u32): u32 { return load<u32>(postOffs + (<usize>t << 2)); }
+@inline export function postingEnd(t: u32): u32 { return load<u32>(postOffs + (<usize>(t + 1) << 2)); }
+@inline export function postingDoc(i: u32): u32 { return load<u32>(postDocs + (<usize>i << 2)); }
+@inline export function docCode(c: i32, doc: u32): u32 { return load<u32>(colCodes[c] + (<usize>doc << 2)); }

@@ -1,0 +1,80 @@
+// Command line and environment: every flag has a LEIDEX_* variable; the flag wins.
+
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  source: string | null;
+  shards: number;
+  rateLimit: number;
+  rateWindowSeconds: number;
+}
+
+interface FlagSpec { env: string; help: string; fallback: () => string | null }
+
+const FLAGS: Record<string, FlagSpec> = {
+  port: { env: "LEIDEX_PORT", help: "port to listen on", fallback: () => "8080" },
+  host: { env: "LEIDEX_HOST", help: "address to listen on", fallback: () => "0.0.0.0" },
+  "data-dir": { env: "LEIDEX_DATA_DIR", help: "where downloads and state are kept", fallback: () => "./data" },
+  source: {
+    env: "LEIDEX_SOURCE",
+    help: "golden copy to load: a CSV or zip path, or an http(s) URL (default: the bundled real sample)",
+    fallback: () => null,
+  },
+  shards: { env: "LEIDEX_SHARDS", help: "shard worker threads, one slice each (default: one per core)", fallback: () => String(availableParallelism()) },
+  "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
+  "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
+};
+
+export class ConfigError extends Error {}
+
+export function usage(): string {
+  const lines = ["Usage: npm start -- [flags]", "", "Flags (each also settable by environment variable):"];
+  for (const [name, spec] of Object.entries(FLAGS)) {
+    const def = spec.fallback();
+    lines.push(`  --${name.padEnd(12)} ${spec.env.padEnd(20)} ${spec.help}${def !== null ? ` (default ${def})` : ""}`);
+  }
+  lines.push("  --help                            this text");
+  return lines.join("\n");
+}
+
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        ...Object.fromEntries(Object.keys(FLAGS).map((k) => [k, { type: "string" as const }])),
+        help: { type: "boolean" as const },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  if (parsed.values.help) return "help";
+  const get = (name: string): string | null => {
+    const v = (parsed.values as Record<string, string | boolean | undefined>)[name];
+    if (typeof v === "string") return v;
+    return env[FLAGS[name].env] ?? FLAGS[name].fallback();
+  };
+  const int = (name: string, min: number, max: number): number => {
+    const raw = get(name)!;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || n < min || n > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+  return {
+    port: int("port", 0, 65535),
+    host: get("host")!,
+    dataDir: get("data-dir")!,
+    source: get("source"),
+    shards: int("shards", 1, 256),
+    rateLimit: int("rate-limit", 0, 1_000_000_000),
+    rateWindowSeconds: int("rate-window", 1, 86_400),
+  };
+}

@@ -1,0 +1,152 @@
+// The live collection: which generation queries go to, scatter/gather over its slices, and the
+// atomic swap to a freshly built generation. A query pins the generation it started on, and an
+// old generation is dropped from the shards only once no query holds it any more.
+
+import type { ShardPool } from "./pool.js";
+import type { FinishResult, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
+import { sliceOf } from "./partition.js";
+import type { FacetParam } from "./schema.js";
+import type { EngineQuery } from "./wasm-slice.js";
+
+export interface CollectionMeta {
+  name: string;
+  source: string;
+  published: string | null;
+  downloadSeconds: number | null;
+  ingestSeconds: number | null;
+  loadedAt: string;
+}
+
+export interface LiveGeneration extends CollectionMeta {
+  gen: number;
+  docs: number;
+  sliceDocs: number[];
+}
+
+export interface SearchOutcome {
+  found: number;
+  outOf: number;
+  /** best first, the caller's window */
+  hits: WireHit[];
+  facets: Partial<Record<FacetParam, [string, number][]>>;
+  tookMs: number;
+}
+
+export class NotReadyError extends Error {}
+export class ShardFailedError extends Error {}
+
+export class Collection {
+  private live: LiveGeneration | null = null;
+  private readonly holds = new Map<number, number>();
+  private nextGen = 1;
+
+  constructor(private readonly pool: ShardPool) {}
+
+  get current(): LiveGeneration | null { return this.live; }
+
+  /** Starts building a new generation in every slice; returns its id. */
+  async begin(): Promise<number> {
+    const gen = this.nextGen++;
+    await this.pool.broadcast({ op: "begin", gen });
+    return gen;
+  }
+
+  add(gen: number, slice: number, payload: Uint8Array): Promise<void> {
+    return this.pool.run(slice, { op: "add", gen, payload }, [payload.buffer as ArrayBuffer]);
+  }
+
+  /** Finishes every slice of gen; returns docs per slice. */
+  async finish(gen: number): Promise<number[]> {
+    const results = await this.pool.broadcast<FinishResult>({ op: "finish", gen });
+    return results.map((r) => r.docs);
+  }
+
+  async abandon(gen: number): Promise<void> {
+    await this.pool.broadcast({ op: "drop", gen }).catch(() => undefined);
+  }
+
+  /** Makes gen the live generation. Queries already running finish on the old one. */
+  swap(gen: number, sliceDocs: number[], meta: CollectionMeta): void {
+    const old = this.live;
+    this.live = { ...meta, gen, sliceDocs, docs: sliceDocs.reduce((a, b) => a + b, 0) };
+    if (old) this.retireWhenIdle(old.gen);
+  }
+
+  private retireWhenIdle(gen: number): void {
+    if ((this.holds.get(gen) ?? 0) > 0) {
+      setTimeout(() => this.retireWhenIdle(gen), 50);
+      return;
+    }
+    void this.abandon(gen);
+  }
+
+  private async pinned<T>(work: (live: LiveGeneration) => Promise<T>): Promise<T> {
+    const live = this.live;
+    if (!live) throw new NotReadyError("no collection is loaded yet");
+    this.holds.set(live.gen, (this.holds.get(live.gen) ?? 0) + 1);
+    try {
+      return await work(live);
+    } finally {
+      const n = (this.holds.get(live.gen) ?? 1) - 1;
+      if (n === 0) this.holds.delete(live.gen); else this.holds.set(live.gen, n);
+    }
+  }
+
+  private async ask(slice: number, gen: number, request: ShardRequest): Promise<ShardResponse> {
+    const response = await this.pool.request(slice, gen, request);
+    if (response.kind === "error") throw new ShardFailedError(response.message);
+    return response;
+  }
+
+  search(query: EngineQuery): Promise<SearchOutcome> {
+    return this.pinned(async (live) => {
+      const started = performance.now();
+      const parts = await Promise.all(
+        live.sliceDocs.map((_, s) => this.ask(s, live.gen, { kind: "search", query })),
+      );
+      let found = 0;
+      const hits: WireHit[] = [];
+      const facets: Partial<Record<FacetParam, Map<string, number>>> = {};
+      for (const part of parts) {
+        if (part.kind !== "search") continue;
+        found += part.found;
+        for (const h of part.hits) hits.push(h);
+        for (const [field, values] of Object.entries(part.facets) as [FacetParam, [string, number][]][]) {
+          const merged = (facets[field] ??= new Map());
+          for (const [value, count] of values) merged.set(value, (merged.get(value) ?? 0) + count);
+        }
+      }
+      hits.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      if (hits.length > query.window) hits.length = query.window;
+      const facetLists: Partial<Record<FacetParam, [string, number][]>> = {};
+      for (const [field, merged] of Object.entries(facets) as [FacetParam, Map<string, number>][]) {
+        facetLists[field] = sortFacet([...merged]);
+      }
+      return { found, outOf: live.docs, hits, facets: facetLists, tookMs: performance.now() - started };
+    });
+  }
+
+  lookup(lei: string): Promise<Uint8Array | null> {
+    return this.pinned(async (live) => {
+      const response = await this.ask(sliceOf(lei, live.sliceDocs.length), live.gen, { kind: "lookup", lei });
+      return response.kind === "lookup" ? response.doc : null;
+    });
+  }
+
+  facetValues(field: FacetParam): Promise<[string, number][]> {
+    return this.pinned(async (live) => {
+      const parts = await Promise.all(live.sliceDocs.map((_, s) => this.ask(s, live.gen, { kind: "facet", field })));
+      const merged = new Map<string, number>();
+      for (const part of parts) {
+        if (part.kind !== "facet") continue;
+        for (const [value, count] of part.values) merged.set(value, (merged.get(value) ?? 0) + count);
+      }
+      return sortFacet([...merged]);
+    });
+  }
+}
+
+/** Count descending, then value ascending: stable across slices and runs. */
+function sortFacet(values: [string, number][]): [string, number][] {
+  return values.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}

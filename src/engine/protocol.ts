@@ -1,0 +1,43 @@
+// Messages between the front and the shard workers. Payloads are msgpackr bytes, transferred
+// rather than structured-cloned; stored documents travel as raw JSON bytes.
+
+import { Packr } from "msgpackr";
+import type { FacetParam } from "./schema.js";
+import type { EngineQuery } from "./wasm-slice.js";
+
+export type ShardTask =
+  | { op: "begin"; gen: number }
+  | { op: "add"; gen: number; payload: Uint8Array }
+  | { op: "finish"; gen: number }
+  | { op: "drop"; gen: number }
+  | { op: "batch"; gen: number; payload: Uint8Array };
+
+export type ShardRequest =
+  | { kind: "search"; query: EngineQuery }
+  | { kind: "lookup"; lei: string }
+  | { kind: "facet"; field: FacetParam };
+
+/** A hit: [score, lei, stored JSON bytes]. */
+export type WireHit = [number, string, Uint8Array];
+
+export type ShardResponse =
+  | { kind: "search"; found: number; hits: WireHit[]; facets: Partial<Record<FacetParam, [string, number][]>> }
+  | { kind: "lookup"; doc: Uint8Array | null }
+  | { kind: "facet"; values: [string, number][] }
+  | { kind: "error"; message: string };
+
+export interface FinishResult { docs: number }
+
+const packr = new Packr({ useRecords: false, moreTypes: false });
+
+/** Encodes into a fresh buffer of its own, safe to transfer. */
+export function encode(value: unknown): Uint8Array {
+  const packed = packr.pack(value);
+  const own = new Uint8Array(packed.length);
+  own.set(packed);
+  return own;
+}
+
+export function decode<T>(bytes: Uint8Array): T {
+  return packr.unpack(bytes) as T;
+}

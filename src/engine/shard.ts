@@ -1,0 +1,79 @@
+// What a shard worker does: it claims one slice at start-up, builds generations of that slice
+// from record batches, and answers batched requests against the generation each one names.
+// A slice is owned by exactly one worker, so there are no locks.
+
+import { threadId } from "node:worker_threads";
+import { move, workerData } from "piscina";
+import { decode, encode, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
+import type { EntityRecord } from "./schema.js";
+import { buildSlice } from "./slice-builder.js";
+import { WasmSlice } from "./wasm-slice.js";
+
+export interface ShardWorkerData { claims: SharedArrayBuffer }
+
+const claims = new Int32Array((workerData as ShardWorkerData).claims);
+const slice = claimSlice();
+
+function claimSlice(): number {
+  for (let s = 0; s < claims.length; s++) {
+    if (Atomics.compareExchange(claims, s, 0, threadId) === 0) {
+      Atomics.notify(claims, s);
+      return s;
+    }
+  }
+  return -1;
+}
+
+const building = new Map<number, EntityRecord[]>();
+const generations = new Map<number, WasmSlice>();
+
+export default function handle(task: ShardTask): unknown {
+  switch (task.op) {
+    case "begin":
+      building.set(task.gen, []);
+      return slice;
+    case "add": {
+      const records = building.get(task.gen);
+      if (!records) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
+      for (const r of decode<EntityRecord[]>(task.payload)) records.push(r);
+      return null;
+    }
+    case "finish": {
+      const records = building.get(task.gen);
+      if (!records) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
+      building.delete(task.gen);
+      const built = new WasmSlice(buildSlice(records));
+      generations.set(task.gen, built);
+      const result: FinishResult = { docs: built.docs };
+      return result;
+    }
+    case "drop":
+      building.delete(task.gen);
+      generations.delete(task.gen);
+      return null;
+    case "batch": {
+      const requests = decode<ShardRequest[]>(task.payload);
+      const gen = generations.get(task.gen);
+      const responses = requests.map((r) => answer(gen, task.gen, r));
+      return move(encode(responses));
+    }
+  }
+}
+
+function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest): ShardResponse {
+  if (!gen) return { kind: "error", message: `slice ${slice} has no generation ${genId}` };
+  try {
+    switch (request.kind) {
+      case "search": {
+        const r = gen.search(request.query);
+        return { kind: "search", found: r.found, hits: r.hits.map((h) => [h.score, h.lei, h.doc]), facets: r.facets };
+      }
+      case "lookup":
+        return { kind: "lookup", doc: gen.lookup(request.lei) };
+      case "facet":
+        return { kind: "facet", values: gen.facetValues(request.field) };
+    }
+  } catch (err) {
+    return { kind: "error", message: (err as Error).message };
+  }
+}

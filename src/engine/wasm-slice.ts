@@ -1,0 +1,217 @@
+// One slice generation inside its own WASM engine instance: copies the built arrays into linear
+// memory once, then answers queries with no allocation beyond the engine's scratch. Stored
+// documents stay here as UTF-8 JSON, so a hit is a memory view, never a JSON.stringify.
+
+import { readFileSync } from "node:fs";
+import { columnKey, COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "./schema.js";
+import type { ColumnData, SliceData } from "./slice-builder.js";
+import { LEI_TERM_MARKER } from "./slice-builder.js";
+import { tokenize, typoBudget } from "./text.js";
+import { SEARCH_FIELDS, type SearchField } from "./schema.js";
+
+const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
+
+interface EngineExports {
+  memory: WebAssembly.Memory;
+  alloc(size: number): number;
+  configure(desc: number): void;
+  queryBuffer(): number;
+  resultBuffer(): number;
+  facetCounts(col: number): number;
+  search(): void;
+}
+
+export interface EngineQuery {
+  q: string | null;
+  fields: SearchField;
+  filters: Partial<Record<FilterParam, string[]>>;
+  facets: FacetParam[];
+  /** how many top hits the caller needs (page * limit) */
+  window: number;
+}
+
+export interface SliceHit { score: number; lei: string; doc: Uint8Array }
+export interface SliceSearchResult {
+  found: number;
+  hits: SliceHit[];
+  facets: Partial<Record<FacetParam, [string, number][]>>;
+}
+
+const MAX_TOKENS = 16;
+const MAX_TOKEN_BYTES = 60;
+/** Typo candidates are added when exact terms find fewer docs than this. */
+const TYPO_THRESHOLD = 10;
+const LEI_TOKEN = /^[0-9a-z]{20}$/;
+const LEI_OFFSET_IN_DOC = '{"lei":"'.length;
+
+export class WasmSlice {
+  readonly docs: number;
+  private readonly engine: EngineExports;
+  private readonly docBytes: Uint8Array;
+  private readonly docOffs: Uint32Array;
+  private readonly columns: ColumnData[];
+  private readonly codeByKey: Map<string, number>[];
+  private readonly scratch: number;
+  private readonly bitmapAt: number[];
+
+  constructor(data: SliceData) {
+    const instance = new WebAssembly.Instance(engineModule, {
+      env: { abort: () => { throw new Error("engine abort"); } },
+    });
+    this.engine = instance.exports as unknown as EngineExports;
+    this.docs = data.nDocs;
+    this.docBytes = data.docBytes;
+    this.docOffs = data.docOffs;
+    this.columns = data.columns;
+    this.codeByKey = data.columns.map((col, c) => {
+      const m = new Map<string, number>();
+      col.values.forEach((v, code) => { if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code); });
+      return m;
+    });
+
+    const copy = (arr: ArrayBufferView): number => {
+      const ptr = this.engine.alloc(arr.byteLength);
+      new Uint8Array(this.engine.memory.buffer, ptr, arr.byteLength).set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
+      return ptr;
+    };
+    const words: number[] = [
+      data.nDocs, data.termOffs.length - 1, copy(data.termBytes), copy(data.termOffs), copy(data.postOffs), copy(data.postDocs),
+      copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), data.columns.length,
+    ];
+    for (const col of data.columns) words.push(copy(col.codes), col.values.length, copy(col.valOffs), copy(col.valDocs));
+    this.engine.configure(copy(Uint32Array.from(words)));
+
+    // query scratch: token bytes, then one filter bitmap per column
+    this.bitmapAt = [];
+    let size = MAX_TOKENS * 2 * 64;
+    const bitmapOffsets = data.columns.map((col) => { const at = size; size += (Math.ceil(col.values.length / 32) + 1) * 4; return at; });
+    this.scratch = this.engine.alloc(size);
+    this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
+  }
+
+  doc(d: number): Uint8Array { return this.docBytes.subarray(this.docOffs[d], this.docOffs[d + 1]); }
+
+  private leiOf(d: number): string {
+    const at = this.docOffs[d] + LEI_OFFSET_IN_DOC;
+    return Buffer.from(this.docBytes.buffer, this.docBytes.byteOffset + at, 20).toString("latin1");
+  }
+
+  /** The stored document of an LEI (upper case), by binary search over the LEI-ordered docs. */
+  lookup(lei: string): Uint8Array | null {
+    let lo = 0, hi = this.docs;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.leiOf(mid) < lei) lo = mid + 1; else hi = mid;
+    }
+    return lo < this.docs && this.leiOf(lo) === lei ? this.doc(lo) : null;
+  }
+
+  /** Every value of a facet column with its doc count. */
+  facetValues(param: FacetParam): [string, number][] {
+    const c = COLUMNS.findIndex((col) => col.param === param);
+    const col = this.columns[c];
+    const out: [string, number][] = [];
+    for (let code = 1; code < col.values.length; code++) {
+      const n = col.valOffs[code + 1] - col.valOffs[code];
+      if (n > 0) out.push([col.values[code]!, n]);
+    }
+    return out;
+  }
+
+  search(query: EngineQuery): SliceSearchResult {
+    const e = this.engine;
+    let mem = new DataView(e.memory.buffer);
+    const qb = e.queryBuffer();
+    const bytes = new Uint8Array(e.memory.buffer);
+    for (let i = 0; i < 128 + MAX_TOKENS * 32; i += 4) mem.setUint32(qb + i, 0, true);
+
+    const tokens = query.q ? tokenize(query.q).slice(0, MAX_TOKENS) : [];
+    const fieldMask = SEARCH_FIELDS[query.fields];
+    let n = 0;
+    let cursor = this.scratch;
+    const writeProbe = (t: number, p: number, text: string, typos: number, prefix: boolean): void => {
+      const encoded = Buffer.from(text);
+      const len = Math.min(encoded.length, MAX_TOKEN_BYTES);
+      bytes.set(encoded.subarray(0, len), cursor);
+      const base = qb + 128 + t * 32 + p * 16;
+      mem.setUint32(base, cursor, true);
+      mem.setUint32(base + 4, len, true);
+      mem.setUint32(base + 8, typos, true);
+      mem.setUint32(base + 12, prefix ? 1 : 0, true);
+      cursor += 64;
+    };
+    tokens.forEach((token, i) => {
+      const last = i === tokens.length - 1;
+      if (query.fields === "lei") writeProbe(n, 0, LEI_TERM_MARKER + token, 0, last);
+      else if (query.fields === "all" && LEI_TOKEN.test(token)) writeProbe(n, 0, LEI_TERM_MARKER + token, 0, false);
+      if (query.fields !== "lei") writeProbe(n, 1, token, typoBudget(token), last);
+      n++;
+    });
+
+    let filterMask = 0;
+    for (const [param, values] of Object.entries(query.filters) as [FilterParam, string[]][]) {
+      const c = COLUMNS.findIndex((col) => col.param === param);
+      filterMask |= 1 << c;
+      const at = this.bitmapAt[c];
+      const words = Math.ceil(this.columns[c].values.length / 32) + 1;
+      for (let w = 0; w < words; w++) mem.setUint32(at + w * 4, 0, true);
+      for (const code of this.codesFor(c, param, values)) {
+        const wordAt = at + (code >> 5) * 4;
+        mem.setUint32(wordAt, mem.getUint32(wordAt, true) | (1 << (code & 31)), true);
+      }
+      mem.setUint32(qb + 32 + c * 4, at, true);
+    }
+    let facetMask = 0;
+    for (const f of query.facets) facetMask |= 1 << COLUMNS.findIndex((col) => col.param === f);
+
+    mem.setUint32(qb, n, true);
+    mem.setUint32(qb + 4, fieldMask, true);
+    mem.setUint32(qb + 8, query.window, true);
+    mem.setUint32(qb + 12, facetMask, true);
+    mem.setUint32(qb + 16, filterMask, true);
+    mem.setUint32(qb + 20, Math.max(TYPO_THRESHOLD, query.window), true);
+    mem.setUint32(qb + 24, 1 | 2, true);
+    e.search();
+
+    mem = new DataView(e.memory.buffer);
+    const out = e.resultBuffer();
+    const found = mem.getUint32(out, true);
+    const nHits = mem.getUint32(out + 4, true);
+    const hits: SliceHit[] = [];
+    for (let i = 0; i < nHits; i++) {
+      const p = out + 16 + i * 12;
+      const d = mem.getUint32(p, true);
+      const score = mem.getUint32(p + 4, true) * 2 ** 32 + mem.getUint32(p + 8, true);
+      hits.push({ score, lei: this.leiOf(d), doc: this.doc(d) });
+    }
+    const facets: Partial<Record<FacetParam, [string, number][]>> = {};
+    for (const f of query.facets) {
+      const c = COLUMNS.findIndex((col) => col.param === f);
+      const at = e.facetCounts(c);
+      const values = this.columns[c].values;
+      const list: [string, number][] = [];
+      for (let code = 1; code < values.length; code++) {
+        const count = mem.getUint32(at + code * 4, true);
+        if (count > 0) list.push([values[code]!, count]);
+      }
+      facets[f] = list;
+    }
+    return { found, hits, facets };
+  }
+
+  /** Codes a filter's values select. A two-letter jurisdiction also selects its subdivisions. */
+  private codesFor(c: number, param: FilterParam, values: string[]): number[] {
+    const codes: number[] = [];
+    for (const v of values) {
+      const key = columnKey(param, v);
+      const code = this.codeByKey[c].get(key);
+      if (code !== undefined) codes.push(code);
+      if (param === "jurisdiction" && /^[A-Z]{2}$/.test(key)) {
+        this.columns[c].values.forEach((value, code2) => { if (value?.startsWith(key + "-")) codes.push(code2); });
+      }
+    }
+    return codes;
+  }
+}
+
+export const FACETABLE: readonly FacetParam[] = FACET_PARAMS;

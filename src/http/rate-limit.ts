@@ -1,0 +1,37 @@
+// Per-IP token buckets: `limit` tokens refilled evenly over `window` seconds, so a client may
+// burst up to the limit and then sustains limit/window per second. Buckets live in an LRU, so a
+// flood of distinct addresses costs bounded memory.
+
+import { LRUCache } from "lru-cache";
+
+export interface RateDecision { allowed: boolean; limit: number; remaining: number; retryAfterSeconds: number }
+
+interface Bucket { tokens: number; at: number }
+
+export class RateLimiter {
+  private readonly buckets = new LRUCache<string, Bucket>({ max: 200_000 });
+  private readonly perMs: number;
+
+  constructor(readonly limit: number, windowSeconds: number, private readonly now: () => number = Date.now) {
+    this.perMs = limit / (windowSeconds * 1000);
+  }
+
+  get enabled(): boolean { return this.limit > 0; }
+
+  take(ip: string): RateDecision {
+    const now = this.now();
+    let b = this.buckets.get(ip);
+    if (!b) {
+      b = { tokens: this.limit, at: now };
+      this.buckets.set(ip, b);
+    } else {
+      b.tokens = Math.min(this.limit, b.tokens + (now - b.at) * this.perMs);
+      b.at = now;
+    }
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return { allowed: true, limit: this.limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
+    }
+    return { allowed: false, limit: this.limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000)) };
+  }
+}

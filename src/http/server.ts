@@ -1,0 +1,188 @@
+// The uWebSockets.js front: routes, per-route options (CORS, rate limit, error shape), gzip,
+// metrics and graceful shutdown. Handlers get a plain request snapshot (uWS requests die when the
+// handler returns) and a Reply that knows about aborted connections and corking.
+
+import uWS from "uWebSockets.js";
+import { gzipSync } from "node:zlib";
+import type { Metrics } from "./metrics.js";
+import type { RateLimiter } from "./rate-limit.js";
+
+export interface Request {
+  method: string;
+  path: string;
+  rawQuery: string;
+  params: string[];
+  ip: string;
+  header(name: string): string;
+}
+
+export type ErrorBody = (message: string) => string;
+export type Handler = (req: Request, reply: Reply) => void | Promise<void>;
+
+export interface RouteOptions {
+  /** metrics label */
+  name: string;
+  errorBody: ErrorBody;
+  cors?: boolean;
+  rateLimited?: boolean;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+  403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 409: "Conflict",
+  413: "Payload Too Large", 415: "Unsupported Media Type", 429: "Too Many Requests", 500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+const GZIP_MIN_BYTES = 1024;
+const CORS_HEADERS: [string, string][] = [
+  ["Access-Control-Allow-Origin", "*"],
+  ["Access-Control-Expose-Headers", "X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After"],
+];
+
+export class Reply {
+  private readonly headers: [string, string][] = [];
+  aborted = false;
+  sent = false;
+  status = 0;
+
+  constructor(
+    private readonly res: uWS.HttpResponse,
+    private readonly acceptsGzip: boolean,
+    private readonly errorBody: ErrorBody,
+    private readonly onSent: (status: number) => void,
+  ) {}
+
+  header(name: string, value: string): this {
+    this.headers.push([name, value]);
+    return this;
+  }
+
+  json(status: number, body: string | Uint8Array): void {
+    this.send(status, body, "application/json; charset=utf-8");
+  }
+
+  error(status: number, message: string): void {
+    this.json(status, this.errorBody(message));
+  }
+
+  send(status: number, body: string | Uint8Array, contentType: string): void {
+    if (this.sent) return;
+    this.sent = true;
+    this.status = status;
+    if (this.aborted) { this.onSent(status); return; }
+    let payload: string | Uint8Array = body;
+    let gzipped = false;
+    if (this.acceptsGzip && (typeof body === "string" ? body.length : body.byteLength) >= GZIP_MIN_BYTES) {
+      payload = gzipSync(body, { level: 4 });
+      gzipped = true;
+    }
+    this.res.cork(() => {
+      this.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ""}`);
+      this.res.writeHeader("Content-Type", contentType);
+      if (gzipped) this.res.writeHeader("Content-Encoding", "gzip");
+      this.res.writeHeader("Vary", "Accept-Encoding");
+      for (const [k, v] of this.headers) this.res.writeHeader(k, v);
+      this.res.end(payload);
+    });
+    this.onSent(status);
+  }
+}
+
+export class HttpServer {
+  readonly app = uWS.App();
+  private listenSocket: uWS.us_listen_socket | null = null;
+  private inFlight = 0;
+  private readonly preflight = new Set<string>();
+
+  constructor(private readonly metrics: Metrics, private readonly limiter: RateLimiter) {}
+
+  route(method: "get" | "post" | "put" | "patch" | "del" | "any", pattern: string, options: RouteOptions, handler: Handler): void {
+    const paramCount = pattern.split("/").filter((part) => part.startsWith(":")).length;
+    this.app[method](pattern, (res, req) => this.dispatch(res, req, paramCount, options, handler));
+    if (options.cors && !this.preflight.has(pattern)) {
+      // uWS aborts the process on a duplicate route, so each pattern gets one preflight handler
+      this.preflight.add(pattern);
+      this.app.options(pattern, (res) => {
+        res.cork(() => {
+          res.writeStatus("204 No Content");
+          for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+          res.writeHeader("Access-Control-Allow-Methods", "GET, OPTIONS");
+          res.writeHeader("Access-Control-Allow-Headers", "*");
+          res.writeHeader("Access-Control-Max-Age", "86400");
+          res.end();
+        });
+      });
+    }
+  }
+
+  private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
+    const started = performance.now();
+    const headers = new Map<string, string>();
+    raw.forEach((k, v) => headers.set(k, v));
+    const params: string[] = [];
+    for (let i = 0; i < paramCount; i++) params.push(decodeURIComponentSafe(raw.getParameter(i) ?? ""));
+    const req: Request = {
+      method: raw.getCaseSensitiveMethod ? raw.getCaseSensitiveMethod() : raw.getMethod().toUpperCase(),
+      path: raw.getUrl(),
+      rawQuery: raw.getQuery() ?? "",
+      params,
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      header: (name) => headers.get(name.toLowerCase()) ?? "",
+    };
+    this.inFlight++;
+    const reply = new Reply(res, /\bgzip\b/.test(headers.get("accept-encoding") ?? ""), options.errorBody, (status) => {
+      this.inFlight--;
+      this.metrics.observe(options.name, status, performance.now() - started);
+    });
+    res.onAborted(() => { reply.aborted = true; });
+    if (options.cors) for (const [k, v] of CORS_HEADERS) reply.header(k, v);
+
+    if (options.rateLimited && this.limiter.enabled) {
+      const decision = this.limiter.take(req.ip);
+      reply.header("X-RateLimit-Limit", String(decision.limit));
+      reply.header("X-RateLimit-Remaining", String(decision.remaining));
+      if (!decision.allowed) {
+        this.metrics.increment("leidex_rate_limited_total", "Requests refused by the per-IP rate limit.");
+        reply.header("Retry-After", String(decision.retryAfterSeconds));
+        reply.error(429, `rate limit exceeded: ${decision.limit} requests per window; retry after ${decision.retryAfterSeconds} s`);
+        return;
+      }
+    }
+    const fail = (err: unknown): void => {
+      console.error(`${options.name}: ${(err as Error)?.stack ?? String(err)}`);
+      reply.error(500, "internal error");
+    };
+    try {
+      const result = handler(req, reply);
+      if (result instanceof Promise) result.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+        this.listenSocket = socket;
+        resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+      });
+    });
+  }
+
+  /** Stops accepting, then waits (bounded) for requests in flight to be answered. */
+  async drain(timeoutMs = 10_000): Promise<void> {
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,100 @@
+// The loader: golden copy in, record batches per slice out. Runs on its own thread (see
+// workers/loader.ts) so that parsing 5 GB of CSV never touches the front. Memory stays flat:
+// the source is streamed, and at most WINDOW batches wait for the shards at any time.
+
+import { basename, join } from "node:path";
+import type { MessagePort } from "node:worker_threads";
+import { sliceOf } from "../../engine/partition.js";
+import { encode } from "../../engine/protocol.js";
+import type { EntityRecord } from "../../engine/schema.js";
+import { CsvReader, type CsvRow } from "./csv.js";
+import { recordMapper, type RecordMapper } from "./record.js";
+import { download, isUrl, openLocal } from "./source.js";
+
+export interface LoaderInput { source: string; dataDir: string; slices: number }
+
+export type LoaderMessage =
+  | { type: "batch"; slice: number; payload: Uint8Array }
+  | { type: "log"; message: string }
+  | { type: "done"; rows: number; records: number; skipped: number; published: string | null; downloadSeconds: number | null; ingestSeconds: number }
+  | { type: "error"; message: string };
+
+export type LoaderControl = { type: "ack" };
+
+const BATCH_RECORDS = 2000;
+const WINDOW = 16;
+
+export async function runLoader(input: LoaderInput, port: MessagePort): Promise<void> {
+  let outstanding = 0;
+  let wake: (() => void) | null = null;
+  port.on("message", (m: LoaderControl) => {
+    if (m.type === "ack") { outstanding--; wake?.(); }
+  });
+  const post = (m: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
+
+  let path = input.source;
+  let downloadSeconds: number | null = null;
+  if (isUrl(input.source)) {
+    const started = Date.now();
+    post({ type: "log", message: `downloading ${input.source}` });
+    path = await download(input.source, join(input.dataDir, "downloads"), (p) => {
+      const rate = p.bytes / Math.max(p.seconds, 0.001);
+      const eta = p.total ? ` ETA ${Math.round((p.total - p.bytes) / rate)} s` : "";
+      post({ type: "log", message: `downloaded ${(p.bytes / 1e6).toFixed(1)} MB at ${(rate / 1e6).toFixed(1)} MB/s${eta}` });
+    });
+    downloadSeconds = (Date.now() - started) / 1000;
+  }
+
+  const started = Date.now();
+  const opened = await openLocal(path);
+  const pending: EntityRecord[][] = Array.from({ length: input.slices }, () => []);
+  let mapper: RecordMapper | null = null;
+  let records = 0;
+  let skipped = 0;
+  const full: number[] = [];
+
+  const reader = new CsvReader((row: CsvRow) => {
+    if (!mapper) {
+      mapper = recordMapper(Array.from({ length: row.length }, (_, i) => row.field(i)));
+      return;
+    }
+    const record = mapper(row);
+    if (!record) { skipped++; return; }
+    records++;
+    const s = sliceOf(record.entity.lei, input.slices);
+    pending[s].push(record);
+    if (pending[s].length >= BATCH_RECORDS) full.push(s);
+  });
+
+  const flush = async (s: number): Promise<void> => {
+    if (pending[s].length === 0) return;
+    while (outstanding >= WINDOW) await new Promise<void>((r) => { wake = r; });
+    const payload = encode(pending[s]);
+    pending[s] = [];
+    outstanding++;
+    post({ type: "batch", slice: s, payload }, [payload.buffer as ArrayBuffer]);
+  };
+
+  try {
+    for await (const chunk of opened.stream) {
+      reader.push(chunk as Buffer);
+      while (full.length > 0) await flush(full.shift()!);
+    }
+    reader.end();
+  } finally {
+    opened.close();
+  }
+  if (!mapper) throw new Error("golden copy is empty: no header row");
+  for (let s = 0; s < input.slices; s++) await flush(s);
+  while (outstanding > 0) await new Promise<void>((r) => { wake = r; });
+  post({
+    type: "done", rows: reader.rows - 1, records, skipped, published: publishedFromName(basename(path)),
+    downloadSeconds, ingestSeconds: (Date.now() - started) / 1000,
+  });
+}
+
+/** `20260930-0800-gleif-goldencopy-lei2-golden-copy.csv.zip` -> 2026-09-30T08:00:00Z */
+export function publishedFromName(name: string): string | null {
+  const m = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})-gleif-goldencopy/.exec(name);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:00Z` : null;
+}

@@ -1,0 +1,93 @@
+// Where a golden copy comes from: a local CSV, a local zip (one CSV entry, ZIP64 fine), or an
+// http(s) URL downloaded to the data dir first (a zip needs random access to its directory).
+
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, rename, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
+import { request } from "undici";
+import yauzl from "yauzl";
+
+export class SourceError extends Error {}
+
+export interface OpenedSource {
+  stream: Readable;
+  /** bytes of CSV expected, when known (for progress) */
+  size: number | null;
+  close(): void;
+}
+
+export function isUrl(source: string): boolean {
+  return /^https?:\/\//i.test(source);
+}
+
+export interface DownloadProgress { bytes: number; total: number | null; seconds: number }
+
+/** Streams a URL to `dir`; returns the local path. Partial files never take the final name. */
+export async function download(url: string, dir: string, onProgress?: (p: DownloadProgress) => void): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const name = basename(new URL(url).pathname) || "golden-copy";
+  const target = join(dir, name);
+  const partial = `${target}.part`;
+  const started = Date.now();
+  const res = await request(url, { maxRedirections: 5, headersTimeout: 60_000, bodyTimeout: 120_000 } as Parameters<typeof request>[1]);
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    await res.body.dump();
+    throw new SourceError(`download of ${url} failed: HTTP ${res.statusCode}`);
+  }
+  const lengthHeader = res.headers["content-length"];
+  const total = typeof lengthHeader === "string" ? Number(lengthHeader) : null;
+  let bytes = 0;
+  let lastReport = 0;
+  res.body.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    const now = Date.now();
+    if (onProgress && now - lastReport >= 2000) {
+      lastReport = now;
+      onProgress({ bytes, total, seconds: (now - started) / 1000 });
+    }
+  });
+  await pipeline(res.body, createWriteStream(partial));
+  if (total !== null && bytes !== total) throw new SourceError(`download of ${url} truncated: ${bytes} of ${total} bytes`);
+  await rename(partial, target);
+  return target;
+}
+
+export async function openLocal(path: string): Promise<OpenedSource> {
+  const info = await stat(path).catch(() => null);
+  if (!info || !info.isFile()) throw new SourceError(`source file not found: ${path}`);
+  if (await looksLikeZip(path)) return openZip(path);
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  return { stream, size: info.size, close: () => stream.destroy() };
+}
+
+async function looksLikeZip(path: string): Promise<boolean> {
+  const fh = await import("node:fs/promises").then((fs) => fs.open(path, "r"));
+  try {
+    const head = Buffer.alloc(4);
+    await fh.read(head, 0, 4, 0);
+    return head.readUInt32LE(0) === 0x04034b50;
+  } finally {
+    await fh.close();
+  }
+}
+
+function openZip(path: string): Promise<OpenedSource> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true, autoClose: false }, (err, zip) => {
+      if (err || !zip) return reject(new SourceError(`not a readable zip: ${err?.message ?? path}`));
+      const fail = (e: Error): void => { zip.close(); reject(new SourceError(`corrupt zip ${path}: ${e.message}`)); };
+      zip.on("error", fail);
+      zip.on("entry", (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith("/") || !/\.csv$/i.test(entry.fileName)) { zip.readEntry(); return; }
+        zip.openReadStream(entry, (e2, stream) => {
+          if (e2 || !stream) return fail(e2 ?? new Error("no stream"));
+          resolve({ stream, size: entry.uncompressedSize, close: () => { stream.destroy(); zip.close(); } });
+        });
+      });
+      zip.on("end", () => { zip.close(); reject(new SourceError(`zip ${path} holds no .csv entry`)); });
+      zip.readEntry();
+    });
+  });
+}

@@ -1,0 +1,78 @@
+// Area A over HTTP: GET /v1/entities, /v1/entities/{lei}, /v1/facets/{field}, /v1/stats and
+// the OpenAPI document. No credential; CORS open; rate limited per IP; errors are {"error": ...}.
+
+import { NotReadyError, ShardFailedError } from "../engine/collection.js";
+import { FACET_PARAMS, type FacetParam } from "../engine/schema.js";
+import type { HttpServer, Reply, RouteOptions } from "../http/server.js";
+import { openApiDocument } from "./openapi.js";
+import { ParamError, parseSearchParams } from "./search-params.js";
+import type { LeiService } from "./service.js";
+
+export const leiErrorBody = (message: string): string => JSON.stringify({ error: message });
+
+export function registerLeiRoutes(server: HttpServer, service: LeiService): void {
+  const options = (name: string): RouteOptions => ({ name, errorBody: leiErrorBody, cors: true, rateLimited: true });
+  const openapi = JSON.stringify(openApiDocument());
+
+  server.route("get", "/v1/entities", options("search"), async (req, reply) => {
+    const params = guard(reply, () => parseSearchParams(req.rawQuery));
+    if (!params) return;
+    await answer(reply, async () => reply.json(200, await service.search(params)));
+  });
+
+  server.route("get", "/v1/entities/:lei", options("entity"), async (req, reply) => {
+    await answer(reply, async () => {
+      const result = await service.entity(req.params[0]);
+      switch (result.kind) {
+        case "found": return reply.json(200, result.json);
+        case "malformed":
+        case "bad-check-digits": return reply.error(400, result.message);
+        case "not-found": return reply.error(404, result.message);
+      }
+    });
+  });
+
+  server.route("get", "/v1/facets/:field", options("facets"), async (req, reply) => {
+    const field = req.params[0];
+    if (!(FACET_PARAMS as readonly string[]).includes(field)) {
+      return reply.error(400, `'${field}' is not a facetable field; facetable: ${FACET_PARAMS.join(", ")}`);
+    }
+    await answer(reply, async () => {
+      const values = await service.facetValues(field as FacetParam);
+      reply.json(200, JSON.stringify(values.map(([value, count]) => ({ value, count }))));
+    });
+  });
+
+  server.route("get", "/v1/stats", options("stats"), (_req, reply) => {
+    reply.json(200, JSON.stringify(service.stats()));
+  });
+
+  server.route("get", "/openapi.json", options("openapi"), (_req, reply) => reply.json(200, openapi));
+
+  for (const pattern of ["/v1/entities", "/v1/entities/:lei", "/v1/facets/:field", "/v1/stats"]) {
+    server.route("any", pattern, { name: "method-not-allowed", errorBody: leiErrorBody, cors: true }, (req, reply) => {
+      reply.header("Allow", "GET, OPTIONS").error(405, `method ${req.method} is not allowed here; use GET`);
+    });
+  }
+}
+
+function guard<T>(reply: Reply, parse: () => T): T | null {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ParamError) { reply.error(400, err.message); return null; }
+    throw err;
+  }
+}
+
+async function answer(reply: Reply, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    if (err instanceof NotReadyError || err instanceof ShardFailedError) {
+      reply.header("Retry-After", "5").error(503, `temporarily unavailable: ${(err as Error).message}`);
+      return;
+    }
+    throw err;
+  }
+}

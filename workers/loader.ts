@@ -1,0 +1,9 @@
+// Loader thread: streams one golden copy into record batches for the shard workers.
+import { parentPort, workerData } from "node:worker_threads";
+import { runLoader, type LoaderInput, type LoaderMessage } from "../src/lei/golden-copy/load.js";
+
+const port = parentPort!;
+runLoader(workerData as LoaderInput, port).catch((err: Error) => {
+  const message: LoaderMessage = { type: "error", message: err.message };
+  port.postMessage(message);
+});
