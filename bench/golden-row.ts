@@ -59,20 +59,39 @@ function usedColumns(): string[] {
 
 export class GoldenRowWriter {
   private readonly layout: RowLayout;
-  private readonly s: (name: string) => number;
   private readonly values: string[];
 
   constructor(header: readonly string[]) {
     this.layout = new RowLayout(header, usedColumns());
-    this.s = (name) => this.layout.slot(name);
     this.values = new Array<string>(this.layout.slots).fill('');
   }
 
+  /** Row text, for tests and small outputs. */
   render(r: EntityRecord): string {
+    return this.layout.render(this.fill(r));
+  }
+
+  /** Writes the row into buf at pos, or returns -1 when buf has too little room left. */
+  renderInto(r: EntityRecord, buf: Buffer, pos: number): number {
+    const v = this.fill(r);
+    if (pos + this.layout.maxBytes(v) > buf.length) return -1;
+    return this.layout.renderInto(buf, pos, v);
+  }
+
+  // Column name → slot, resolved once per distinct name (names are built per row,
+  // but the Map lookup on a short interned string is cheap next to rendering).
+  private readonly slotCache = new Map<string, number>();
+
+  private fill(r: EntityRecord): string[] {
     const v = this.values;
     v.fill('');
     const set = (name: string, value: string): void => {
-      v[this.s(name)] = value;
+      let s = this.slotCache.get(name);
+      if (s === undefined) {
+        s = this.layout.slot(name);
+        this.slotCache.set(name, s);
+      }
+      v[s] = value;
     };
     set('LEI', r.lei);
     set('Entity.LegalName', r.legalName);
@@ -134,6 +153,6 @@ export class GoldenRowWriter {
     set('Registration.ValidationAuthority.ValidationAuthorityEntityID', r.validationAuthorityEntityId);
     set('Registration.OtherValidationAuthorities.OtherValidationAuthority.1.ValidationAuthorityID', r.otherValidationAuthorityIds[0] ?? '');
     set('ConformityFlag', r.conformityFlag);
-    return this.layout.render(v);
+    return v;
   }
 }

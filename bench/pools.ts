@@ -289,7 +289,7 @@ const CS: LangPack = {
   givenNames: words('Jan Petr Josef Pavel Martin Tomáš Jaroslav Miroslav Jana Marie Eva Hana Anna Lenka Kateřina Lucie František Naděžda'),
   surnames: words('Novák Svoboda Novotný Dvořák Černý Procházka Kučera Veselý Horák Němec Pokorný Marek Pospíšil Hájek Munk Prášil'),
   streetPre: [],
-  streetPost: list(' ulice|ská|ova|cesta|náměstí|nábřeží'),
+  streetPost: list(' ulice|ská|ova| cesta| náměstí| nábřeží'),
   streetFormat: 'numLast',
   joined: false,
 };
@@ -641,7 +641,7 @@ const NL_FORMS = forms('company', [
 const IT_FORMS = forms('company', [
   ['S.R.L.|SRL|S.r.l.|s.r.l.|Srl|SOCIETA\' A RESPONSABILITA\' LIMITATA|S.R.L. UNIPERSONALE', 'OV32', 55],
   ['S.P.A.|SPA|S.p.A.|SOCIETA\' PER AZIONI', 'P418', 10],
-  ['S.A.S.|SAS|S.a.s.|SAS DI', 'CGSO', 8, { kind: 'partnership' }],
+  ['S.A.S.|SAS|S.a.s.', 'CGSO', 8, { kind: 'partnership' }],
   ['S.N.C.|SNC|S.n.c.', '7A7A', 6, { kind: 'partnership' }],
   ['SRLS|S.R.L.S.|SOCIETA\' A RESPONSABILITA\' LIMITATA SEMPLIFICATA', '8GU1', 5],
   ['SOCIETA\' COOPERATIVA|SOC. COOP.|SOCIETA\' COOPERATIVA SOCIALE|S.C.A.R.L.', '5VAF', 6],
@@ -683,7 +683,7 @@ const DK_FORMS = forms('company', [
 ]);
 
 const SE_FORMS = forms('company', [
-  ['AB|Aktiebolag|Aktiebolaget|(publ)|AB (publ)', 'XJHM', 65],
+  ['AB|Aktiebolag|Aktiebolaget|AB (publ)', 'XJHM', 65],
   ['HB|KB|Handelsbolag|Kommanditbolag', 'C61P', 5, { kind: 'partnership' }],
   ['Ekonomisk förening|ek. för.', '1TN0', 3],
   ['Stiftelsen|Familjestiftelse', '8888', 2, { kind: 'nonprofit', prefix: true, other: 'Familjestiftelse' }],
@@ -965,7 +965,7 @@ function c(
 }
 
 export const COUNTRIES: readonly Country[] = [
-  c('US', 140, EN, US_FORMS, 'WILMINGTON/US-DE/19801; Dover/US-DE/19904; New York/US-NY/100##; NEW YORK/US-NY/100##; Los Angeles/US-CA/900##; San Francisco/US-CA/941##; Chicago/US-IL/606##; Houston/US-TX/770##; Dallas/US-TX/752##; Boston/US-MA/021##; Miami/US-FL/331##; Atlanta/US-GA/303##; Seattle/US-WA/981##; Denver/US-CO/802##; Phoenix/US-AZ/850##; Minneapolis/US-MN/554##; Charlotte/US-NC/282##; Nashville/US-TN/372##; Columbus/US-OH/432##; Detroit/US-MI/482##; Philadelphia/US-PA/191##; Baltimore/US-MD/212##; Richmond/US-VA/232##; Las Vegas/US-NV/891##; Portland/US-OR/972##; Salt Lake City/US-UT/841##; Kansas City/US-MO/641##; Omaha/US-NE/681##; Greenwich/US-CT/068##; Princeton/US-NJ/085##; Lynchburg/US-VA/24502; Indianapolis/US-IN/462##; Louisville/US-KY/402##; New Orleans/US-LA/701##; Anchorage/US-AK/995##; Burlington/US-VT/054##; Madison/US-WI/537##; Des Moines/US-IA/503##; Wichita/US-KS/672##; Little Rock/US-AR/722##; Albuquerque/US-NM/871##; Bismarck/US-ND/585##',
+  c('US', 115, EN, US_FORMS, 'WILMINGTON/US-DE/19801; Dover/US-DE/19904; New York/US-NY/100##; NEW YORK/US-NY/100##; Los Angeles/US-CA/900##; San Francisco/US-CA/941##; Chicago/US-IL/606##; Houston/US-TX/770##; Dallas/US-TX/752##; Boston/US-MA/021##; Miami/US-FL/331##; Atlanta/US-GA/303##; Seattle/US-WA/981##; Denver/US-CO/802##; Phoenix/US-AZ/850##; Minneapolis/US-MN/554##; Charlotte/US-NC/282##; Nashville/US-TN/372##; Columbus/US-OH/432##; Detroit/US-MI/482##; Philadelphia/US-PA/191##; Baltimore/US-MD/212##; Richmond/US-VA/232##; Las Vegas/US-NV/891##; Portland/US-OR/972##; Salt Lake City/US-UT/841##; Kansas City/US-MO/641##; Omaha/US-NE/681##; Greenwich/US-CT/068##; Princeton/US-NJ/085##; Lynchburg/US-VA/24502; Indianapolis/US-IN/462##; Louisville/US-KY/402##; New Orleans/US-LA/701##; Anchorage/US-AK/995##; Burlington/US-VT/054##; Madison/US-WI/537##; Des Moines/US-IA/503##; Wichita/US-KS/672##; Little Rock/US-AR/722##; Albuquerque/US-NM/871##; Bismarck/US-ND/585##',
     { fundForms: US_FUNDS, regionShare: 0.98, subdivisionJurisdiction: true, ra: ['RA000665', 'RA000602', 'RA000598', 'RA000744', 'RA000631'], raEntity: '#######', lous: ['5493', '2549', '9845', '8945'], upper: 0.55, offset: '-05:00' }),
   c('GB', 60, EN, GB_FORMS, 'LONDON/GB-LND/EC#@ #@@; London/GB-LND/W1@ #@@; LONDON/GB-LND/N## #@@; Manchester/GB-MAN/M# #@@; Greater Manchester/GB-MAN/OL# #@@; Birmingham/GB-BIR/B## #@@; West Midlands/GB-DUD/DY# #@@; Leeds/GB-LDS/LS# #@@; Sheffield/GB-SHF/S## #@@; Bristol/GB-BST/BS# #@@; Edinburgh/GB-EDH/EH# #@@; Glasgow/GB-GLG/G# #@@; Cardiff/GB-CRF/CF## #@@; Belfast/GB-BFS/BT# #@@; READING/GB-RDG/RG# #@@; SOUTHAMPTON/GB-STH/SO## #@@; WORCESTER/GB-WOR/WR# #@@; Cambridge/GB-CAM/CB# #@@; Oxford/GB-OXF/OX# #@@; Kent/GB-KEN/ME## #@@',
     { fundForms: GB_FUNDS, regionShare: 0.45, ra: ['RA000585', 'RA000586'], raEntity: '0#######', lous: ['2138', '8945', '9845', '5493'], upper: 0.6, offset: '+00:00' }),

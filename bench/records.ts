@@ -163,6 +163,14 @@ interface NameParts {
   english: string;
 }
 
+interface Skeleton {
+  readonly lei: string;
+  readonly issuer: Lou;
+  readonly category: string;
+  readonly country: Country;
+  readonly family: Family | null;
+}
+
 interface Family {
   readonly id: number;
   readonly kind: 'group' | 'spv' | 'series' | 'umbrella' | 'account';
@@ -179,11 +187,14 @@ function isNonLatin(text: string): boolean {
 
 /** Fold Latin diacritics to ASCII, as the golden copy's AUTO_ASCII transliterations do. */
 export function foldAscii(text: string): string {
+  if (ASCII.test(text)) return text;
   return text
     .replace(/[ßøØłŁđĐæÆœŒıİþÞ]/g, (ch) => FOLD_SPECIAL[ch] ?? ch)
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '');
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 const FOLD_SPECIAL: Record<string, string> = {
   ß: 'ss', ø: 'o', Ø: 'O', ł: 'l', Ł: 'L', đ: 'd', Đ: 'D', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ı: 'i', İ: 'I', þ: 'th', Þ: 'TH',
@@ -284,12 +295,25 @@ export class RecordFactory {
 
   /** The LEI of record i, without building the rest of the record. */
   leiAt(index: number): string {
-    return this.leiParts(index).lei;
+    return this.skeleton(index).lei;
   }
 
-  private leiParts(index: number): { lei: string; issuer: Lou } {
+  /**
+   * The draws that decide who the entity is (category, country, family, issuing
+   * LOU, LEI) come from their own stream, so leiAt stays cheap and the LOU can
+   * follow the country as it does upstream.
+   */
+  private skeleton(index: number): Skeleton {
     const rng = Rng.at(this.seed, STREAM_LEI, index);
-    const issuer = this.louPick.pick(rng);
+    const category = CATEGORY.pick(rng);
+    let country = this.countryByCategory.get(category)!.pick(rng);
+    let family: Family | null = null;
+    if ((category === 'GENERAL' && rng.chance(0.3)) || (category === 'FUND' && rng.chance(0.7))) {
+      family = this.family(category === 'FUND', rng);
+      if (rng.chance(0.75)) country = family.home;
+    }
+    const local = rng.chance(0.85) ? this.louByPrefix.get(rng.pick(country.lous)) : undefined;
+    const issuer = local ?? this.louPick.pick(rng);
     // The 7 index digits make every LEI unique; the random characters hide the sequence.
     let x = (index * PERM_MUL + this.permOffset) % PERM_MOD;
     const digits: string[] = [];
@@ -303,9 +327,8 @@ export class RecordFactory {
       entity += INTERLEAVE[k] === 'x' ? digits[d++] : BASE36[rng.int(36)];
     }
     const reserved = issuer.useZeros ? '00' : BASE36[rng.int(36)]! + BASE36[rng.int(36)]!;
-    const prefix = issuer.prefix.slice(0, 4);
-    const body = prefix + reserved + entity;
-    return { lei: body + leiCheckDigits(body), issuer };
+    const body = issuer.prefix + reserved + entity;
+    return { lei: body + leiCheckDigits(body), issuer, category, country, family };
   }
 
   recordAt(index: number): EntityRecord {
@@ -313,16 +336,8 @@ export class RecordFactory {
   }
 
   private build(index: number, withSuccessor: boolean): EntityRecord {
-    const { lei, issuer } = this.leiParts(index);
+    const { lei, issuer, category, country, family } = this.skeleton(index);
     const rng = Rng.at(this.seed, STREAM_RECORD, index);
-
-    const category = CATEGORY.pick(rng);
-    let country = this.countryByCategory.get(category)!.pick(rng);
-    let family: Family | null = null;
-    if ((category === 'GENERAL' && rng.chance(0.3)) || (category === 'FUND' && rng.chance(0.7))) {
-      family = this.family(category === 'FUND', rng);
-      if (rng.chance(0.75)) country = family.home;
-    }
     // Cross-border members of a group keep the brand in its Latin form.
     const english = country.lang.script === 'latin' ? country.english >= 1 : rng.chance(country.english) || (family !== null && family.home !== country && family.home.lang.script !== country.lang.script);
     const lang = english && country.lang.script !== 'latin' ? ENGLISH_ONLY : country.lang;
@@ -354,7 +369,8 @@ export class RecordFactory {
     const jurisdictionCity = pickCity(rng, country);
     let jurisdiction = country.code;
     if (country.subdivisionJurisdiction) {
-      jurisdiction = country.code === 'US' && rng.chance(0.45) ? 'US-DE' : jurisdictionCity.region;
+      const r = rng.float();
+      jurisdiction = r < 0.1 ? country.code : country.code === 'US' && r < 0.5 ? 'US-DE' : jurisdictionCity.region;
     } else if (rng.chance(0.00001)) {
       jurisdiction = '';
     }
@@ -408,7 +424,7 @@ export class RecordFactory {
     // Legal form code: 8888 (no ELF code) on about 9.6 % of the full file.
     let elfCode = form.elf;
     let otherLegalForm = form.other ?? '';
-    if (elfCode !== '8888' && rng.chance(0.065)) {
+    if (elfCode !== '8888' && rng.chance(0.035)) {
       elfCode = '8888';
       otherLegalForm = pickVariant(rng, form, true).replace(/^[,\s]+/, '') || 'LIMITED';
     }
@@ -522,7 +538,7 @@ export class RecordFactory {
 
   private langTag(rng: Rng, lang: LangPack, english: boolean): string {
     if (english && lang !== ENGLISH_ONLY) return rng.chance(0.7) ? '' : 'en';
-    return new Weighted(lang.tags).pick(rng);
+    return tagTable(lang).pick(rng);
   }
 
   private name(rng: Rng, category: string, country: Country, lang: LangPack, form: LegalForm, family: Family | null): { full: NameParts; core: NameParts } {
@@ -695,7 +711,7 @@ export class RecordFactory {
     const region = rng.chance(country.regionShare) ? city.region : '';
     const postal = rng.chance(0.985) ? pattern(rng, city.postal) : '';
     const cityNative = native ? city.name.native : city.name.latin;
-    const tag = native ? (rng.chance(0.5) ? '' : new Weighted(lang.tags).pick(rng)) : rng.chance(0.7) ? '' : 'en';
+    const tag = native ? (rng.chance(0.5) ? '' : tagTable(lang).pick(rng)) : rng.chance(0.7) ? '' : 'en';
     const address: Address = {
       lang: tag,
       type: '',
@@ -740,6 +756,17 @@ function langKey(lang: LangPack): string {
   if (lang.streetPre.includes('VIA')) return 'it';
   if (lang.streetPre.includes('CALLE')) return 'es';
   return 'other';
+}
+
+const TAG_TABLES = new WeakMap<LangPack, Weighted<string>>();
+
+function tagTable(lang: LangPack): Weighted<string> {
+  let t = TAG_TABLES.get(lang);
+  if (t === undefined) {
+    t = new Weighted(lang.tags);
+    TAG_TABLES.set(lang, t);
+  }
+  return t;
 }
 
 function latinOf(w: Word): Word {
