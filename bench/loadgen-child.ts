@@ -1,0 +1,330 @@
+// The load generator's child process: C keep-alive HTTP/1.1 connections on raw
+// sockets, each sending its next request as soon as the previous response is
+// complete (closed loop). The response parser handles exactly what a benchmark
+// needs: status line, Content-Length or chunked bodies, `Connection: close`.
+// It runs alone in its process so that it never competes with a server for an
+// event loop; it exits by itself at the latest a few seconds after its window.
+
+import net from 'node:net';
+import { Histogram } from './histogram.js';
+import type { ChildMessage, LoadConfig, LoadResult } from './loadgen-protocol.js';
+import { Rng } from './prng.js';
+
+const CRLF = 0x0a0d; // little-endian "\r\n"
+const MAX_HEAD = 64 * 1024;
+
+interface Stats {
+  hist: Histogram;
+  statuses: Map<number, number>;
+  errorKinds: Map<string, number>;
+  completed: number;
+  bytes: number;
+}
+
+class Connection {
+  private socket: net.Socket | null = null;
+  private pending: Buffer | null = null;
+  // Parser state for the response in progress.
+  private inHead = true;
+  private status = 0;
+  private chunked = false;
+  private remaining = 0; // body bytes still expected (content-length) or in the current chunk
+  private chunkState: 'size' | 'data' | 'dataCrlf' | 'trailer' = 'size';
+  private closeAfter = false;
+  private sentAt = 0;
+  private outstanding = false;
+  private stopped = false;
+
+  constructor(
+    private readonly load: LoadGenerator,
+    private readonly id: number,
+  ) {}
+
+  start(): void {
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.socket?.destroy();
+    this.socket = null;
+  }
+
+  /** A request outstanding for too long: count it and start over on a new connection. */
+  checkTimeout(now: number, limitMs: number): void {
+    if (this.outstanding && now - this.sentAt > limitMs) {
+      this.load.error('timeout');
+      this.reconnect();
+    }
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.resetParser();
+    this.pending = null;
+    const s = net.connect({ host: this.load.cfg.host, port: this.load.cfg.port });
+    s.setNoDelay(true);
+    this.socket = s;
+    s.on('connect', () => this.send());
+    s.on('data', (d: Buffer) => this.onData(d));
+    s.on('error', (err: NodeJS.ErrnoException) => {
+      this.load.error(err.code === 'ECONNREFUSED' ? 'refused' : err.code === 'ECONNRESET' ? 'reset' : `socket:${err.code ?? 'error'}`);
+    });
+    s.on('close', () => {
+      if (this.socket !== s) return;
+      this.socket = null;
+      if (this.outstanding) this.load.error('closed');
+      this.outstanding = false;
+      // Back off a little so a dead server does not turn into a reconnect storm.
+      if (!this.stopped) setTimeout(() => this.connect(), 20).unref();
+    });
+  }
+
+  private reconnect(): void {
+    const s = this.socket;
+    this.socket = null;
+    this.outstanding = false;
+    s?.destroy();
+    if (!this.stopped) this.connect();
+  }
+
+  private resetParser(): void {
+    this.inHead = true;
+    this.status = 0;
+    this.chunked = false;
+    this.remaining = 0;
+    this.chunkState = 'size';
+    this.closeAfter = false;
+  }
+
+  private send(): void {
+    if (this.stopped || !this.load.running || this.socket === null) return;
+    this.resetParser();
+    this.outstanding = true;
+    this.sentAt = performance.now();
+    this.socket.write(this.load.nextRequest(this.id));
+  }
+
+  private onData(data: Buffer): void {
+    this.load.received(data.length);
+    const buf = this.pending === null ? data : Buffer.concat([this.pending, data]);
+    this.pending = null;
+    let pos = 0;
+    while (pos < buf.length) {
+      if (this.inHead) {
+        const end = buf.indexOf('\r\n\r\n', pos, 'latin1');
+        if (end < 0) {
+          if (buf.length - pos > MAX_HEAD) return this.fail('head-too-large');
+          this.pending = buf.subarray(pos);
+          return;
+        }
+        if (!this.parseHead(buf.toString('latin1', pos, end))) return this.fail('bad-head');
+        pos = end + 4;
+        this.inHead = false;
+        if (!this.chunked && this.remaining === 0) {
+          this.complete();
+          continue;
+        }
+      }
+      if (!this.chunked) {
+        const take = Math.min(this.remaining, buf.length - pos);
+        this.remaining -= take;
+        pos += take;
+        if (this.remaining === 0) this.complete();
+        continue;
+      }
+      // Chunked body.
+      if (this.chunkState === 'size' || this.chunkState === 'trailer') {
+        const eol = buf.indexOf(CRLF_BYTES, pos);
+        if (eol < 0) {
+          if (buf.length - pos > 1024) return this.fail('bad-chunk');
+          this.pending = buf.subarray(pos);
+          return;
+        }
+        const line = buf.toString('latin1', pos, eol);
+        pos = eol + 2;
+        if (this.chunkState === 'trailer') {
+          if (line === '') this.complete();
+          continue;
+        }
+        const size = parseInt(line, 16);
+        if (!Number.isFinite(size) || size < 0) return this.fail('bad-chunk');
+        if (size === 0) this.chunkState = 'trailer';
+        else {
+          this.remaining = size;
+          this.chunkState = 'data';
+        }
+        continue;
+      }
+      if (this.chunkState === 'data') {
+        const take = Math.min(this.remaining, buf.length - pos);
+        this.remaining -= take;
+        pos += take;
+        if (this.remaining === 0) this.chunkState = 'dataCrlf';
+        continue;
+      }
+      // dataCrlf: the CRLF after a chunk's data.
+      if (buf.length - pos < 2) {
+        this.pending = buf.subarray(pos);
+        return;
+      }
+      if (buf.readUInt16LE(pos) !== CRLF) return this.fail('bad-chunk');
+      pos += 2;
+      this.chunkState = 'size';
+    }
+  }
+
+  private parseHead(head: string): boolean {
+    // "HTTP/1.1 200 OK"
+    if (!head.startsWith('HTTP/1.')) return false;
+    this.status = Number(head.slice(9, 12));
+    if (!(this.status >= 100 && this.status < 600)) return false;
+    this.remaining = 0;
+    this.chunked = false;
+    this.closeAfter = head.charCodeAt(7) === 0x30; // HTTP/1.0 closes by default
+    let at = head.indexOf('\r\n');
+    while (at >= 0) {
+      const next = head.indexOf('\r\n', at + 2);
+      const line = head.slice(at + 2, next < 0 ? head.length : next);
+      const colon = line.indexOf(':');
+      if (colon > 0) {
+        const name = line.slice(0, colon).toLowerCase();
+        const value = line.slice(colon + 1).trim().toLowerCase();
+        if (name === 'content-length') this.remaining = Number(value);
+        else if (name === 'transfer-encoding') this.chunked = value.includes('chunked');
+        else if (name === 'connection') this.closeAfter = value.includes('close');
+      }
+      at = next;
+    }
+    if (!Number.isFinite(this.remaining) || this.remaining < 0) return false;
+    return true;
+  }
+
+  private complete(): void {
+    const now = performance.now();
+    this.outstanding = false;
+    this.load.done(this.status, (now - this.sentAt) * 1000);
+    this.inHead = true;
+    if (this.closeAfter) {
+      this.reconnect();
+      return;
+    }
+    this.send();
+  }
+
+  private fail(kind: string): void {
+    this.load.error(kind);
+    this.pending = null;
+    this.reconnect();
+  }
+}
+
+const CRLF_BYTES = Buffer.from('\r\n', 'latin1');
+
+class LoadGenerator {
+  running = true;
+  recording = false;
+  private readonly requests: Buffer[];
+  private cursor = 0;
+  private readonly rng: Rng;
+  readonly stats: Stats = { hist: new Histogram(), statuses: new Map(), errorKinds: new Map(), completed: 0, bytes: 0 };
+
+  constructor(readonly cfg: LoadConfig) {
+    const hostHeader = `${cfg.host}:${cfg.port}`;
+    this.requests = cfg.paths.map((p) => Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${hostHeader}\r\nUser-Agent: leidex-bench\r\nAccept: application/json\r\n\r\n`, 'latin1'));
+    this.rng = Rng.at(cfg.seed, 21, 0);
+  }
+
+  nextRequest(_conn: number): Buffer {
+    if (this.cfg.order === 'random') return this.requests[this.rng.int(this.requests.length)]!;
+    const r = this.requests[this.cursor]!;
+    this.cursor = this.cursor + 1 === this.requests.length ? 0 : this.cursor + 1;
+    return r;
+  }
+
+  done(status: number, us: number): void {
+    if (!this.recording) return;
+    this.stats.completed++;
+    this.stats.hist.record(us);
+    this.stats.statuses.set(status, (this.stats.statuses.get(status) ?? 0) + 1);
+  }
+
+  received(bytes: number): void {
+    if (this.recording) this.stats.bytes += bytes;
+  }
+
+  error(kind: string): void {
+    if (!this.recording) return;
+    this.stats.errorKinds.set(kind, (this.stats.errorKinds.get(kind) ?? 0) + 1);
+  }
+}
+
+async function run(cfg: LoadConfig): Promise<LoadResult> {
+  if (cfg.paths.length === 0) throw new Error('no request paths');
+  for (const p of cfg.paths) if (!/^\/[\x21-\x7e]*$/.test(p)) throw new Error(`request target must be URL-encoded ASCII: ${p.slice(0, 80)}`);
+  const gen = new LoadGenerator(cfg);
+  const conns = Array.from({ length: cfg.connections }, (_, i) => new Connection(gen, i));
+  const timer = setInterval(() => {
+    const now = performance.now();
+    for (const c of conns) c.checkTimeout(now, cfg.requestTimeoutMs);
+  }, 250);
+  for (const c of conns) c.start();
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  await sleep(cfg.warmupMs);
+  gen.stats.hist.reset();
+  gen.recording = true;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await sleep(cfg.durationMs);
+  gen.recording = false;
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  gen.running = false;
+  clearInterval(timer);
+  for (const c of conns) c.stop();
+
+  const statusCounts: Record<string, number> = {};
+  let non2xx = 0;
+  for (const [s, n] of [...gen.stats.statuses].sort((a, b) => a[0] - b[0])) {
+    statusCounts[String(s)] = n;
+    if (s < 200 || s >= 300) non2xx += n;
+  }
+  const errorKinds: Record<string, number> = {};
+  let errors = 0;
+  for (const [k, n] of gen.stats.errorKinds) {
+    errorKinds[k] = n;
+    errors += n;
+  }
+  return {
+    durationS: elapsed,
+    requests: gen.stats.completed,
+    rps: gen.stats.completed / elapsed,
+    latency: gen.stats.hist.summary(),
+    statusCounts,
+    non2xx,
+    errors,
+    errorKinds,
+    bytesReceived: gen.stats.bytes,
+    clientCpuPct: ((cpu.user + cpu.system) / 1e6 / elapsed) * 100,
+    connections: cfg.connections,
+    distinctPaths: new Set(cfg.paths).size,
+  };
+}
+
+function reply(msg: ChildMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined) {
+      process.stdout.write(JSON.stringify(msg) + '\n');
+      resolve();
+    } else process.send(msg, () => resolve());
+  });
+}
+
+process.once('message', (cfg: LoadConfig) => {
+  // Hard stop: whatever happens, this process is gone a little after its window.
+  setTimeout(() => process.exit(3), cfg.warmupMs + cfg.durationMs + 15_000).unref();
+  run(cfg)
+    .then((result) => reply({ type: 'result', result }))
+    .catch((err: unknown) => reply({ type: 'error', message: err instanceof Error ? err.message : String(err) }))
+    .finally(() => process.exit(0));
+});

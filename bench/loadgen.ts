@@ -1,0 +1,59 @@
+// Load generator API: runs one load in a forked child process (see
+// loadgen-child.ts) and returns its figures. The child never shares an event loop
+// with the caller or with a server under test, and it is killed if it outlives
+// its window by more than a grace period.
+
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildMessage, LoadConfig, LoadResult } from './loadgen-protocol.js';
+
+export type { LoadConfig, LoadResult } from './loadgen-protocol.js';
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'loadgen-child.js');
+
+export interface LoadOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly paths: readonly string[];
+  readonly connections: number;
+  readonly durationS: number;
+  readonly warmupS?: number;
+  readonly order?: 'cycle' | 'random';
+  readonly seed?: number;
+  readonly requestTimeoutMs?: number;
+}
+
+export function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  const cfg: LoadConfig = {
+    host: opts.host,
+    port: opts.port,
+    paths: opts.paths,
+    connections: opts.connections,
+    durationMs: Math.round(opts.durationS * 1000),
+    warmupMs: Math.round((opts.warmupS ?? 2) * 1000),
+    order: opts.order ?? 'cycle',
+    seed: opts.seed ?? 1,
+    requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
+  };
+  return new Promise<LoadResult>((resolve, reject) => {
+    const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    let settled = false;
+    const finish = (err: Error | null, result?: LoadResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (err !== null) reject(err);
+      else resolve(result!);
+    };
+    const deadline = setTimeout(() => finish(new Error('load generator did not report in time')), cfg.warmupMs + cfg.durationMs + 30_000);
+    child.on('message', (msg: ChildMessage) => {
+      if (msg.type === 'result') finish(null, msg.result);
+      else finish(new Error(`load generator: ${msg.message}`));
+    });
+    child.on('error', (err) => finish(err));
+    child.on('exit', (code, signal) => finish(new Error(`load generator exited (${code ?? signal}) without a result`)));
+    child.send(cfg);
+  });
+}

@@ -1,0 +1,422 @@
+// The Leidex benchmark: one command, peers side by side in the same run.
+//
+//   npm run bench -- [--records N] [--duration S] [--connections C] [--shards K]
+//                    [--seed S] [--warmup S] [--query-count Q] [--recall R]
+//                    [--skip-postgres] [--skip-uws] [--keep-data]
+//
+// 1. Generates (or reuses from bench/out/) a synthetic golden-copy zip and query set.
+// 2. Starts `node dist/src/main.js` on it and, once it prints "listening on ...",
+//    drives five scenarios with the child-process load generator: lookup, typo name
+//    search, filtered search, faceted search and a mixed profile, each with
+//    thousands of distinct requests so that caches do not flatter the figures.
+// 3. Runs the same load generator against a bare uWebSockets.js server (the HTTP
+//    ceiling) and the same name searches against PostgreSQL + pg_trgm.
+// 4. Prints one table and the target ratios; writes bench/out/results-<N>.json.
+
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Args, isMain } from './args.js';
+import { startBareUws } from './bare-uws.js';
+import { generate, GENERATOR_VERSION, type QueryFile } from './generate.js';
+import { runLoad, type LoadResult } from './loadgen.js';
+import { runPostgresBaseline, type PgBaselineResult } from './postgres.js';
+import { freePort, readMemory, removeDirLater, RssSampler, runCleanups, startServer, type ServerProcess } from './proc.js';
+import { Rng } from './prng.js';
+import type { QueryEntry } from './queries.js';
+import { RecordFactory } from './records.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
+const REPO = existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const OUT = path.join(REPO, 'bench', 'out');
+const SERVER_MAIN = path.join(REPO, 'dist', 'src', 'main.js');
+
+export interface RunOptions {
+  readonly records: number;
+  readonly seed: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly connections: number;
+  readonly shards: number | null;
+  readonly queryCount: number;
+  readonly recallCount: number;
+  readonly skipPostgres: boolean;
+  readonly skipUws: boolean;
+  readonly keepData: boolean;
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  readonly paths: string[];
+}
+
+interface ScenarioResult {
+  readonly name: string;
+  readonly description: string;
+  readonly distinctPaths: number;
+  readonly load: LoadResult;
+  readonly peakRssBytes: number;
+}
+
+interface Dataset {
+  readonly zip: string;
+  readonly queries: QueryEntry[];
+  readonly csvBytes: number;
+  readonly zipBytes: number;
+  readonly generatedSeconds: number | null;
+}
+
+function log(line: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+// ---------------------------------------------------------------- data set
+
+async function dataset(opts: RunOptions, factory: RecordFactory): Promise<Dataset> {
+  mkdirSync(OUT, { recursive: true });
+  const stem = `golden-${opts.records}-s${opts.seed}-v${GENERATOR_VERSION}`;
+  const zip = path.join(OUT, `${stem}.zip`);
+  const meta = path.join(OUT, `${stem}.meta.json`);
+  const qfile = path.join(OUT, `queries-${opts.records}-s${opts.seed}-v${GENERATOR_VERSION}-q${opts.queryCount}.json`);
+  let generatedSeconds: number | null = null;
+  let csvBytes = 0;
+  let zipBytes = 0;
+  // The meta file is written last, so a zip without it is an interrupted run.
+  if (existsSync(zip) && existsSync(meta)) {
+    const m = JSON.parse(readFileSync(meta, 'utf8')) as { records: number; seed: number; version: number; csvBytes: number; fileBytes: number };
+    if (m.records === opts.records && m.seed === opts.seed && m.version === GENERATOR_VERSION) {
+      csvBytes = m.csvBytes;
+      zipBytes = m.fileBytes;
+      log(`reusing ${path.relative(REPO, zip)} (${(zipBytes / 2 ** 20).toFixed(1)} MiB)`);
+    }
+  }
+  if (zipBytes === 0) {
+    log(`generating ${opts.records.toLocaleString('en-US')} records into ${path.relative(REPO, zip)}`);
+    let last = Date.now();
+    const res = await generate({
+      records: opts.records,
+      out: zip,
+      seed: opts.seed,
+      onProgress: (done) => {
+        if (Date.now() - last > 10_000) {
+          last = Date.now();
+          log(`  ${done.toLocaleString('en-US')} rows`);
+        }
+      },
+    });
+    csvBytes = res.csvBytes;
+    zipBytes = res.fileBytes;
+    generatedSeconds = res.seconds;
+    writeFileSync(meta, JSON.stringify({ records: opts.records, seed: opts.seed, version: GENERATOR_VERSION, csvBytes, fileBytes: zipBytes, seconds: res.seconds }) + '\n');
+    log(`generated in ${res.seconds.toFixed(1)} s: ${(csvBytes / 2 ** 20).toFixed(0)} MiB CSV, ${(zipBytes / 2 ** 20).toFixed(1)} MiB zip`);
+  }
+  let queries: QueryEntry[];
+  if (existsSync(qfile)) {
+    queries = [...(JSON.parse(readFileSync(qfile, 'utf8')) as QueryFile).queries];
+  } else {
+    const { buildQuerySet } = await import('./queries.js');
+    const { writeQueryFile } = await import('./generate.js');
+    queries = buildQuerySet(factory, opts.queryCount, opts.seed);
+    await writeQueryFile(qfile, queries, opts.records, opts.seed);
+  }
+  log(`${queries.length.toLocaleString('en-US')} queries from ${path.relative(REPO, qfile)}`);
+  return { zip, queries, csvBytes, zipBytes, generatedSeconds };
+}
+
+// ---------------------------------------------------------------- scenarios
+
+function shuffle<T>(items: T[], rng: Rng): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+const enc = encodeURIComponent;
+
+export function buildScenarios(factory: RecordFactory, queries: readonly QueryEntry[], seed: number): Scenario[] {
+  const rng = Rng.at(seed, 31, 0);
+  const lookupCount = Math.min(factory.total, 100_000);
+  const seen = new Set<number>();
+  while (seen.size < lookupCount) seen.add(rng.int(factory.total));
+  const lookups = [...seen].map((i) => `/v1/entities/${factory.leiAt(i)}`);
+
+  const names = queries.map((q) => `/v1/entities?q=${enc(q.typoQuery)}`);
+  const filters = queries.map((q, k) => {
+    const base = `/v1/entities?q=${enc(q.word)}&country=${enc(q.country)}`;
+    switch (k % 3) {
+      case 0: return q.status === 'ACTIVE' || q.status === 'INACTIVE' ? `${base}&status=${q.status}` : `${base}&registrationStatus=${q.registrationStatus}`;
+      case 1: return `${base}&registrationStatus=${q.registrationStatus}`;
+      default: return `${base}&category=${q.category}`;
+    }
+  });
+  const facets = queries.map((q, k) => `/v1/entities?q=${enc(k % 2 === 0 ? q.prefixQuery : q.word)}&facets=country,registrationStatus,category`);
+  const mixed: string[] = [];
+  for (let k = 0; k < 50_000; k++) {
+    const r = rng.float();
+    if (r < 0.5) mixed.push(rng.pick(lookups));
+    else if (r < 0.8) mixed.push(rng.pick(names));
+    else if (r < 0.9) mixed.push(rng.pick(filters));
+    else mixed.push(rng.pick(facets));
+  }
+  return [
+    { name: 'lookup', description: 'GET /v1/entities/{lei}, random known LEIs', paths: shuffle(lookups, rng) },
+    { name: 'name search', description: 'q = 1-3 words with 1-2 typos', paths: shuffle(names, rng) },
+    { name: 'filtered search', description: 'q = one word + country + status/registrationStatus/category', paths: shuffle(filters, rng) },
+    { name: 'faceted search', description: 'q + facets=country,registrationStatus,category', paths: shuffle(facets, rng) },
+    { name: 'mixed', description: '50 % lookup, 30 % name, 10 % filtered, 10 % faceted', paths: mixed },
+  ];
+}
+
+// ---------------------------------------------------------------- Leidex
+
+interface SearchPage {
+  found: number;
+  results: Array<{ lei: string; legalName?: string | null }>;
+}
+
+async function getJson(base: string, target: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(base + target, { signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Keep the raw text for the report.
+  }
+  return { status: res.status, body };
+}
+
+/** A few requests whose answers we know, so a broken server is reported rather than benchmarked blindly. */
+async function sanityCheck(base: string, factory: RecordFactory, queries: readonly QueryEntry[]): Promise<string[]> {
+  const issues: string[] = [];
+  const rec = factory.recordAt(0);
+  const one = await getJson(base, `/v1/entities/${rec.lei}`);
+  if (one.status !== 200) issues.push(`GET /v1/entities/${rec.lei} (a loaded record) answered ${one.status}: ${JSON.stringify(one.body).slice(0, 200)}`);
+  else if ((one.body as { lei?: string }).lei !== rec.lei) issues.push(`GET /v1/entities/${rec.lei} returned lei ${(one.body as { lei?: string }).lei}`);
+  const q = queries[0];
+  if (q !== undefined) {
+    const exact = await getJson(base, `/v1/entities?q=${enc(q.name)}`);
+    if (exact.status !== 200) issues.push(`search for an exact legal name answered ${exact.status}: ${JSON.stringify(exact.body).slice(0, 200)}`);
+    else {
+      const page = exact.body as SearchPage;
+      if (!Array.isArray(page.results)) issues.push(`search answer has no results array: ${JSON.stringify(page).slice(0, 200)}`);
+      else if (!page.results.slice(0, 3).some((r) => r.lei === q.lei)) issues.push(`exact legal name "${q.name}" is not in the top 3 of its own search (found ${page.found})`);
+    }
+    const faceted = await getJson(base, `/v1/entities?q=${enc(q.word)}&facets=country,registrationStatus,category`);
+    if (faceted.status !== 200 || !Array.isArray((faceted.body as { facets?: unknown }).facets)) issues.push(`faceted search answered ${faceted.status} without a facets array`);
+  }
+  const bad = await getJson(base, '/v1/entities/5493001KJTIIGC8Y1R13');
+  if (bad.status !== 400) issues.push(`an LEI with wrong check digits answered ${bad.status}, SPEC says 400`);
+  return issues;
+}
+
+/** Share of typo queries whose source LEI is among the first three results. */
+async function leidexRecall(base: string, items: ReadonlyArray<{ q: string; lei: string }>): Promise<{ recall: number; errors: number }> {
+  let hits = 0;
+  let errors = 0;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      try {
+        const r = await getJson(base, `/v1/entities?q=${enc(item.q)}`);
+        if (r.status !== 200) errors++;
+        else if ((r.body as SearchPage).results?.slice(0, 3).some((x) => x.lei === item.lei)) hits++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return { recall: items.length === 0 ? 0 : hits / items.length, errors };
+}
+
+// ---------------------------------------------------------------- report
+
+const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number): string => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows
+    .map((r, i) => {
+      const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+export async function runBench(opts: RunOptions): Promise<void> {
+  if (!existsSync(SERVER_MAIN)) throw new Error(`${path.relative(REPO, SERVER_MAIN)} not found: run \`npm run build\` first`);
+  const startedAt = new Date().toISOString();
+  const load0 = os.loadavg();
+  const factory = new RecordFactory(opts.seed, opts.records);
+  const data = await dataset(opts, factory);
+  const scenarios = buildScenarios(factory, data.queries, opts.seed);
+  const recallItems = data.queries.slice(0, opts.recallCount).map((q) => ({ q: q.typoQuery, lei: q.lei }));
+
+  // Leidex.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-bench-data-'));
+  const removeData = opts.keepData ? () => {} : removeDirLater(dataDir);
+  const port = await freePort();
+  const serverArgs = [SERVER_MAIN, '--host', '127.0.0.1', '--port', String(port), '--source', data.zip, '--data-dir', dataDir, '--rate-limit', '0'];
+  if (opts.shards !== null) serverArgs.push('--shards', String(opts.shards));
+  log(`starting Leidex: node ${serverArgs.map((a) => path.isAbsolute(a) && a.startsWith(REPO) ? path.relative(REPO, a) : a).join(' ')}`);
+  const serverLog = path.join(OUT, `server-${opts.records}.log`);
+  let server: ServerProcess | null = null;
+  const results: ScenarioResult[] = [];
+  let rssAfterLoad = 0;
+  let hwm = 0;
+  let sanity: string[] = [];
+  let leidexRecallRes = { recall: 0, errors: 0 };
+  try {
+    server = await startServer({ command: process.execPath, args: serverArgs, readyTimeoutMs: 10 * 60_000, logFile: serverLog, cwd: REPO });
+    const base = `http://127.0.0.1:${server.port}`;
+    rssAfterLoad = readMemory(server.pid)?.rssBytes ?? 0;
+    log(`Leidex ready in ${server.readySeconds.toFixed(1)} s, RSS ${mib(rssAfterLoad)}`);
+    sanity = await sanityCheck(base, factory, data.queries);
+    for (const s of sanity) log(`sanity: ${s}`);
+    log(`recall@3 on ${recallItems.length} typo queries`);
+    leidexRecallRes = await leidexRecall(base, recallItems);
+    for (const sc of scenarios) {
+      log(`${sc.name}: ${opts.durationS} s, ${opts.connections} connections, ${new Set(sc.paths).size.toLocaleString('en-US')} distinct requests`);
+      const sampler = new RssSampler(server.pid);
+      const load = await runLoad({ host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed });
+      const peak = sampler.stop();
+      results.push({ name: sc.name, description: sc.description, distinctPaths: new Set(sc.paths).size, load, peakRssBytes: peak });
+      log(`  ${fmtInt(load.rps)} req/s, p50 ${fmtMs(load.latency.p50Ms)} ms, p99 ${fmtMs(load.latency.p99Ms)} ms, non-2xx ${load.non2xx}, errors ${load.errors}`);
+      if (server.child.exitCode !== null) throw new Error(`Leidex exited during "${sc.name}"; last output:\n${server.tail()}`);
+    }
+    hwm = readMemory(server.pid)?.hwmBytes ?? 0;
+  } finally {
+    await server?.stop();
+    removeData();
+  }
+
+  // HTTP ceiling.
+  let bare: LoadResult | null = null;
+  if (!opts.skipUws) {
+    const uws = await startBareUws(await freePort());
+    try {
+      log(`bare uWebSockets.js: ${opts.durationS} s, ${opts.connections} connections`);
+      bare = await runLoad({ host: '127.0.0.1', port: uws.port, paths: scenarios[0]!.paths.slice(0, 10_000), connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed });
+      log(`  ${fmtInt(bare.rps)} req/s, p50 ${fmtMs(bare.latency.p50Ms)} ms, p99 ${fmtMs(bare.latency.p99Ms)} ms`);
+    } finally {
+      await uws.stop();
+    }
+  }
+
+  // PostgreSQL + pg_trgm.
+  let pgRes: PgBaselineResult | null = null;
+  if (!opts.skipPostgres) {
+    pgRes = await runPostgresBaseline({
+      factory,
+      queries: data.queries.map((q) => q.typoQuery),
+      recall: recallItems,
+      connections: opts.connections,
+      durationS: opts.durationS,
+      warmupS: opts.warmupS,
+      log,
+    });
+    log(`  PostgreSQL ${fmtInt(pgRes.qps)} q/s, p50 ${fmtMs(pgRes.latency.p50Ms)} ms, p99 ${fmtMs(pgRes.latency.p99Ms)} ms, recall@3 ${(pgRes.recallAt3 * 100).toFixed(1)} %`);
+  }
+
+  // Report.
+  const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'distinct', 'client CPU', 'peak RSS']];
+  for (const r of results) {
+    rows.push([`Leidex ${r.name}`, fmtInt(r.load.rps), fmtMs(r.load.latency.p50Ms), fmtMs(r.load.latency.p99Ms), fmtInt(r.load.non2xx), fmtInt(r.load.errors), fmtInt(r.distinctPaths), `${r.load.clientCpuPct.toFixed(0)} %`, mib(r.peakRssBytes)]);
+  }
+  if (bare !== null) rows.push(['bare uWS (fixed JSON)', fmtInt(bare.rps), fmtMs(bare.latency.p50Ms), fmtMs(bare.latency.p99Ms), fmtInt(bare.non2xx), fmtInt(bare.errors), '1', `${bare.clientCpuPct.toFixed(0)} %`, '']);
+  if (pgRes !== null) rows.push(['PostgreSQL pg_trgm name search*', fmtInt(pgRes.qps), fmtMs(pgRes.latency.p50Ms), fmtMs(pgRes.latency.p99Ms), '', fmtInt(pgRes.errors), fmtInt(pgRes.distinctQueries), '', '']);
+
+  const byName = (n: string): ScenarioResult | undefined => results.find((r) => r.name === n);
+  const lookup = byName('lookup');
+  const nameSearch = byName('name search');
+  const ratios = {
+    lookupOverBareUws: lookup !== undefined && bare !== null && bare.rps > 0 ? lookup.load.rps / bare.rps : null,
+    nameSearchRps: nameSearch?.load.rps ?? null,
+    nameSearchP99Ms: nameSearch?.load.latency.p99Ms ?? null,
+    nameSearchOverPostgres: nameSearch !== undefined && pgRes !== null && pgRes.qps > 0 ? nameSearch.load.rps / pgRes.qps : null,
+    recallAt3Leidex: leidexRecallRes.recall,
+    recallAt3Postgres: pgRes?.recallAt3 ?? null,
+  };
+  const verdict = (ok: boolean | null): string => (ok === null ? 'n/a' : ok ? 'MET' : 'NOT MET');
+  const ratioLines = [
+    `lookup req/s ÷ bare uWS req/s: ${ratios.lookupOverBareUws?.toFixed(2) ?? 'n/a'} (target ≥ 0.40: ${verdict(ratios.lookupOverBareUws === null ? null : ratios.lookupOverBareUws >= 0.4)})`,
+    `name search: ${ratios.nameSearchRps === null ? 'n/a' : fmtInt(ratios.nameSearchRps)} req/s at p99 ${ratios.nameSearchP99Ms === null ? 'n/a' : fmtMs(ratios.nameSearchP99Ms)} ms (target ≥ 3,000 req/s at p99 ≤ 20 ms: ${verdict(ratios.nameSearchRps === null ? null : ratios.nameSearchRps >= 3000 && (ratios.nameSearchP99Ms ?? Infinity) <= 20)})`,
+    `Leidex name search ÷ PostgreSQL pg_trgm: ${ratios.nameSearchOverPostgres?.toFixed(1) ?? 'n/a'}× (target ≥ 20×: ${verdict(ratios.nameSearchOverPostgres === null ? null : ratios.nameSearchOverPostgres >= 20)})`,
+    `recall@3 of ${recallItems.length} typo queries: Leidex ${(ratios.recallAt3Leidex * 100).toFixed(1)} %${leidexRecallRes.errors > 0 ? ` (${leidexRecallRes.errors} failed requests)` : ''}, PostgreSQL ${ratios.recallAt3Postgres === null ? 'n/a' : `${(ratios.recallAt3Postgres * 100).toFixed(1)} %`}`,
+  ];
+  const notes = [
+    `${opts.records.toLocaleString('en-US')} synthetic records (seed ${opts.seed}, ${mib(data.csvBytes)} CSV, ${mib(data.zipBytes)} zip); ${opts.connections} keep-alive connections; ${opts.durationS} s per scenario after ${opts.warmupS} s warm-up; closed-loop load (latency excludes queueing before send).`,
+    `Leidex: ready in ${server?.readySeconds.toFixed(1) ?? '?'} s; RSS after load ${mib(rssAfterLoad)}; peak RSS during scenarios ${mib(Math.max(0, ...results.map((r) => r.peakRssBytes)))}; lifetime peak (VmHWM) ${mib(hwm)}.`,
+    ...(pgRes !== null ? [`* ${pgRes.note} similarity_threshold ${pgRes.similarityThreshold}; ${(pgRes.emptyShare * 100).toFixed(1)} % of queries returned no row; COPY ${pgRes.copySeconds.toFixed(1)} s, GIN index ${pgRes.indexSeconds.toFixed(1)} s (${mib(pgRes.indexBytes)}).`] : []),
+    `machine: ${os.availableParallelism()} cores shared by server, load generator and peers; load average at start ${load0.map((l) => l.toFixed(2)).join(' ')}. "client CPU" near 100 % means the load generator, not the server, set the pace.`,
+    ...sanity.map((s) => `sanity issue: ${s}`),
+  ];
+  process.stdout.write(`\n${table(rows)}\n\n${ratioLines.join('\n')}\n\n${notes.join('\n')}\n`);
+
+  const json = {
+    startedAt,
+    node: process.version,
+    cores: os.availableParallelism(),
+    loadAverageAtStart: load0,
+    options: opts,
+    dataset: { records: opts.records, seed: opts.seed, generatorVersion: GENERATOR_VERSION, csvBytes: data.csvBytes, zipBytes: data.zipBytes, generatedSeconds: data.generatedSeconds, queries: data.queries.length },
+    leidex: {
+      readySeconds: server?.readySeconds ?? null,
+      rssAfterLoadBytes: rssAfterLoad,
+      peakRssDuringScenariosBytes: Math.max(0, ...results.map((r) => r.peakRssBytes)),
+      lifetimePeakRssBytes: hwm,
+      recallAt3: leidexRecallRes.recall,
+      recallErrors: leidexRecallRes.errors,
+      sanityIssues: sanity,
+      scenarios: results,
+    },
+    bareUws: bare,
+    postgres: pgRes,
+    ratios,
+  };
+  const file = path.join(OUT, `results-${opts.records}.json`);
+  writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
+  log(`wrote ${path.relative(REPO, file)}`);
+}
+
+async function main(): Promise<void> {
+  const args = new Args(process.argv.slice(2), ['skip-postgres', 'skip-uws', 'keep-data']);
+  const shards = args.string('shards');
+  await runBench({
+    records: args.int('records', 1_000_000),
+    seed: args.int('seed', 1),
+    durationS: args.number('duration', 10),
+    warmupS: args.number('warmup', 2),
+    connections: args.int('connections', 64),
+    shards: shards === undefined ? null : args.int('shards', 1),
+    queryCount: args.int('query-count', 10_000),
+    recallCount: args.int('recall', 1000),
+    skipPostgres: args.flag('skip-postgres'),
+    skipUws: args.flag('skip-uws'),
+    keepData: args.flag('keep-data'),
+  });
+}
+
+if (isMain(import.meta.url)) {
+  main()
+    .then(() => {
+      runCleanups();
+      process.exit(0);
+    })
+    .catch((err: unknown) => {
+      process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      runCleanups();
+      process.exit(1);
+    });
+}
