@@ -57,13 +57,73 @@ function usedColumns(): string[] {
   return cols;
 }
 
+const ADDRESS_FIELDS = ['xmllang', 'type', 'FirstAddressLine', 'AdditionalAddressLine.1', 'AdditionalAddressLine.2', 'City', 'Region', 'Country', 'PostalCode'] as const;
+const EVENT_FIELDS = ['group_type', 'event_status', 'LegalEntityEventType', 'LegalEntityEventEffectiveDate', 'LegalEntityEventRecordedDate', 'ValidationDocuments', 'ValidationReference'] as const;
+const SCALARS = [
+  'LEI',
+  'Entity.LegalName',
+  'Entity.LegalName.xmllang',
+  'Entity.RegistrationAuthority.RegistrationAuthorityID',
+  'Entity.RegistrationAuthority.OtherRegistrationAuthorityID',
+  'Entity.RegistrationAuthority.RegistrationAuthorityEntityID',
+  'Entity.LegalJurisdiction',
+  'Entity.EntityCategory',
+  'Entity.EntitySubCategory',
+  'Entity.LegalForm.EntityLegalFormCode',
+  'Entity.LegalForm.OtherLegalForm',
+  'Entity.EntityStatus',
+  'Entity.EntityCreationDate',
+  'Entity.SuccessorEntity.1.SuccessorLEI',
+  'Entity.SuccessorEntity.1.SuccessorEntityName',
+  'Registration.InitialRegistrationDate',
+  'Registration.LastUpdateDate',
+  'Registration.RegistrationStatus',
+  'Registration.NextRenewalDate',
+  'Registration.ManagingLOU',
+  'Registration.ValidationSources',
+  'Registration.ValidationAuthority.ValidationAuthorityID',
+  'Registration.ValidationAuthority.ValidationAuthorityEntityID',
+  'Registration.OtherValidationAuthorities.OtherValidationAuthority.1.ValidationAuthorityID',
+  'ConformityFlag',
+] as const;
+
+function scalarValues(r: EntityRecord): readonly string[] {
+  // Same order as SCALARS.
+  return [
+    r.lei, r.legalName, r.legalNameLang, r.raId, r.raOtherId, r.raEntityId, r.jurisdiction, r.category, r.subCategory,
+    r.elfCode, r.otherLegalForm, r.entityStatus, r.creationDate, r.successorLei, r.successorName,
+    r.initialRegistrationDate, r.lastUpdateDate, r.registrationStatus, r.nextRenewalDate, r.managingLou, r.validationSources,
+    r.validationAuthorityId, r.validationAuthorityEntityId, r.otherValidationAuthorityIds[0] ?? '', r.conformityFlag,
+  ];
+}
+
 export class GoldenRowWriter {
   private readonly layout: RowLayout;
   private readonly values: string[];
+  // Slot numbers resolved once, so filling a row is plain array stores.
+  private readonly scalarSlots: number[];
+  private readonly otherNameSlots: number[][];
+  private readonly translitNameSlots: number[][];
+  private readonly legalSlots: number[];
+  private readonly hqSlots: number[];
+  private readonly otherAddressSlots: number[][];
+  private readonly translitAddressSlots: number[][];
+  private readonly eventSlots: number[][];
 
   constructor(header: readonly string[]) {
     this.layout = new RowLayout(header, usedColumns());
     this.values = new Array<string>(this.layout.slots).fill('');
+    const slot = (name: string): number => this.layout.slot(name);
+    const addr = (prefix: string, withType: boolean): number[] => ADDRESS_FIELDS.map((f) => (f === 'type' && !withType ? -1 : slot(`${prefix}.${f}`)));
+    const range = (n: number): number[] => Array.from({ length: n }, (_, k) => k + 1);
+    this.scalarSlots = SCALARS.map(slot);
+    this.otherNameSlots = range(SLOTS).map((k) => [slot(`${OTHER_NAME}.${k}`), slot(`${OTHER_NAME}.${k}.xmllang`), slot(`${OTHER_NAME}.${k}.type`)]);
+    this.translitNameSlots = range(SLOTS).map((k) => [slot(`${TRANSLIT_NAME}.${k}`), slot(`${TRANSLIT_NAME}.${k}.xmllang`), slot(`${TRANSLIT_NAME}.${k}.type`)]);
+    this.legalSlots = addr('Entity.LegalAddress', false);
+    this.hqSlots = addr('Entity.HeadquartersAddress', false);
+    this.otherAddressSlots = range(2).map((k) => addr(`${OTHER_ADDRESS}.${k}`, true));
+    this.translitAddressSlots = range(2).map((k) => addr(`${TRANSLIT_ADDRESS}.${k}`, true));
+    this.eventSlots = range(MAX_EVENTS).map((k) => EVENT_FIELDS.map((f) => slot(`${EVENT}.${k}.${f}`)));
   }
 
   /** Row text, for tests and small outputs. */
@@ -78,81 +138,35 @@ export class GoldenRowWriter {
     return this.layout.renderInto(buf, pos, v);
   }
 
-  // Column name → slot, resolved once per distinct name (names are built per row,
-  // but the Map lookup on a short interned string is cheap next to rendering).
-  private readonly slotCache = new Map<string, number>();
-
   private fill(r: EntityRecord): string[] {
     const v = this.values;
     v.fill('');
-    const set = (name: string, value: string): void => {
-      let s = this.slotCache.get(name);
-      if (s === undefined) {
-        s = this.layout.slot(name);
-        this.slotCache.set(name, s);
+    const scalars = scalarValues(r);
+    for (let k = 0; k < scalars.length; k++) v[this.scalarSlots[k]!] = scalars[k]!;
+    const names = (list: EntityRecord['otherNames'], slots: number[][]): void => {
+      for (let k = 0; k < list.length && k < SLOTS; k++) {
+        const n = list[k]!;
+        const s = slots[k]!;
+        v[s[0]!] = n.name;
+        v[s[1]!] = n.lang;
+        v[s[2]!] = n.type;
       }
-      v[s] = value;
     };
-    set('LEI', r.lei);
-    set('Entity.LegalName', r.legalName);
-    set('Entity.LegalName.xmllang', r.legalNameLang);
-    r.otherNames.slice(0, SLOTS).forEach((n, k) => {
-      set(`${OTHER_NAME}.${k + 1}`, n.name);
-      set(`${OTHER_NAME}.${k + 1}.xmllang`, n.lang);
-      set(`${OTHER_NAME}.${k + 1}.type`, n.type);
-    });
-    r.transliteratedNames.slice(0, SLOTS).forEach((n, k) => {
-      set(`${TRANSLIT_NAME}.${k + 1}`, n.name);
-      set(`${TRANSLIT_NAME}.${k + 1}.xmllang`, n.lang);
-      set(`${TRANSLIT_NAME}.${k + 1}.type`, n.type);
-    });
-    const address = (prefix: string, a: Address, withType: boolean): void => {
-      set(`${prefix}.xmllang`, a.lang);
-      if (withType) set(`${prefix}.type`, a.type);
-      set(`${prefix}.FirstAddressLine`, a.firstLine);
-      set(`${prefix}.AdditionalAddressLine.1`, a.additional1);
-      set(`${prefix}.AdditionalAddressLine.2`, a.additional2);
-      set(`${prefix}.City`, a.city);
-      set(`${prefix}.Region`, a.region);
-      set(`${prefix}.Country`, a.country);
-      set(`${prefix}.PostalCode`, a.postalCode);
+    names(r.otherNames, this.otherNameSlots);
+    names(r.transliteratedNames, this.translitNameSlots);
+    const address = (a: Address, s: number[]): void => {
+      const vals = [a.lang, a.type, a.firstLine, a.additional1, a.additional2, a.city, a.region, a.country, a.postalCode];
+      for (let k = 0; k < vals.length; k++) if (s[k]! >= 0) v[s[k]!] = vals[k]!;
     };
-    address('Entity.LegalAddress', r.legalAddress, false);
-    address('Entity.HeadquartersAddress', r.hqAddress, false);
-    r.otherAddresses.slice(0, 2).forEach((a, k) => address(`${OTHER_ADDRESS}.${k + 1}`, a, true));
-    r.transliteratedAddresses.slice(0, 2).forEach((a, k) => address(`${TRANSLIT_ADDRESS}.${k + 1}`, a, true));
-    set('Entity.RegistrationAuthority.RegistrationAuthorityID', r.raId);
-    set('Entity.RegistrationAuthority.OtherRegistrationAuthorityID', r.raOtherId);
-    set('Entity.RegistrationAuthority.RegistrationAuthorityEntityID', r.raEntityId);
-    set('Entity.LegalJurisdiction', r.jurisdiction);
-    set('Entity.EntityCategory', r.category);
-    set('Entity.EntitySubCategory', r.subCategory);
-    set('Entity.LegalForm.EntityLegalFormCode', r.elfCode);
-    set('Entity.LegalForm.OtherLegalForm', r.otherLegalForm);
-    set('Entity.EntityStatus', r.entityStatus);
-    set('Entity.EntityCreationDate', r.creationDate);
-    set('Entity.SuccessorEntity.1.SuccessorLEI', r.successorLei);
-    set('Entity.SuccessorEntity.1.SuccessorEntityName', r.successorName);
+    address(r.legalAddress, this.legalSlots);
+    address(r.hqAddress, this.hqSlots);
+    r.otherAddresses.slice(0, 2).forEach((a, k) => address(a, this.otherAddressSlots[k]!));
+    r.transliteratedAddresses.slice(0, 2).forEach((a, k) => address(a, this.translitAddressSlots[k]!));
     r.events.slice(0, MAX_EVENTS).forEach((e, k) => {
-      const p = `${EVENT}.${k + 1}`;
-      set(`${p}.group_type`, 'STANDALONE');
-      set(`${p}.event_status`, e.status);
-      set(`${p}.LegalEntityEventType`, e.type);
-      set(`${p}.LegalEntityEventEffectiveDate`, e.effective);
-      set(`${p}.LegalEntityEventRecordedDate`, e.recorded);
-      set(`${p}.ValidationDocuments`, e.documents);
-      set(`${p}.ValidationReference`, e.reference);
+      const vals = ['STANDALONE', e.status, e.type, e.effective, e.recorded, e.documents, e.reference];
+      const s = this.eventSlots[k]!;
+      for (let f = 0; f < vals.length; f++) v[s[f]!] = vals[f]!;
     });
-    set('Registration.InitialRegistrationDate', r.initialRegistrationDate);
-    set('Registration.LastUpdateDate', r.lastUpdateDate);
-    set('Registration.RegistrationStatus', r.registrationStatus);
-    set('Registration.NextRenewalDate', r.nextRenewalDate);
-    set('Registration.ManagingLOU', r.managingLou);
-    set('Registration.ValidationSources', r.validationSources);
-    set('Registration.ValidationAuthority.ValidationAuthorityID', r.validationAuthorityId);
-    set('Registration.ValidationAuthority.ValidationAuthorityEntityID', r.validationAuthorityEntityId);
-    set('Registration.OtherValidationAuthorities.OtherValidationAuthority.1.ValidationAuthorityID', r.otherValidationAuthorityIds[0] ?? '');
-    set('ConformityFlag', r.conformityFlag);
     return v;
   }
 }

@@ -109,8 +109,10 @@ class Connection {
     this.load.received(data.length);
     const buf = this.pending === null ? data : Buffer.concat([this.pending, data]);
     this.pending = null;
+    const socket = this.socket;
     let pos = 0;
-    while (pos < buf.length) {
+    // A completed response may replace the socket (Connection: close): stop parsing the old one's bytes.
+    while (pos < buf.length && this.socket === socket) {
       if (this.inHead) {
         const end = buf.indexOf('\r\n\r\n', pos, 'latin1');
         if (end < 0) {

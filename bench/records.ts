@@ -529,8 +529,8 @@ export class RecordFactory {
     if (fund) kind = home.code === 'JP' && frng.chance(0.4) ? 'account' : 'umbrella';
     else kind = frng.chance(0.6) ? 'group' : home.code === 'US' && frng.chance(0.5) ? 'spv' : 'series';
     let brand: Word;
-    if (fund && frng.chance(0.35)) brand = frng.pick(FUND_UMBRELLAS);
-    else if (kind === 'account') brand = frng.pick(TRUST_BANKS);
+    if (kind === 'account') brand = frng.pick(TRUST_BANKS);
+    else if (fund && frng.chance(0.35)) brand = frng.pick(FUND_UMBRELLAS);
     else brand = frng.chance(0.6) ? coin(frng, lang) : frng.pick(lang.stems);
     const brand2 = frng.chance(0.3) ? (kind === 'spv' ? word(frng.pick(['II', 'III', 'IV', 'V'])) : coin(frng, lang)) : null;
     return { id, kind, home, brand, brand2, activity: frng.pick(lang.activities) };
