@@ -98,36 +98,47 @@ export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): voi
   const m = <i32>len > MAX_Q ? MAX_Q : <i32>len;
   if (maxTypos <= 0 || nTerms == 0) { matchExact(q, len, prefix); return; }
   wq = q; wm = m; wk = maxTypos; wPrefix = prefix;
-  for (let j = 0; j <= m; j++) setRow(0, j, j);
+  for (let j = 0; j <= m; j++) setRow(0, j, j <= maxTypos ? j : maxTypos + 1);
   walk(0, 0, nTerms, 255);
 }
 
+export let nodesVisited: u32 = 0;
+
 function walk(d: i32, lo: u32, hi: u32, inherited: i32): void {
-  const m = wm;
-  let rowMin: i32 = d > 0 ? 255 : 0;
+  nodesVisited++;
+  const m = wm, k = wk, cap = wk + 1;
+  let rowMin: i32 = 0;
   if (d > 0) {
+    // Only cells within k of the diagonal can stay within budget: compute that band, and pin
+    // its two neighbours to the cap so the next depth reads no stale cells of a sibling path.
     const c = <i32>load<u8>(pathBytes + <usize>(d - 1));
-    setRow(d, 0, d);
-    rowMin = d;
-    for (let j = 1; j <= m; j++) {
+    const prevC = d > 1 ? <i32>load<u8>(pathBytes + <usize>(d - 2)) : -1;
+    const jLo = d - k > 1 ? d - k : 1;
+    const jHi = d + k < m ? d + k : m;
+    rowMin = d < cap ? d : cap;
+    setRow(d, 0, rowMin);
+    if (jLo > 1) setRow(d, jLo - 1, cap);
+    for (let j = jLo; j <= jHi; j++) {
       const qc = <i32>load<u8>(wq + <usize>(j - 1));
       let v = row(d - 1, j - 1) + (qc == c ? 0 : 1);
       const del = row(d - 1, j) + 1;
       if (del < v) v = del;
       const ins = row(d, j - 1) + 1;
       if (ins < v) v = ins;
-      if (d > 1 && j > 1 && c == <i32>load<u8>(wq + <usize>(j - 2)) && <i32>load<u8>(pathBytes + <usize>(d - 2)) == qc) {
+      if (j > 1 && c == <i32>load<u8>(wq + <usize>(j - 2)) && prevC == qc) {
         const tr = row(d - 2, j - 2) + 1;
         if (tr < v) v = tr;
       }
+      if (v > cap) v = cap;
       setRow(d, j, v);
       if (v < rowMin) rowMin = v;
     }
+    if (jHi + 1 <= m) setRow(d, jHi + 1, cap);
   }
-  const here = row(d, m);
+  const here = (d - m <= k && m - d <= k) ? row(d, m) : cap;
   let eff = inherited;
-  if (wPrefix && here <= wk && here < eff) eff = here;
-  if (rowMin > wk && eff > wk) return;
+  if (wPrefix && here <= k && here < eff) eff = here;
+  if (rowMin > k && eff > k) return;
 
   let start = lo;
   if (termLength(lo) == <u32>d) {
@@ -143,6 +154,9 @@ function walk(d: i32, lo: u32, hi: u32, inherited: i32): void {
   while (start < hi) {
     const c = termByte(start, <u32>d);
     const end = runEnd(start, hi, <u32>d, c);
+    // The first letter is taken as typed (or swapped with the second): typos there are rare,
+    // and allowing them multiplies the walk by the alphabet.
+    if (d == 0 && c != <u32>load<u8>(wq) && (m < 2 || c != <u32>load<u8>(wq + 1))) { start = end; continue; }
     store<u8>(pathBytes + <usize>d, <u8>c);
     walk(d + 1, start, end, eff);
     start = end;

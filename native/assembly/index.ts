@@ -4,7 +4,8 @@
 
 import { allocate } from "./memory";
 import { readDescriptor } from "./slice";
-import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr } from "./query";
+import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr, docsConsidered, docsScored } from "./query";
+import { nodesVisited, rangeCount } from "./dictionary";
 
 export function alloc(size: u32): u32 { return <u32>allocate(<usize>size); }
 export function configure(desc: u32): void { readDescriptor(<usize>desc); prepareScratch(); }
@@ -12,3 +13,4 @@ export function queryBuffer(): u32 { return <u32>queryBuf; }
 export function resultBuffer(): u32 { return <u32>outBuf; }
 export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }
 export function search(): void { runQuery(); }
+export function debugCounter(i: i32): u32 { return i == 0 ? nodesVisited : i == 1 ? docsConsidered : i == 2 ? docsScored : <u32>rangeCount; }

@@ -1,8 +1,9 @@
 // Query evaluation over one slice: candidates per token (dictionary ranges), a driver chosen by
-// cost (rarest tokens' postings or the most selective filter's value lists), a forward-index
-// scan that scores each candidate doc, filters and facets from the per-doc code columns, and the
-// top-k collector. Exact terms first; typo candidates only when exact ones find too little;
-// tokens dropped (fewer required matches) only when nothing matches them all.
+// cost (rarest tokens' postings or the most selective filter's value lists), scoring, filters and
+// facets from the per-doc code columns, and the top-k collector. Exact terms first; typo
+// candidates only when exact ones find nothing; tokens dropped (fewer required matches) only
+// when nothing matches them all. A one-token query scores straight from the postings' meta words;
+// longer ones scan the forward index of each candidate doc.
 //
 // Query descriptor (u32 words at q): 0 nTokens, 1 fieldMask, 2 window, 3 facetMask,
 // 4 filterMask, 5 typoThreshold, 6 flags (1 typos allowed, 2 drop allowed),
@@ -12,18 +13,20 @@
 import { allocate, zero } from "./memory";
 import {
   nDocs, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
-  postingStart, postingEnd, postingDoc, docCode, MAX_COLS,
+  postingStart, postingDoc, postingMeta, docCode, MAX_COLS,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, MAX_WINDOW } from "./collector";
 
 export const MAX_TOKENS: i32 = 16;
-// field bits of a forward entry's meta word; 4 = address
+// field bits of a meta word; 4 = address
 const FIELD_LEGAL: u32 = 1, FIELD_OTHER: u32 = 2, FIELD_LEI: u32 = 8;
+const NO_MATCH: i32 = 255;
 
 // ---- scratch, sized when the slice is configured ----
-let stamps: usize = 0;
-let stamp: u32 = 0;
+let seenBits: usize = 0;    // one bit per doc: already considered by this evaluation
+let touched: usize = 0;     // words of seenBits set by this evaluation, to clear them cheaply
+let touchedCount: u32 = 0;
 const facetCounts = new StaticArray<usize>(MAX_COLS);
 export const outBuf: usize = allocate(16 + <usize>MAX_WINDOW * 12);
 export const queryBuf: usize = allocate(4096);
@@ -36,6 +39,8 @@ const bestCost = new StaticArray<i32>(MAX_TOKENS);
 const bestWhole = new StaticArray<i32>(MAX_TOKENS);
 const bestWeight = new StaticArray<i32>(MAX_TOKENS);
 const bestPos = new StaticArray<i32>(MAX_TOKENS);
+const exactLo = new StaticArray<i32>(MAX_TOKENS);
+const exactHi = new StaticArray<i32>(MAX_TOKENS);
 
 let nTokens: i32 = 0;
 let fieldMask: u32 = 0;
@@ -43,22 +48,48 @@ let filterMask: u32 = 0;
 let facetMask: u32 = 0;
 let found: u32 = 0;
 
+export let docsConsidered: u32 = 0;
+export let docsScored: u32 = 0;
+
 export function prepareScratch(): void {
-  stamps = allocate(<usize>nDocs * 4 + 4);
-  stamp = 0;
-  for (let c = 0; c < nCols; c++) facetCounts[c] = allocate(<usize>colNCodes[c] * 4 + 4);
+  const words = (<usize>nDocs + 32) >> 5;
+  seenBits = allocate(words * 4);
+  touched = allocate(words * 4);
+  zero(seenBits, words * 4);
+  touchedCount = 0;
+  for (let c = 0; c < nCols; c++) unchecked(facetCounts[c] = allocate(<usize>colNCodes[c] * 4 + 4));
 }
 
-export function facetCountsPtr(c: i32): usize { return facetCounts[c]; }
+export function facetCountsPtr(c: i32): usize { return unchecked(facetCounts[c]); }
+
+/** Marks doc seen; false when it already was. */
+@inline function firstSight(doc: u32): bool {
+  const at = seenBits + (<usize>(doc >> 5) << 2);
+  const word = load<u32>(at);
+  const bit: u32 = 1 << (doc & 31);
+  if ((word & bit) != 0) return false;
+  if (word == 0) { store<u32>(touched + (<usize>touchedCount << 2), doc >> 5); touchedCount++; }
+  store<u32>(at, word | bit);
+  return true;
+}
+
+function clearSeen(): void {
+  for (let i: u32 = 0; i < touchedCount; i++) store<u32>(seenBits + (<usize>load<u32>(touched + (<usize>i << 2)) << 2), 0);
+  touchedCount = 0;
+}
 
 @inline function filterBitmap(c: i32): usize { return load<u32>(queryBuf + 32 + (<usize>c << 2)); }
+@inline function bitSet(bm: usize, code: u32): bool { return (load<u32>(bm + (<usize>(code >> 5) << 2)) & (1 << (code & 31))) != 0; }
+@inline function valueCount(c: i32, code: u32): u32 {
+  const offs = unchecked(colValOffs[c]);
+  return load<u32>(offs + (<usize>(code + 1) << 2)) - load<u32>(offs + (<usize>code << 2));
+}
 
 @inline function passesFilters(doc: u32): bool {
   if (filterMask == 0) return true;
   for (let c = 0; c < nCols; c++) {
     if ((filterMask & (1 << c)) == 0) continue;
-    const code = docCode(c, doc);
-    if ((load<u32>(filterBitmap(c) + (<usize>(code >> 5) << 2)) & (1 << (code & 31))) == 0) return false;
+    if (!bitSet(filterBitmap(c), docCode(c, doc))) return false;
   }
   return true;
 }
@@ -66,40 +97,59 @@ export function facetCountsPtr(c: i32): usize { return facetCounts[c]; }
 function countFacets(doc: u32): void {
   for (let c = 0; c < nCols; c++) {
     if ((facetMask & (1 << c)) == 0) continue;
-    const p = facetCounts[c] + (<usize>docCode(c, doc) << 2);
+    const p = unchecked(facetCounts[c]) + (<usize>docCode(c, doc) << 2);
     store<u32>(p, load<u32>(p) + 1);
   }
 }
 
-function buildCandidates(typos: bool): void {
-  resetRanges();
-  for (let t = 0; t < nTokens; t++) {
-    tokStart[t] = rangeCount;
-    for (let p = 0; p < 2; p++) {
-      const base = queryBuf + 128 + <usize>t * 32 + <usize>p * 16;
-      const len = load<u32>(base + 4);
-      if (len == 0) continue;
-      const bytes = <usize>load<u32>(base);
-      const prefix = load<u32>(base + 12) != 0;
-      if (typos) matchFuzzy(bytes, len, <i32>load<u32>(base + 8), prefix);
-      else matchExact(bytes, len, prefix);
-    }
-    tokEnd[t] = rangeCount;
-    let postings: u32 = 0;
-    for (let r = tokStart[t]; r < tokEnd[t]; r++) postings += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
-    tokPostings[t] = postings;
+function probeBase(t: i32, p: i32): usize { return queryBuf + 128 + <usize>t * 32 + <usize>p * 16; }
+
+/** Candidates of token t; with typos, fuzzy ones too. */
+function buildToken(t: i32, typos: bool): void {
+  unchecked(tokStart[t] = rangeCount);
+  for (let p = 0; p < 2; p++) {
+    const base = probeBase(t, p);
+    const len = load<u32>(base + 4);
+    if (len == 0) continue;
+    const bytes = <usize>load<u32>(base);
+    const prefix = load<u32>(base + 12) != 0;
+    if (typos) matchFuzzy(bytes, len, <i32>load<u32>(base + 8), prefix);
+    else matchExact(bytes, len, prefix);
   }
+  unchecked(tokEnd[t] = rangeCount);
+  let postings: u32 = 0;
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) postings += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
+  unchecked(tokPostings[t] = postings);
+}
+
+/**
+ * Second pass: tokens with no exact candidates get typo candidates; when every token had some
+ * (the words exist, just not together), all of them do.
+ */
+function buildTypoCandidates(): bool {
+  let missing = 0;
+  for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) == unchecked(tokStart[t])) missing++;
+  // ranges must stay contiguous per token, so the buffer is rebuilt token by token
+  for (let t = 0; t < nTokens; t++) { unchecked(exactLo[t] = tokStart[t]); unchecked(exactHi[t] = tokEnd[t]); }
+  resetRanges();
+  let changed = false;
+  for (let t = 0; t < nTokens; t++) {
+    const expand = missing == 0 || unchecked(exactHi[t]) == unchecked(exactLo[t]);
+    buildToken(t, expand);
+    if (expand) changed = true;
+  }
+  return changed;
 }
 
 // costFlags of the range of token t holding term, or -1.
 function lookup(t: i32, term: u32): i32 {
-  let lo = tokStart[t], hi = tokEnd[t];
+  let lo = unchecked(tokStart[t]), hi = unchecked(tokEnd[t]);
   if (lo >= hi || term < rangeLo(lo) || term >= rangeHi(hi - 1)) return -1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (rangeHi(mid) <= term) lo = mid + 1; else hi = mid;
   }
-  if (lo < tokEnd[t] && rangeLo(lo) <= term) return <i32>rangeCost(lo);
+  if (lo < unchecked(tokEnd[t]) && rangeLo(lo) <= term) return <i32>rangeCost(lo);
   return -1;
 }
 
@@ -109,11 +159,55 @@ function lookup(t: i32, term: u32): i32 {
   return 1;
 }
 
-// Score of doc against the tokens, or 0 when it matches fewer than minMatch of them.
-// Criteria, most significant first: tokens matched, typo cost, whole-token (not prefix) matches,
-// whole legal name equal to the query, field weight, proximity in the legal name, shorter name.
+// Score from the per-token best matches in best*. Criteria, most significant first: tokens
+// matched, typo cost, whole-token (not prefix) matches, whole legal name equal to the query,
+// field weight, proximity in the legal name, shorter name.
+function assemble(nl: i32, minMatch: i32): u64 {
+  let matched = 0, cost = 0, whole = 0, weight = 0, prox = 0;
+  let exact = nl == nTokens;
+  for (let t = 0; t < nTokens; t++) {
+    const bc = unchecked(bestCost[t]);
+    if (bc == NO_MATCH) { exact = false; prox += 8; continue; }
+    matched++;
+    cost += bc;
+    whole += unchecked(bestWhole[t]);
+    weight += unchecked(bestWeight[t]);
+    if (bc != 0 || unchecked(bestWhole[t]) == 0 || unchecked(bestPos[t]) != t) exact = false;
+    if (t > 0) {
+      const a = unchecked(bestPos[t - 1]), b = unchecked(bestPos[t]);
+      if (a == 255 || b == 255) prox += 8;
+      else { let gap = b - a - 1; if (gap < 0) gap = -gap + 1; prox += gap > 8 ? 8 : gap; }
+    }
+  }
+  if (matched < minMatch || matched == 0) return 0;
+  if (cost > 31) cost = 31;
+  if (weight > 63) weight = 63;
+  if (prox > 255) prox = 255;
+  return (<u64>matched << 32) | (<u64>(31 - cost) << 27) | (<u64>(whole > 15 ? 15 : whole) << 23) |
+    (<u64>(exact ? 1 : 0) << 22) | (<u64>weight << 16) | (<u64>(255 - prox) << 8) | <u64>(255 - (nl > 255 ? 255 : nl));
+}
+
+@inline function resetBest(): void {
+  for (let t = 0; t < nTokens; t++) {
+    unchecked(bestCost[t] = NO_MATCH); unchecked(bestWhole[t] = 0); unchecked(bestWeight[t] = 0); unchecked(bestPos[t] = 255);
+  }
+}
+
+@inline function improve(t: i32, cf: i32, meta: u32, bits: u32): void {
+  const cost = cf & 0xff;
+  const whole = (cf & <i32>WHOLE) != 0 ? 1 : 0;
+  const weight = fieldWeight(bits);
+  const bc = unchecked(bestCost[t]);
+  if (cost < bc || (cost == bc && (whole > unchecked(bestWhole[t]) || (whole == unchecked(bestWhole[t]) && weight > unchecked(bestWeight[t]))))) {
+    unchecked(bestCost[t] = cost); unchecked(bestWhole[t] = whole); unchecked(bestWeight[t] = weight);
+    unchecked(bestPos[t] = (bits & FIELD_LEGAL) != 0 ? <i32>((meta >> 8) & 0xff) : 255);
+  }
+}
+
+/** Score of doc by its forward index, or 0 when it matches fewer than minMatch tokens. */
 function scoreDoc(doc: u32, minMatch: i32): u64 {
-  for (let t = 0; t < nTokens; t++) { bestCost[t] = 255; bestWhole[t] = 0; bestWeight[t] = 0; bestPos[t] = 255; }
+  docsScored++;
+  resetBest();
   const end = load<u32>(fwdOffs + (<usize>(doc + 1) << 2));
   for (let e = load<u32>(fwdOffs + (<usize>doc << 2)); e < end; e++) {
     const meta = <u32>load<u16>(fwdMeta + (<usize>e << 1));
@@ -122,54 +216,27 @@ function scoreDoc(doc: u32, minMatch: i32): u64 {
     const term = load<u32>(fwdTerms + (<usize>e << 2));
     for (let t = 0; t < nTokens; t++) {
       const cf = lookup(t, term);
-      if (cf < 0) continue;
-      const cost = cf & 0xff;
-      const whole = (cf & <i32>WHOLE) != 0 ? 1 : 0;
-      const weight = fieldWeight(bits);
-      if (cost < bestCost[t] || (cost == bestCost[t] && (whole > bestWhole[t] || (whole == bestWhole[t] && weight > bestWeight[t])))) {
-        bestCost[t] = cost; bestWhole[t] = whole; bestWeight[t] = weight;
-        bestPos[t] = (bits & FIELD_LEGAL) != 0 ? <i32>(meta >> 8) : 255;
-      }
+      if (cf >= 0) improve(t, cf, meta, bits);
     }
   }
-  let matched = 0, cost = 0, whole = 0, weight = 0, prox = 0;
-  let exact = true;
-  for (let t = 0; t < nTokens; t++) {
-    if (bestCost[t] == 255) { exact = false; prox += 8; continue; }
-    matched++;
-    cost += bestCost[t];
-    whole += bestWhole[t];
-    weight += bestWeight[t];
-    if (bestCost[t] != 0 || bestWhole[t] == 0 || bestPos[t] != t) exact = false;
-    if (t > 0) {
-      const a = bestPos[t - 1], b = bestPos[t];
-      if (a == 255 || b == 255) prox += 8;
-      else { let gap = b - a - 1; if (gap < 0) gap = -gap + 1; prox += gap > 8 ? 8 : gap; }
-    }
-  }
-  if (matched < minMatch || matched == 0) return 0;
-  const nl = <i32>load<u8>(nameLen + <usize>doc);
-  if (nl != nTokens) exact = false;
-  if (cost > 31) cost = 31;
-  if (weight > 63) weight = 63;
-  if (prox > 255) prox = 255;
-  return (<u64>matched << 32) | (<u64>(31 - cost) << 27) | (<u64>(whole > 15 ? 15 : whole) << 23) |
-    (<u64>(exact ? 1 : 0) << 22) | (<u64>weight << 16) | (<u64>(255 - prox) << 8) | <u64>(255 - (nl > 255 ? 255 : nl));
+  return assemble(<i32>load<u8>(nameLen + <usize>doc), minMatch);
+}
+
+@inline function accept(doc: u32, score: u64): void {
+  found++;
+  if (facetMask != 0) countFacets(doc);
+  offer(doc, score);
 }
 
 function consider(doc: u32, minMatch: i32): void {
-  const sp = stamps + (<usize>doc << 2);
-  if (load<u32>(sp) == stamp) return;
-  store<u32>(sp, stamp);
-  if (!passesFilters(doc)) return;
+  docsConsidered++;
+  if (!firstSight(doc) || !passesFilters(doc)) return;
   let score: u64 = 1;
   if (nTokens > 0) {
     score = scoreDoc(doc, minMatch);
     if (score == 0) return;
   }
-  found++;
-  countFacets(doc);
-  offer(doc, score);
+  accept(doc, score);
 }
 
 // The filtered column whose allowed values cover the fewest docs, and that count.
@@ -181,11 +248,8 @@ function cheapestFilter(): u32 {
     if ((filterMask & (1 << c)) == 0) continue;
     const bm = filterBitmap(c);
     let total: u32 = 0;
-    const n = colNCodes[c];
-    for (let code: u32 = 0; code < n; code++) {
-      if ((load<u32>(bm + (<usize>(code >> 5) << 2)) & (1 << (code & 31))) == 0) continue;
-      total += load<u32>(colValOffs[c] + (<usize>(code + 1) << 2)) - load<u32>(colValOffs[c] + (<usize>code << 2));
-    }
+    const n = unchecked(colNCodes[c]);
+    for (let code: u32 = 0; code < n; code++) if (bitSet(bm, code)) total += valueCount(c, code);
     if (total < best) { best = total; bestFilterCol = c; }
   }
   return best;
@@ -194,21 +258,43 @@ function cheapestFilter(): u32 {
 function driveByFilter(minMatch: i32): void {
   const c = bestFilterCol;
   const bm = filterBitmap(c);
-  const offs = colValOffs[c], docs = colValDocs[c];
-  const n = colNCodes[c];
+  const offs = unchecked(colValOffs[c]), docs = unchecked(colValDocs[c]);
+  const n = unchecked(colNCodes[c]);
   for (let code: u32 = 0; code < n; code++) {
-    if ((load<u32>(bm + (<usize>(code >> 5) << 2)) & (1 << (code & 31))) == 0) continue;
+    if (!bitSet(bm, code)) continue;
     const end = load<u32>(offs + (<usize>(code + 1) << 2));
     for (let i = load<u32>(offs + (<usize>code << 2)); i < end; i++) consider(load<u32>(docs + (<usize>i << 2)), minMatch);
+  }
+}
+
+/** One token: each posting carries its field bits, name position and name length. */
+function driveSingleToken(): void {
+  // ranges in cost order, so a doc's first sighting is its cheapest match
+  for (let cost: u32 = 0; cost <= 2; cost++) {
+    for (let r = unchecked(tokStart[0]); r < unchecked(tokEnd[0]); r++) {
+      const cf = rangeCost(r);
+      if ((cf & 0xff) != cost) continue;
+      const end = postingStart(rangeHi(r));
+      for (let p = postingStart(rangeLo(r)); p < end; p++) {
+        const meta = postingMeta(p);
+        const bits = meta & 0xf & fieldMask;
+        if (bits == 0) continue;
+        const doc = postingDoc(p);
+        docsConsidered++;
+        if (!firstSight(doc) || !passesFilters(doc)) continue;
+        resetBest();
+        improve(0, <i32>cf, meta, bits);
+        accept(doc, assemble(<i32>(meta >> 16), 1));
+      }
+    }
   }
 }
 
 function evaluate(minMatch: i32, window: i32): void {
   found = 0;
   resetCollector(window);
-  for (let c = 0; c < nCols; c++) if ((facetMask & (1 << c)) != 0) zero(facetCounts[c], <usize>colNCodes[c] * 4);
-  stamp++;
-  if (stamp == 0) { zero(stamps, <usize>nDocs * 4); stamp = 1; }
+  for (let c = 0; c < nCols; c++) if ((facetMask & (1 << c)) != 0) zero(unchecked(facetCounts[c]), <usize>unchecked(colNCodes[c]) * 4);
+  clearSeen();
 
   if (nTokens == 0) {
     if (filterMask == 0) {
@@ -216,10 +302,7 @@ function evaluate(minMatch: i32, window: i32): void {
       found = nDocs;
       for (let c = 0; c < nCols; c++) {
         if ((facetMask & (1 << c)) == 0) continue;
-        for (let code: u32 = 0; code < colNCodes[c]; code++) {
-          store<u32>(facetCounts[c] + (<usize>code << 2),
-            load<u32>(colValOffs[c] + (<usize>(code + 1) << 2)) - load<u32>(colValOffs[c] + (<usize>code << 2)));
-        }
+        for (let code: u32 = 0; code < unchecked(colNCodes[c]); code++) store<u32>(unchecked(facetCounts[c]) + (<usize>code << 2), valueCount(c, code));
       }
       const k = <u32>window < nDocs ? <u32>window : nDocs;
       for (let d: u32 = 0; d < k; d++) offer(d, 1);
@@ -231,21 +314,22 @@ function evaluate(minMatch: i32, window: i32): void {
   }
 
   // the (n - minMatch + 1) rarest tokens: every qualifying doc holds at least one of them
-  for (let t = 0; t < nTokens; t++) order[t] = t;
+  for (let t = 0; t < nTokens; t++) unchecked(order[t] = t);
   for (let i = 1; i < nTokens; i++) {
-    const v = order[i];
+    const v = unchecked(order[i]);
     let j = i - 1;
-    while (j >= 0 && tokPostings[order[j]] > tokPostings[v]) { order[j + 1] = order[j]; j--; }
-    order[j + 1] = v;
+    while (j >= 0 && unchecked(tokPostings[order[j]]) > unchecked(tokPostings[v])) { unchecked(order[j + 1] = order[j]); j--; }
+    unchecked(order[j + 1] = v);
   }
   const drivers = nTokens - minMatch + 1;
   let tokenCost: u32 = 0;
-  for (let i = 0; i < drivers; i++) tokenCost += tokPostings[order[i]];
+  for (let i = 0; i < drivers; i++) tokenCost += unchecked(tokPostings[order[i]]);
   if (tokenCost == 0) return;
   if (filterMask != 0 && cheapestFilter() < tokenCost) { driveByFilter(minMatch); return; }
+  if (nTokens == 1) { driveSingleToken(); return; }
   for (let i = 0; i < drivers; i++) {
-    const t = order[i];
-    for (let r = tokStart[t]; r < tokEnd[t]; r++) {
+    const t = unchecked(order[i]);
+    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const end = postingStart(rangeHi(r));
       for (let p = postingStart(rangeLo(r)); p < end; p++) consider(postingDoc(p), minMatch);
     }
@@ -266,10 +350,10 @@ export function runQuery(): void {
 
   let required = nTokens;
   let typoPass: u32 = 0;
-  buildCandidates(false);
+  resetRanges();
+  for (let t = 0; t < nTokens; t++) buildToken(t, false);
   evaluate(required, window);
-  if ((flags & 1) != 0 && nTokens > 0 && found < threshold) {
-    buildCandidates(true);
+  if ((flags & 1) != 0 && nTokens > 0 && found < threshold && buildTypoCandidates()) {
     typoPass = 1;
     evaluate(required, window);
   }

@@ -1,8 +1,9 @@
 // The slice: pointers to the immutable index arrays the host copied in, read from a descriptor of
 // u32 words. Layout of the descriptor (word index):
 //   0 nDocs, 1 nTerms, 2 termBytes, 3 termOffs[nTerms+1], 4 postOffs[nTerms+1], 5 postDocs,
-//   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc), 10 nCols,
-//   11 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+//   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc),
+//   10 postMeta (u32 per posting: fwd meta | name length << 16), 11 nCols,
+//   12 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
 // Postings and value lists are sorted doc ids. Docs are numbered in LEI order, so the doc id is
 // also the deterministic tie-break.
 
@@ -18,6 +19,7 @@ export let fwdOffs: usize = 0;
 export let fwdTerms: usize = 0;
 export let fwdMeta: usize = 0;
 export let nameLen: usize = 0;
+export let postMeta: usize = 0;
 export let nCols: i32 = 0;
 
 export const colCodes = new StaticArray<usize>(MAX_COLS);
@@ -36,9 +38,10 @@ export function readDescriptor(desc: usize): void {
   fwdTerms = load<u32>(desc + 28);
   fwdMeta = load<u32>(desc + 32);
   nameLen = load<u32>(desc + 36);
-  nCols = <i32>load<u32>(desc + 40);
+  postMeta = load<u32>(desc + 40);
+  nCols = <i32>load<u32>(desc + 44);
   for (let c = 0; c < nCols; c++) {
-    const base = desc + 44 + <usize>c * 16;
+    const base = desc + 48 + <usize>c * 16;
     colCodes[c] = load<u32>(base);
     colNCodes[c] = load<u32>(base + 4);
     colValOffs[c] = load<u32>(base + 8);
@@ -52,4 +55,5 @@ export function readDescriptor(desc: usize): void {
 @inline export function postingStart(t: u32): u32 { return load<u32>(postOffs + (<usize>t << 2)); }
 @inline export function postingEnd(t: u32): u32 { return load<u32>(postOffs + (<usize>(t + 1) << 2)); }
 @inline export function postingDoc(i: u32): u32 { return load<u32>(postDocs + (<usize>i << 2)); }
+@inline export function postingMeta(i: u32): u32 { return load<u32>(postMeta + (<usize>i << 2)); }
 @inline export function docCode(c: i32, doc: u32): u32 { return load<u32>(colCodes[c] + (<usize>doc << 2)); }

@@ -27,6 +27,8 @@ export interface SliceData {
   termOffs: Uint32Array;
   postOffs: Uint32Array;
   postDocs: Uint32Array;
+  /** per posting: the forward entry's meta | legal name length << 16 */
+  postMeta: Uint32Array;
   fwdOffs: Uint32Array;
   fwdTerms: Uint32Array;
   fwdMeta: Uint16Array;
@@ -140,8 +142,13 @@ export function buildSlice(input: EntityRecord[]): SliceData {
   for (let t = 0; t < nTerms; t++) postOffs[t + 1] += postOffs[t];
   const cursor = postOffs.slice(0, nTerms);
   const postDocs = new Uint32Array(fwdTerms.length);
+  const postMeta = new Uint32Array(fwdTerms.length);
   for (let d = 0; d < nDocs; d++) {
-    for (let e = fwdOffs[d]; e < fwdOffs[d + 1]; e++) postDocs[cursor[fwdTerms[e]]++] = d;
+    for (let e = fwdOffs[d]; e < fwdOffs[d + 1]; e++) {
+      const at = cursor[fwdTerms[e]]++;
+      postDocs[at] = d;
+      postMeta[at] = fwdMeta[e] | (nameLen[d] << 16);
+    }
   }
 
   const termParts: Buffer[] = [];
@@ -163,6 +170,7 @@ export function buildSlice(input: EntityRecord[]): SliceData {
     termOffs,
     postOffs,
     postDocs,
+    postMeta,
     fwdOffs,
     fwdTerms: fwdTerms.slice(),
     fwdMeta,

@@ -40,7 +40,7 @@ export interface SliceSearchResult {
 const MAX_TOKENS = 16;
 const MAX_TOKEN_BYTES = 60;
 /** Typo candidates are added when exact terms find fewer docs than this. */
-const TYPO_THRESHOLD = 10;
+const TYPO_THRESHOLD = 1;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const LEI_OFFSET_IN_DOC = '{"lei":"'.length;
 
@@ -76,7 +76,7 @@ export class WasmSlice {
     };
     const words: number[] = [
       data.nDocs, data.termOffs.length - 1, copy(data.termBytes), copy(data.termOffs), copy(data.postOffs), copy(data.postDocs),
-      copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), data.columns.length,
+      copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), copy(data.postMeta), data.columns.length,
     ];
     for (const col of data.columns) words.push(copy(col.codes), col.values.length, copy(col.valOffs), copy(col.valDocs));
     this.engine.configure(copy(Uint32Array.from(words)));
@@ -169,7 +169,7 @@ export class WasmSlice {
     mem.setUint32(qb + 8, query.window, true);
     mem.setUint32(qb + 12, facetMask, true);
     mem.setUint32(qb + 16, filterMask, true);
-    mem.setUint32(qb + 20, Math.max(TYPO_THRESHOLD, query.window), true);
+    mem.setUint32(qb + 20, TYPO_THRESHOLD, true);
     mem.setUint32(qb + 24, 1 | 2, true);
     e.search();
 
