@@ -1,12 +1,12 @@
-// Term dictionary: sorted unique terms (UTF-8 bytes) viewed as an implicit trie. A node is a
-// depth plus the contiguous id range of the terms sharing that prefix, so a prefix is one id
-// range and typo candidates come from a depth-first walk with one Damerau-Levenshtein row per
-// depth, pruned as soon as a row's minimum exceeds the typo budget (no scan over all terms).
+// Term dictionary: sorted unique terms (UTF-8 bytes), so a prefix is one contiguous id range,
+// plus a byte trie over the text terms (nodes in preorder, each with its term id range and next
+// sibling). Typo candidates come from a depth-first walk of the trie with one Damerau-Levenshtein
+// row per depth, pruned as soon as a row's minimum exceeds the typo budget: no scan of all terms.
 //
 // Matches are emitted as ranges [lo, hi) of term ids with a cost, sorted and non-overlapping.
 
 import { allocate } from "./memory";
-import { nTerms, termByte, termLength } from "./slice";
+import { nTerms, termByte, termLength, trieNodes, nodeByte, nodeLo, nodeHi, nodeNext } from "./slice";
 
 export const WHOLE: u32 = 0x100; // flag: the term matched the whole query token, not a prefix of it
 
@@ -96,22 +96,28 @@ let wPrefix: bool = false;
 // a prefix within that distance), each range carrying its edit cost.
 export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): void {
   const m = <i32>len > MAX_Q ? MAX_Q : <i32>len;
-  if (maxTypos <= 0 || nTerms == 0) { matchExact(q, len, prefix); return; }
+  if (maxTypos <= 0 || trieNodes == 0) { matchExact(q, len, prefix); return; }
   wq = q; wm = m; wk = maxTypos; wPrefix = prefix;
   for (let j = 0; j <= m; j++) setRow(0, j, j <= maxTypos ? j : maxTypos + 1);
-  walk(0, 0, nTerms, 255);
+  walk(0, 0, 255);
 }
 
 export let nodesVisited: u32 = 0;
 
-function walk(d: i32, lo: u32, hi: u32, inherited: i32): void {
+@inline function nodeLoOf(n: u32): u32 { return load<u32>(nodeLo + (<usize>n << 2)); }
+@inline function nodeHiOf(n: u32): u32 { return load<u32>(nodeHi + (<usize>n << 2)); }
+@inline function nodeNextOf(n: u32): u32 { return load<u32>(nodeNext + (<usize>n << 2)); }
+const TERMINAL: u32 = 0x80000000;
+
+function walk(node: u32, d: i32, inherited: i32): void {
   nodesVisited++;
   const m = wm, k = wk, cap = wk + 1;
   let rowMin: i32 = 0;
   if (d > 0) {
     // Only cells within k of the diagonal can stay within budget: compute that band, and pin
     // its two neighbours to the cap so the next depth reads no stale cells of a sibling path.
-    const c = <i32>load<u8>(pathBytes + <usize>(d - 1));
+    const c = <i32>load<u8>(nodeByte + <usize>node);
+    store<u8>(pathBytes + <usize>(d - 1), <u8>c);
     const prevC = d > 1 ? <i32>load<u8>(pathBytes + <usize>(d - 2)) : -1;
     const jLo = d - k > 1 ? d - k : 1;
     const jHi = d + k < m ? d + k : m;
@@ -140,40 +146,28 @@ function walk(d: i32, lo: u32, hi: u32, inherited: i32): void {
   if (wPrefix && here <= k && here < eff) eff = here;
   if (rowMin > k && eff > k) return;
 
+  const lo = nodeLoOf(node), hi = nodeHiOf(node);
   let start = lo;
-  if (termLength(lo) == <u32>d) {
+  if ((nodeNextOf(node) & TERMINAL) != 0) {
     // the node's own term: a whole-token match at cost `here`, or a prefix match at `eff`
-    if (here <= wk && here <= eff) emit(lo, lo + 1, <u32>here | WHOLE);
-    else if (eff <= wk) emit(lo, lo + 1, <u32>eff);
+    if (here <= k && here <= eff) emit(lo, lo + 1, <u32>here | WHOLE);
+    else if (eff <= k) emit(lo, lo + 1, <u32>eff);
     start = lo + 1;
   }
   if (start >= hi) return;
-  if (eff <= wk && rowMin >= eff) { emit(start, hi, <u32>eff); return; }
+  if (eff <= k && rowMin >= eff) { emit(start, hi, <u32>eff); return; }
   if (d >= MAX_DEPTH) return;
 
-  while (start < hi) {
-    const c = termByte(start, <u32>d);
-    const end = runEnd(start, hi, <u32>d, c);
+  // children follow their parent in preorder, linked by next-sibling
+  const first = <u32>load<u8>(wq), second = m >= 2 ? <u32>load<u8>(wq + 1) : 256;
+  let child = node + 1;
+  while (child != 0) {
     // The first letter is taken as typed (or swapped with the second): typos there are rare,
     // and allowing them multiplies the walk by the alphabet.
-    if (d == 0 && c != <u32>load<u8>(wq) && (m < 2 || c != <u32>load<u8>(wq + 1))) { start = end; continue; }
-    store<u8>(pathBytes + <usize>d, <u8>c);
-    walk(d + 1, start, end, eff);
-    start = end;
-    if (rangeCount >= MAX_RANGES) return;
+    if (d > 0 || <u32>load<u8>(nodeByte + <usize>child) == first || <u32>load<u8>(nodeByte + <usize>child) == second) {
+      walk(child, d + 1, eff);
+      if (rangeCount >= MAX_RANGES) return;
+    }
+    child = nodeNextOf(child) & ~TERMINAL;
   }
-}
-
-// First id in (start, hi) whose byte at depth d is not c; terms in [start, hi) all share the
-// prefix and are longer than d. Galloping keeps this cheap for the many one-term runs.
-function runEnd(start: u32, hi: u32, d: u32, c: u32): u32 {
-  let bound: u32 = 1;
-  while (start + bound < hi && termByte(start + bound, d) == c) bound <<= 1;
-  let lo = start + (bound >> 1) + 1;
-  let up = start + bound < hi ? start + bound : hi;
-  while (lo < up) {
-    const mid = (lo + up) >> 1;
-    if (termByte(mid, d) == c) lo = mid + 1; else up = mid;
-  }
-  return lo;
 }

@@ -2,8 +2,10 @@
 // u32 words. Layout of the descriptor (word index):
 //   0 nDocs, 1 nTerms, 2 termBytes, 3 termOffs[nTerms+1], 4 postOffs[nTerms+1], 5 postDocs,
 //   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc),
-//   10 postMeta (u32 per posting: fwd meta | name length << 16), 11 nCols,
-//   12 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+//   10 postMeta (u32 per posting: fwd meta | name length << 16),
+//   11 trie node count, 12 nodeByte (u8), 13 nodeLo, 14 nodeHi, 15 nodeNext (u32; top bit =
+//   the node's own path is a term), 16 nCols,
+//   17 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
 // Postings and value lists are sorted doc ids. Docs are numbered in LEI order, so the doc id is
 // also the deterministic tie-break.
 
@@ -20,6 +22,11 @@ export let fwdTerms: usize = 0;
 export let fwdMeta: usize = 0;
 export let nameLen: usize = 0;
 export let postMeta: usize = 0;
+export let trieNodes: u32 = 0;
+export let nodeByte: usize = 0;
+export let nodeLo: usize = 0;
+export let nodeHi: usize = 0;
+export let nodeNext: usize = 0;
 export let nCols: i32 = 0;
 
 export const colCodes = new StaticArray<usize>(MAX_COLS);
@@ -39,9 +46,14 @@ export function readDescriptor(desc: usize): void {
   fwdMeta = load<u32>(desc + 32);
   nameLen = load<u32>(desc + 36);
   postMeta = load<u32>(desc + 40);
-  nCols = <i32>load<u32>(desc + 44);
+  trieNodes = load<u32>(desc + 44);
+  nodeByte = load<u32>(desc + 48);
+  nodeLo = load<u32>(desc + 52);
+  nodeHi = load<u32>(desc + 56);
+  nodeNext = load<u32>(desc + 60);
+  nCols = <i32>load<u32>(desc + 64);
   for (let c = 0; c < nCols; c++) {
-    const base = desc + 48 + <usize>c * 16;
+    const base = desc + 68 + <usize>c * 16;
     colCodes[c] = load<u32>(base);
     colNCodes[c] = load<u32>(base + 4);
     colValOffs[c] = load<u32>(base + 8);

@@ -29,6 +29,7 @@ export interface SliceData {
   postDocs: Uint32Array;
   /** per posting: the forward entry's meta | legal name length << 16 */
   postMeta: Uint32Array;
+  trie: Trie;
   fwdOffs: Uint32Array;
   fwdTerms: Uint32Array;
   fwdMeta: Uint16Array;
@@ -164,9 +165,11 @@ export function buildSlice(input: EntityRecord[]): SliceData {
   textTerms.forEach((term, rank) => pushTerm(nDocs + rank, term));
 
   const columns: ColumnData[] = COLUMNS.map((_, c) => valueLists(codes[c], columnValues[c]));
+  const termBytes = Buffer.concat(termParts, termTotal);
   return {
     nDocs,
-    termBytes: Buffer.concat(termParts, termTotal),
+    termBytes,
+    trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
     termOffs,
     postOffs,
     postDocs,
@@ -218,4 +221,56 @@ function uniqueByLei(records: EntityRecord[]): EntityRecord[] {
     else out.push(r);
   }
   return out;
+}
+
+/** Byte trie over terms [from, to), nodes in preorder; see native/assembly/slice.ts. */
+export interface Trie {
+  nodeByte: Uint8Array;
+  nodeLo: Uint32Array;
+  nodeHi: Uint32Array;
+  /** next sibling, top bit set when the node's own path is a term */
+  nodeNext: Uint32Array;
+}
+
+const TERMINAL = 0x80000000;
+
+function buildTrie(bytes: Uint8Array, offs: Uint32Array, from: number, to: number): Trie {
+  // upper bound on nodes: one per byte of every term, plus the root
+  const capacity = offs[to] - offs[from] + 1;
+  const nodeByte = new Uint8Array(capacity);
+  const nodeLo = new Uint32Array(capacity);
+  const nodeHi = new Uint32Array(capacity);
+  const nodeNext = new Uint32Array(capacity);
+  const open: number[] = [0]; // open[d] = node at depth d on the current path
+  const lastChild: number[] = [-1]; // lastChild[d] = last node created at depth d under open[d-1]
+  nodeLo[0] = from;
+  nodeHi[0] = to;
+  let count = 1;
+  let prevStart = 0, prevLen = 0;
+  for (let t = from; t < to; t++) {
+    const start = offs[t], len = offs[t + 1] - start;
+    let lcp = 0;
+    if (t > from) while (lcp < len && lcp < prevLen && bytes[start + lcp] === bytes[prevStart + lcp]) lcp++;
+    for (let d = open.length - 1; d > lcp; d--) nodeHi[open.pop()!] = t;
+    for (let d = lcp + 1; d <= len; d++) {
+      const node = count++;
+      nodeByte[node] = bytes[start + d - 1];
+      nodeLo[node] = t;
+      const sibling = lastChild[d] ?? -1;
+      if (sibling >= 0) nodeNext[sibling] = (nodeNext[sibling] & TERMINAL) | node;
+      lastChild[d] = node;
+      lastChild[d + 1] = -1;
+      open.push(node);
+    }
+    if (len === open.length - 1 && len > 0) nodeNext[open[len]] |= TERMINAL;
+    prevStart = start;
+    prevLen = len;
+  }
+  while (open.length > 1) nodeHi[open.pop()!] = to;
+  return {
+    nodeByte: nodeByte.slice(0, count),
+    nodeLo: nodeLo.slice(0, count),
+    nodeHi: nodeHi.slice(0, count),
+    nodeNext: nodeNext.slice(0, count),
+  };
 }

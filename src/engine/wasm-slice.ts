@@ -76,7 +76,9 @@ export class WasmSlice {
     };
     const words: number[] = [
       data.nDocs, data.termOffs.length - 1, copy(data.termBytes), copy(data.termOffs), copy(data.postOffs), copy(data.postDocs),
-      copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), copy(data.postMeta), data.columns.length,
+      copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), copy(data.postMeta),
+      data.trie.nodeByte.length, copy(data.trie.nodeByte), copy(data.trie.nodeLo), copy(data.trie.nodeHi), copy(data.trie.nodeNext),
+      data.columns.length,
     ];
     for (const col of data.columns) words.push(copy(col.codes), col.values.length, copy(col.valOffs), copy(col.valDocs));
     this.engine.configure(copy(Uint32Array.from(words)));
