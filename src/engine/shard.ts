@@ -6,7 +6,7 @@ import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
 import { decode, encode, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
 import type { EntityRecord } from "./schema.js";
-import { buildSlice } from "./slice-builder.js";
+import { SliceBuilder } from "./slice-builder.js";
 import { WasmSlice } from "./wasm-slice.js";
 
 export interface ShardWorkerData { claims: SharedArrayBuffer }
@@ -24,25 +24,25 @@ function claimSlice(): number {
   return -1;
 }
 
-const building = new Map<number, EntityRecord[]>();
+const building = new Map<number, SliceBuilder>();
 const generations = new Map<number, WasmSlice>();
 
 export default function handle(task: ShardTask): unknown {
   switch (task.op) {
     case "begin":
-      building.set(task.gen, []);
+      building.set(task.gen, new SliceBuilder());
       return slice;
     case "add": {
-      const records = building.get(task.gen);
-      if (!records) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
-      for (const r of decode<EntityRecord[]>(task.payload)) records.push(r);
+      const builder = building.get(task.gen);
+      if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
+      for (const r of decode<EntityRecord[]>(task.payload)) builder.add(r);
       return null;
     }
     case "finish": {
-      const records = building.get(task.gen);
-      if (!records) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
+      const builder = building.get(task.gen);
+      if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
       building.delete(task.gen);
-      const built = new WasmSlice(buildSlice(records));
+      const built = new WasmSlice(builder.finish());
       generations.set(task.gen, built);
       const result: FinishResult = { docs: built.docs };
       return result;

@@ -1,5 +1,7 @@
-// Indexer: turns the records of one slice into the flat arrays the WASM engine reads.
-// Docs are numbered in LEI order. Term ids: the first nDocs ids are the docs' own LEIs (marker
+// Indexer: turns the records of one slice into the flat arrays the WASM engine reads. Records
+// are analysed as they arrive (add), so tokenising overlaps with the loader's parsing and no
+// record objects are kept; finish() orders docs by LEI and lays out the arrays. Docs are
+// numbered in LEI order. Term ids: the first nDocs ids are the docs' own LEIs (marker
 // byte 0x01 + LEI, which sorts before every text term, and doc order is LEI order), then the text
 // terms in UTF-8 byte order, so every prefix is one contiguous id range.
 
@@ -35,13 +37,16 @@ export interface SliceData {
   fwdMeta: Uint16Array;
   nameLen: Uint8Array;
   columns: ColumnData[];
+  /** stored documents: JSON of doc d is docBytes[docStart[d], docEnd[d]) */
   docBytes: Uint8Array;
-  docOffs: Uint32Array;
+  docStart: Uint32Array;
+  docEnd: Uint32Array;
 }
 
 class GrowableU32 {
-  data = new Uint32Array(1024);
+  data: Uint32Array;
   length = 0;
+  constructor(initial = 1024) { this.data = new Uint32Array(initial); }
   push(v: number): void {
     if (this.length === this.data.length) {
       const next = new Uint32Array(this.data.length * 2);
@@ -50,138 +55,180 @@ class GrowableU32 {
     }
     this.data[this.length++] = v;
   }
-  view(): Uint32Array { return this.data.subarray(0, this.length); }
 }
 
-const LEI_ENTRY = 0xffffffff;
+class ByteArena {
+  data = Buffer.allocUnsafe(1 << 20);
+  length = 0;
+  /** Appends the UTF-8 of text; returns its start offset. */
+  append(text: string): number {
+    const need = this.length + text.length * 3;
+    if (need > this.data.length) {
+      let size = this.data.length * 2;
+      while (size < need) size *= 2;
+      const next = Buffer.allocUnsafe(size);
+      this.data.copy(next, 0, 0, this.length);
+      this.data = next;
+    }
+    const start = this.length;
+    this.length += this.data.write(text, start);
+    return start;
+  }
+}
 
-export function buildSlice(input: EntityRecord[]): SliceData {
-  let records = input;
-  records = uniqueByLei(records);
-  const nDocs = records.length;
+const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 
-  const termIds = new Map<string, number>();
-  const entryTerm = new GrowableU32();
-  const entryMeta = new GrowableU32();
-  const fwdOffs = new Uint32Array(nDocs + 1);
-  const nameLen = new Uint8Array(nDocs);
-  const columnCoders = COLUMNS.map(() => new Map<string, number>());
-  const columnValues: (string | null)[][] = COLUMNS.map(() => [null]);
-  const codes = COLUMNS.map(() => new Uint32Array(nDocs));
-  const docParts: Buffer[] = [];
-  const docOffs = new Uint32Array(nDocs + 1);
-  let docBytesTotal = 0;
+export class SliceBuilder {
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly entryTerm = new GrowableU32(1 << 16);
+  private readonly entryMeta = new GrowableU32(1 << 16);
+  private readonly entryOffs = new GrowableU32();
+  private readonly nameLens = new GrowableU32();
+  private readonly leis: string[] = [];
+  private readonly docs = new ByteArena();
+  private readonly docStarts = new GrowableU32();
+  private readonly docEnds = new GrowableU32();
+  private readonly columnCoders = COLUMNS.map(() => new Map<string, number>());
+  private readonly columnValues: (string | null)[][] = COLUMNS.map(() => [null]);
+  private readonly codes = COLUMNS.map(() => new GrowableU32());
+  private readonly docTerms = new Map<string, number>();
 
-  for (let d = 0; d < nDocs; d++) {
-    const { entity, otherNames } = records[d];
-    const json = Buffer.from(JSON.stringify(entity));
-    docParts.push(json);
-    docBytesTotal += json.length;
-    docOffs[d + 1] = docBytesTotal;
+  constructor() { this.entryOffs.push(0); }
 
-    COLUMNS.forEach((col, c) => {
+  get size(): number { return this.leis.length; }
+
+  add(record: EntityRecord): void {
+    const { entity, otherNames } = record;
+    this.leis.push(entity.lei);
+    this.docStarts.push(this.docs.append(JSON.stringify(entity)));
+    this.docEnds.push(this.docs.length);
+
+    for (let c = 0; c < COLUMNS.length; c++) {
+      const col = COLUMNS[c];
       const value = entity[col.field];
-      if (value === null || value === "") return;
-      const key = columnKey(col.param, value);
-      let code = columnCoders[c].get(key);
-      if (code === undefined) {
-        code = columnValues[c].length;
-        columnCoders[c].set(key, code);
-        columnValues[c].push(col.param === "city" ? value : key);
+      let code = 0;
+      if (value !== null && value !== "") {
+        const key = columnKey(col.param, value);
+        const known = this.columnCoders[c].get(key);
+        if (known === undefined) {
+          code = this.columnValues[c].length;
+          this.columnCoders[c].set(key, code);
+          this.columnValues[c].push(col.param === "city" ? value : key);
+        } else code = known;
       }
-      codes[c][d] = code;
-    });
+      this.codes[c].push(code);
+    }
 
-    const entries = new Map<string, number>(); // term -> meta (field bits | legal position << 8)
+    const entries = this.docTerms; // term -> meta (field bits | legal position << 8)
+    entries.clear();
     const add = (term: string, bits: number, position: number): void => {
       const prev = entries.get(term);
       if (prev === undefined) entries.set(term, bits | (position << 8));
-      else {
-        const prevPos = prev >> 8;
-        entries.set(term, (prev & 0xff) | bits | (Math.min(prevPos, position) << 8));
-      }
+      else entries.set(term, (prev & 0xff) | bits | (Math.min(prev >> 8, position) << 8));
     };
     const legal = tokenize(entity.legalName ?? "");
-    nameLen[d] = Math.min(legal.length, 255);
-    legal.forEach((t, i) => add(t, FIELD_LEGAL_NAME, Math.min(i, MAX_POSITION)));
+    this.nameLens.push(Math.min(legal.length, 255));
+    for (let i = 0; i < legal.length; i++) add(legal[i], FIELD_LEGAL_NAME, Math.min(i, MAX_POSITION));
     for (const name of otherNames) for (const t of tokenize(name)) add(t, FIELD_OTHER_NAME, NO_POSITION);
     for (const text of addressTexts(entity)) for (const t of tokenize(text)) add(t, FIELD_ADDRESS, NO_POSITION);
-
-    entryTerm.push(LEI_ENTRY);
-    entryMeta.push(FIELD_LEI | (NO_POSITION << 8));
     for (const [term, meta] of entries) {
-      let id = termIds.get(term);
+      let id = this.termIds.get(term);
       if (id === undefined) {
-        id = termIds.size;
-        termIds.set(term, id);
+        id = this.terms.length;
+        this.termIds.set(term, id);
+        this.terms.push(term);
       }
-      entryTerm.push(id);
-      entryMeta.push(meta);
+      this.entryTerm.push(id);
+      this.entryMeta.push(meta);
     }
-    fwdOffs[d + 1] = entryTerm.length;
+    this.entryOffs.push(this.entryTerm.length);
   }
 
-  // final ids: LEIs first (id = doc), then text terms in byte order
-  const textTerms = [...termIds.keys()].sort(compareCodePoints);
-  const remap = new Uint32Array(textTerms.length);
-  textTerms.forEach((term, rank) => { remap[termIds.get(term)!] = nDocs + rank; });
-  termIds.clear();
-  const nTerms = nDocs + textTerms.length;
+  finish(): SliceData {
+    const order = uniqueByLei(this.leis);
+    const nDocs = order.length;
 
-  const fwdTerms = entryTerm.view();
-  const fwdMeta = new Uint16Array(fwdTerms.length);
-  const df = new Uint32Array(nTerms + 1);
-  for (let d = 0; d < nDocs; d++) {
-    for (let e = fwdOffs[d]; e < fwdOffs[d + 1]; e++) {
-      const id = fwdTerms[e] === LEI_ENTRY ? d : remap[fwdTerms[e]];
-      fwdTerms[e] = id;
-      fwdMeta[e] = entryMeta.data[e];
-      df[id + 1]++;
+    // final term ids: LEIs first (id = doc), then text terms in byte order
+    const textOrder = sortedTermIds(this.terms, this.termIds);
+    const remap = new Uint32Array(this.terms.length);
+    textOrder.forEach((temp, rank) => { remap[temp] = nDocs + rank; });
+    const nTerms = nDocs + this.terms.length;
+    this.termIds.clear();
+
+    let entries = nDocs;
+    for (const old of order) entries += this.entryOffs.data[old + 1] - this.entryOffs.data[old];
+    const fwdOffs = new Uint32Array(nDocs + 1);
+    const fwdTerms = new Uint32Array(entries);
+    const fwdMeta = new Uint16Array(entries);
+    const nameLen = new Uint8Array(nDocs);
+    const df = new Uint32Array(nTerms + 1);
+    let e = 0;
+    for (let d = 0; d < nDocs; d++) {
+      const old = order[d];
+      nameLen[d] = this.nameLens.data[old];
+      fwdTerms[e] = d;
+      fwdMeta[e++] = LEI_META;
+      df[d + 1]++;
+      for (let x = this.entryOffs.data[old]; x < this.entryOffs.data[old + 1]; x++) {
+        const id = remap[this.entryTerm.data[x]];
+        fwdTerms[e] = id;
+        fwdMeta[e++] = this.entryMeta.data[x];
+        df[id + 1]++;
+      }
+      fwdOffs[d + 1] = e;
     }
-  }
-  const postOffs = df;
-  for (let t = 0; t < nTerms; t++) postOffs[t + 1] += postOffs[t];
-  const cursor = postOffs.slice(0, nTerms);
-  const postDocs = new Uint32Array(fwdTerms.length);
-  const postMeta = new Uint32Array(fwdTerms.length);
-  for (let d = 0; d < nDocs; d++) {
-    for (let e = fwdOffs[d]; e < fwdOffs[d + 1]; e++) {
-      const at = cursor[fwdTerms[e]]++;
-      postDocs[at] = d;
-      postMeta[at] = fwdMeta[e] | (nameLen[d] << 16);
+
+    const postOffs = df;
+    for (let t = 0; t < nTerms; t++) postOffs[t + 1] += postOffs[t];
+    const cursor = postOffs.slice(0, nTerms);
+    const postDocs = new Uint32Array(entries);
+    const postMeta = new Uint32Array(entries);
+    for (let d = 0; d < nDocs; d++) {
+      for (let x = fwdOffs[d]; x < fwdOffs[d + 1]; x++) {
+        const at = cursor[fwdTerms[x]]++;
+        postDocs[at] = d;
+        postMeta[at] = fwdMeta[x] | (nameLen[d] << 16);
+      }
     }
+
+    const termArena = new ByteArena();
+    const termOffs = new Uint32Array(nTerms + 1);
+    for (let d = 0; d < nDocs; d++) {
+      termArena.append(LEI_TERM_MARKER + this.leis[order[d]].toLowerCase());
+      termOffs[d + 1] = termArena.length;
+    }
+    textOrder.forEach((temp, rank) => {
+      termArena.append(this.terms[temp]);
+      termOffs[nDocs + rank + 1] = termArena.length;
+    });
+    const termBytes = termArena.data.subarray(0, termArena.length);
+
+    const docStart = new Uint32Array(nDocs);
+    const docEnd = new Uint32Array(nDocs);
+    for (let d = 0; d < nDocs; d++) {
+      docStart[d] = this.docStarts.data[order[d]];
+      docEnd[d] = this.docEnds.data[order[d]];
+    }
+    const columns = COLUMNS.map((_, c) => {
+      const codes = new Uint32Array(nDocs);
+      for (let d = 0; d < nDocs; d++) codes[d] = this.codes[c].data[order[d]];
+      return valueLists(codes, this.columnValues[c]);
+    });
+    return {
+      nDocs, termBytes, termOffs, postOffs, postDocs, postMeta,
+      trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
+      fwdOffs, fwdTerms, fwdMeta, nameLen, columns,
+      docBytes: this.docs.data.subarray(0, this.docs.length), docStart, docEnd,
+    };
   }
+}
 
-  const termParts: Buffer[] = [];
-  const termOffs = new Uint32Array(nTerms + 1);
-  let termTotal = 0;
-  const pushTerm = (i: number, term: string): void => {
-    const bytes = Buffer.from(term);
-    termParts.push(bytes);
-    termTotal += bytes.length;
-    termOffs[i + 1] = termTotal;
-  };
-  for (let d = 0; d < nDocs; d++) pushTerm(d, LEI_TERM_MARKER + records[d].entity.lei.toLowerCase());
-  textTerms.forEach((term, rank) => pushTerm(nDocs + rank, term));
-
-  const columns: ColumnData[] = COLUMNS.map((_, c) => valueLists(codes[c], columnValues[c]));
-  const termBytes = Buffer.concat(termParts, termTotal);
-  return {
-    nDocs,
-    termBytes,
-    trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
-    termOffs,
-    postOffs,
-    postDocs,
-    postMeta,
-    fwdOffs,
-    fwdTerms: fwdTerms.slice(),
-    fwdMeta,
-    nameLen,
-    columns,
-    docBytes: Buffer.concat(docParts, docBytesTotal),
-    docOffs,
-  };
+/** Convenience for tests and tools: all records at once. */
+export function buildSlice(records: EntityRecord[]): SliceData {
+  const builder = new SliceBuilder();
+  for (const r of records) builder.add(r);
+  return builder.finish();
 }
 
 function addressTexts(e: LegalEntity): string[] {
@@ -207,18 +254,24 @@ function valueLists(codes: Uint32Array, values: (string | null)[]): ColumnData {
   return { values, codes, valOffs, valDocs };
 }
 
-/** Sorted by LEI; of rows repeating an LEI, the last one in the file wins. */
-function uniqueByLei(records: EntityRecord[]): EntityRecord[] {
-  const order = records.map((_, i) => i);
-  order.sort((a, b) => {
-    const x = records[a].entity.lei, y = records[b].entity.lei;
-    return x < y ? -1 : x > y ? 1 : a - b;
-  });
-  const out: EntityRecord[] = [];
+/**
+ * Term ids in UTF-8 byte order. The engine compares bytes; JS sorts UTF-16 units, which agree
+ * unless a term holds a character from U+D800 up, so the native sort serves nearly always.
+ */
+function sortedTermIds(terms: string[], ids: Map<string, number>): number[] {
+  const sorted = terms.slice().sort();
+  if (sorted.some((t) => /[\uD800-\uFFFF]/.test(t))) sorted.sort(compareCodePoints);
+  return sorted.map((t) => ids.get(t)!);
+}
+
+/** Insertion indices in LEI order; of indices repeating an LEI, the last added wins. */
+function uniqueByLei(leis: string[]): number[] {
+  const order = leis.map((_, i) => i);
+  order.sort((a, b) => (leis[a] < leis[b] ? -1 : leis[a] > leis[b] ? 1 : a - b));
+  const out: number[] = [];
   for (const i of order) {
-    const r = records[i];
-    if (out.length > 0 && out[out.length - 1].entity.lei === r.entity.lei) out[out.length - 1] = r;
-    else out.push(r);
+    if (out.length > 0 && leis[out[out.length - 1]] === leis[i]) out[out.length - 1] = i;
+    else out.push(i);
   }
   return out;
 }

@@ -12,7 +12,11 @@ const TOKEN_RE = /[\p{L}\p{N}\p{M}]+/gu;
 const BIGRAM_SCRIPT_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]/u;
 const SCRIPT_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
 
+const ASCII_RE = /^[\x00-\x7f]*$/;
+const ASCII_TOKEN_RE = /[a-z0-9]+/g;
+
 export function foldText(text: string): string {
+  if (ASCII_RE.test(text)) return text.toLowerCase(); // NFKC and mark folding are identities here
   return text
     .normalize("NFKC")
     .toLowerCase()
@@ -24,7 +28,8 @@ export function foldText(text: string): string {
 
 /** Terms of a text in order; the index of a term is its position. */
 export function tokenize(text: string): string[] {
-  const words = foldText(text).match(TOKEN_RE);
+  const ascii = ASCII_RE.test(text);
+  const words = ascii ? text.toLowerCase().match(ASCII_TOKEN_RE) : foldText(text).match(TOKEN_RE);
   if (!words) return [];
   const out: string[] = [];
   let singles = "";
@@ -33,7 +38,7 @@ export function tokenize(text: string): string[] {
     singles = "";
   };
   for (const word of words) {
-    if (BIGRAM_SCRIPT_RE.test(word)) {
+    if (!ascii && BIGRAM_SCRIPT_RE.test(word)) {
       flushSingles();
       for (const run of word.match(SCRIPT_RUN_RE) ?? []) {
         if (BIGRAM_SCRIPT_RE.test(run)) pushBigrams(run, out);
@@ -41,7 +46,7 @@ export function tokenize(text: string): string[] {
       }
       continue;
     }
-    if ([...word].length === 1 && /\p{L}/u.test(word)) {
+    if (ascii ? word.length === 1 && word >= "a" : [...word].length === 1 && /\p{L}/u.test(word)) {
       singles += word;
       continue;
     }

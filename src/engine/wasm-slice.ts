@@ -48,7 +48,8 @@ export class WasmSlice {
   readonly docs: number;
   private readonly engine: EngineExports;
   private readonly docBytes: Uint8Array;
-  private readonly docOffs: Uint32Array;
+  private readonly docStart: Uint32Array;
+  private readonly docEnd: Uint32Array;
   private readonly columns: ColumnData[];
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
@@ -61,7 +62,8 @@ export class WasmSlice {
     this.engine = instance.exports as unknown as EngineExports;
     this.docs = data.nDocs;
     this.docBytes = data.docBytes;
-    this.docOffs = data.docOffs;
+    this.docStart = data.docStart;
+    this.docEnd = data.docEnd;
     this.columns = data.columns;
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
@@ -91,10 +93,10 @@ export class WasmSlice {
     this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
   }
 
-  doc(d: number): Uint8Array { return this.docBytes.subarray(this.docOffs[d], this.docOffs[d + 1]); }
+  doc(d: number): Uint8Array { return this.docBytes.subarray(this.docStart[d], this.docEnd[d]); }
 
   private leiOf(d: number): string {
-    const at = this.docOffs[d] + LEI_OFFSET_IN_DOC;
+    const at = this.docStart[d] + LEI_OFFSET_IN_DOC;
     return Buffer.from(this.docBytes.buffer, this.docBytes.byteOffset + at, 20).toString("latin1");
   }
 
