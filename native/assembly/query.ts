@@ -122,23 +122,33 @@ function buildToken(t: i32, typos: bool): void {
   unchecked(tokPostings[t] = postings);
 }
 
+@inline function maxTyposOf(t: i32): u32 {
+  return load<u32>(probeBase(t, 0) + 8) | load<u32>(probeBase(t, 1) + 8);
+}
+
 /**
- * Second pass: tokens with no exact candidates get typo candidates; when every token had some
- * (the words exist, just not together), all of them do.
+ * Second pass. When exact terms found too little: tokens with no exact candidates get typo
+ * candidates, or all tokens when each had some (the words exist, just not together). When the
+ * best exact hit matched its last token only as a prefix (a street named like the company, say):
+ * the last token. Returns false when no token can take typos, so the pass would change nothing.
  */
-function buildTypoCandidates(): bool {
+function buildTypoCandidates(onlyLast: bool): bool {
   let missing = 0;
   for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) == unchecked(tokStart[t])) missing++;
   // ranges must stay contiguous per token, so the buffer is rebuilt token by token
   for (let t = 0; t < nTokens; t++) { unchecked(exactLo[t] = tokStart[t]); unchecked(exactHi[t] = tokEnd[t]); }
-  resetRanges();
   let changed = false;
   for (let t = 0; t < nTokens; t++) {
-    const expand = missing == 0 || unchecked(exactHi[t]) == unchecked(exactLo[t]);
-    buildToken(t, expand);
-    if (expand) changed = true;
+    const expand = onlyLast ? t == nTokens - 1 : missing == 0 || unchecked(exactHi[t]) == unchecked(exactLo[t]);
+    if (expand && maxTyposOf(t) > 0) changed = true;
   }
-  return changed;
+  if (!changed) return false;
+  resetRanges();
+  for (let t = 0; t < nTokens; t++) {
+    const expand = onlyLast ? t == nTokens - 1 : missing == 0 || unchecked(exactHi[t]) == unchecked(exactLo[t]);
+    buildToken(t, expand);
+  }
+  return true;
 }
 
 // costFlags of the range of token t holding term, or -1.
@@ -160,15 +170,17 @@ function lookup(t: i32, term: u32): i32 {
 }
 
 // Score from the per-token best matches in best*. Criteria, most significant first: tokens
-// matched, typo cost, whole-token (not prefix) matches, whole legal name equal to the query,
-// field weight, proximity in the legal name, shorter name.
+// matched, tokens matched in a name, typo cost, whole-token (not prefix) matches, whole legal
+// name equal to the query, field weight, proximity in the legal name, shorter name.
+export const WHOLE_SHIFT: u32 = 31;
 function assemble(nl: i32, minMatch: i32): u64 {
-  let matched = 0, cost = 0, whole = 0, weight = 0, prox = 0;
+  let matched = 0, named = 0, cost = 0, whole = 0, weight = 0, prox = 0;
   let exact = nl == nTokens;
   for (let t = 0; t < nTokens; t++) {
     const bc = unchecked(bestCost[t]);
     if (bc == NO_MATCH) { exact = false; prox += 8; continue; }
     matched++;
+    if (unchecked(bestWeight[t]) >= 2) named++;
     cost += bc;
     whole += unchecked(bestWhole[t]);
     weight += unchecked(bestWeight[t]);
@@ -183,8 +195,8 @@ function assemble(nl: i32, minMatch: i32): u64 {
   if (cost > 31) cost = 31;
   if (weight > 63) weight = 63;
   if (prox > 255) prox = 255;
-  return (<u64>matched << 32) | (<u64>(31 - cost) << 27) | (<u64>(whole > 15 ? 15 : whole) << 23) |
-    (<u64>(exact ? 1 : 0) << 22) | (<u64>weight << 16) | (<u64>(255 - prox) << 8) | <u64>(255 - (nl > 255 ? 255 : nl));
+  return (<u64>matched << 44) | (<u64>named << 40) | (<u64>(31 - cost) << 35) | (<u64>(whole > 15 ? 15 : whole) << WHOLE_SHIFT) |
+    (<u64>(exact ? 1 : 0) << 30) | (<u64>weight << 24) | (<u64>(255 - prox) << 16) | (<u64>(255 - (nl > 255 ? 255 : nl)) << 8);
 }
 
 @inline function resetBest(): void {
@@ -193,12 +205,15 @@ function assemble(nl: i32, minMatch: i32): u64 {
   }
 }
 
+// A token's best match in a doc: in a name field first, then fewest typos, whole over prefix,
+// heavier field.
 @inline function improve(t: i32, cf: i32, meta: u32, bits: u32): void {
   const cost = cf & 0xff;
   const whole = (cf & <i32>WHOLE) != 0 ? 1 : 0;
   const weight = fieldWeight(bits);
   const bc = unchecked(bestCost[t]);
-  if (cost < bc || (cost == bc && (whole > unchecked(bestWhole[t]) || (whole == unchecked(bestWhole[t]) && weight > unchecked(bestWeight[t]))))) {
+  const named = weight >= 2, wasNamed = unchecked(bestWeight[t]) >= 2;
+  if (bc == NO_MATCH || (named && !wasNamed) || (named == wasNamed && (cost < bc || (cost == bc && (whole > unchecked(bestWhole[t]) || (whole == unchecked(bestWhole[t]) && weight > unchecked(bestWeight[t]))))))) {
     unchecked(bestCost[t] = cost); unchecked(bestWhole[t] = whole); unchecked(bestWeight[t] = weight);
     unchecked(bestPos[t] = (bits & FIELD_LEGAL) != 0 ? <i32>((meta >> 8) & 0xff) : 255);
   }
@@ -222,8 +237,10 @@ function scoreDoc(doc: u32, minMatch: i32): u64 {
   return assemble(<i32>load<u8>(nameLen + <usize>doc), minMatch);
 }
 
+let bestScore: u64 = 0;
 @inline function accept(doc: u32, score: u64): void {
   found++;
+  if (score > bestScore) bestScore = score;
   if (facetMask != 0) countFacets(doc);
   offer(doc, score);
 }
@@ -267,9 +284,17 @@ function driveByFilter(minMatch: i32): void {
   }
 }
 
-/** One token: each posting carries its field bits, name position and name length. */
+/**
+ * One token: each posting carries its field bits, name position and name length. Postings are
+ * visited in the order of improve(): name fields first, then by typo cost, so a doc's first
+ * sighting is its best match.
+ */
 function driveSingleToken(): void {
-  // ranges in cost order, so a doc's first sighting is its cheapest match
+  driveSinglePass(FIELD_LEGAL | FIELD_OTHER);
+  driveSinglePass(~(FIELD_LEGAL | FIELD_OTHER));
+}
+
+function driveSinglePass(fields: u32): void {
   for (let cost: u32 = 0; cost <= 2; cost++) {
     for (let r = unchecked(tokStart[0]); r < unchecked(tokEnd[0]); r++) {
       const cf = rangeCost(r);
@@ -278,7 +303,7 @@ function driveSingleToken(): void {
       for (let p = postingStart(rangeLo(r)); p < end; p++) {
         const meta = postingMeta(p);
         const bits = meta & 0xf & fieldMask;
-        if (bits == 0) continue;
+        if ((bits & fields) == 0) continue;
         const doc = postingDoc(p);
         docsConsidered++;
         if (!firstSight(doc) || !passesFilters(doc)) continue;
@@ -292,6 +317,7 @@ function driveSingleToken(): void {
 
 function evaluate(minMatch: i32, window: i32): void {
   found = 0;
+  bestScore = 0;
   resetCollector(window);
   for (let c = 0; c < nCols; c++) if ((facetMask & (1 << c)) != 0) zero(unchecked(facetCounts[c]), <usize>unchecked(colNCodes[c]) * 4);
   clearSeen();
@@ -353,9 +379,13 @@ export function runQuery(): void {
   resetRanges();
   for (let t = 0; t < nTokens; t++) buildToken(t, false);
   evaluate(required, window);
-  if ((flags & 1) != 0 && nTokens > 0 && found < threshold && buildTypoCandidates()) {
-    typoPass = 1;
-    evaluate(required, window);
+  if ((flags & 1) != 0 && nTokens > 0) {
+    const few = found < threshold;
+    const weak = !few && <i32>((bestScore >> WHOLE_SHIFT) & 0xf) < nTokens;
+    if ((few || weak) && buildTypoCandidates(weak)) {
+      typoPass = 1;
+      evaluate(required, window);
+    }
   }
   while ((flags & 2) != 0 && found == 0 && required > 1) {
     required--;
