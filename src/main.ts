@@ -65,10 +65,22 @@ async function main(): Promise<void> {
   const describe = config.source
     ? `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV) loaded from ${config.source}`
     : "GLEIF Level 1 golden copy: the bundled real sample of 6,147 records (data/sample/real-sample.csv), not the full registry";
+  let loading: Promise<void> | null = null;
+  const load = (): Promise<void> => {
+    loading ??= loadInto(collection, pool.slices, { source, dataDir: config.dataDir, describe, log })
+      .then((result) => log(`loaded ${result.records} records in ${result.ingestSeconds.toFixed(1)} s`))
+      .finally(() => { loading = null; });
+    return loading;
+  };
+  // A shard worker that dies takes its slice with it: until the data is loaded again, requests
+  // that need that slice get 503, never a partial answer.
+  pool.onSliceLost = (slice) => {
+    log(`shard worker of slice ${slice} died; reloading ${source}`);
+    void pool.ready().then(() => (loading ?? load())).catch((err: Error) => console.error(`reload failed: ${err.message}`));
+  };
   log(`loading ${source} into ${config.shards} slice(s)`);
   try {
-    const result = await loadInto(collection, pool.slices, { source, dataDir: config.dataDir, describe, log });
-    log(`loaded ${result.records} records in ${result.ingestSeconds.toFixed(1)} s`);
+    await load();
   } catch (err) {
     console.error(`load of ${source} failed: ${(err as Error).message}`);
     await server.drain(1000);

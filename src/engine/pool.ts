@@ -24,6 +24,9 @@ export class ShardPool {
   private readonly piscina: Piscina;
   private readonly queues: Map<number, Pending[]>[];
   private readonly inFlight: number[];
+  private closing = false;
+  /** Called when a worker dies and its slice's data is gone with it. */
+  onSliceLost: ((slice: number) => void) | null = null;
 
   constructor(slices = availableParallelism()) {
     this.slices = slices;
@@ -43,7 +46,9 @@ export class ShardPool {
     });
     // a dead worker's slice is released so that its replacement can claim it
     this.piscina.on("workerDestroy", (worker: PiscinaWorker) => {
-      for (let s = 0; s < slices; s++) Atomics.compareExchange(this.claims, s, worker.id, 0);
+      for (let s = 0; s < slices; s++) {
+        if (Atomics.compareExchange(this.claims, s, worker.id, 0) === worker.id && !this.closing) this.onSliceLost?.(s);
+      }
     });
   }
 
@@ -114,6 +119,7 @@ export class ShardPool {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.piscina.destroy();
   }
 }
