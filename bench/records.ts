@@ -654,7 +654,7 @@ export class RecordFactory {
       case 'series': {
         parts.push(brand);
         if (brand2 !== null) parts.push(brand2);
-        parts.push(family.activity);
+        parts.push(lang === family.home.lang ? family.activity : word(family.activity.english));
         const n = rng.range(1, 25);
         parts.push(word(rng.chance(0.5) ? roman(Math.min(n, 39)) : rng.chance(0.5) ? String(n) : `${2015 + rng.int(12)}-${rng.range(1, 4)}`));
         break;
@@ -788,6 +788,7 @@ function coin(rng: Rng, lang: LangPack): Word {
     return { native, latin: foldAscii(native), english: foldAscii(native) };
   }
   latin = capitalise(latin);
+  if (lang.script === 'cyrillic' || lang.script === 'greek') native = capitalise(native);
   return { native, latin, english: latin };
 }
 
@@ -828,7 +829,9 @@ function applyForm(rng: Rng, core: NameParts, form: LegalForm, latinScript: bool
   const englishForm = isNonLatin(variant) ? form.english ?? latinForm : variant;
   if (variant === '') return { ...core };
   const sep = joined && isNonLatin(variant) ? '' : ' ';
-  if (form.prefix === true) {
+  // An English rendering of a native prefix form ("Co., Ltd." for 주식회사) goes after the name.
+  const renderedInEnglish = latinScript && form.variants.every(isNonLatin);
+  if (form.prefix === true && !renderedInEnglish) {
     const inner = form.quoteName === true ? `"${core.native}"` : core.native;
     const innerLatin = form.quoteName === true ? `"${core.latin}"` : core.latin;
     const close = form.close !== undefined ? ` ${form.close}` : '';
