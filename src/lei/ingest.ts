@@ -34,6 +34,7 @@ export async function loadInto(collection: Collection, slices: number, req: Load
       loadedAt: new Date().toISOString(),
     });
     if (built !== done.records) req.log(`${done.records - built} duplicate LEI rows were folded into one record each`);
+    if (done.skipped > 0) req.log(`${done.skipped} rows skipped: their LEI is not 20 upper-case letters or digits`);
     return { records: built, ingestSeconds, downloadSeconds: done.downloadSeconds, published: done.published };
   } catch (err) {
     await collection.abandon(gen);

@@ -31,6 +31,8 @@ const OTHER_NAME_COLUMNS = [1, 2, 3, 4, 5].flatMap((i) => [
   `Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.${i}`,
 ]);
 
+const LEI_SHAPE = /^[0-9A-Z]{20}$/;
+
 export class MissingColumnsError extends Error {}
 
 export type RecordMapper = (row: CsvRow) => EntityRecord | null;
@@ -52,7 +54,9 @@ export function recordMapper(header: string[]): RecordMapper {
       const value = row.field(i);
       entity[key] = value === "" ? null : value;
     }
-    if (!entity.lei) return null;
+    // The engine orders and finds docs by LEI bytes; a row whose LEI is not 20 upper-case
+    // letters or digits cannot be an LEI at all, and is skipped (and counted) by the loader.
+    if (!entity.lei || !LEI_SHAPE.test(entity.lei)) return null;
     if (entity.entityStatus === "NULL") entity.entityStatus = null;
     if (entity.hqAddress !== null && entity.hqAddress === entity.legalAddress) entity.hqAddress = null;
     const names: string[] = [];
