@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const metrics = new Metrics();
   const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds));
   registerHealthRoutes(server, collection, metrics);
-  registerLeiRoutes(server, new LeiService(collection));
+  registerLeiRoutes(server, new LeiService(collection, config.cacheMegabytes << 20));
   registerFallback(server);
   const port = await server.listen(config.host, config.port);
 

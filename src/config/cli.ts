@@ -11,6 +11,7 @@ export interface Config {
   shards: number;
   rateLimit: number;
   rateWindowSeconds: number;
+  cacheMegabytes: number;
 }
 
 interface FlagSpec { env: string; help: string; fallback: () => string | null }
@@ -27,6 +28,7 @@ const FLAGS: Record<string, FlagSpec> = {
   shards: { env: "LEIDEX_SHARDS", help: "shard worker threads, one slice each (default: one per core)", fallback: () => String(availableParallelism()) },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
+  "cache-mb": { env: "LEIDEX_CACHE_MB", help: "memory for cached search answers in MB; 0 disables", fallback: () => "64" },
 };
 
 export class ConfigError extends Error {}
@@ -76,5 +78,6 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     shards: int("shards", 1, 256),
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
+    cacheMegabytes: int("cache-mb", 0, 65_536),
   };
 }

@@ -1,6 +1,7 @@
 // The LEI area's core API, shared by the HTTP routes and the MCP tools so both give the same
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
+import { LRUCache } from "lru-cache";
 import type { Collection, SearchOutcome } from "../engine/collection.js";
 import type { FacetParam } from "../engine/schema.js";
 import { checkDigitsValid, hasLeiForm } from "./lei-code.js";
@@ -25,16 +26,26 @@ export interface DatasetStats {
 }
 
 export class LeiService {
-  constructor(private readonly collection: Collection) {}
+  /** Serialised answers of the live generation; a new generation's keys never meet old ones. */
+  private readonly cache: LRUCache<string, Buffer> | null;
+
+  constructor(private readonly collection: Collection, cacheBytes = 64 << 20) {
+    this.cache = cacheBytes > 0 ? new LRUCache({ maxSize: cacheBytes, sizeCalculation: (b) => b.length + 64 }) : null;
+  }
 
   /** A SearchPage, serialised: stored documents are spliced in as they are. */
   async search(params: SearchParams): Promise<Buffer> {
+    const key = `${this.collection.current?.gen}|s|${JSON.stringify(params)}`;
+    const cached = this.cache?.get(key);
+    if (cached) return cached;
     const outcome = params.q !== null && !SEARCHABLE.test(params.q)
       ? await this.emptyOutcome()
       : await this.collection.search({
         q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
       });
-    return renderSearchPage(outcome, params);
+    const page = renderSearchPage(outcome, params);
+    this.cache?.set(key, page);
+    return page;
   }
 
   private async emptyOutcome(): Promise<SearchOutcome> {
