@@ -5,7 +5,7 @@
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
 import { decode, encode, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
-import type { EntityRecord } from "./schema.js";
+import { fromWire, type WireRecord } from "./schema.js";
 import { SliceBuilder } from "./slice-builder.js";
 import { WasmSlice } from "./wasm-slice.js";
 
@@ -35,7 +35,7 @@ export default function handle(task: ShardTask): unknown {
     case "add": {
       const builder = building.get(task.gen);
       if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
-      for (const r of decode<EntityRecord[]>(task.payload)) builder.add(r);
+      for (const r of decode<WireRecord[]>(task.payload)) builder.add(fromWire(r));
       return null;
     }
     case "finish": {

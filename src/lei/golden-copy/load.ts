@@ -6,7 +6,7 @@ import { basename, join } from "node:path";
 import type { MessagePort } from "node:worker_threads";
 import { sliceOf } from "../../engine/partition.js";
 import { encode } from "../../engine/protocol.js";
-import type { EntityRecord } from "../../engine/schema.js";
+import type { WireRecord } from "../../engine/schema.js";
 import { CsvReader, type CsvRow } from "./csv.js";
 import { recordMapper, type RecordMapper } from "./record.js";
 import { download, isUrl, openLocal } from "./source.js";
@@ -47,7 +47,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
 
   const started = Date.now();
   const opened = await openLocal(path);
-  const pending: EntityRecord[][] = Array.from({ length: input.slices }, () => []);
+  const pending: WireRecord[][] = Array.from({ length: input.slices }, () => []);
   let mapper: RecordMapper | null = null;
   let records = 0;
   let skipped = 0;
@@ -61,7 +61,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     const record = mapper(row);
     if (!record) { skipped++; return; }
     records++;
-    const s = sliceOf(record.entity.lei, input.slices);
+    const s = sliceOf(record[0]!, input.slices);
     pending[s].push(record);
     if (pending[s].length >= BATCH_RECORDS) full.push(s);
   });

@@ -2,10 +2,10 @@
 // any extra columns work. Values are reproduced as published; the only rewrite is the literal
 // `NULL` of Entity.EntityStatus, which is how the file says "no status".
 
-import type { EntityRecord, LegalEntity } from "../../engine/schema.js";
+import { ENTITY_FIELDS, type LegalEntity, type WireRecord } from "../../engine/schema.js";
 import type { CsvRow } from "./csv.js";
 
-const ENTITY_COLUMNS = {
+const ENTITY_COLUMNS: Record<keyof LegalEntity, string> = {
   lei: "LEI",
   legalName: "Entity.LegalName",
   entityStatus: "Entity.EntityStatus",
@@ -22,7 +22,7 @@ const ENTITY_COLUMNS = {
   managingLou: "Registration.ManagingLOU",
   registeredAt: "Registration.InitialRegistrationDate",
   lastUpdatedAt: "Registration.LastUpdateDate",
-} as const satisfies Record<keyof LegalEntity, string>;
+};
 
 export const REQUIRED_COLUMNS = ["LEI", "Entity.LegalName"] as const;
 
@@ -35,7 +35,7 @@ const LEI_SHAPE = /^[0-9A-Z]{20}$/;
 
 export class MissingColumnsError extends Error {}
 
-export type RecordMapper = (row: CsvRow) => EntityRecord | null;
+export type RecordMapper = (row: CsvRow) => WireRecord | null;
 
 /** Builds the row -> record mapping from the header row. */
 export function recordMapper(header: string[]): RecordMapper {
@@ -45,25 +45,26 @@ export function recordMapper(header: string[]): RecordMapper {
   if (missing.length > 0) throw new MissingColumnsError(`golden copy lacks required column(s): ${missing.join(", ")}`);
 
   const at = (name: string): number => index.get(name) ?? -1;
-  const fields = Object.entries(ENTITY_COLUMNS).map(([key, column]) => [key as keyof LegalEntity, at(column)] as const);
+  const columns = ENTITY_FIELDS.map((field) => at(ENTITY_COLUMNS[field]));
   const otherNames = OTHER_NAME_COLUMNS.map(at).filter((i) => i >= 0);
+  const STATUS = ENTITY_FIELDS.indexOf("entityStatus");
+  const LEGAL_ADDRESS = ENTITY_FIELDS.indexOf("legalAddress");
+  const HQ_ADDRESS = ENTITY_FIELDS.indexOf("hqAddress");
 
   return (row) => {
-    const entity = {} as Record<keyof LegalEntity, string | null>;
-    for (const [key, i] of fields) {
+    const wire: WireRecord = columns.map((i) => {
       const value = row.field(i);
-      entity[key] = value === "" ? null : value;
-    }
+      return value === "" ? null : value;
+    });
     // The engine orders and finds docs by LEI bytes; a row whose LEI is not 20 upper-case
     // letters or digits cannot be an LEI at all, and is skipped (and counted) by the loader.
-    if (!entity.lei || !LEI_SHAPE.test(entity.lei)) return null;
-    if (entity.entityStatus === "NULL") entity.entityStatus = null;
-    if (entity.hqAddress !== null && entity.hqAddress === entity.legalAddress) entity.hqAddress = null;
-    const names: string[] = [];
+    if (!wire[0] || !LEI_SHAPE.test(wire[0])) return null;
+    if (wire[STATUS] === "NULL") wire[STATUS] = null;
+    if (wire[HQ_ADDRESS] !== null && wire[HQ_ADDRESS] === wire[LEGAL_ADDRESS]) wire[HQ_ADDRESS] = null;
     for (const i of otherNames) {
       const v = row.field(i);
-      if (v !== "") names.push(v);
+      if (v !== "") wire.push(v);
     }
-    return { entity: entity as LegalEntity, otherNames: names };
+    return wire;
   };
 }
