@@ -102,12 +102,23 @@ export class WasmSlice {
 
   /** The stored document of an LEI (upper case), by binary search over the LEI-ordered docs. */
   lookup(lei: string): Uint8Array | null {
+    if (lei.length !== 20) return null;
     let lo = 0, hi = this.docs;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.leiOf(mid) < lei) lo = mid + 1; else hi = mid;
+      if (this.compareLei(mid, lei) < 0) lo = mid + 1; else hi = mid;
     }
-    return lo < this.docs && this.leiOf(lo) === lei ? this.doc(lo) : null;
+    return lo < this.docs && this.compareLei(lo, lei) === 0 ? this.doc(lo) : null;
+  }
+
+  /** Doc d's LEI against an ASCII LEI, byte by byte: no string per probe. */
+  private compareLei(d: number, lei: string): number {
+    const at = this.docStart[d] + LEI_OFFSET_IN_DOC;
+    for (let i = 0; i < 20; i++) {
+      const diff = this.docBytes[at + i] - lei.charCodeAt(i);
+      if (diff !== 0) return diff;
+    }
+    return 0;
   }
 
   /** Every value of a facet column with its doc count. */
