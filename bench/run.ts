@@ -1,7 +1,7 @@
 // The Leidex benchmark: one command, peers side by side in the same run.
 //
 //   npm run bench -- [--records N] [--duration S] [--connections C] [--shards K]
-//                    [--seed S] [--warmup S] [--query-count Q] [--recall R]
+//                    [--seed S] [--warmup S] [--query-count Q] [--load-queries L] [--recall R]
 //                    [--skip-postgres] [--skip-uws] [--keep-data]
 //
 // 1. Generates (or reuses from bench/out/) a synthetic golden-copy zip and query set.
@@ -19,12 +19,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Args, isMain } from './args.js';
 import { startBareUws } from './bare-uws.js';
-import { generate, GENERATOR_VERSION, type QueryFile } from './generate.js';
+import { generate, GENERATOR_VERSION, writeQueryFile, type QueryFile } from './generate.js';
 import { runLoad, type LoadResult } from './loadgen.js';
 import { runPostgresBaseline, type PgBaselineResult } from './postgres.js';
 import { freePort, readMemory, removeDirLater, RssSampler, runCleanups, startServer, type ServerProcess } from './proc.js';
 import { Rng } from './prng.js';
-import type { QueryEntry } from './queries.js';
+import { buildQuerySet, type QueryEntry } from './queries.js';
 import { RecordFactory } from './records.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -40,7 +40,10 @@ export interface RunOptions {
   readonly warmupS: number;
   readonly connections: number;
   readonly shards: number | null;
+  /** Queries for recall and sanity checks (the query file of the data set). */
   readonly queryCount: number;
+  /** Records whose queries drive the search scenarios: more distinct requests than a run can send, so no answer cache can serve repeats. */
+  readonly loadQueryCount: number;
   readonly recallCount: number;
   readonly skipPostgres: boolean;
   readonly skipUws: boolean;
@@ -63,7 +66,10 @@ interface ScenarioResult {
 
 interface Dataset {
   readonly zip: string;
+  /** Recall and sanity queries. */
   readonly queries: QueryEntry[];
+  /** Queries for the load scenarios, from other records than `queries` as far as possible. */
+  readonly loadQueries: QueryEntry[];
   readonly csvBytes: number;
   readonly zipBytes: number;
   readonly generatedSeconds: number | null;
@@ -113,17 +119,25 @@ async function dataset(opts: RunOptions, factory: RecordFactory): Promise<Datase
     writeFileSync(meta, JSON.stringify({ records: opts.records, seed: opts.seed, version: GENERATOR_VERSION, csvBytes, fileBytes: zipBytes, seconds: res.seconds }) + '\n');
     log(`generated in ${res.seconds.toFixed(1)} s: ${(csvBytes / 2 ** 20).toFixed(0)} MiB CSV, ${(zipBytes / 2 ** 20).toFixed(1)} MiB zip`);
   }
+  const queries = await querySet(factory, opts.queryCount, opts.seed, qfile);
+  const loadCount = Math.min(opts.loadQueryCount, Math.floor(opts.records / 2));
+  const lfile = path.join(OUT, `load-queries-${opts.records}-s${opts.seed}-v${GENERATOR_VERSION}-q${loadCount}.json`);
+  const loadQueries = await querySet(factory, loadCount, opts.seed + LOAD_SEED_OFFSET, lfile);
+  return { zip, queries, loadQueries, csvBytes, zipBytes, generatedSeconds };
+}
+
+const LOAD_SEED_OFFSET = 7919;
+
+async function querySet(factory: RecordFactory, count: number, seed: number, file: string): Promise<QueryEntry[]> {
   let queries: QueryEntry[];
-  if (existsSync(qfile)) {
-    queries = [...(JSON.parse(readFileSync(qfile, 'utf8')) as QueryFile).queries];
+  if (existsSync(file)) {
+    queries = [...(JSON.parse(readFileSync(file, 'utf8')) as QueryFile).queries];
   } else {
-    const { buildQuerySet } = await import('./queries.js');
-    const { writeQueryFile } = await import('./generate.js');
-    queries = buildQuerySet(factory, opts.queryCount, opts.seed);
-    await writeQueryFile(qfile, queries, opts.records, opts.seed);
+    queries = buildQuerySet(factory, count, seed);
+    await writeQueryFile(file, queries, factory.total, seed);
   }
-  log(`${queries.length.toLocaleString('en-US')} queries from ${path.relative(REPO, qfile)}`);
-  return { zip, queries, csvBytes, zipBytes, generatedSeconds };
+  log(`${queries.length.toLocaleString('en-US')} queries from ${path.relative(REPO, file)}`);
+  return queries;
 }
 
 // ---------------------------------------------------------------- scenarios
@@ -260,7 +274,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
   const load0 = os.loadavg();
   const factory = new RecordFactory(opts.seed, opts.records);
   const data = await dataset(opts, factory);
-  const scenarios = buildScenarios(factory, data.queries, opts.seed);
+  const scenarios = buildScenarios(factory, data.loadQueries, opts.seed);
   const recallItems = data.queries.slice(0, opts.recallCount).map((q) => ({ q: q.typoQuery, lei: q.lei }));
 
   // Leidex.
@@ -319,7 +333,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
   if (!opts.skipPostgres) {
     pgRes = await runPostgresBaseline({
       factory,
-      queries: data.queries.map((q) => q.typoQuery),
+      queries: data.loadQueries.map((q) => q.typoQuery),
       recall: recallItems,
       connections: opts.connections,
       durationS: opts.durationS,
@@ -330,12 +344,12 @@ export async function runBench(opts: RunOptions): Promise<void> {
   }
 
   // Report.
-  const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'distinct', 'client CPU', 'peak RSS']];
+  const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests', 'distinct', 'client CPU', 'peak RSS']];
   for (const r of results) {
-    rows.push([`Leidex ${r.name}`, fmtInt(r.load.rps), fmtMs(r.load.latency.p50Ms), fmtMs(r.load.latency.p99Ms), fmtInt(r.load.non2xx), fmtInt(r.load.errors), fmtInt(r.distinctPaths), `${r.load.clientCpuPct.toFixed(0)} %`, mib(r.peakRssBytes)]);
+    rows.push([`Leidex ${r.name}`, fmtInt(r.load.rps), fmtMs(r.load.latency.p50Ms), fmtMs(r.load.latency.p99Ms), fmtInt(r.load.non2xx), fmtInt(r.load.errors), fmtInt(r.load.requests), fmtInt(r.distinctPaths), `${r.load.clientCpuPct.toFixed(0)} %`, mib(r.peakRssBytes)]);
   }
-  if (bare !== null) rows.push(['bare uWS (fixed JSON)', fmtInt(bare.rps), fmtMs(bare.latency.p50Ms), fmtMs(bare.latency.p99Ms), fmtInt(bare.non2xx), fmtInt(bare.errors), '1', `${bare.clientCpuPct.toFixed(0)} %`, '']);
-  if (pgRes !== null) rows.push(['PostgreSQL pg_trgm name search*', fmtInt(pgRes.qps), fmtMs(pgRes.latency.p50Ms), fmtMs(pgRes.latency.p99Ms), '', fmtInt(pgRes.errors), fmtInt(pgRes.distinctQueries), '', '']);
+  if (bare !== null) rows.push(['bare uWS (fixed JSON)', fmtInt(bare.rps), fmtMs(bare.latency.p50Ms), fmtMs(bare.latency.p99Ms), fmtInt(bare.non2xx), fmtInt(bare.errors), fmtInt(bare.requests), '1', `${bare.clientCpuPct.toFixed(0)} %`, '']);
+  if (pgRes !== null) rows.push(['PostgreSQL pg_trgm name search*', fmtInt(pgRes.qps), fmtMs(pgRes.latency.p50Ms), fmtMs(pgRes.latency.p99Ms), '', fmtInt(pgRes.errors), fmtInt(pgRes.queries), fmtInt(pgRes.distinctQueries), '', '']);
 
   const byName = (n: string): ScenarioResult | undefined => results.find((r) => r.name === n);
   const lookup = byName('lookup');
@@ -370,7 +384,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
     cores: os.availableParallelism(),
     loadAverageAtStart: load0,
     options: opts,
-    dataset: { records: opts.records, seed: opts.seed, generatorVersion: GENERATOR_VERSION, csvBytes: data.csvBytes, zipBytes: data.zipBytes, generatedSeconds: data.generatedSeconds, queries: data.queries.length },
+    dataset: { records: opts.records, seed: opts.seed, generatorVersion: GENERATOR_VERSION, csvBytes: data.csvBytes, zipBytes: data.zipBytes, generatedSeconds: data.generatedSeconds, queries: data.queries.length, loadQueries: data.loadQueries.length },
     leidex: {
       readySeconds: server?.readySeconds ?? null,
       rssAfterLoadBytes: rssAfterLoad,
@@ -401,6 +415,7 @@ async function main(): Promise<void> {
     connections: args.int('connections', 64),
     shards: shards === undefined ? null : args.int('shards', 1),
     queryCount: args.int('query-count', 10_000),
+    loadQueryCount: args.int('load-queries', 100_000),
     recallCount: args.int('recall', 1000),
     skipPostgres: args.flag('skip-postgres'),
     skipUws: args.flag('skip-uws'),
