@@ -19,7 +19,7 @@ import { PUBLISHED_MS, RecordFactory } from './records.js';
 import { writeSingleEntryZip } from './zip.js';
 
 /** Bump when generated content changes, so cached files are not reused across versions. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 
 export interface GenerateOptions {
   readonly records: number;

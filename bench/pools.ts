@@ -889,7 +889,7 @@ const ZA_FORMS = forms('company', [
 
 /**
  * The ~40 LOUs: LEI prefix and the LOU's own LEI (the ManagingLOU value).
- * The first ones are real (from the sample); the others carry synthetic LEIs
+ * The LEIs given are real ManagingLOU values from the sample; the others carry synthetic LEIs
  * derived from their prefix at start-up (see records.ts), which is enough for a
  * facet on managingLou.
  */
@@ -899,9 +899,9 @@ export const LOUS: ReadonlyArray<{ readonly prefix: string; readonly lei: string
   { prefix: '2549', lei: '529900F6BNUR3RJ2WH29', weight: 10 },
   { prefix: '8945', lei: '529900T8BM49AURSDO55', weight: 9 },
   { prefix: '2138', lei: '213800WAVVOPS85N2205', weight: 5 },
-  { prefix: '8156', lei: '815600AD83B2B6317788', weight: 6 },
+  { prefix: '8156', lei: '894500IIP432AHQ64V02', weight: 6 },
   { prefix: '3358', lei: '335800FVH4MOKZS9VH40', weight: 5 },
-  { prefix: '9598', lei: '959800N3BXFLPSJ9WY46', weight: 4 },
+  { prefix: '9598', lei: '549300O897ZC5H7CY412', weight: 4 },
   { prefix: '5299', lei: '5299000J2N45DDNE4Y28', weight: 4 },
   { prefix: '0979', lei: '097900BEFH0000000217', weight: 2 },
   { prefix: '7245', lei: '724500A93Z8V1MJK5349', weight: 2 },

@@ -3,7 +3,7 @@
 // any record without replaying the records before it, and a 3.4 M-row file never
 // needs more than one record in memory.
 
-import { leiCheckDigits } from './lei.js';
+import { isValidLei, leiCheckDigits } from './lei.js';
 import {
   ACTIVITY_EN_FUND,
   CARE_OF,
@@ -271,6 +271,7 @@ export class RecordFactory {
     this.lous = LOUS.map((l, k) => {
       const rng = Rng.at(this.seed, STREAM_LOU, k);
       let lei = l.lei;
+      if (lei !== null && !isValidLei(lei)) throw new Error(`LOU LEI fails ISO 17442: ${lei}`);
       if (lei === null) {
         let body = l.prefix + '00';
         while (body.length < 18) body += BASE36[rng.int(36)];

@@ -22,6 +22,8 @@ export interface VerifyReport {
   readonly badColumnCounts: number;
   readonly invalidLeis: number;
   readonly duplicateLeis: number;
+  /** Non-empty ManagingLOU or SuccessorLEI values that fail the check digits. */
+  readonly invalidReferencedLeis: number;
   readonly mixes: Readonly<Record<string, Readonly<Record<string, number>>>>;
   readonly nonAsciiNames: number;
   readonly distinctNameTokens: number;
@@ -127,6 +129,9 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
   const elfAt = col('Entity.LegalForm.EntityLegalFormCode');
   const jurAt = col('Entity.LegalJurisdiction');
   const nameAt = col('Entity.LegalName');
+  const louAt = col('Registration.ManagingLOU');
+  const successorAt = col('Entity.SuccessorEntity.1.SuccessorLEI');
+  let invalidReferencedLeis = 0;
   const mixes: Record<string, Record<string, number>> = {};
   for (const t of [...tracked, 'ELF 8888', 'Jurisdiction level', 'Legal name script']) mixes[t] = {};
   const bump = (k: string, v: string): void => {
@@ -158,6 +163,10 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
     if (row.length !== expected.length) badColumnCounts++;
     const lei = row[0] ?? '';
     if (!isValidLei(lei)) invalidLeis++;
+    for (const at of [louAt, successorAt]) {
+      const ref = row[at] ?? '';
+      if (ref !== '' && !isValidLei(ref)) invalidReferencedLeis++;
+    }
     if (rows > hi.length) {
       const h2 = new Float64Array(hi.length * 2);
       h2.set(hi);
@@ -187,7 +196,7 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
     close();
   }
   duplicateLeis = countDuplicates(hi.subarray(0, rows), lo.subarray(0, rows));
-  return { entryName, zip64, rows, headerMatches, badColumnCounts, invalidLeis, duplicateLeis, mixes, nonAsciiNames, distinctNameTokens: tokens.size };
+  return { entryName, zip64, rows, headerMatches, badColumnCounts, invalidLeis, duplicateLeis, invalidReferencedLeis, mixes, nonAsciiNames, distinctNameTokens: tokens.size };
 }
 
 function base36(text: string, from: number): number {
@@ -233,7 +242,7 @@ async function main(): Promise<void> {
   const lines = [
     `file: ${file}${r.entryName !== null ? ` (entry ${r.entryName}${r.zip64 ? ', ZIP64' : ''})` : ''}`,
     `rows: ${r.rows.toLocaleString('en-US')}; header matches sample: ${r.headerMatches}; rows with wrong column count: ${r.badColumnCounts}`,
-    `LEIs failing ISO 17442: ${r.invalidLeis}; duplicate LEIs: ${r.duplicateLeis}`,
+    `LEIs failing ISO 17442: ${r.invalidLeis}; duplicate LEIs: ${r.duplicateLeis}; ManagingLOU/SuccessorLEI values failing ISO 17442: ${r.invalidReferencedLeis}`,
     `names with non-ASCII characters: ${((r.nonAsciiNames / Math.max(1, r.rows)) * 100).toFixed(1)}%; distinct lower-cased name tokens (by 32-bit hash): ${r.distinctNameTokens.toLocaleString('en-US')}`,
     ...Object.entries(r.mixes).map(([k, m]) => `${k}: ${formatMix(m, r.rows)}`),
   ];
