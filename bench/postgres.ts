@@ -197,6 +197,8 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
       clients.push(c);
       await c.connect();
       await c.query(`SET pg_trgm.similarity_threshold = ${threshold}`);
+      // No single query may hold the bench hostage.
+      await c.query("SET statement_timeout = '60s'");
     }
     const search = (c: pg.Client, q: string): Promise<pg.QueryResult<{ lei: string; legal_name: string }>> =>
       c.query<{ lei: string; legal_name: string }>({ name: 'search', text: SEARCH_SQL, values: [q] });

@@ -279,7 +279,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
 
   // Leidex.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-bench-data-'));
-  const removeData = opts.keepData ? () => {} : removeDirLater(dataDir);
+  const removeData = opts.keepData ? () => log(`kept Leidex data dir ${dataDir}`) : removeDirLater(dataDir);
   const port = await freePort();
   const serverArgs = [SERVER_MAIN, '--host', '127.0.0.1', '--port', String(port), '--source', data.zip, '--data-dir', dataDir, '--rate-limit', '0'];
   if (opts.shards !== null) serverArgs.push('--shards', String(opts.shards));
@@ -404,7 +404,15 @@ export async function runBench(opts: RunOptions): Promise<void> {
   log(`wrote ${path.relative(REPO, file)}`);
 }
 
+/** Whatever hangs, the bench ends: generous for 3.4 M records on 2 busy cores. */
+const WATCHDOG_MS = 3 * 3600_000;
+
 async function main(): Promise<void> {
+  setTimeout(() => {
+    process.stderr.write('bench: watchdog expired, stopping\n');
+    runCleanups();
+    process.exit(2);
+  }, WATCHDOG_MS).unref();
   const args = new Args(process.argv.slice(2), ['skip-postgres', 'skip-uws', 'keep-data']);
   const shards = args.string('shards');
   await runBench({
