@@ -7,6 +7,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, LoadConfig, LoadResult } from './loadgen-protocol.js';
+import { onCleanup } from './proc.js';
 
 export type { LoadConfig, LoadResult } from './loadgen-protocol.js';
 
@@ -38,10 +39,12 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   };
   return new Promise<LoadResult>((resolve, reject) => {
     const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    const unregister = onCleanup(() => child.kill('SIGKILL'));
     let settled = false;
     const finish = (err: Error | null, result?: LoadResult): void => {
       if (settled) return;
       settled = true;
+      unregister();
       clearTimeout(deadline);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       if (err !== null) reject(err);
