@@ -35,10 +35,7 @@ class Connection {
   private outstanding = false;
   private stopped = false;
 
-  constructor(
-    private readonly load: LoadGenerator,
-    private readonly id: number,
-  ) {}
+  constructor(private readonly load: LoadGenerator) {}
 
   start(): void {
     this.connect();
@@ -102,7 +99,7 @@ class Connection {
     this.resetParser();
     this.outstanding = true;
     this.sentAt = performance.now();
-    this.socket.write(this.load.nextRequest(this.id));
+    this.socket.write(this.load.nextRequest());
   }
 
   private onData(data: Buffer): void {
@@ -237,7 +234,7 @@ class LoadGenerator {
     this.rng = Rng.at(cfg.seed, 21, 0);
   }
 
-  nextRequest(_conn: number): Buffer {
+  nextRequest(): Buffer {
     if (this.cfg.order === 'random') return this.requests[this.rng.int(this.requests.length)]!;
     const r = this.requests[this.cursor]!;
     this.cursor = this.cursor + 1 === this.requests.length ? 0 : this.cursor + 1;
@@ -265,7 +262,7 @@ async function run(cfg: LoadConfig): Promise<LoadResult> {
   if (cfg.paths.length === 0) throw new Error('no request paths');
   for (const p of cfg.paths) if (!/^\/[\x21-\x7e]*$/.test(p)) throw new Error(`request target must be URL-encoded ASCII: ${p.slice(0, 80)}`);
   const gen = new LoadGenerator(cfg);
-  const conns = Array.from({ length: cfg.connections }, (_, i) => new Connection(gen, i));
+  const conns = Array.from({ length: cfg.connections }, () => new Connection(gen));
   const timer = setInterval(() => {
     const now = performance.now();
     for (const c of conns) c.checkTimeout(now, cfg.requestTimeoutMs);

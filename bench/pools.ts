@@ -516,10 +516,6 @@ const IN_LANG: LangPack = {
 
 // ---------------------------------------------------------------- legal forms
 
-const EN_COMPANY = forms('company', [
-  ['LIMITED|Limited|LTD|Ltd|Ltd.|LTD.', 'H0PO', 10],
-]);
-
 const US_FORMS = forms('company', [
   ['LLC|LLC|LLC|, LLC|, LLC|L.L.C.|, L.L.C.|LLC.', 'HZEH', 40],
   ['INC.|Inc.|INC|Inc|, Inc.|INCORPORATED|CORP.|Corp.|CORPORATION|Corporation|CO., INC.', 'XTIQ', 25],
