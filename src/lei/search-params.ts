@@ -53,7 +53,10 @@ export interface SearchParams {
 
 export class ParamError extends Error {}
 
+const BROKEN_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
 export function parseSearchParams(rawQuery: string): SearchParams {
+  if (BROKEN_ESCAPE.test(rawQuery)) throw new ParamError("malformed query string: '%' must start a two-digit hex escape");
   const raw: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(rawQuery)) {
     const v = UPPER_CASED.has(key) ? value.trim().toUpperCase() : value;
