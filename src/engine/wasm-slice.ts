@@ -44,6 +44,15 @@ const TYPO_THRESHOLD = 1;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const LEI_OFFSET_IN_DOC = '{"lei":"'.length;
 
+/**
+ * The engine counts edits in UTF-8 bytes. A Cyrillic, Greek, Arabic or Hebrew letter is two
+ * bytes, so one inserted or deleted letter is two byte edits: such tokens get twice the budget.
+ */
+function byteTypoBudget(token: string): number {
+  const chars = typoBudget(token);
+  return Buffer.byteLength(token) > token.length ? chars * 2 : chars;
+}
+
 export class WasmSlice {
   readonly docs: number;
   private readonly engine: EngineExports;
@@ -159,7 +168,7 @@ export class WasmSlice {
       const last = i === tokens.length - 1;
       if (query.fields === "lei") writeProbe(n, 0, LEI_TERM_MARKER + token, 0, last);
       else if (query.fields === "all" && LEI_TOKEN.test(token)) writeProbe(n, 0, LEI_TERM_MARKER + token, 0, false);
-      if (query.fields !== "lei") writeProbe(n, 1, token, typoBudget(token), last);
+      if (query.fields !== "lei") writeProbe(n, 1, token, byteTypoBudget(token), last);
       n++;
     });
 
