@@ -6,7 +6,7 @@
 // Matches are emitted as ranges [lo, hi) of term ids with a cost, sorted and non-overlapping.
 
 import { allocate } from "./memory";
-import { nTerms, termByte, termLength, trieNodes, nodeByte, nodeLo, nodeHi, nodeNext } from "./slice";
+import { nTerms, termByte, termLength, trieNodes, trieBase } from "./slice";
 
 export const WHOLE: u32 = 0x100; // flag: the term matched the whole query token, not a prefix of it
 
@@ -89,8 +89,7 @@ let wm: i32 = 0;
 let wk: i32 = 0;
 let wPrefix: bool = false;
 
-@inline function row(d: i32, j: i32): i32 { return <i32>load<u8>(rows + <usize>(d * ROW + j)); }
-@inline function setRow(d: i32, j: i32, v: i32): void { store<u8>(rows + <usize>(d * ROW + j), <u8>(v > 255 ? 255 : v)); }
+
 
 // Every term within `maxTypos` Damerau-Levenshtein edits of the query (or, with `prefix`, having
 // a prefix within that distance), each range carrying its edit cost.
@@ -98,57 +97,64 @@ export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): voi
   const m = <i32>len > MAX_Q ? MAX_Q : <i32>len;
   if (maxTypos <= 0 || trieNodes == 0) { matchExact(q, len, prefix); return; }
   wq = q; wm = m; wk = maxTypos; wPrefix = prefix;
-  for (let j = 0; j <= m; j++) setRow(0, j, j <= maxTypos ? j : maxTypos + 1);
+  for (let j = 0; j <= m; j++) store<u8>(rows + <usize>j, <u8>(j <= maxTypos ? j : maxTypos + 1));
   walk(0, 0, 255);
 }
 
 export let nodesVisited: u32 = 0;
 
-@inline function nodeLoOf(n: u32): u32 { return load<u32>(nodeLo + (<usize>n << 2)); }
-@inline function nodeHiOf(n: u32): u32 { return load<u32>(nodeHi + (<usize>n << 2)); }
-@inline function nodeNextOf(n: u32): u32 { return load<u32>(nodeNext + (<usize>n << 2)); }
+// A trie node is four u32 words: term range lo, hi, next sibling (top bit: the node's own path
+// is a term), and the byte leading to it. One node, one cache line's quarter.
+@inline function nodeWord(n: u32, w: u32): u32 { return load<u32>(trieBase + ((<usize>n << 4) | (<usize>w << 2))); }
 const TERMINAL: u32 = 0x80000000;
 
 function walk(node: u32, d: i32, inherited: i32): void {
   nodesVisited++;
   const m = wm, k = wk, cap = wk + 1;
   let rowMin: i32 = 0;
+  let here: i32 = m <= k ? m : cap;
   if (d > 0) {
     // Only cells within k of the diagonal can stay within budget: compute that band, and pin
     // its two neighbours to the cap so the next depth reads no stale cells of a sibling path.
-    const c = <i32>load<u8>(nodeByte + <usize>node);
+    const c = <i32>nodeWord(node, 3);
     store<u8>(pathBytes + <usize>(d - 1), <u8>c);
     const prevC = d > 1 ? <i32>load<u8>(pathBytes + <usize>(d - 2)) : -1;
     const jLo = d - k > 1 ? d - k : 1;
     const jHi = d + k < m ? d + k : m;
+    const cur = rows + <usize>(d * ROW), prev = cur - <usize>ROW, prev2 = prev - <usize>ROW;
     rowMin = d < cap ? d : cap;
-    setRow(d, 0, rowMin);
-    if (jLo > 1) setRow(d, jLo - 1, cap);
+    store<u8>(cur, <u8>rowMin);
+    let left = cap;
+    if (jLo > 1) store<u8>(cur + <usize>(jLo - 1), <u8>cap); else left = rowMin;
+    let diag = <i32>load<u8>(prev + <usize>(jLo - 1));
+    let lastQ = jLo > 1 ? <i32>load<u8>(wq + <usize>(jLo - 2)) : -1;
     for (let j = jLo; j <= jHi; j++) {
       const qc = <i32>load<u8>(wq + <usize>(j - 1));
-      let v = row(d - 1, j - 1) + (qc == c ? 0 : 1);
-      const del = row(d - 1, j) + 1;
-      if (del < v) v = del;
-      const ins = row(d, j - 1) + 1;
-      if (ins < v) v = ins;
-      if (j > 1 && c == <i32>load<u8>(wq + <usize>(j - 2)) && prevC == qc) {
-        const tr = row(d - 2, j - 2) + 1;
+      const up = <i32>load<u8>(prev + <usize>j);
+      let v = diag + (qc == c ? 0 : 1);
+      if (up + 1 < v) v = up + 1;
+      if (left + 1 < v) v = left + 1;
+      if (c == lastQ && prevC == qc) {
+        const tr = <i32>load<u8>(prev2 + <usize>(j - 2)) + 1;
         if (tr < v) v = tr;
       }
       if (v > cap) v = cap;
-      setRow(d, j, v);
+      store<u8>(cur + <usize>j, <u8>v);
       if (v < rowMin) rowMin = v;
+      diag = up;
+      left = v;
+      lastQ = qc;
     }
-    if (jHi + 1 <= m) setRow(d, jHi + 1, cap);
+    if (jHi + 1 <= m) store<u8>(cur + <usize>(jHi + 1), <u8>cap);
+    here = (d - m <= k && m - d <= k) ? <i32>load<u8>(cur + <usize>m) : cap;
   }
-  const here = (d - m <= k && m - d <= k) ? row(d, m) : cap;
   let eff = inherited;
   if (wPrefix && here <= k && here < eff) eff = here;
   if (rowMin > k && eff > k) return;
 
-  const lo = nodeLoOf(node), hi = nodeHiOf(node);
+  const lo = nodeWord(node, 0), hi = nodeWord(node, 1);
   let start = lo;
-  if ((nodeNextOf(node) & TERMINAL) != 0) {
+  if ((nodeWord(node, 2) & TERMINAL) != 0) {
     // the node's own term: a whole-token match at cost `here`, or a prefix match at `eff`
     if (here <= k && here <= eff) emit(lo, lo + 1, <u32>here | WHOLE);
     else if (eff <= k) emit(lo, lo + 1, <u32>eff);
@@ -164,10 +170,10 @@ function walk(node: u32, d: i32, inherited: i32): void {
   while (child != 0) {
     // The first letter is taken as typed (or swapped with the second): typos there are rare,
     // and allowing them multiplies the walk by the alphabet.
-    if (d > 0 || <u32>load<u8>(nodeByte + <usize>child) == first || <u32>load<u8>(nodeByte + <usize>child) == second) {
+    if (d > 0 || nodeWord(child, 3) == first || nodeWord(child, 3) == second) {
       walk(child, d + 1, eff);
       if (rangeCount >= MAX_RANGES) return;
     }
-    child = nodeNextOf(child) & ~TERMINAL;
+    child = nodeWord(child, 2) & ~TERMINAL;
   }
 }

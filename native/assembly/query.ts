@@ -1,12 +1,12 @@
 // Query evaluation over one slice: candidates per token (dictionary ranges), a driver chosen by
 // cost (rarest tokens' postings or the most selective filter's value lists), scoring, filters and
-// facets from the per-doc code columns, and the top-k collector. Exact terms first; typo
-// candidates only when exact ones find nothing; tokens dropped (fewer required matches) only
-// when nothing matches them all. A one-token query scores straight from the postings' meta words;
-// longer ones scan the forward index of each candidate doc.
+// facets from the per-doc code columns, and the top-k collector. A one-token query scores straight
+// from the postings' meta words; longer ones scan the forward index of each candidate doc.
+// Whether tokens get typo candidates, and whether tokens may be dropped, is the caller's call:
+// it sees every slice, so the answer stays the same however the data is sliced.
 //
 // Query descriptor (u32 words at q): 0 nTokens, 1 fieldMask, 2 window, 3 facetMask,
-// 4 filterMask, 5 typoThreshold, 6 flags (1 typos allowed, 2 drop allowed),
+// 4 filterMask, 5 typo mask (bit t: token t gets typo candidates), 6 flags (2 drop allowed),
 // 8 + c: filter bitmap pointer of column c, 32 + 8t: token t = two probes of
 // (bytes ptr, length, max typos, prefix flag); a probe of length 0 is absent.
 
@@ -28,7 +28,8 @@ let seenBits: usize = 0;    // one bit per doc: already considered by this evalu
 let touched: usize = 0;     // words of seenBits set by this evaluation, to clear them cheaply
 let touchedCount: u32 = 0;
 const facetCounts = new StaticArray<usize>(MAX_COLS);
-export const outBuf: usize = allocate(16 + <usize>MAX_WINDOW * 12);
+export const OUT_HEADER: usize = 32;
+export const outBuf: usize = allocate(OUT_HEADER + <usize>MAX_WINDOW * 12);
 export const queryBuf: usize = allocate(4096);
 
 const tokStart = new StaticArray<i32>(MAX_TOKENS);
@@ -39,8 +40,6 @@ const bestCost = new StaticArray<i32>(MAX_TOKENS);
 const bestWhole = new StaticArray<i32>(MAX_TOKENS);
 const bestWeight = new StaticArray<i32>(MAX_TOKENS);
 const bestPos = new StaticArray<i32>(MAX_TOKENS);
-const exactLo = new StaticArray<i32>(MAX_TOKENS);
-const exactHi = new StaticArray<i32>(MAX_TOKENS);
 
 let nTokens: i32 = 0;
 let fieldMask: u32 = 0;
@@ -120,35 +119,6 @@ function buildToken(t: i32, typos: bool): void {
   let postings: u32 = 0;
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) postings += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
   unchecked(tokPostings[t] = postings);
-}
-
-@inline function maxTyposOf(t: i32): u32 {
-  return load<u32>(probeBase(t, 0) + 8) | load<u32>(probeBase(t, 1) + 8);
-}
-
-/**
- * Second pass. When exact terms found too little: tokens with no exact candidates get typo
- * candidates, or all tokens when each had some (the words exist, just not together). When the
- * best exact hit matched its last token only as a prefix (a street named like the company, say):
- * the last token. Returns false when no token can take typos, so the pass would change nothing.
- */
-function buildTypoCandidates(onlyLast: bool): bool {
-  let missing = 0;
-  for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) == unchecked(tokStart[t])) missing++;
-  // ranges must stay contiguous per token, so the buffer is rebuilt token by token
-  for (let t = 0; t < nTokens; t++) { unchecked(exactLo[t] = tokStart[t]); unchecked(exactHi[t] = tokEnd[t]); }
-  let changed = false;
-  for (let t = 0; t < nTokens; t++) {
-    const expand = onlyLast ? t == nTokens - 1 : missing == 0 || unchecked(exactHi[t]) == unchecked(exactLo[t]);
-    if (expand && maxTyposOf(t) > 0) changed = true;
-  }
-  if (!changed) return false;
-  resetRanges();
-  for (let t = 0; t < nTokens; t++) {
-    const expand = onlyLast ? t == nTokens - 1 : missing == 0 || unchecked(exactHi[t]) == unchecked(exactLo[t]);
-    buildToken(t, expand);
-  }
-  return true;
 }
 
 // costFlags of the range of token t holding term, or -1.
@@ -363,7 +333,8 @@ function evaluate(minMatch: i32, window: i32): void {
 }
 
 // Runs the query in queryBuf; results in outBuf: 0 found, 1 hit count, 2 tokens required,
-// 3 typo pass used, then hits as (doc, score hi, score lo).
+// 3 mask of tokens that have exact candidates here, 4 mask of tokens that can take typos,
+// 5 whole-token matches of the best hit, then hits as (doc, score hi, score lo).
 export function runQuery(): void {
   nTokens = <i32>load<u32>(queryBuf);
   if (nTokens > MAX_TOKENS) nTokens = MAX_TOKENS;
@@ -371,29 +342,32 @@ export function runQuery(): void {
   const window = <i32>load<u32>(queryBuf + 8);
   facetMask = load<u32>(queryBuf + 12);
   filterMask = load<u32>(queryBuf + 16);
-  const threshold = load<u32>(queryBuf + 20);
+  const typoMask = load<u32>(queryBuf + 20);
   const flags = load<u32>(queryBuf + 24);
 
-  let required = nTokens;
-  let typoPass: u32 = 0;
+  let exactMask: u32 = 0, typoable: u32 = 0;
   resetRanges();
-  for (let t = 0; t < nTokens; t++) buildToken(t, false);
-  evaluate(required, window);
-  if ((flags & 1) != 0 && nTokens > 0) {
-    const few = found < threshold;
-    const weak = !few && <i32>((bestScore >> WHOLE_SHIFT) & 0xf) < nTokens;
-    if ((few || weak) && buildTypoCandidates(weak)) {
-      typoPass = 1;
-      evaluate(required, window);
-    }
+  for (let t = 0; t < nTokens; t++) {
+    buildToken(t, false);
+    if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) exactMask |= 1 << t;
+    if ((load<u32>(probeBase(t, 0) + 8) | load<u32>(probeBase(t, 1) + 8)) != 0) typoable |= 1 << t;
   }
+  if ((typoMask & typoable) != 0) {
+    // ranges stay contiguous per token, so the buffer is rebuilt token by token
+    resetRanges();
+    for (let t = 0; t < nTokens; t++) buildToken(t, (typoMask & (1 << t)) != 0);
+  }
+  let required = nTokens;
+  evaluate(required, window);
   while ((flags & 2) != 0 && found == 0 && required > 1) {
     required--;
     evaluate(required, window);
   }
-  const hits = drain(outBuf + 16);
+  const hits = drain(outBuf + OUT_HEADER);
   store<u32>(outBuf, found);
   store<u32>(outBuf + 4, <u32>hits);
   store<u32>(outBuf + 8, <u32>required);
-  store<u32>(outBuf + 12, typoPass);
+  store<u32>(outBuf + 12, exactMask);
+  store<u32>(outBuf + 16, typoable);
+  store<u32>(outBuf + 20, <u32>((bestScore >> WHOLE_SHIFT) & 0xf));
 }

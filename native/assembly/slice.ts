@@ -3,9 +3,8 @@
 //   0 nDocs, 1 nTerms, 2 termBytes, 3 termOffs[nTerms+1], 4 postOffs[nTerms+1], 5 postDocs,
 //   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc),
 //   10 postMeta (u32 per posting: fwd meta | name length << 16),
-//   11 trie node count, 12 nodeByte (u8), 13 nodeLo, 14 nodeHi, 15 nodeNext (u32; top bit =
-//   the node's own path is a term), 16 nCols,
-//   17 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+//   11 trie node count, 12 trie nodes (4 u32 each: lo, hi, next sibling | terminal bit, byte),
+//   13 nCols, 14 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
 // Postings and value lists are sorted doc ids. Docs are numbered in LEI order, so the doc id is
 // also the deterministic tie-break.
 
@@ -23,10 +22,7 @@ export let fwdMeta: usize = 0;
 export let nameLen: usize = 0;
 export let postMeta: usize = 0;
 export let trieNodes: u32 = 0;
-export let nodeByte: usize = 0;
-export let nodeLo: usize = 0;
-export let nodeHi: usize = 0;
-export let nodeNext: usize = 0;
+export let trieBase: usize = 0;
 export let nCols: i32 = 0;
 
 export const colCodes = new StaticArray<usize>(MAX_COLS);
@@ -47,13 +43,10 @@ export function readDescriptor(desc: usize): void {
   nameLen = load<u32>(desc + 36);
   postMeta = load<u32>(desc + 40);
   trieNodes = load<u32>(desc + 44);
-  nodeByte = load<u32>(desc + 48);
-  nodeLo = load<u32>(desc + 52);
-  nodeHi = load<u32>(desc + 56);
-  nodeNext = load<u32>(desc + 60);
-  nCols = <i32>load<u32>(desc + 64);
+  trieBase = load<u32>(desc + 48);
+  nCols = <i32>load<u32>(desc + 52);
   for (let c = 0; c < nCols; c++) {
-    const base = desc + 68 + <usize>c * 16;
+    const base = desc + 56 + <usize>c * 16;
     colCodes[c] = load<u32>(base);
     colNCodes[c] = load<u32>(base + 4);
     colValOffs[c] = load<u32>(base + 8);

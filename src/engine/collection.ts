@@ -7,6 +7,7 @@ import type { FinishResult, ShardRequest, ShardResponse, WireHit } from "./proto
 import { sliceOf } from "./partition.js";
 import type { FacetParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
+import { planFallback, type SearchRequest } from "./planner.js";
 
 export interface CollectionMeta {
   name: string;
@@ -30,6 +31,36 @@ export interface SearchOutcome {
   hits: WireHit[];
   facets: Partial<Record<FacetParam, [string, number][]>>;
   tookMs: number;
+}
+
+type SearchPart = Extract<ShardResponse, { kind: "search" }>;
+
+/**
+ * With dropped tokens, each slice stops at the first count of required tokens that finds
+ * something; only the slices that stopped at the highest count answer for the whole collection.
+ */
+function keepBestRequired(parts: SearchPart[]): SearchPart[] {
+  const best = Math.max(0, ...parts.filter((p) => p.found > 0).map((p) => p.plan.required));
+  return parts.filter((p) => p.found > 0 && p.plan.required === best);
+}
+
+function mergeParts(parts: SearchPart[], window: number): Pick<SearchOutcome, "found" | "hits" | "facets"> {
+  let found = 0;
+  const hits: WireHit[] = [];
+  const facets: Partial<Record<FacetParam, Map<string, number>>> = {};
+  for (const part of parts) {
+    found += part.found;
+    for (const h of part.hits) hits.push(h);
+    for (const [field, values] of Object.entries(part.facets) as [FacetParam, [string, number][]][]) {
+      const merged = (facets[field] ??= new Map());
+      for (const [value, count] of values) merged.set(value, (merged.get(value) ?? 0) + count);
+    }
+  }
+  hits.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  if (hits.length > window) hits.length = window;
+  const facetLists: Partial<Record<FacetParam, [string, number][]>> = {};
+  for (const [field, merged] of Object.entries(facets) as [FacetParam, Map<string, number>][]) facetLists[field] = sortFacet([...merged]);
+  return { found, hits, facets: facetLists };
 }
 
 export class NotReadyError extends Error {}
@@ -98,32 +129,24 @@ export class Collection {
     return response;
   }
 
-  search(query: EngineQuery): Promise<SearchOutcome> {
+  /**
+   * Exact terms first, on every slice. Only when that finds nothing, or only prefix matches,
+   * comes a second round with typo candidates (and, when nothing matched, fewer required tokens):
+   * decided here, over all slices, so the answer does not depend on how the data is sliced.
+   */
+  search(request: SearchRequest): Promise<SearchOutcome> {
     return this.pinned(async (live) => {
       const started = performance.now();
-      const parts = await Promise.all(
-        live.sliceDocs.map((_, s) => this.ask(s, live.gen, { kind: "search", query })),
-      );
-      let found = 0;
-      const hits: WireHit[] = [];
-      const facets: Partial<Record<FacetParam, Map<string, number>>> = {};
-      for (const part of parts) {
-        if (part.kind !== "search") continue;
-        found += part.found;
-        for (const h of part.hits) hits.push(h);
-        for (const [field, values] of Object.entries(part.facets) as [FacetParam, [string, number][]][]) {
-          const merged = (facets[field] ??= new Map());
-          for (const [value, count] of values) merged.set(value, (merged.get(value) ?? 0) + count);
-        }
-      }
-      hits.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-      if (hits.length > query.window) hits.length = query.window;
-      const facetLists: Partial<Record<FacetParam, [string, number][]>> = {};
-      for (const [field, merged] of Object.entries(facets) as [FacetParam, Map<string, number>][]) {
-        facetLists[field] = sortFacet([...merged]);
-      }
-      return { found, outOf: live.docs, hits, facets: facetLists, tookMs: performance.now() - started };
+      const exact = await this.scatter(live, { ...request, typoMask: 0, dropTokens: false });
+      const fallback = planFallback(exact);
+      const parts = fallback ? keepBestRequired(await this.scatter(live, { ...request, ...fallback })) : exact;
+      return { ...mergeParts(parts, request.window), outOf: live.docs, tookMs: performance.now() - started };
     });
+  }
+
+  private async scatter(live: LiveGeneration, query: EngineQuery): Promise<SearchPart[]> {
+    const parts = await Promise.all(live.sliceDocs.map((_, s) => this.ask(s, live.gen, { kind: "search", query })));
+    return parts.filter((p): p is SearchPart => p.kind === "search");
   }
 
   lookup(lei: string): Promise<Uint8Array | null> {

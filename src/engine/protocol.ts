@@ -3,7 +3,7 @@
 
 import { Packr } from "msgpackr";
 import type { FacetParam } from "./schema.js";
-import type { EngineQuery } from "./wasm-slice.js";
+import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
 
 export type ShardTask =
   | { op: "begin"; gen: number }
@@ -21,7 +21,7 @@ export type ShardRequest =
 export type WireHit = [number, string, Uint8Array];
 
 export type ShardResponse =
-  | { kind: "search"; found: number; hits: WireHit[]; facets: Partial<Record<FacetParam, [string, number][]>> }
+  | { kind: "search"; found: number; hits: WireHit[]; facets: Partial<Record<FacetParam, [string, number][]>>; plan: QueryPlanFacts }
   | { kind: "lookup"; doc: Uint8Array | null }
   | { kind: "facet"; values: [string, number][] }
   | { kind: "error"; message: string };

@@ -66,7 +66,7 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
     switch (request.kind) {
       case "search": {
         const r = gen.search(request.query);
-        return { kind: "search", found: r.found, hits: r.hits.map((h) => [h.score, h.lei, h.doc]), facets: r.facets };
+        return { kind: "search", found: r.found, hits: r.hits.map((h) => [h.score, h.lei, h.doc]), facets: r.facets, plan: r.plan };
       }
       case "lookup":
         return { kind: "lookup", doc: gen.lookup(request.lei) };

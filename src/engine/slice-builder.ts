@@ -276,13 +276,13 @@ function uniqueByLei(leis: string[]): number[] {
   return out;
 }
 
-/** Byte trie over terms [from, to), nodes in preorder; see native/assembly/slice.ts. */
+/**
+ * Byte trie over terms [from, to), nodes in preorder, four u32 words each: term range lo, hi,
+ * next sibling (top bit set when the node's own path is a term), and the byte leading to it.
+ */
 export interface Trie {
-  nodeByte: Uint8Array;
-  nodeLo: Uint32Array;
-  nodeHi: Uint32Array;
-  /** next sibling, top bit set when the node's own path is a term */
-  nodeNext: Uint32Array;
+  nodes: number;
+  words: Uint32Array;
 }
 
 const TERMINAL = 0x80000000;
@@ -290,40 +290,32 @@ const TERMINAL = 0x80000000;
 function buildTrie(bytes: Uint8Array, offs: Uint32Array, from: number, to: number): Trie {
   // upper bound on nodes: one per byte of every term, plus the root
   const capacity = offs[to] - offs[from] + 1;
-  const nodeByte = new Uint8Array(capacity);
-  const nodeLo = new Uint32Array(capacity);
-  const nodeHi = new Uint32Array(capacity);
-  const nodeNext = new Uint32Array(capacity);
+  const words = new Uint32Array(capacity * 4);
   const open: number[] = [0]; // open[d] = node at depth d on the current path
   const lastChild: number[] = [-1]; // lastChild[d] = last node created at depth d under open[d-1]
-  nodeLo[0] = from;
-  nodeHi[0] = to;
+  words[0] = from;
+  words[1] = to;
   let count = 1;
   let prevStart = 0, prevLen = 0;
   for (let t = from; t < to; t++) {
     const start = offs[t], len = offs[t + 1] - start;
     let lcp = 0;
     if (t > from) while (lcp < len && lcp < prevLen && bytes[start + lcp] === bytes[prevStart + lcp]) lcp++;
-    for (let d = open.length - 1; d > lcp; d--) nodeHi[open.pop()!] = t;
+    for (let d = open.length - 1; d > lcp; d--) words[open.pop()! * 4 + 1] = t;
     for (let d = lcp + 1; d <= len; d++) {
       const node = count++;
-      nodeByte[node] = bytes[start + d - 1];
-      nodeLo[node] = t;
+      words[node * 4] = t;
+      words[node * 4 + 3] = bytes[start + d - 1];
       const sibling = lastChild[d] ?? -1;
-      if (sibling >= 0) nodeNext[sibling] = (nodeNext[sibling] & TERMINAL) | node;
+      if (sibling >= 0) words[sibling * 4 + 2] = ((words[sibling * 4 + 2] & TERMINAL) | node) >>> 0;
       lastChild[d] = node;
       lastChild[d + 1] = -1;
       open.push(node);
     }
-    if (len === open.length - 1 && len > 0) nodeNext[open[len]] |= TERMINAL;
+    if (len === open.length - 1 && len > 0) words[open[len] * 4 + 2] = (words[open[len] * 4 + 2] | TERMINAL) >>> 0;
     prevStart = start;
     prevLen = len;
   }
-  while (open.length > 1) nodeHi[open.pop()!] = to;
-  return {
-    nodeByte: nodeByte.slice(0, count),
-    nodeLo: nodeLo.slice(0, count),
-    nodeHi: nodeHi.slice(0, count),
-    nodeNext: nodeNext.slice(0, count),
-  };
+  while (open.length > 1) words[open.pop()! * 4 + 1] = to;
+  return { nodes: count, words: words.slice(0, count * 4) };
 }

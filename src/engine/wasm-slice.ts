@@ -3,7 +3,7 @@
 // documents stay here as UTF-8 JSON, so a hit is a memory view, never a JSON.stringify.
 
 import { readFileSync } from "node:fs";
-import { columnKey, COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "./schema.js";
+import { columnKey, COLUMNS, type FacetParam, type FilterParam } from "./schema.js";
 import type { ColumnData, SliceData } from "./slice-builder.js";
 import { LEI_TERM_MARKER } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
@@ -28,6 +28,10 @@ export interface EngineQuery {
   facets: FacetParam[];
   /** how many top hits the caller needs (page * limit) */
   window: number;
+  /** bit t: token t also gets typo candidates */
+  typoMask: number;
+  /** when nothing matches every token, require fewer */
+  dropTokens: boolean;
 }
 
 export interface SliceHit { score: number; lei: string; doc: Uint8Array }
@@ -35,12 +39,25 @@ export interface SliceSearchResult {
   found: number;
   hits: SliceHit[];
   facets: Partial<Record<FacetParam, [string, number][]>>;
+  plan: QueryPlanFacts;
+}
+
+/** What a slice learnt about the query, for the caller's decision on typos and dropped tokens. */
+export interface QueryPlanFacts {
+  tokens: number;
+  /** tokens required of the hits */
+  required: number;
+  /** bit t: token t has exact (or prefix) candidates in this slice */
+  exactMask: number;
+  /** bit t: token t is long enough to take typos */
+  typoable: number;
+  /** whole-token matches of the best hit */
+  bestWhole: number;
 }
 
 const MAX_TOKENS = 16;
 const MAX_TOKEN_BYTES = 60;
-/** Typo candidates are added when exact terms find fewer docs than this. */
-const TYPO_THRESHOLD = 1;
+const OUT_HEADER = 32;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const LEI_OFFSET_IN_DOC = '{"lei":"'.length;
 
@@ -88,7 +105,7 @@ export class WasmSlice {
     const words: number[] = [
       data.nDocs, data.termOffs.length - 1, copy(data.termBytes), copy(data.termOffs), copy(data.postOffs), copy(data.postDocs),
       copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), copy(data.postMeta),
-      data.trie.nodeByte.length, copy(data.trie.nodeByte), copy(data.trie.nodeLo), copy(data.trie.nodeHi), copy(data.trie.nodeNext),
+      data.trie.nodes, copy(data.trie.words),
       data.columns.length,
     ];
     for (const col of data.columns) words.push(copy(col.codes), col.values.length, copy(col.valOffs), copy(col.valDocs));
@@ -193,8 +210,8 @@ export class WasmSlice {
     mem.setUint32(qb + 8, query.window, true);
     mem.setUint32(qb + 12, facetMask, true);
     mem.setUint32(qb + 16, filterMask, true);
-    mem.setUint32(qb + 20, TYPO_THRESHOLD, true);
-    mem.setUint32(qb + 24, 1 | 2, true);
+    mem.setUint32(qb + 20, query.typoMask, true);
+    mem.setUint32(qb + 24, query.dropTokens ? 2 : 0, true);
     e.search();
 
     mem = new DataView(e.memory.buffer);
@@ -203,7 +220,7 @@ export class WasmSlice {
     const nHits = mem.getUint32(out + 4, true);
     const hits: SliceHit[] = [];
     for (let i = 0; i < nHits; i++) {
-      const p = out + 16 + i * 12;
+      const p = out + OUT_HEADER + i * 12;
       const d = mem.getUint32(p, true);
       const score = mem.getUint32(p + 4, true) * 2 ** 32 + mem.getUint32(p + 8, true);
       hits.push({ score, lei: this.leiOf(d), doc: this.doc(d) });
@@ -220,7 +237,14 @@ export class WasmSlice {
       }
       facets[f] = list;
     }
-    return { found, hits, facets };
+    const plan: QueryPlanFacts = {
+      tokens: n,
+      required: mem.getUint32(out + 8, true),
+      exactMask: mem.getUint32(out + 12, true),
+      typoable: mem.getUint32(out + 16, true),
+      bestWhole: mem.getUint32(out + 20, true),
+    };
+    return { found, hits, facets, plan };
   }
 
   /** Codes a filter's values select. A two-letter jurisdiction also selects its subdivisions. */
@@ -238,4 +262,3 @@ export class WasmSlice {
   }
 }
 
-export const FACETABLE: readonly FacetParam[] = FACET_PARAMS;
