@@ -150,7 +150,10 @@ function walk(node: u32, d: i32, inherited: i32): void {
   }
   let eff = inherited;
   if (wPrefix && here <= k && here < eff) eff = here;
-  if (rowMin > k && eff > k) return;
+  // Two typos may not both fall in the first three letters: that part of the trie is dense, and
+  // a word mangled that early is rarely what someone meant.
+  const budget = k > 1 && d <= 3 ? 1 : k;
+  if (rowMin > budget && eff > k) return;
 
   const lo = nodeWord(node, 0), hi = nodeWord(node, 1);
   let start = lo;

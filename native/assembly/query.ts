@@ -46,6 +46,7 @@ let fieldMask: u32 = 0;
 let filterMask: u32 = 0;
 let facetMask: u32 = 0;
 let found: u32 = 0;
+let probing = false;
 
 export let docsConsidered: u32 = 0;
 export let docsScored: u32 = 0;
@@ -142,7 +143,7 @@ function lookup(t: i32, term: u32): i32 {
 // Score from the per-token best matches in best*. Criteria, most significant first: tokens
 // matched, tokens matched in a name, typo cost, whole-token (not prefix) matches, whole legal
 // name equal to the query, field weight, proximity in the legal name, shorter name.
-export const WHOLE_SHIFT: u32 = 31;
+export const WHOLE_SHIFT: u32 = 33;
 function assemble(nl: i32, minMatch: i32): u64 {
   let matched = 0, named = 0, cost = 0, whole = 0, weight = 0, prox = 0;
   let exact = nl == nTokens;
@@ -165,8 +166,9 @@ function assemble(nl: i32, minMatch: i32): u64 {
   if (cost > 31) cost = 31;
   if (weight > 63) weight = 63;
   if (prox > 255) prox = 255;
-  return (<u64>matched << 44) | (<u64>named << 40) | (<u64>(31 - cost) << 35) | (<u64>(whole > 15 ? 15 : whole) << WHOLE_SHIFT) |
-    (<u64>(exact ? 1 : 0) << 30) | (<u64>weight << 24) | (<u64>(255 - prox) << 16) | (<u64>(255 - (nl > 255 ? 255 : nl)) << 8);
+  // 5 bits each for counts (up to 16 tokens), all within 53 bits so the host can hold it in a double
+  return (<u64>matched << 48) | (<u64>named << 43) | (<u64>(31 - cost) << 38) | (<u64>whole << WHOLE_SHIFT) |
+    (<u64>(exact ? 1 : 0) << 32) | (<u64>weight << 26) | (<u64>(255 - prox) << 18) | (<u64>(255 - (nl > 255 ? 255 : nl)) << 10);
 }
 
 @inline function resetBest(): void {
@@ -208,9 +210,17 @@ function scoreDoc(doc: u32, minMatch: i32): u64 {
 }
 
 let bestScore: u64 = 0;
+// Probing: counting matches without filters, to decide on typos and dropped tokens the same way
+// whatever the filters. A probe stops as soon as its question is answered.
+let stopped = false;
+let stopWhenWhole = false;
 @inline function accept(doc: u32, score: u64): void {
   found++;
   if (score > bestScore) bestScore = score;
+  if (probing) {
+    if (!stopWhenWhole || <i32>((score >> WHOLE_SHIFT) & 0x1f) >= nTokens) stopped = true;
+    return;
+  }
   if (facetMask != 0) countFacets(doc);
   offer(doc, score);
 }
@@ -250,7 +260,7 @@ function driveByFilter(minMatch: i32): void {
   for (let code: u32 = 0; code < n; code++) {
     if (!bitSet(bm, code)) continue;
     const end = load<u32>(offs + (<usize>(code + 1) << 2));
-    for (let i = load<u32>(offs + (<usize>code << 2)); i < end; i++) consider(load<u32>(docs + (<usize>i << 2)), minMatch);
+    for (let i = load<u32>(offs + (<usize>code << 2)); i < end && !stopped; i++) consider(load<u32>(docs + (<usize>i << 2)), minMatch);
   }
 }
 
@@ -270,7 +280,7 @@ function driveSinglePass(fields: u32): void {
       const cf = rangeCost(r);
       if ((cf & 0xff) != cost) continue;
       const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end; p++) {
+      for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) {
         const meta = postingMeta(p);
         const bits = meta & 0xf & fieldMask;
         if ((bits & fields) == 0) continue;
@@ -285,9 +295,24 @@ function driveSinglePass(fields: u32): void {
   }
 }
 
+/** Whether anything matches minMatch tokens, ignoring filters; bestScore of what was seen. */
+function probe(minMatch: i32, untilWhole: bool): bool {
+  const filters = filterMask, facets = facetMask;
+  filterMask = 0;
+  facetMask = 0;
+  probing = true;
+  stopWhenWhole = untilWhole;
+  evaluate(minMatch, 0);
+  probing = false;
+  filterMask = filters;
+  facetMask = facets;
+  return found > 0;
+}
+
 function evaluate(minMatch: i32, window: i32): void {
   found = 0;
   bestScore = 0;
+  stopped = false;
   resetCollector(window);
   for (let c = 0; c < nCols; c++) if ((facetMask & (1 << c)) != 0) zero(unchecked(facetCounts[c]), <usize>unchecked(colNCodes[c]) * 4);
   clearSeen();
@@ -327,14 +352,15 @@ function evaluate(minMatch: i32, window: i32): void {
     const t = unchecked(order[i]);
     for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end; p++) consider(postingDoc(p), minMatch);
+      for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) consider(postingDoc(p), minMatch);
     }
   }
 }
 
 // Runs the query in queryBuf; results in outBuf: 0 found, 1 hit count, 2 tokens required,
 // 3 mask of tokens that have exact candidates here, 4 mask of tokens that can take typos,
-// 5 whole-token matches of the best hit, then hits as (doc, score hi, score lo).
+// 5 whole-token matches of the best match, 6 whether anything matched the required tokens,
+// both ignoring filters; then hits as (doc, score hi, score lo).
 export function runQuery(): void {
   nTokens = <i32>load<u32>(queryBuf);
   if (nTokens > MAX_TOKENS) nTokens = MAX_TOKENS;
@@ -357,11 +383,27 @@ export function runQuery(): void {
     resetRanges();
     for (let t = 0; t < nTokens; t++) buildToken(t, (typoMask & (1 << t)) != 0);
   }
+  // The facts the caller plans by (anything matched? how well?) ignore filters, so that a
+  // filter only ever narrows what the same query matches without it.
   let required = nTokens;
-  evaluate(required, window);
-  while ((flags & 2) != 0 && found == 0 && required > 1) {
-    required--;
+  let matchedHere = false;
+  let bestWhole: u32 = 0;
+  if (filterMask != 0 && nTokens > 0) {
+    while (true) {
+      matchedHere = probe(required, true);
+      if (matchedHere || (flags & 2) == 0 || required <= 1) break;
+      required--;
+    }
+    bestWhole = <u32>((bestScore >> WHOLE_SHIFT) & 0x1f);
     evaluate(required, window);
+  } else {
+    evaluate(required, window);
+    while ((flags & 2) != 0 && found == 0 && required > 1) {
+      required--;
+      evaluate(required, window);
+    }
+    matchedHere = found > 0;
+    bestWhole = <u32>((bestScore >> WHOLE_SHIFT) & 0x1f);
   }
   const hits = drain(outBuf + OUT_HEADER);
   store<u32>(outBuf, found);
@@ -369,5 +411,6 @@ export function runQuery(): void {
   store<u32>(outBuf + 8, <u32>required);
   store<u32>(outBuf + 12, exactMask);
   store<u32>(outBuf + 16, typoable);
-  store<u32>(outBuf + 20, <u32>((bestScore >> WHOLE_SHIFT) & 0xf));
+  store<u32>(outBuf + 20, bestWhole);
+  store<u32>(outBuf + 24, matchedHere ? 1 : 0);
 }

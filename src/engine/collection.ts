@@ -7,7 +7,7 @@ import type { FinishResult, ShardRequest, ShardResponse, WireHit } from "./proto
 import { sliceOf } from "./partition.js";
 import type { FacetParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
-import { planFallback, type SearchRequest } from "./planner.js";
+import { keepBestRequired, planFallback, type SearchRequest } from "./planner.js";
 
 export interface CollectionMeta {
   name: string;
@@ -34,15 +34,6 @@ export interface SearchOutcome {
 }
 
 type SearchPart = Extract<ShardResponse, { kind: "search" }>;
-
-/**
- * With dropped tokens, each slice stops at the first count of required tokens that finds
- * something; only the slices that stopped at the highest count answer for the whole collection.
- */
-function keepBestRequired(parts: SearchPart[]): SearchPart[] {
-  const best = Math.max(0, ...parts.filter((p) => p.found > 0).map((p) => p.plan.required));
-  return parts.filter((p) => p.found > 0 && p.plan.required === best);
-}
 
 function mergeParts(parts: SearchPart[], window: number): Pick<SearchOutcome, "found" | "hits" | "facets"> {
   let found = 0;

@@ -1,3 +1,5 @@
+import { foldText } from "./text.js";
+
 // The schema of the LEI collection as the engine sees it: the stored document, the text fields
 // with their field bits, and the filter/facet columns (one small integer code per doc each).
 
@@ -84,6 +86,6 @@ export function columnIndex(param: FilterParam): number {
  * diacritics, since free-text cities come as LONDON, London and the like.
  */
 export function columnKey(param: FilterParam, value: string): string {
-  if (param === "city") return value.normalize("NFKD").replace(/\p{M}/gu, "").toUpperCase().trim();
+  if (param === "city") return foldText(value).trim();
   return value.toUpperCase().trim();
 }

@@ -51,8 +51,10 @@ export interface QueryPlanFacts {
   exactMask: number;
   /** bit t: token t is long enough to take typos */
   typoable: number;
-  /** whole-token matches of the best hit */
+  /** whole-token matches of the best match, ignoring filters */
   bestWhole: number;
+  /** whether anything matched the required tokens, ignoring filters */
+  matched: boolean;
 }
 
 const MAX_TOKENS = 16;
@@ -60,6 +62,12 @@ const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const LEI_OFFSET_IN_DOC = '{"lei":"'.length;
+
+/** At most MAX_TOKENS: the first and the last half, since long names often differ at the tail. */
+function capTokens(tokens: string[]): string[] {
+  if (tokens.length <= MAX_TOKENS) return tokens;
+  return [...tokens.slice(0, MAX_TOKENS / 2), ...tokens.slice(-MAX_TOKENS / 2)];
+}
 
 /**
  * The engine counts edits in UTF-8 bytes. A Cyrillic, Greek, Arabic or Hebrew letter is two
@@ -166,7 +174,7 @@ export class WasmSlice {
     const bytes = new Uint8Array(e.memory.buffer);
     for (let i = 0; i < 128 + MAX_TOKENS * 32; i += 4) mem.setUint32(qb + i, 0, true);
 
-    const tokens = query.q ? tokenize(query.q).slice(0, MAX_TOKENS) : [];
+    const tokens = query.q ? capTokens(tokenize(query.q)) : [];
     const fieldMask = SEARCH_FIELDS[query.fields];
     let n = 0;
     let cursor = this.scratch;
@@ -243,6 +251,7 @@ export class WasmSlice {
       exactMask: mem.getUint32(out + 12, true),
       typoable: mem.getUint32(out + 16, true),
       bestWhole: mem.getUint32(out + 20, true),
+      matched: mem.getUint32(out + 24, true) !== 0,
     };
     return { found, hits, facets, plan };
   }

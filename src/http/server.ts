@@ -72,7 +72,7 @@ export class Reply {
     if (this.aborted) { this.onSent(status); return; }
     let payload: string | Uint8Array = body;
     let gzipped = false;
-    if (this.acceptsGzip && (typeof body === "string" ? body.length : body.byteLength) >= GZIP_MIN_BYTES) {
+    if (this.acceptsGzip && (typeof body === "string" ? Buffer.byteLength(body) : body.byteLength) >= GZIP_MIN_BYTES) {
       payload = gzipSync(body, { level: 4 });
       gzipped = true;
     }
@@ -92,6 +92,7 @@ export class HttpServer {
   readonly app = uWS.App();
   private listenSocket: uWS.us_listen_socket | null = null;
   private inFlight = 0;
+  private draining = false;
   private readonly preflight = new Set<string>();
 
   constructor(private readonly metrics: Metrics, private readonly limiter: RateLimiter) {}
@@ -130,12 +131,13 @@ export class HttpServer {
       header: (name) => headers.get(name.toLowerCase()) ?? "",
     };
     this.inFlight++;
-    const reply = new Reply(res, /\bgzip\b/.test(headers.get("accept-encoding") ?? ""), options.errorBody, (status) => {
+    const reply = new Reply(res, acceptsGzip(headers.get("accept-encoding") ?? ""), options.errorBody, (status) => {
       this.inFlight--;
       this.metrics.observe(options.name, status, performance.now() - started);
     });
     res.onAborted(() => { reply.aborted = true; });
     if (options.cors) for (const [k, v] of CORS_HEADERS) reply.header(k, v);
+    if (this.draining) reply.header("Connection", "close");
 
     if (options.rateLimited && this.limiter.enabled) {
       const decision = this.limiter.take(req.ip);
@@ -170,12 +172,21 @@ export class HttpServer {
     });
   }
 
-  /** Stops accepting, then waits (bounded) for requests in flight to be answered. */
-  async drain(timeoutMs = 10_000): Promise<void> {
+  /**
+   * Stops accepting connections, then answers what keeps arriving on open ones (telling those
+   * clients to close) until nothing has been in flight for a moment, or the time is up.
+   */
+  async drain(timeoutMs = 10_000, quietMs = 200): Promise<void> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
+    this.draining = true;
     const deadline = Date.now() + timeoutMs;
-    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    let quietSince = Date.now();
+    while (Date.now() < deadline) {
+      if (this.inFlight > 0) quietSince = Date.now();
+      else if (Date.now() - quietSince >= quietMs) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 }
 
@@ -185,4 +196,17 @@ function decodeURIComponentSafe(s: string): string {
   } catch {
     return s;
   }
+}
+
+/** Whether Accept-Encoding allows gzip (an explicit q=0 refuses it; "*" stands for it). */
+function acceptsGzip(header: string): boolean {
+  let star: boolean | null = null;
+  for (const part of header.toLowerCase().split(",")) {
+    const [coding, ...params] = part.trim().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const allowed = q === undefined || Number(q.slice(2)) > 0;
+    if (coding.trim() === "gzip") return allowed;
+    if (coding.trim() === "*") star = allowed;
+  }
+  return star ?? false;
 }

@@ -31,11 +31,7 @@ export async function download(url: string, dir: string, onProgress?: (p: Downlo
   const target = join(dir, name);
   const partial = `${target}.part`;
   const started = Date.now();
-  const res = await request(url, { maxRedirections: 5, headersTimeout: 60_000, bodyTimeout: 120_000 } as Parameters<typeof request>[1]);
-  if (res.statusCode < 200 || res.statusCode >= 300) {
-    await res.body.dump();
-    throw new SourceError(`download of ${url} failed: HTTP ${res.statusCode}`);
-  }
+  const res = await follow(url);
   const lengthHeader = res.headers["content-length"];
   const total = typeof lengthHeader === "string" ? Number(lengthHeader) : null;
   let bytes = 0;
@@ -52,6 +48,33 @@ export async function download(url: string, dir: string, onProgress?: (p: Downlo
   if (total !== null && bytes !== total) throw new SourceError(`download of ${url} truncated: ${bytes} of ${total} bytes`);
   await rename(partial, target);
   return target;
+}
+
+const MAX_REDIRECTS = 5;
+
+/** GET with redirects followed by hand (GLEIF answers its "latest" links with a 302). */
+async function follow(url: string): Promise<Awaited<ReturnType<typeof request>>> {
+  let target = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    let res;
+    try {
+      res = await request(target, { headersTimeout: 60_000, bodyTimeout: 120_000 });
+    } catch (err) {
+      throw new SourceError(`download of ${target} failed: ${(err as Error).message}`);
+    }
+    const location = res.headers.location;
+    if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === "string") {
+      await res.body.dump();
+      target = new URL(location, target).href;
+      continue;
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      await res.body.dump();
+      throw new SourceError(`download of ${target} failed: HTTP ${res.statusCode}`);
+    }
+    return res;
+  }
+  throw new SourceError(`download of ${url} failed: more than ${MAX_REDIRECTS} redirects`);
 }
 
 export async function openLocal(path: string): Promise<OpenedSource> {
