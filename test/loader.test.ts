@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { csvLine, ENTITY_KEYS, readSample, seededRandom, shuffle, writeFixture, zipSingle, type Fixture } from "./helpers/fixture.js";
 import { facetCounts } from "./helpers/model.js";
-import { fetchGot, knownBug, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer } from "./helpers/server.js";
+import { fetchGot, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 
 const dir = tempDir(t);
 const fx = writeFixture(dir);
@@ -115,10 +115,8 @@ t.test("not ready until the data is live, ready after", async (t) => {
   t.comment(`exited after ${Date.now() - t0} ms`);
 });
 
-// BUG: src/lei/golden-copy/source.ts calls undici request() with maxRedirections, which undici 7
-// rejects ("maxRedirections is not supported, use the redirect interceptor"): every http(s)
-// source fails to load, so the daily download cannot work.
-t.test("an http URL source: downloaded, loaded, published from its name", knownBug("undici 7 rejects request({ maxRedirections }): every http source fails"), async (t) => {
+// An http(s) source is downloaded to the data dir (redirects followed), then loaded.
+t.test("an http URL source: downloaded, loaded, published from its name", async (t) => {
   const zip = readFileSync(fx.zip);
   const name = "20240506-0000-gleif-goldencopy-lei2-golden-copy.csv.zip";
   let requests = 0;

@@ -3,7 +3,7 @@
 
 import t from "tap";
 import { request as httpRequest } from "node:http";
-import { knownBug, pMap, runLeidex, startServer, type Got } from "./helpers/server.js";
+import { pMap, runLeidex, startServer, type Got } from "./helpers/server.js";
 
 const LIMIT = 5;
 const srv = await startServer(t, { rateLimit: LIMIT, rateWindow: 60, shards: 2 });
@@ -124,11 +124,9 @@ t.test("rate limit: the budget counts down, then 429 with Retry-After", async (t
   t.equal(again.headers.get("x-ratelimit-remaining"), "0", "with one token, now spent");
 });
 
-// BUG: stop() waits only for requests already dispatched (inFlight), then destroys the Piscina
-// pool; requests on connections uWS had accepted but not yet dispatched (or whose shard tasks
-// were queued) are answered 503 "slice 0 failed: The task has been aborted" instead of served.
-t.test("requests in flight when SIGTERM arrives are served, not aborted",
-  knownBug("SIGTERM: searches sent 5 ms before the signal get 503 'The task has been aborted'"), async (t) => {
+// Requests that reach the server around the signal are answered in full (drain waits for a
+// quiet moment before the shard pool goes), or the connection is refused.
+t.test("requests in flight when SIGTERM arrives are served, not aborted", async (t) => {
     const own = await startServer(t, { rateLimit: 0, shards: 2 });
     const inflight = [3, 4, 5, 6].map((n) => getFrom(`127.0.0.${n}`, "/v1/entities?q=holding%20company&limit=100&facets=country,jurisdiction", own.port));
     await new Promise((r) => setTimeout(r, 5));
@@ -136,7 +134,7 @@ t.test("requests in flight when SIGTERM arrives are served, not aborted",
     const answers = await Promise.allSettled(inflight);
     t.equal(await own.exited, 0, "exit code 0");
     const summary = answers.map((a) => a.status === "fulfilled" ? `${a.value.status} ${JSON.stringify(a.value.body).slice(0, 80)}` : `refused: ${(a.reason as Error).message}`);
-    t.ok(answers.every((a) => a.status === "rejected" || (a.value.status === 200 && a.value.body.results.length === 100)),
+    t.ok(answers.every((a) => a.status === "rejected" || (a.value.status === 200 && a.value.body.found > 0 && a.value.body.results.length === Math.min(100, a.value.body.found))),
       "each request is either served in full or refused", { summary });
   });
 

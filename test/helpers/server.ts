@@ -207,10 +207,3 @@ export async function pMap<T, R>(items: readonly T[], n: number, fn: (item: T, i
   return out;
 }
 
-/**
- * Options for a test that exposes a known server bug: marked todo (tap then skips it) so the
- * suite stays green, unless LEIDEX_RUN_TODO=1, which runs it as a normal test to check a fix.
- */
-export function knownBug(description: string): { todo?: string } {
-  return process.env.LEIDEX_RUN_TODO === "1" ? {} : { todo: description };
-}
