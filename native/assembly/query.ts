@@ -12,7 +12,7 @@
 
 import { allocate, zero } from "./memory";
 import {
-  nDocs, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
+  nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
   postingStart, postingDoc, postingMeta, docCode, MAX_COLS,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
@@ -25,6 +25,7 @@ const NO_MATCH: i32 = 255;
 
 // ---- scratch, sized when the slice is configured ----
 let seenBits: usize = 0;    // one bit per doc: already considered by this evaluation
+let termBits: usize = 0;    // one bit per term: a candidate of some token (scoreDoc's first test)
 let touched: usize = 0;     // words of seenBits set by this evaluation, to clear them cheaply
 let touchedCount: u32 = 0;
 const facetCounts = new StaticArray<usize>(MAX_COLS);
@@ -57,10 +58,37 @@ export function prepareScratch(): void {
   touched = allocate(words * 4);
   zero(seenBits, words * 4);
   touchedCount = 0;
+  const termWords = (<usize>nTerms + 32) >> 5;
+  termBits = allocate(termWords * 4);
+  zero(termBits, termWords * 4);
   for (let c = 0; c < nCols; c++) unchecked(facetCounts[c] = allocate(<usize>colNCodes[c] * 4 + 4));
 }
 
 export function facetCountsPtr(c: i32): usize { return unchecked(facetCounts[c]); }
+
+/** Sets (or clears) the term bits of [lo, hi): whole words at once in the middle. */
+function fillTermBits(lo: u32, hi: u32, on: bool): void {
+  let t = lo;
+  while (t < hi && (t & 31) != 0) { flipTermBit(t, on); t++; }
+  const words = (hi - t) >> 5;
+  if (words > 0) { memory.fill(termBits + (<usize>(t >> 5) << 2), on ? 0xff : 0, <usize>words << 2); t += words << 5; }
+  while (t < hi) { flipTermBit(t, on); t++; }
+}
+
+@inline function flipTermBit(t: u32, on: bool): void {
+  const at = termBits + (<usize>(t >> 5) << 2);
+  const bit: u32 = 1 << (t & 31);
+  store<u32>(at, on ? load<u32>(at) | bit : load<u32>(at) & ~bit);
+}
+
+/** Marks every candidate term of the current ranges (on), or unmarks them (off). */
+function markCandidates(on: bool): void {
+  for (let r = 0; r < rangeCount; r++) fillTermBits(rangeLo(r), rangeHi(r), on);
+}
+
+@inline function isCandidate(t: u32): bool {
+  return (load<u32>(termBits + (<usize>(t >> 5) << 2)) & (1 << (t & 31))) != 0;
+}
 
 /** Marks doc seen; false when it already was. */
 @inline function firstSight(doc: u32): bool {
@@ -201,6 +229,7 @@ function scoreDoc(doc: u32, minMatch: i32): u64 {
     const bits = meta & 0xf & fieldMask;
     if (bits == 0) continue;
     const term = load<u32>(fwdTerms + (<usize>e << 2));
+    if (!isCandidate(term)) continue;
     for (let t = 0; t < nTokens; t++) {
       const cf = lookup(t, term);
       if (cf >= 0) improve(t, cf, meta, bits);
@@ -383,6 +412,7 @@ export function runQuery(): void {
     resetRanges();
     for (let t = 0; t < nTokens; t++) buildToken(t, (typoMask & (1 << t)) != 0);
   }
+  markCandidates(true);
   // The facts the caller plans by (anything matched? how well?) ignore filters, so that a
   // filter only ever narrows what the same query matches without it.
   let required = nTokens;
@@ -405,6 +435,7 @@ export function runQuery(): void {
     matchedHere = found > 0;
     bestWhole = <u32>((bestScore >> WHOLE_SHIFT) & 0x1f);
   }
+  markCandidates(false);
   const hits = drain(outBuf + OUT_HEADER);
   store<u32>(outBuf, found);
   store<u32>(outBuf + 4, <u32>hits);

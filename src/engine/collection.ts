@@ -7,6 +7,7 @@ import type { FinishResult, ShardRequest, ShardResponse, WireHit } from "./proto
 import { sliceOf } from "./partition.js";
 import type { FacetParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
+import { mergeFacetValues, mergeSearchParts, type SearchPart } from "./merge.js";
 import { keepBestRequired, planFallback, type SearchRequest } from "./planner.js";
 
 export interface CollectionMeta {
@@ -31,27 +32,6 @@ export interface SearchOutcome {
   hits: WireHit[];
   facets: Partial<Record<FacetParam, [string, number][]>>;
   tookMs: number;
-}
-
-type SearchPart = Extract<ShardResponse, { kind: "search" }>;
-
-function mergeParts(parts: SearchPart[], window: number): Pick<SearchOutcome, "found" | "hits" | "facets"> {
-  let found = 0;
-  const hits: WireHit[] = [];
-  const facets: Partial<Record<FacetParam, Map<string, number>>> = {};
-  for (const part of parts) {
-    found += part.found;
-    for (const h of part.hits) hits.push(h);
-    for (const [field, values] of Object.entries(part.facets) as [FacetParam, [string, number][]][]) {
-      const merged = (facets[field] ??= new Map());
-      for (const [value, count] of values) merged.set(value, (merged.get(value) ?? 0) + count);
-    }
-  }
-  hits.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  if (hits.length > window) hits.length = window;
-  const facetLists: Partial<Record<FacetParam, [string, number][]>> = {};
-  for (const [field, merged] of Object.entries(facets) as [FacetParam, Map<string, number>][]) facetLists[field] = sortFacet([...merged]);
-  return { found, hits, facets: facetLists };
 }
 
 export class NotReadyError extends Error {}
@@ -131,7 +111,7 @@ export class Collection {
       const exact = await this.scatter(live, { ...request, typoMask: 0, dropTokens: false });
       const fallback = planFallback(exact);
       const parts = fallback ? keepBestRequired(await this.scatter(live, { ...request, ...fallback })) : exact;
-      return { ...mergeParts(parts, request.window), outOf: live.docs, tookMs: performance.now() - started };
+      return { ...mergeSearchParts(parts, request.window), outOf: live.docs, tookMs: performance.now() - started };
     });
   }
 
@@ -150,17 +130,7 @@ export class Collection {
   facetValues(field: FacetParam): Promise<[string, number][]> {
     return this.pinned(async (live) => {
       const parts = await Promise.all(live.sliceDocs.map((_, s) => this.ask(s, live.gen, { kind: "facet", field })));
-      const merged = new Map<string, number>();
-      for (const part of parts) {
-        if (part.kind !== "facet") continue;
-        for (const [value, count] of part.values) merged.set(value, (merged.get(value) ?? 0) + count);
-      }
-      return sortFacet([...merged]);
+      return mergeFacetValues(parts.flatMap((p) => (p.kind === "facet" ? [p.values] : [])));
     });
   }
-}
-
-/** Count descending, then value ascending: stable across slices and runs. */
-function sortFacet(values: [string, number][]): [string, number][] {
-  return values.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
