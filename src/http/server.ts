@@ -13,6 +13,7 @@ export interface Request {
   rawQuery: string;
   params: string[];
   ip: string;
+  /** A request header; readable only before the handler's first await (uWS frees the request). */
   header(name: string): string;
 }
 
@@ -118,8 +119,7 @@ export class HttpServer {
 
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
     const started = performance.now();
-    const headers = new Map<string, string>();
-    raw.forEach((k, v) => headers.set(k, v));
+    let live = true;
     const params: string[] = [];
     for (let i = 0; i < paramCount; i++) params.push(decodeURIComponentSafe(raw.getParameter(i) ?? ""));
     const req: Request = {
@@ -128,10 +128,13 @@ export class HttpServer {
       rawQuery: raw.getQuery() ?? "",
       params,
       ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
-      header: (name) => headers.get(name.toLowerCase()) ?? "",
+      header: (name) => {
+        if (!live) throw new Error(`header '${name}' read after the request was released`);
+        return raw.getHeader(name.toLowerCase());
+      },
     };
     this.inFlight++;
-    const reply = new Reply(res, acceptsGzip(headers.get("accept-encoding") ?? ""), options.errorBody, (status) => {
+    const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options.errorBody, (status) => {
       this.inFlight--;
       this.metrics.observe(options.name, status, performance.now() - started);
     });
@@ -156,8 +159,10 @@ export class HttpServer {
     };
     try {
       const result = handler(req, reply);
+      live = false;
       if (result instanceof Promise) result.catch(fail);
     } catch (err) {
+      live = false;
       fail(err);
     }
   }
