@@ -13,48 +13,7 @@ const SLOTS = 5; // the CSV has exactly five slots per repeating group
 const MAX_EVENTS = 3;
 
 function addressColumns(prefix: string, withType: boolean): string[] {
-  const cols = [`${prefix}.xmllang`];
-  if (withType) cols.push(`${prefix}.type`);
-  cols.push(`${prefix}.FirstAddressLine`, `${prefix}.AdditionalAddressLine.1`, `${prefix}.AdditionalAddressLine.2`, `${prefix}.City`, `${prefix}.Region`, `${prefix}.Country`, `${prefix}.PostalCode`);
-  return cols;
-}
-
-function usedColumns(): string[] {
-  const cols = ['LEI', 'Entity.LegalName', 'Entity.LegalName.xmllang'];
-  for (let k = 1; k <= SLOTS; k++) cols.push(`${OTHER_NAME}.${k}`, `${OTHER_NAME}.${k}.xmllang`, `${OTHER_NAME}.${k}.type`);
-  for (let k = 1; k <= SLOTS; k++) cols.push(`${TRANSLIT_NAME}.${k}`, `${TRANSLIT_NAME}.${k}.xmllang`, `${TRANSLIT_NAME}.${k}.type`);
-  cols.push(...addressColumns('Entity.LegalAddress', false), ...addressColumns('Entity.HeadquartersAddress', false));
-  for (let k = 1; k <= 2; k++) cols.push(...addressColumns(`${OTHER_ADDRESS}.${k}`, true), ...addressColumns(`${TRANSLIT_ADDRESS}.${k}`, true));
-  cols.push(
-    'Entity.RegistrationAuthority.RegistrationAuthorityID',
-    'Entity.RegistrationAuthority.OtherRegistrationAuthorityID',
-    'Entity.RegistrationAuthority.RegistrationAuthorityEntityID',
-    'Entity.LegalJurisdiction',
-    'Entity.EntityCategory',
-    'Entity.EntitySubCategory',
-    'Entity.LegalForm.EntityLegalFormCode',
-    'Entity.LegalForm.OtherLegalForm',
-    'Entity.EntityStatus',
-    'Entity.EntityCreationDate',
-    'Entity.SuccessorEntity.1.SuccessorLEI',
-    'Entity.SuccessorEntity.1.SuccessorEntityName',
-  );
-  for (let k = 1; k <= MAX_EVENTS; k++) {
-    for (const f of ['group_type', 'event_status', 'LegalEntityEventType', 'LegalEntityEventEffectiveDate', 'LegalEntityEventRecordedDate', 'ValidationDocuments', 'ValidationReference']) cols.push(`${EVENT}.${k}.${f}`);
-  }
-  cols.push(
-    'Registration.InitialRegistrationDate',
-    'Registration.LastUpdateDate',
-    'Registration.RegistrationStatus',
-    'Registration.NextRenewalDate',
-    'Registration.ManagingLOU',
-    'Registration.ValidationSources',
-    'Registration.ValidationAuthority.ValidationAuthorityID',
-    'Registration.ValidationAuthority.ValidationAuthorityEntityID',
-    'Registration.OtherValidationAuthorities.OtherValidationAuthority.1.ValidationAuthorityID',
-    'ConformityFlag',
-  );
-  return cols;
+  return ADDRESS_FIELDS.filter((f) => withType || f !== 'type').map((f) => `${prefix}.${f}`);
 }
 
 const ADDRESS_FIELDS = ['xmllang', 'type', 'FirstAddressLine', 'AdditionalAddressLine.1', 'AdditionalAddressLine.2', 'City', 'Region', 'Country', 'PostalCode'] as const;
@@ -86,6 +45,18 @@ const SCALARS = [
   'Registration.OtherValidationAuthorities.OtherValidationAuthority.1.ValidationAuthorityID',
   'ConformityFlag',
 ] as const;
+
+/** Every column a generated row can fill; RowLayout sorts them into header order. */
+function usedColumns(): string[] {
+  const cols: string[] = [...SCALARS];
+  for (let k = 1; k <= SLOTS; k++) {
+    for (const group of [OTHER_NAME, TRANSLIT_NAME]) cols.push(`${group}.${k}`, `${group}.${k}.xmllang`, `${group}.${k}.type`);
+  }
+  cols.push(...addressColumns('Entity.LegalAddress', false), ...addressColumns('Entity.HeadquartersAddress', false));
+  for (let k = 1; k <= 2; k++) cols.push(...addressColumns(`${OTHER_ADDRESS}.${k}`, true), ...addressColumns(`${TRANSLIT_ADDRESS}.${k}`, true));
+  for (let k = 1; k <= MAX_EVENTS; k++) for (const f of EVENT_FIELDS) cols.push(`${EVENT}.${k}.${f}`);
+  return cols;
+}
 
 function scalarValues(r: EntityRecord): readonly string[] {
   // Same order as SCALARS.

@@ -294,18 +294,21 @@ function driveByFilter(minMatch: i32): void {
 }
 
 /**
- * One token: each posting carries its field bits, name position and name length. Postings are
+ * One token t can match (the only one, or the others have no candidates): each posting carries
+ * its field bits, name position and name length, so no forward index is read. Postings are
  * visited in the order of improve(): name fields first, then by typo cost, so a doc's first
  * sighting is its best match.
  */
-function driveSingleToken(): void {
-  driveSinglePass(FIELD_LEGAL | FIELD_OTHER);
-  driveSinglePass(~(FIELD_LEGAL | FIELD_OTHER));
+function driveSingleToken(t: i32): void {
+  driveSinglePass(t, FIELD_LEGAL | FIELD_OTHER);
+  driveSinglePass(t, ~(FIELD_LEGAL | FIELD_OTHER));
 }
 
-function driveSinglePass(fields: u32): void {
-  for (let cost: u32 = 0; cost <= 2; cost++) {
-    for (let r = unchecked(tokStart[0]); r < unchecked(tokEnd[0]); r++) {
+const MAX_COST: u32 = 8; // byte costs: two-byte scripts get twice the typo budget
+
+function driveSinglePass(t: i32, fields: u32): void {
+  for (let cost: u32 = 0; cost <= MAX_COST; cost++) {
+    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const cf = rangeCost(r);
       if ((cf & 0xff) != cost) continue;
       const end = postingStart(rangeHi(r));
@@ -317,7 +320,7 @@ function driveSinglePass(fields: u32): void {
         docsConsidered++;
         if (!firstSight(doc) || !passesFilters(doc)) continue;
         resetBest();
-        improve(0, <i32>cf, meta, bits);
+        improve(t, <i32>cf, meta, bits);
         accept(doc, assemble(<i32>(meta >> 16), 1));
       }
     }
@@ -376,7 +379,10 @@ function evaluate(minMatch: i32, window: i32): void {
   for (let i = 0; i < drivers; i++) tokenCost += unchecked(tokPostings[order[i]]);
   if (tokenCost == 0) return;
   if (filterMask != 0 && cheapestFilter() < tokenCost) { driveByFilter(minMatch); return; }
-  if (nTokens == 1) { driveSingleToken(); return; }
+  let active = 0, only = 0;
+  for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) { active++; only = t; }
+  if (active < minMatch) return;
+  if (active == 1) { driveSingleToken(only); return; }
   for (let i = 0; i < drivers; i++) {
     const t = unchecked(order[i]);
     for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {

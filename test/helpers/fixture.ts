@@ -3,6 +3,7 @@
 // an extra unknown column, and a single-entry zip. Also an independent model of the field
 // mapping (CSV row -> LegalEntity JSON), so tests compare the server against the data itself.
 
+import type { LegalEntity } from "../../src/engine/schema.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 as zlibCrc32, deflateRawSync } from "node:zlib";
@@ -86,24 +87,8 @@ export function withBadCheckDigits(prefix18: string): string {
 
 // ---------------------------------------------------------------- the field mapping (independent model)
 
-export interface Entity {
-  lei: string;
-  legalName: string | null;
-  entityStatus: string | null;
-  entityCategory: string | null;
-  registrationStatus: string | null;
-  legalForm: string | null;
-  jurisdiction: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  postalCode: string | null;
-  legalAddress: string | null;
-  hqAddress: string | null;
-  managingLou: string | null;
-  registeredAt: string | null;
-  lastUpdatedAt: string | null;
-}
+/** The API's LegalEntity: the type is shared, the expected values below are computed here. */
+export type Entity = LegalEntity;
 
 export const COLUMN_OF: Record<keyof Entity, string> = {
   lei: "LEI",
