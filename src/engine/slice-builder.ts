@@ -219,6 +219,7 @@ export class SliceBuilder {
       nDocs, termBytes, termOffs, postOffs, postDocs, postMeta,
       trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
       fwdOffs, fwdTerms, fwdMeta, nameLen, columns,
+      // the arena's unused tail was never written, so it costs address space, not memory
       docBytes: this.docs.data.subarray(0, this.docs.length), docStart, docEnd,
     };
   }

@@ -84,7 +84,8 @@ export class WasmSlice {
   private readonly docBytes: Uint8Array;
   private readonly docStart: Uint32Array;
   private readonly docEnd: Uint32Array;
-  private readonly columns: ColumnData[];
+  /** per column, what the host still needs once the arrays live in WASM memory */
+  private readonly columns: Pick<ColumnData, "values" | "valOffs">[];
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
   private readonly bitmapAt: number[];
@@ -98,7 +99,7 @@ export class WasmSlice {
     this.docBytes = data.docBytes;
     this.docStart = data.docStart;
     this.docEnd = data.docEnd;
-    this.columns = data.columns;
+    this.columns = data.columns.map(({ values, valOffs }) => ({ values, valOffs }));
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
       col.values.forEach((v, code) => { if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code); });
