@@ -13,4 +13,6 @@ export function queryBuffer(): u32 { return <u32>queryBuf; }
 export function resultBuffer(): u32 { return <u32>outBuf; }
 export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }
 export function search(): void { runQuery(); }
+// Work counters since start: 0 trie nodes walked, 1 docs considered, 2 docs scored from the
+// forward index, 3 candidate ranges of the last query. For profiling the engine (see README).
 export function debugCounter(i: i32): u32 { return i == 0 ? nodesVisited : i == 1 ? docsConsidered : i == 2 ? docsScored : <u32>rangeCount; }
