@@ -82,15 +82,19 @@ export class Collection {
     void this.abandon(gen);
   }
 
+  private hold(gen: number, delta: 1 | -1): void {
+    const n = (this.holds.get(gen) ?? 0) + delta;
+    if (n === 0) this.holds.delete(gen); else this.holds.set(gen, n);
+  }
+
   private async pinned<T>(work: (live: LiveGeneration) => Promise<T>): Promise<T> {
     const live = this.live;
     if (!live) throw new NotReadyError("no collection is loaded yet");
-    this.holds.set(live.gen, (this.holds.get(live.gen) ?? 0) + 1);
+    this.hold(live.gen, 1);
     try {
       return await work(live);
     } finally {
-      const n = (this.holds.get(live.gen) ?? 1) - 1;
-      if (n === 0) this.holds.delete(live.gen); else this.holds.set(live.gen, n);
+      this.hold(live.gen, -1);
     }
   }
 
@@ -120,11 +124,22 @@ export class Collection {
     return parts.filter((p): p is SearchPart => p.kind === "search");
   }
 
+  /** The hottest path: one slice, one request, no async layers of its own. */
   lookup(lei: string): Promise<Uint8Array | null> {
-    return this.pinned(async (live) => {
-      const response = await this.ask(sliceOf(lei, live.sliceDocs.length), live.gen, { kind: "lookup", lei });
-      return response.kind === "lookup" ? response.doc : null;
-    });
+    const live = this.live;
+    if (!live) return Promise.reject(new NotReadyError("no collection is loaded yet"));
+    this.hold(live.gen, 1);
+    return this.pool.request(sliceOf(lei, live.sliceDocs.length), live.gen, { kind: "lookup", lei }).then(
+      (response) => {
+        this.hold(live.gen, -1);
+        if (response.kind === "error") throw new ShardFailedError(response.message);
+        return response.kind === "lookup" ? response.doc : null;
+      },
+      (err: unknown) => {
+        this.hold(live.gen, -1);
+        throw err;
+      },
+    );
   }
 
   facetValues(field: FacetParam): Promise<[string, number][]> {

@@ -6,14 +6,15 @@ const BUCKETS_MS = [1, 2, 5, 10, 20, 50, 100, 250, 500, 1000, 2500, 10000];
 interface Histogram { counts: number[]; sum: number; count: number }
 
 export class Metrics {
-  private readonly requests = new Map<string, number>();
+  private readonly requests = new Map<string, Map<number, number>>();
   private readonly latency = new Map<string, Histogram>();
   private readonly counters = new Map<string, { help: string; value: number }>();
   private readonly gauges: { name: string; help: string; read: () => [Record<string, string>, number][] }[] = [];
 
   observe(route: string, status: number, ms: number): void {
-    const key = `${route}\u0000${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    let byStatus = this.requests.get(route);
+    if (!byStatus) this.requests.set(route, (byStatus = new Map()));
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     let h = this.latency.get(route);
     if (!h) this.latency.set(route, (h = { counts: new Array<number>(BUCKETS_MS.length).fill(0), sum: 0, count: 0 }));
     for (let i = 0; i < BUCKETS_MS.length; i++) if (ms <= BUCKETS_MS[i]) h.counts[i]++;
@@ -34,9 +35,8 @@ export class Metrics {
   render(): string {
     const out: string[] = [];
     out.push("# HELP leidex_http_requests_total HTTP requests by route and status.", "# TYPE leidex_http_requests_total counter");
-    for (const [key, n] of this.requests) {
-      const [route, status] = key.split("\u0000");
-      out.push(`leidex_http_requests_total{route="${route}",status="${status}"} ${n}`);
+    for (const [route, byStatus] of this.requests) {
+      for (const [status, n] of byStatus) out.push(`leidex_http_requests_total{route="${route}",status="${status}"} ${n}`);
     }
     out.push("# HELP leidex_http_request_duration_ms Request latency by route.", "# TYPE leidex_http_request_duration_ms histogram");
     for (const [route, h] of this.latency) {

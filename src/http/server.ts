@@ -45,6 +45,7 @@ export class Reply {
   aborted = false;
   sent = false;
   status = 0;
+  cors = false;
 
   constructor(
     private readonly res: uWS.HttpResponse,
@@ -82,6 +83,7 @@ export class Reply {
       this.res.writeHeader("Content-Type", contentType);
       if (gzipped) this.res.writeHeader("Content-Encoding", "gzip");
       this.res.writeHeader("Vary", "Accept-Encoding");
+      if (this.cors) for (const [k, v] of CORS_HEADERS) this.res.writeHeader(k, v);
       for (const [k, v] of this.headers) this.res.writeHeader(k, v);
       this.res.end(payload);
     });
@@ -139,7 +141,7 @@ export class HttpServer {
       this.metrics.observe(options.name, status, performance.now() - started);
     });
     res.onAborted(() => { reply.aborted = true; });
-    if (options.cors) for (const [k, v] of CORS_HEADERS) reply.header(k, v);
+    if (options.cors) reply.cors = true;
     if (this.draining) reply.header("Connection", "close");
 
     if (options.rateLimited && this.limiter.enabled) {
