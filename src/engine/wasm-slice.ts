@@ -3,11 +3,9 @@
 // documents stay here as UTF-8 JSON, so a hit is a memory view, never a JSON.stringify.
 
 import { readFileSync } from "node:fs";
-import { columnKey, COLUMNS, type FacetParam, type FilterParam } from "./schema.js";
-import type { ColumnData, SliceData } from "./slice-builder.js";
-import { LEI_TERM_MARKER } from "./slice-builder.js";
+import { columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
+import { LEI_TERM_MARKER, type ColumnData, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
-import { SEARCH_FIELDS, type SearchField } from "./schema.js";
 
 const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
 
