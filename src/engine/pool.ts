@@ -91,20 +91,19 @@ export class ShardPool {
         this.flushScheduled[slice] = true;
         setImmediate(() => {
           this.flushScheduled[slice] = false;
-          if (this.inFlight[slice] < MAX_IN_FLIGHT_PER_SLICE) this.flush(slice);
+          this.flush(slice);
         });
       }
     });
   }
 
+  /** Sends queued requests as batches while the slice has room for tasks in flight. */
   private flush(slice: number): void {
     const byGen = this.queues[slice];
     for (const [gen, queue] of byGen) {
-      if (queue.length === 0) { byGen.delete(gen); continue; }
-      const batch = queue.splice(0, MAX_BATCH);
+      while (queue.length > 0 && this.inFlight[slice] < MAX_IN_FLIGHT_PER_SLICE) this.send(slice, { gen, items: queue.splice(0, MAX_BATCH) });
       if (queue.length === 0) byGen.delete(gen);
-      this.send(slice, { gen, items: batch });
-      return;
+      if (this.inFlight[slice] >= MAX_IN_FLIGHT_PER_SLICE) return;
     }
   }
 
@@ -123,7 +122,7 @@ export class ShardPool {
       )
       .finally(() => {
         this.inFlight[slice]--;
-        if (this.queues[slice].size > 0) this.flush(slice);
+        this.flush(slice);
       });
   }
 

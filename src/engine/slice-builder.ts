@@ -225,13 +225,6 @@ export class SliceBuilder {
   }
 }
 
-/** Convenience for tests and tools: all records at once. */
-export function buildSlice(records: EntityRecord[]): SliceData {
-  const builder = new SliceBuilder();
-  for (const r of records) builder.add(r);
-  return builder.finish();
-}
-
 function addressTexts(e: LegalEntity): string[] {
   const texts: string[] = [];
   for (const t of [e.legalAddress, e.hqAddress, e.city]) if (t) texts.push(t);

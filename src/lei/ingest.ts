@@ -48,25 +48,25 @@ function runLoaderThread(collection: Collection, gen: number, slices: number, re
   const input: LoaderInput = { source: req.source, dataDir: req.dataDir, slices };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), { workerData: input });
   const label = isUrl(req.source) ? req.source : basename(req.source);
-  let added: Promise<void>[] = [];
+  // The loader posts "done" only once every batch was acknowledged, that is, added to its slice.
   return new Promise<Done>((resolve, reject) => {
     let settled = false;
     const finish = (err: Error | null, done?: Done): void => {
       if (settled) return;
       settled = true;
       void worker.terminate();
-      Promise.all(added).then(() => (err ? reject(err) : resolve(done!)), reject);
+      if (err) reject(err); else resolve(done!);
     };
     worker.on("message", (m: LoaderMessage) => {
       switch (m.type) {
         case "batch": {
-          const p = collection.add(gen, m.slice, m.payload).then(() => {
-            const ack: LoaderControl = { type: "ack" };
-            if (!settled) worker.postMessage(ack);
-          });
-          p.catch((e: Error) => finish(e));
-          added.push(p);
-          if (added.length > 256) added = added.slice(-64);
+          collection.add(gen, m.slice, m.payload).then(
+            () => {
+              const ack: LoaderControl = { type: "ack" };
+              if (!settled) worker.postMessage(ack);
+            },
+            (e: Error) => finish(e),
+          );
           break;
         }
         case "log":

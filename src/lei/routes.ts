@@ -50,7 +50,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService): void
   server.route("get", "/openapi.json", options("openapi"), (_req, reply) => reply.json(200, openapi));
 
   for (const pattern of ["/v1/entities", "/v1/entities/:lei", "/v1/facets/:field", "/v1/stats"]) {
-    server.route("any", pattern, { ...options("method-not-allowed") }, (req, reply) => {
+    server.route("any", pattern, options("method-not-allowed"), (req, reply) => {
       reply.header("Allow", "GET, OPTIONS").error(405, `method ${req.method} is not allowed here; use GET`);
     });
   }

@@ -39,7 +39,7 @@ export class LeiService {
     const cached = this.cache?.get(key);
     if (cached) return cached;
     const outcome = params.q !== null && !SEARCHABLE.test(params.q)
-      ? await this.emptyOutcome()
+      ? this.emptyOutcome()
       : await this.collection.search({
         q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
       });
@@ -48,9 +48,8 @@ export class LeiService {
     return page;
   }
 
-  private async emptyOutcome(): Promise<SearchOutcome> {
-    const outOf = this.collection.current?.docs ?? 0;
-    return { found: 0, outOf, hits: [], facets: {}, tookMs: 0 };
+  private emptyOutcome(): SearchOutcome {
+    return { found: 0, outOf: this.collection.current?.docs ?? 0, hits: [], facets: {}, tookMs: 0 };
   }
 
   async entity(input: string): Promise<EntityLookup> {

@@ -2,7 +2,7 @@
 // http(s) URL downloaded to the data dir first (a zip needs random access to its directory).
 
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, stat } from "node:fs/promises";
+import { mkdir, open, rename, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
@@ -86,7 +86,7 @@ export async function openLocal(path: string): Promise<OpenedSource> {
 }
 
 async function looksLikeZip(path: string): Promise<boolean> {
-  const fh = await import("node:fs/promises").then((fs) => fs.open(path, "r"));
+  const fh = await open(path, "r");
   try {
     const head = Buffer.alloc(4);
     await fh.read(head, 0, 4, 0);
