@@ -1,6 +1,6 @@
 // Term dictionary: sorted unique terms (UTF-8 bytes), so a prefix is one contiguous id range,
-// plus a byte trie over the text terms (nodes in preorder, each with its term id range and next
-// sibling). Typo candidates come from a depth-first walk of the trie with one Damerau-Levenshtein
+// plus a byte trie over the text terms (nodes breadth first, each with its term id range and its
+// children side by side). Typo candidates come from a depth-first walk of the trie with one Damerau-Levenshtein
 // row per depth, pruned as soon as a row's minimum exceeds the typo budget: no scan of all terms.
 //
 // Matches are emitted as ranges [lo, hi) of term ids with a cost, sorted and non-overlapping.
@@ -103,8 +103,8 @@ export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): voi
 
 export let nodesVisited: u32 = 0;
 
-// A trie node is four u32 words: term range lo, hi, next sibling (top bit: the node's own path
-// is a term), and the byte leading to it. One node, one cache line's quarter.
+// A trie node is four u32 words: term range lo, hi, first child (top bit: the node's own path
+// is a term), and the byte leading to it | child count << 8. Children sit side by side.
 @inline function nodeWord(n: u32, w: u32): u32 { return load<u32>(trieBase + ((<usize>n << 4) | (<usize>w << 2))); }
 const TERMINAL: u32 = 0x80000000;
 
@@ -116,7 +116,7 @@ function walk(node: u32, d: i32, inherited: i32): void {
   if (d > 0) {
     // Only cells within k of the diagonal can stay within budget: compute that band, and pin
     // its two neighbours to the cap so the next depth reads no stale cells of a sibling path.
-    const c = <i32>nodeWord(node, 3);
+    const c = <i32>(nodeWord(node, 3) & 0xff);
     store<u8>(pathBytes + <usize>(d - 1), <u8>c);
     const prevC = d > 1 ? <i32>load<u8>(pathBytes + <usize>(d - 2)) : -1;
     const jLo = d - k > 1 ? d - k : 1;
@@ -167,16 +167,16 @@ function walk(node: u32, d: i32, inherited: i32): void {
   if (eff <= k && rowMin >= eff) { emit(start, hi, <u32>eff); return; }
   if (d >= MAX_DEPTH) return;
 
-  // children follow their parent in preorder, linked by next-sibling
   const first = <u32>load<u8>(wq), second = m >= 2 ? <u32>load<u8>(wq + 1) : 256;
-  let child = node + 1;
-  while (child != 0) {
+  const from = nodeWord(node, 2) & ~TERMINAL, to = from + (nodeWord(node, 3) >> 8);
+  for (let child = from; child < to; child++) {
     // The first letter is taken as typed (or swapped with the second): typos there are rare,
     // and allowing them multiplies the walk by the alphabet.
-    if (d > 0 || nodeWord(child, 3) == first || nodeWord(child, 3) == second) {
-      walk(child, d + 1, eff);
-      if (rangeCount >= MAX_RANGES) return;
+    if (d == 0) {
+      const b = nodeWord(child, 3) & 0xff;
+      if (b != first && b != second) continue;
     }
-    child = nodeWord(child, 2) & ~TERMINAL;
+    walk(child, d + 1, eff);
+    if (rangeCount >= MAX_RANGES) return;
   }
 }

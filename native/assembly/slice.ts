@@ -3,7 +3,7 @@
 //   0 nDocs, 1 nTerms, 2 termBytes, 3 termOffs[nTerms+1], 4 postOffs[nTerms+1], 5 postDocs,
 //   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc),
 //   10 postMeta (u32 per posting: fwd meta | name length << 16),
-//   11 trie node count, 12 trie nodes (4 u32 each: lo, hi, next sibling | terminal bit, byte),
+//   11 trie node count, 12 trie nodes (4 u32 each: lo, hi, first child | terminal bit, byte | children << 8),
 //   13 nCols, 14 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
 // Postings and value lists are sorted doc ids. Docs are numbered in LEI order, so the doc id is
 // also the deterministic tie-break.

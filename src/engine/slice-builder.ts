@@ -271,8 +271,10 @@ function uniqueByLei(leis: string[]): number[] {
 }
 
 /**
- * Byte trie over terms [from, to), nodes in preorder, four u32 words each: term range lo, hi,
- * next sibling (top bit set when the node's own path is a term), and the byte leading to it.
+ * Byte trie over terms [from, to), four u32 words a node: term range lo, hi, first child (top bit
+ * set when the node's own path is a term), and the byte leading to it | child count << 8.
+ * Nodes are laid out breadth first, so a node's children sit side by side: the typo walk visits
+ * every child of a node it enters, and siblings scattered across the trie cost a cache miss each.
  */
 export interface Trie {
   nodes: number;
@@ -282,6 +284,11 @@ export interface Trie {
 const TERMINAL = 0x80000000;
 
 function buildTrie(bytes: Uint8Array, offs: Uint32Array, from: number, to: number): Trie {
+  return breadthFirst(preorderTrie(bytes, offs, from, to));
+}
+
+/** The trie with nodes in preorder, linked by next sibling in word 2: simple to build in one pass. */
+function preorderTrie(bytes: Uint8Array, offs: Uint32Array, from: number, to: number): Trie {
   // upper bound on nodes: one per byte of every term, plus the root
   const capacity = offs[to] - offs[from] + 1;
   const words = new Uint32Array(capacity * 4);
@@ -312,4 +319,30 @@ function buildTrie(bytes: Uint8Array, offs: Uint32Array, from: number, to: numbe
   }
   while (open.length > 1) words[open.pop()! * 4 + 1] = to;
   return { nodes: count, words: words.slice(0, count * 4) };
+}
+
+/** Renumbers a preorder trie breadth first; a node's first child is node + 1 when it has any. */
+function breadthFirst(pre: Trie): Trie {
+  const src = pre.words;
+  const words = new Uint32Array(pre.nodes * 4);
+  const queue = new Uint32Array(pre.nodes); // old ids in new order
+  let next = 1; // new ids handed out so far
+  for (let at = 0; at < pre.nodes; at++) {
+    const old = queue[at];
+    const lo = src[old * 4], hi = src[old * 4 + 1], terminal = src[old * 4 + 2] & TERMINAL;
+    const firstChild = next;
+    let children = 0;
+    // a node has children when its range holds more than its own term
+    if (hi - lo > (terminal !== 0 ? 1 : 0)) {
+      for (let child = old + 1; child !== 0; child = src[child * 4 + 2] & ~TERMINAL) {
+        queue[next++] = child;
+        children++;
+      }
+    }
+    words[at * 4] = lo;
+    words[at * 4 + 1] = hi;
+    words[at * 4 + 2] = ((children > 0 ? firstChild : 0) | terminal) >>> 0;
+    words[at * 4 + 3] = (src[old * 4 + 3] | (children << 8)) >>> 0;
+  }
+  return { nodes: pre.nodes, words };
 }
