@@ -3,11 +3,11 @@
 // old generation is dropped from the shards only once no query holds it any more.
 
 import type { ShardPool } from "./pool.js";
-import type { FinishResult, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
+import type { FinishResult, SearchAnswer, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
-import { mergeFacetValues, mergeSearchParts, type SearchPart } from "./merge.js";
+import { mergeFacetValues, mergeSearchParts } from "./merge.js";
 import { keepBestRequired, planFallback, type SearchRequest } from "./planner.js";
 
 export interface CollectionMeta {
@@ -33,6 +33,9 @@ export interface SearchOutcome {
   facets: Partial<Record<FacetParam, [string, number][]>>;
   tookMs: number;
 }
+
+type SearchPart = Extract<ShardResponse, { kind: "search" }>;
+type Fallback = NonNullable<ReturnType<typeof planFallback>>;
 
 export class NotReadyError extends Error {}
 export class ShardFailedError extends Error {}
@@ -106,22 +109,40 @@ export class Collection {
 
   /**
    * Exact terms first, on every slice. Only when that finds nothing, or only prefix matches,
-   * comes a second round with typo candidates (and, when nothing matched, fewer required tokens):
-   * decided here, over all slices, so the answer does not depend on how the data is sliced.
+   * comes a typo round (and, when nothing matched, fewer required tokens): decided here, over
+   * all slices, so the answer does not depend on how the data is sliced. Each slice guesses the
+   * typo round alongside the exact one; only slices that guessed wrong are asked again.
    */
   search(request: SearchRequest): Promise<SearchOutcome> {
     return this.pinned(async (live) => {
       const started = performance.now();
-      const exact = await this.scatter(live, { ...request, typoMask: 0, dropTokens: false });
+      const exact = await Promise.all(
+        live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, { ...request, typoMask: 0, dropTokens: false }, true)),
+      );
       const fallback = planFallback(exact);
-      const parts = fallback ? keepBestRequired(await this.scatter(live, { ...request, ...fallback })) : exact;
+      const parts = fallback ? keepBestRequired(await this.typoRound(live, request, fallback, exact)) : exact;
       return { ...mergeSearchParts(parts, request.window), outOf: live.docs, tookMs: performance.now() - started };
     });
   }
 
-  private async scatter(live: LiveGeneration, query: EngineQuery): Promise<SearchPart[]> {
-    const parts = await Promise.all(live.sliceDocs.map((_, s) => this.ask(s, live.gen, { kind: "search", query })));
-    return parts.filter((p): p is SearchPart => p.kind === "search");
+  /**
+   * A right guess (same typo tokens) is the slice's answer when it matched every token, or
+   * when fewer may not be required, or when another slice matched every token: answers that
+   * required fewer would be dropped by keepBestRequired anyway.
+   */
+  private typoRound(live: LiveGeneration, request: SearchRequest, plan: Fallback, exact: SearchPart[]): Promise<SearchAnswer[]> {
+    const guesses = exact.map((p) => (p.guess?.typoMask === plan.typoMask ? p.guess : null));
+    const allMatchedSomewhere = guesses.some((g) => g?.plan.matched === true);
+    const dropTokens = plan.dropTokens && !allMatchedSomewhere;
+    return Promise.all(guesses.map((g, s) =>
+      g && (g.plan.matched || !dropTokens) ? g : this.askSearch(s, live.gen, { ...request, typoMask: plan.typoMask, dropTokens }, false),
+    ));
+  }
+
+  private async askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
+    const response = await this.ask(slice, gen, { kind: "search", query, guess });
+    if (response.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${response.kind}`);
+    return response;
   }
 
   /** The hottest path: one slice, one request, no async layers of its own. */

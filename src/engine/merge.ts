@@ -1,10 +1,8 @@
 // Gathering the slices' answers: hits merged by score then LEI (deterministic across slices and
 // runs), facet counts summed per value and sorted by count then value.
 
-import type { ShardResponse, WireHit } from "./protocol.js";
+import type { SearchAnswer, WireHit } from "./protocol.js";
 import type { FacetParam } from "./schema.js";
-
-export type SearchPart = Extract<ShardResponse, { kind: "search" }>;
 
 export interface MergedSearch {
   found: number;
@@ -13,7 +11,7 @@ export interface MergedSearch {
   facets: Partial<Record<FacetParam, [string, number][]>>;
 }
 
-export function mergeSearchParts(parts: SearchPart[], window: number): MergedSearch {
+export function mergeSearchParts(parts: SearchAnswer[], window: number): MergedSearch {
   let found = 0;
   const hits: WireHit[] = [];
   const facetParts: Partial<Record<FacetParam, [string, number][][]>> = {};

@@ -13,15 +13,27 @@ export type ShardTask =
   | { op: "batch"; gen: number; payload: Uint8Array };
 
 export type ShardRequest =
-  | { kind: "search"; query: EngineQuery }
+  /** `guess`: with an exact query, also run the typo round this slice's own facts call for. */
+  | { kind: "search"; query: EngineQuery; guess?: boolean }
   | { kind: "lookup"; lei: string }
   | { kind: "facet"; field: FacetParam };
 
 /** A hit: [score, lei, stored JSON bytes]. */
 export type WireHit = [number, string, Uint8Array];
 
+/** One slice's answer to one engine query. */
+export interface SearchAnswer {
+  found: number;
+  hits: WireHit[];
+  facets: Partial<Record<FacetParam, [string, number][]>>;
+  plan: QueryPlanFacts;
+}
+
+/** The answer to the typo round a slice guessed, all tokens required; typoMask says which round. */
+export type GuessedAnswer = SearchAnswer & { typoMask: number };
+
 export type ShardResponse =
-  | { kind: "search"; found: number; hits: WireHit[]; facets: Partial<Record<FacetParam, [string, number][]>>; plan: QueryPlanFacts }
+  | ({ kind: "search"; guess?: GuessedAnswer } & SearchAnswer)
   | { kind: "lookup"; doc: Uint8Array | null }
   | { kind: "facet"; values: [string, number][] }
   | { kind: "error"; message: string };

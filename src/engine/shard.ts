@@ -4,10 +4,11 @@
 
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
-import { decode, encode, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
+import { decode, encode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
+import { planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
 import { SliceBuilder } from "./slice-builder.js";
-import { WasmSlice } from "./wasm-slice.js";
+import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
 
 export interface ShardWorkerData { claims: SharedArrayBuffer }
 
@@ -60,13 +61,22 @@ export default function handle(task: ShardTask): unknown {
   }
 }
 
+function toAnswer(r: SliceSearchResult): SearchAnswer {
+  return { found: r.found, hits: r.hits.map((h) => [h.score, h.lei, h.doc]), facets: r.facets, plan: r.plan };
+}
+
 function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest): ShardResponse {
   if (!gen) return { kind: "error", message: `slice ${slice} has no generation ${genId}` };
   try {
     switch (request.kind) {
       case "search": {
-        const r = gen.search(request.query);
-        return { kind: "search", found: r.found, hits: r.hits.map((h) => [h.score, h.lei, h.doc]), facets: r.facets, plan: r.plan };
+        const exact = toAnswer(gen.search(request.query));
+        // Guessing the typo round from this slice's own facts saves a round trip whenever the
+        // front's plan, made over every slice, comes out the same; it checks that.
+        const plan = request.guess ? planFallback([exact]) : null;
+        if (!plan || plan.typoMask === 0) return { kind: "search", ...exact };
+        const guess = toAnswer(gen.search({ ...request.query, typoMask: plan.typoMask, dropTokens: false }));
+        return { kind: "search", ...exact, guess: { ...guess, typoMask: plan.typoMask } };
       }
       case "lookup":
         return { kind: "lookup", doc: gen.lookup(request.lei) };
