@@ -169,14 +169,27 @@ function walk(node: u32, d: i32, inherited: i32): void {
 
   const first = <u32>load<u8>(wq), second = m >= 2 ? <u32>load<u8>(wq + 1) : 256;
   const from = nodeWord(node, 2) & ~TERMINAL, to = from + (nodeWord(node, 3) >> 8);
+  // With this row's budget spent (and no prefix match to inherit), a child stays within budget
+  // only by matching a query byte on the band's diagonal, or by a transposition: its byte must
+  // be one of the query's bytes around its depth. Most children fail that, and skipping them
+  // here saves computing a row for each. (With budget below k, a prefix whole-match could still
+  // count, so only when the query is too long for one at the child's depth.)
+  const dc = d + 1;
+  const childBudget = k > 1 && dc <= 3 ? 1 : k;
+  const strict = d > 0 && eff > k && rowMin >= childBudget && (childBudget == k || m > dc + k);
+  const wLo = dc - k - 2 > 0 ? dc - k - 2 : 0, wHi = dc + k < m ? dc + k : m;
   for (let child = from; child < to; child++) {
+    const b = <i32>(nodeWord(child, 3) & 0xff);
     // The first letter is taken as typed (or swapped with the second): typos there are rare,
     // and allowing them multiplies the walk by the alphabet.
     if (d == 0) {
-      const b = nodeWord(child, 3) & 0xff;
-      if (b != first && b != second) continue;
+      if (<u32>b != first && <u32>b != second) continue;
+    } else if (strict) {
+      let near = false;
+      for (let j = wLo; j < wHi; j++) if (<i32>load<u8>(wq + <usize>j) == b) { near = true; break; }
+      if (!near) continue;
     }
-    walk(child, d + 1, eff);
+    walk(child, dc, eff);
     if (rangeCount >= MAX_RANGES) return;
   }
 }
