@@ -9,7 +9,7 @@ import { Metrics } from "./http/metrics.js";
 import { nativeUwsProblem } from "./http/native-check.js";
 import { RateLimiter } from "./http/rate-limit.js";
 import { HttpServer } from "./http/server.js";
-import { loadInto } from "./lei/ingest.js";
+import { Reloader, sourceSetting } from "./lei/reloader.js";
 import { registerLeiRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
 
@@ -47,12 +47,21 @@ async function main(): Promise<void> {
   registerLeiRoutes(server, new LeiService(collection, config.cacheMegabytes << 20));
   registerFallback(server);
   const port = await server.listen(config.host, config.port);
+  const reloader = new Reloader(collection, {
+    source: sourceSetting(config.source, config.gleifApi, BUNDLED_SAMPLE),
+    bundledSample: BUNDLED_SAMPLE,
+    dataDir: config.dataDir,
+    reloadAtMinutes: config.reloadAtMinutes,
+    retrySeconds: config.retrySeconds,
+    log,
+  }, metrics);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log(`${signal}: draining requests in flight`);
+    reloader.stop();
     await server.drain();
     await pool.close();
     log("stopped");
@@ -61,28 +70,21 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 
-  const source = config.source ?? BUNDLED_SAMPLE;
-  const describe = config.source
-    ? `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV) loaded from ${config.source}`
-    : "GLEIF Level 1 golden copy: the bundled real sample of 6,147 records (data/sample/real-sample.csv), not the full registry";
-  let loading: Promise<void> | null = null;
-  const load = (): Promise<void> => {
-    loading ??= loadInto(collection, pool.slices, { source, dataDir: config.dataDir, describe, log })
-      .then((result) => log(`loaded ${result.records} records in ${result.ingestSeconds.toFixed(1)} s`))
-      .finally(() => { loading = null; });
-    return loading;
-  };
-  // A shard worker that dies takes its slice with it: until the data is loaded again, requests
-  // that need that slice get 503, never a partial answer.
+  // A shard worker that dies takes its slice with it: until the collection is served again (from
+  // its segments), requests that need that slice get 503, never a partial answer.
   pool.onSliceLost = (slice) => {
-    log(`shard worker of slice ${slice} died; reloading ${source}`);
-    void pool.ready().then(() => (loading ?? load())).catch((err: Error) => console.error(`reload failed: ${err.message}`));
+    log(`shard worker of slice ${slice} died; serving the collection again`);
+    void pool.ready().then(() => reloader.recoverSlices()).catch((err: Error) => console.error(`recovery failed: ${err.message}`));
   };
-  log(`loading ${source} into ${config.shards} slice(s)`);
+  process.on("SIGHUP", () => {
+    log("SIGHUP: checking the source for a new publication");
+    reloader.reloadInBackground(false);
+  });
   try {
-    await load();
+    await reloader.start(config.reloadNow);
   } catch (err) {
-    console.error(`load of ${source} failed: ${(err as Error).message}`);
+    console.error(`load failed: ${(err as Error).message}`);
+    reloader.stop();
     await server.drain(1000);
     await pool.close();
     process.exit(1);

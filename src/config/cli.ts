@@ -12,6 +12,11 @@ export interface Config {
   rateLimit: number;
   rateWindowSeconds: number;
   cacheMegabytes: number;
+  gleifApi: string;
+  /** UTC minutes after midnight of the daily reload */
+  reloadAtMinutes: number;
+  reloadNow: boolean;
+  retrySeconds: number;
 }
 
 interface FlagSpec { env: string; help: string; fallback: () => string | null }
@@ -22,9 +27,13 @@ const FLAGS: Record<string, FlagSpec> = {
   "data-dir": { env: "LEIDEX_DATA_DIR", help: "where downloads and state are kept", fallback: () => "./data" },
   source: {
     env: "LEIDEX_SOURCE",
-    help: "golden copy to load: a CSV or zip path, or an http(s) URL (default: the bundled real sample)",
+    help: "golden copy to load: a CSV or zip path, an http(s) URL, or `sample` for the bundled real sample (default: the latest GLEIF publication)",
     fallback: () => null,
   },
+  "gleif-api": { env: "LEIDEX_GLEIF_API", help: "GLEIF golden copy API base", fallback: () => "https://goldencopy.gleif.org/api/v2" },
+  "reload-at": { env: "LEIDEX_RELOAD_AT", help: "daily reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)", fallback: () => "08:45" },
+  "reload-now": { env: "LEIDEX_RELOAD_NOW", help: "load the source again at start-up, even when its publication is on disk (true/false)", fallback: () => "false" },
+  "retry-seconds": { env: "LEIDEX_RETRY_SECONDS", help: "first wait before retrying a failed load; doubles up to an hour", fallback: () => "60" },
   shards: { env: "LEIDEX_SHARDS", help: "shard worker threads, one slice each (default: one per core)", fallback: () => String(availableParallelism()) },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
@@ -37,7 +46,7 @@ export function usage(): string {
   const lines = ["Usage: npm start -- [flags]", "", "Flags (each also settable by environment variable):"];
   for (const [name, spec] of Object.entries(FLAGS)) {
     const def = spec.fallback();
-    lines.push(`  --${name.padEnd(12)} ${spec.env.padEnd(20)} ${spec.help}${def !== null ? ` (default ${def})` : ""}`);
+    lines.push(`  --${name.padEnd(14)} ${spec.env.padEnd(20)} ${spec.help}${def !== null ? ` (default ${def})` : ""}`);
   }
   lines.push("  --help                            this text");
   return lines.join("\n");
@@ -49,7 +58,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     parsed = parseArgs({
       args: argv,
       options: {
-        ...Object.fromEntries(Object.keys(FLAGS).map((k) => [k, { type: "string" as const }])),
+        ...Object.fromEntries(Object.keys(FLAGS).filter((k) => k !== "reload-now").map((k) => [k, { type: "string" as const }])),
+        "reload-now": { type: "boolean" as const },
         help: { type: "boolean" as const },
       },
       strict: true,
@@ -62,6 +72,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
   const get = (name: string): string | null => {
     const v = (parsed.values as Record<string, string | boolean | undefined>)[name];
     if (typeof v === "string") return v;
+    if (v === true) return "true";
     return env[FLAGS[name].env] ?? FLAGS[name].fallback();
   };
   const int = (name: string, min: number, max: number): number => {
@@ -79,5 +90,26 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
     cacheMegabytes: int("cache-mb", 0, 65_536),
+    gleifApi: httpUrl("gleif-api", get("gleif-api")!),
+    reloadAtMinutes: clockMinutes(get("reload-at")!),
+    reloadNow: bool("reload-now", get("reload-now")!),
+    retrySeconds: int("retry-seconds", 1, 86_400),
   };
+}
+
+function httpUrl(name: string, raw: string): string {
+  if (!/^https?:\/\/[^/\s]+/i.test(raw)) throw new ConfigError(`--${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, "");
+}
+
+function clockMinutes(raw: string): number {
+  const m = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(raw.trim());
+  if (!m) throw new ConfigError(`--reload-at must be a UTC time HH:MM, got "${raw}"`);
+  return Number(m[1]) * 60 + Number(m[2]);
+}
+
+function bool(name: string, raw: string): boolean {
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(`--${name} must be true or false, got "${raw}"`);
 }

@@ -17,6 +17,8 @@ export interface CollectionMeta {
   downloadSeconds: number | null;
   ingestSeconds: number | null;
   loadedAt: string;
+  /** a stand-in (the bundled sample while the real source is unreachable) */
+  fallback: boolean;
 }
 
 export interface LiveGeneration extends CollectionMeta {
@@ -60,10 +62,24 @@ export class Collection {
     return this.pool.run(slice, { op: "add", gen, payload }, [payload.buffer as ArrayBuffer]);
   }
 
-  /** Finishes every slice of gen; returns docs per slice. */
-  async finish(gen: number): Promise<number[]> {
-    const results = await this.pool.broadcast<FinishResult>({ op: "finish", gen });
+  get slices(): number { return this.pool.slices; }
+
+  /** Finishes every slice of gen, each persisted to segmentOf(slice) when given; docs per slice. */
+  async finish(gen: number, segmentOf: ((slice: number) => string) | null): Promise<number[]> {
+    const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "finish", gen, segment: segmentOf?.(s) ?? null }));
     return results.map((r) => r.docs);
+  }
+
+  /** A new generation read from persisted segments (one per slice); docs per slice. */
+  async open(segmentOf: (slice: number) => string): Promise<{ gen: number; sliceDocs: number[] }> {
+    const gen = this.nextGen++;
+    try {
+      const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "open", gen, segment: segmentOf(s) }));
+      return { gen, sliceDocs: results.map((r) => r.docs) };
+    } catch (err) {
+      await this.abandon(gen);
+      throw err;
+    }
   }
 
   async abandon(gen: number): Promise<void> {

@@ -76,8 +76,9 @@ export class ShardPool {
     return this.piscina.run(routed, { transferList: transfer }) as Promise<T>;
   }
 
-  broadcast<T>(task: ShardTask): Promise<T[]> {
-    return Promise.all(Array.from({ length: this.slices }, (_, s) => this.run<T>(s, { ...task })));
+  /** One task to every slice: the same task, or one made for each slice. */
+  broadcast<T>(task: ShardTask | ((slice: number) => ShardTask)): Promise<T[]> {
+    return Promise.all(Array.from({ length: this.slices }, (_, s) => this.run<T>(s, typeof task === "function" ? task(s) : { ...task })));
   }
 
   /** One request to one slice's generation, batched with its neighbours in time. */

@@ -8,7 +8,10 @@ import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
 export type ShardTask =
   | { op: "begin"; gen: number }
   | { op: "add"; gen: number; payload: Uint8Array }
-  | { op: "finish"; gen: number }
+  /** segment: where to persist the built slice, or null to keep it in memory only */
+  | { op: "finish"; gen: number; segment: string | null }
+  /** serve a generation from a persisted segment */
+  | { op: "open"; gen: number; segment: string }
   | { op: "drop"; gen: number }
   | { op: "batch"; gen: number; payload: Uint8Array };
 

@@ -7,7 +7,8 @@ import { move, workerData } from "piscina";
 import { decode, encode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
 import { planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
-import { SliceBuilder } from "./slice-builder.js";
+import { readSegment, writeSegment } from "./segment.js";
+import { SliceBuilder, type SliceData } from "./slice-builder.js";
 import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
 
 export interface ShardWorkerData { claims: SharedArrayBuffer }
@@ -43,11 +44,10 @@ export default function handle(task: ShardTask): unknown {
       const builder = building.get(task.gen);
       if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
       building.delete(task.gen);
-      const built = new WasmSlice(builder.finish());
-      generations.set(task.gen, built);
-      const result: FinishResult = { docs: built.docs };
-      return result;
+      return finish(task.gen, builder.finish(), task.segment);
     }
+    case "open":
+      return readSegment(task.segment).then((data) => serveGeneration(task.gen, data));
     case "drop":
       building.delete(task.gen);
       generations.delete(task.gen);
@@ -59,6 +59,17 @@ export default function handle(task: ShardTask): unknown {
       return move(encode(responses));
     }
   }
+}
+
+async function finish(gen: number, data: SliceData, segment: string | null): Promise<FinishResult> {
+  if (segment !== null) await writeSegment(segment, data);
+  return serveGeneration(gen, data);
+}
+
+function serveGeneration(gen: number, data: SliceData): FinishResult {
+  const built = new WasmSlice(data);
+  generations.set(gen, built);
+  return { docs: built.docs };
 }
 
 function toAnswer(r: SliceSearchResult): SearchAnswer {

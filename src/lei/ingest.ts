@@ -5,47 +5,90 @@
 import { basename } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
+import { MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import type { LoaderControl, LoaderInput, LoaderMessage } from "./golden-copy/load.js";
 import { isUrl } from "./golden-copy/source.js";
 
 export interface LoadRequest {
+  /** a local CSV or zip, or an http(s) URL */
   source: string;
   dataDir: string;
+  /** the publication, when known before reading the file (GLEIF's API tells) */
+  published: string | null;
   /** human text for /v1/stats `source` */
   describe: string;
+  /** data rows the file must hold (GLEIF's record_count), when known */
+  expectedRows: number | null;
+  /** fewer records than this is a broken file, not a smaller registry */
+  minRecords: number;
+  /** the bundled sample, standing in until a real source loads */
+  fallback: boolean;
+  /** the bundled sample, as the configured source or the fallback: the collection lei_sample */
+  sample: boolean;
+  /** the configured source this load serves, recorded so a restart with another one reloads */
+  origin: string;
+  files: CollectionFiles;
   log: (line: string) => void;
 }
 
-export interface LoadResult { records: number; ingestSeconds: number; downloadSeconds: number | null; published: string | null }
+export class LoadCheckError extends Error {}
 
-export async function loadInto(collection: Collection, slices: number, req: LoadRequest): Promise<LoadResult> {
+/**
+ * Loads, checks, persists and swaps. The new collection goes live only after every slice is
+ * built and written, and its manifest and the alias are on disk: a crash before that point
+ * leaves the previous collection as the one a restart serves.
+ */
+export async function loadInto(collection: Collection, req: LoadRequest): Promise<CollectionManifest> {
   const gen = await collection.begin();
+  let name: string | null = null;
   try {
-    const done = await runLoaderThread(collection, gen, slices, req);
+    const done = await runLoaderThread(collection, gen, collection.slices, req);
+    if (done.records === 0) throw new LoadCheckError("golden copy holds no records");
+    if (req.expectedRows !== null && done.rows !== req.expectedRows) {
+      throw new LoadCheckError(`golden copy holds ${done.rows} rows, its publication announces ${req.expectedRows}`);
+    }
+    if (done.records < req.minRecords) {
+      throw new LoadCheckError(`golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`);
+    }
     const buildStarted = Date.now();
-    const sliceDocs = await collection.finish(gen);
+    const collectionName = collectionNameOf(done.published, req.sample, req.files.current()?.name ?? null);
+    name = collectionName;
+    req.files.prepare(collectionName);
+    const sliceDocs = await collection.finish(gen, (s) => req.files.segment(collectionName, s));
     const built = sliceDocs.reduce((a, b) => a + b, 0);
-    if (done.records === 0) throw new Error("golden copy holds no records");
-    if (built > done.records) throw new Error(`slices hold ${built} docs but ${done.records} records were parsed`);
+    if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
-    const name = `lei_${(done.published ?? "unpublished").replace(/[^0-9A-Za-z]/g, "")}`;
-    collection.swap(gen, sliceDocs, {
-      name, source: req.describe, published: done.published, downloadSeconds: done.downloadSeconds, ingestSeconds,
-      loadedAt: new Date().toISOString(),
-    });
+    const manifest: CollectionManifest = {
+      format: MANIFEST_FORMAT, name: collectionName, source: req.describe, published: done.published, records: built, sliceDocs,
+      downloadSeconds: done.downloadSeconds, ingestSeconds, loadedAt: new Date().toISOString(),
+      download: done.file, fallback: req.fallback, origin: req.origin,
+    };
+    req.files.commit(manifest);
+    collection.swap(gen, sliceDocs, manifest);
     if (built !== done.records) req.log(`${done.records - built} duplicate LEI rows were folded into one record each`);
     if (done.skipped > 0) req.log(`${done.skipped} rows skipped: their LEI is not 20 upper-case letters or digits`);
-    return { records: built, ingestSeconds, downloadSeconds: done.downloadSeconds, published: done.published };
+    return manifest;
   } catch (err) {
     await collection.abandon(gen);
+    if (name !== null) req.files.removeAllBut(req.files.current()?.name ?? "");
     throw err;
   }
+}
+
+/**
+ * `lei_<publication>`, e.g. lei_20260930-0800; files without a stamp are named by load time.
+ * Reloading the collection on disk gets a second name, so the live one is never overwritten.
+ */
+function collectionNameOf(published: string | null, sample: boolean, current: string | null): string {
+  const m = published ? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(published) : null;
+  const name = sample ? "lei_sample" : m ? `lei_${m[1]}${m[2]}${m[3]}-${m[4]}${m[5]}` : `lei_loaded-${new Date().toISOString().replace(/[^0-9]/g, "").slice(0, 14)}`;
+  return name === current ? `${name}_b` : name;
 }
 
 type Done = Extract<LoaderMessage, { type: "done" }>;
 
 function runLoaderThread(collection: Collection, gen: number, slices: number, req: LoadRequest): Promise<Done> {
-  const input: LoaderInput = { source: req.source, dataDir: req.dataDir, slices };
+  const input: LoaderInput = { source: req.source, dataDir: req.dataDir, slices, published: req.published };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), { workerData: input });
   const label = isUrl(req.source) ? req.source : basename(req.source);
   // The loader posts "done" only once every batch was acknowledged, that is, added to its slice.

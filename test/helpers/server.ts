@@ -18,8 +18,8 @@ export const SAMPLE_CSV = join(ROOT, "data/sample/real-sample.csv");
 export interface Teardownable { teardown(fn: () => unknown): void }
 
 export interface StartOptions {
-  /** --source; omitted = bundled sample */
-  source?: string;
+  /** --source; omitted = the bundled sample (`sample`); null = no flag, the GLEIF API */
+  source?: string | null;
   shards?: number;
   rateLimit?: number;
   rateWindow?: number;
@@ -97,7 +97,7 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
     "--rate-limit", String(opts.rateLimit ?? 0),
     "--rate-window", String(opts.rateWindow ?? 60),
   ];
-  if (opts.source) args.push("--source", opts.source);
+  if (opts.source !== null) args.push("--source", opts.source ?? "sample");
   if (opts.args) args.push(...opts.args);
   const p = spawnLeidex(args);
   let killed = false;

@@ -11,12 +11,23 @@ import { CsvReader, type CsvRow } from "./csv.js";
 import { recordMapper, type RecordMapper } from "./record.js";
 import { download, isUrl, openLocal } from "./source.js";
 
-export interface LoaderInput { source: string; dataDir: string; slices: number }
+export interface LoaderInput {
+  source: string;
+  dataDir: string;
+  slices: number;
+  /** the publication, when the caller knows it (from GLEIF's API); else read from the file name */
+  published?: string | null;
+}
 
 export type LoaderMessage =
   | { type: "batch"; slice: number; payload: Uint8Array }
   | { type: "log"; message: string }
-  | { type: "done"; rows: number; records: number; skipped: number; published: string | null; downloadSeconds: number | null; ingestSeconds: number }
+  | {
+    type: "done"; rows: number; records: number; skipped: number; published: string | null;
+    /** the local file that was read: the download, for a URL */
+    file: string;
+    downloadSeconds: number | null; ingestSeconds: number;
+  }
   | { type: "error"; message: string };
 
 export type LoaderControl = { type: "ack" };
@@ -88,8 +99,8 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   for (let s = 0; s < input.slices; s++) await flush(s);
   while (outstanding > 0) await new Promise<void>((r) => { wake = r; });
   post({
-    type: "done", rows: reader.rows - 1, records, skipped, published: publishedFromName(basename(path)),
-    downloadSeconds, ingestSeconds: (Date.now() - started) / 1000,
+    type: "done", rows: reader.rows - 1, records, skipped, published: input.published ?? publishedFromName(basename(path)),
+    file: path, downloadSeconds, ingestSeconds: (Date.now() - started) / 1000,
   });
 }
 

@@ -1,0 +1,244 @@
+// Keeps the right collection live: at start-up from the persisted segments (or a first load),
+// then a reload every day at --reload-at, on SIGHUP, and after a failure with backoff. With GLEIF
+// as the source, a publication already loaded is skipped; when GLEIF cannot be reached and nothing
+// is on disk, the bundled sample stands in, says so, and is replaced as soon as a load succeeds.
+// One load runs at a time; a load that fails leaves the live collection untouched.
+
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Collection } from "../engine/collection.js";
+import type { Metrics } from "../http/metrics.js";
+import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
+import { latestPublication } from "./golden-copy/gleif-api.js";
+import { loadInto, type LoadRequest } from "./ingest.js";
+
+export type SourceSetting =
+  | { kind: "gleif"; api: string }
+  | { kind: "sample"; path: string }
+  | { kind: "given"; source: string };
+
+export interface ReloaderOptions {
+  source: SourceSetting;
+  bundledSample: string;
+  dataDir: string;
+  reloadAtMinutes: number;
+  retrySeconds: number;
+  log: (line: string) => void;
+}
+
+/** A reload may shrink the registry a little; below this share of the last load it is a broken file. */
+const MIN_SHARE_OF_LAST_LOAD = 0.9;
+const MAX_RETRY_SECONDS = 3600;
+
+export class Reloader {
+  private readonly files: CollectionFiles;
+  private loading: Promise<void> | null = null;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private dailyTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private lastLoad: { seconds: number; records: number; at: number } | null = null;
+  private failedLoads = 0;
+
+  constructor(private readonly collection: Collection, private readonly opts: ReloaderOptions, metrics: Metrics) {
+    this.files = new CollectionFiles(opts.dataDir);
+    metrics.gauge("leidex_load_duration_seconds", "Seconds the last successful load took (download and ingest)", () => this.lastLoad ? [[{}, this.lastLoad.seconds]] : []);
+    metrics.gauge("leidex_load_records_per_second", "Records per second of the last successful ingest", () => this.lastLoad ? [[{}, this.lastLoad.records]] : []);
+    metrics.gauge("leidex_load_last_success_timestamp_seconds", "Unix time of the last successful load", () => this.lastLoad ? [[{}, this.lastLoad.at]] : []);
+    metrics.gauge("leidex_load_failures", "Loads that failed since start-up", () => [[{}, this.failedLoads]]);
+  }
+
+  /**
+   * Serves something: the persisted collection when it opens, else a first load. Rejects only
+   * when an explicitly given source cannot be loaded and nothing is on disk.
+   */
+  async start(reloadNow: boolean): Promise<void> {
+    const onDisk = this.files.current();
+    if (onDisk && onDisk.origin !== originOf(this.opts.source)) {
+      this.opts.log(`${onDisk.name} on disk was loaded from ${onDisk.origin}; loading the configured source instead`);
+    } else if (onDisk && !reloadNow && (await this.openOrRebuild(onDisk))) {
+      this.scheduleDaily();
+      if (this.opts.source.kind === "gleif" || onDisk.fallback) this.reloadInBackground(false);
+      return;
+    }
+    try {
+      await this.loadSource(reloadNow);
+    } catch (err) {
+      if (this.collection.current) {
+        this.failed(err);
+      } else if (this.opts.source.kind === "gleif") {
+        this.failed(err);
+        await this.serveFallback((err as Error).message);
+      } else {
+        throw err;
+      }
+    }
+    this.scheduleDaily();
+  }
+
+  /** Checks the source now (SIGHUP): a publication already live is skipped. */
+  reloadInBackground(force: boolean): void {
+    if (this.stopped) return;
+    void this.loadSource(force).catch((err: Error) => this.failed(err));
+  }
+
+  /** A shard worker died: serve its collection again from the segments, or load it anew. */
+  async recoverSlices(): Promise<void> {
+    const onDisk = this.files.current();
+    if (!onDisk || !(await this.openOrRebuild(onDisk))) await this.loadSource(true);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.dailyTimer) clearTimeout(this.dailyTimer);
+  }
+
+  /** Opens the persisted collection; a broken or mismatched one is rebuilt from its kept download. */
+  private async openOrRebuild(manifest: CollectionManifest): Promise<boolean> {
+    const started = Date.now();
+    if (manifest.sliceDocs.length === this.collection.slices) {
+      try {
+        const { gen, sliceDocs } = await this.collection.open((s) => this.files.segment(manifest.name, s));
+        if (sliceDocs.some((n, s) => n !== manifest.sliceDocs[s])) throw new Error("segment document counts differ from the manifest");
+        this.collection.swap(gen, sliceDocs, manifest);
+        this.opts.log(`serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        return true;
+      } catch (err) {
+        this.opts.log(`segments of ${manifest.name} cannot be served: ${(err as Error).message}`);
+      }
+    } else {
+      this.opts.log(`${manifest.name} was built for ${manifest.sliceDocs.length} slices, this server runs ${this.collection.slices}`);
+    }
+    if (!manifest.download || !existsSync(manifest.download)) {
+      this.opts.log(`the download ${manifest.name} was built from is gone; loading the source again`);
+      return false;
+    }
+    this.opts.log(`rebuilding ${manifest.name} from ${manifest.download}`);
+    try {
+      await this.run({
+        source: manifest.download, published: manifest.published, describe: manifest.source, expectedRows: null,
+        minRecords: 1, fallback: manifest.fallback, sample: manifest.name === "lei_sample",
+      });
+      return true;
+    } catch (err) {
+      this.failed(err);
+      return false;
+    }
+  }
+
+  /** One load of the configured source. */
+  private loadSource(force: boolean): Promise<void> {
+    this.loading ??= this.loadSourceOnce(force).finally(() => { this.loading = null; });
+    return this.loading;
+  }
+
+  private async loadSourceOnce(force: boolean): Promise<void> {
+    const live = this.collection.current;
+    const lastRecords = live && !live.fallback ? live.docs : 0;
+    const minRecords = Math.max(1, Math.floor(lastRecords * MIN_SHARE_OF_LAST_LOAD));
+    const source = this.opts.source;
+    if (source.kind === "gleif") {
+      const pub = await latestPublication(source.api);
+      const published = isoPublished(pub.publishDate);
+      if (!force && live && live.published === published && !live.fallback) {
+        this.opts.log(`GLEIF publication ${pub.publishDate} is already loaded`);
+        this.succeeded();
+        return;
+      }
+      this.opts.log(`GLEIF publication ${pub.publishDate}: ${pub.recordCount ?? "?"} records, ${pub.size ?? "?"} bytes at ${pub.url}`);
+      await this.run({
+        source: pub.url, published, expectedRows: pub.recordCount, minRecords, fallback: false, sample: false,
+        describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC, downloaded from ${pub.url}`,
+      });
+    } else if (source.kind === "sample") {
+      await this.run({
+        source: source.path, published: null, expectedRows: null, minRecords: 1, fallback: false, sample: true,
+        describe: "GLEIF Level 1 golden copy: the bundled real sample of 6,147 records (data/sample/real-sample.csv), not the full registry",
+      });
+    } else {
+      await this.run({
+        source: source.source, published: null, expectedRows: null, minRecords, fallback: false, sample: false,
+        describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV) loaded from ${source.source}`,
+      });
+    }
+  }
+
+  private async serveFallback(reason: string): Promise<void> {
+    this.opts.log(`OFFLINE: the GLEIF golden copy could not be loaded (${reason}); serving the bundled real sample of 6,147 records until it can`);
+    await this.run({
+      source: this.opts.bundledSample, published: null, expectedRows: null, minRecords: 1, fallback: true, sample: true,
+      describe: `OFFLINE FALLBACK: the bundled real sample of 6,147 GLEIF records (data/sample/real-sample.csv), not the full registry; the GLEIF golden copy could not be loaded (${reason}) and is being retried`,
+    });
+  }
+
+  private async run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<void> {
+    const started = Date.now();
+    this.opts.log(`loading ${req.source} into ${this.collection.slices} slice(s)`);
+    const manifest = await loadInto(this.collection, {
+      ...req, origin: originOf(this.opts.source), dataDir: this.opts.dataDir, files: this.files, log: this.opts.log,
+    });
+    this.files.removeAllBut(manifest.name);
+    this.removeOtherDownloads(manifest.download);
+    const seconds = (Date.now() - started) / 1000;
+    this.lastLoad = { seconds, records: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001), at: Date.now() / 1000 };
+    this.opts.log(`loaded ${manifest.records} records as ${manifest.name} in ${seconds.toFixed(1)} s`);
+    if (!manifest.fallback) this.succeeded();
+  }
+
+  /** The golden copy just loaded is kept (to rebuild a broken segment); older ones go. */
+  private removeOtherDownloads(keep: string | null): void {
+    const dir = join(this.opts.dataDir, "downloads");
+    let names: string[] = [];
+    try { names = readdirSync(dir); } catch { return; }
+    for (const name of names) if (join(dir, name) !== keep) rmSync(join(dir, name), { force: true });
+  }
+
+  private succeeded(): void {
+    this.failures = 0;
+    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = null; }
+  }
+
+  private failed(err: unknown): void {
+    this.failedLoads++;
+    this.failures++;
+    const wait = Math.min(MAX_RETRY_SECONDS, this.opts.retrySeconds * 2 ** (this.failures - 1));
+    this.opts.log(`load failed: ${(err as Error).message}; the live collection stays; retrying in ${wait} s`);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.stopped) return;
+    this.retryTimer = setTimeout(() => { this.retryTimer = null; this.reloadInBackground(false); }, wait * 1000);
+    this.retryTimer.unref();
+  }
+
+  private scheduleDaily(): void {
+    if (this.stopped || this.opts.source.kind === "sample") return;
+    const now = new Date();
+    const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 0, this.opts.reloadAtMinutes));
+    if (next.getTime() <= now.getTime()) next.setUTCDate(next.getUTCDate() + 1);
+    if (this.dailyTimer) clearTimeout(this.dailyTimer);
+    this.dailyTimer = setTimeout(() => {
+      this.opts.log("daily reload");
+      this.reloadInBackground(false);
+      this.scheduleDaily();
+    }, next.getTime() - now.getTime());
+    this.dailyTimer.unref();
+  }
+}
+
+/** "2026-09-30 08:00:00" -> "2026-09-30T08:00:00Z" */
+export function isoPublished(publishDate: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)/.exec(publishDate);
+  if (!m) return publishDate;
+  return `${m[1]}T${m[2].length === 5 ? `${m[2]}:00` : m[2]}Z`;
+}
+
+export function sourceSetting(source: string | null, gleifApi: string, bundledSample: string): SourceSetting {
+  if (source === null) return { kind: "gleif", api: gleifApi };
+  if (source === "sample") return { kind: "sample", path: bundledSample };
+  return { kind: "given", source };
+}
+
+/** What a collection on disk was loaded for: a restart with another source loads that instead. */
+function originOf(source: SourceSetting): string {
+  return source.kind === "gleif" ? `gleif ${source.api}` : source.kind === "sample" ? "sample" : `source ${source.source}`;
+}

@@ -1,0 +1,84 @@
+// The collections on disk, under <data-dir>/collections/:
+//   <name>/manifest.json   what was loaded (name, publication, counts, the kept download)
+//   <name>/slice-<s>.seg   one immutable segment per slice (see engine/segment.ts)
+//   current.json           the alias: which collection `lei` points at
+// Every file is written to a temporary name, synced and renamed, so a crash at any moment leaves
+// the previous alias and its collection whole.
+
+import { mkdirSync, openSync, fsyncSync, closeSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const MANIFEST_FORMAT = 1;
+
+export interface CollectionManifest {
+  format: number;
+  name: string;
+  /** /v1/stats `source` */
+  source: string;
+  published: string | null;
+  records: number;
+  sliceDocs: number[];
+  downloadSeconds: number | null;
+  ingestSeconds: number | null;
+  loadedAt: string;
+  /** the golden copy file it was built from, kept to rebuild a broken segment */
+  download: string | null;
+  /** true for the bundled sample: a real source replaces it as soon as one loads */
+  fallback: boolean;
+  /** the configured source it was loaded for */
+  origin: string;
+}
+
+export class CollectionFiles {
+  readonly root: string;
+
+  constructor(dataDir: string) {
+    this.root = join(dataDir, "collections");
+  }
+
+  dir(name: string): string { return join(this.root, name); }
+
+  segment(name: string, slice: number): string { return join(this.dir(name), `slice-${slice}.seg`); }
+
+  /** The manifest the alias points at, or null when there is none or it cannot be read. */
+  current(): CollectionManifest | null {
+    try {
+      const { collection } = JSON.parse(readFileSync(join(this.root, "current.json"), "utf8")) as { collection: string };
+      const manifest = JSON.parse(readFileSync(join(this.dir(collection), "manifest.json"), "utf8")) as CollectionManifest;
+      return manifest.format === MANIFEST_FORMAT && manifest.name === collection ? manifest : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Records a collection whose segments are all written, then points the alias at it. */
+  commit(manifest: CollectionManifest): void {
+    writeDurably(join(this.dir(manifest.name), "manifest.json"), JSON.stringify(manifest, null, 2));
+    writeDurably(join(this.root, "current.json"), JSON.stringify({ collection: manifest.name }));
+  }
+
+  /** Removes every collection but `keep` (and anything half-written by an earlier run). */
+  removeAllBut(keep: string): void {
+    let entries: string[] = [];
+    try { entries = readdirSync(this.root); } catch { return; }
+    for (const entry of entries) {
+      if (entry !== keep && entry !== "current.json") rmSync(join(this.root, entry), { recursive: true, force: true });
+    }
+  }
+
+  /** A fresh, empty directory for a collection about to be built. */
+  prepare(name: string): void {
+    rmSync(this.dir(name), { recursive: true, force: true });
+    mkdirSync(this.dir(name), { recursive: true });
+  }
+}
+
+function writeDurably(path: string, text: string): void {
+  const partial = `${path}.part`;
+  writeFileSync(partial, text);
+  const fd = openSync(partial, "r");
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+  renameSync(partial, path);
+  const dir = openSync(join(path, ".."), "r");
+  try { fsyncSync(dir); } finally { closeSync(dir); }
+}
