@@ -1,35 +1,99 @@
 // A slice's immutable index on disk: written once when a load finishes, read back on restart so
-// that no CSV is parsed again. A fixed header carries a magic, the format version and a CRC-32 of
-// the body; a file that is short, foreign, from another format or fails its checksum is refused
-// with a SegmentError, so a broken segment is rebuilt, never served.
+// that no CSV is parsed again. Layout:
+//   header (32 bytes): magic "LEIDEXSG", format u32, CRC-32 of the body u32, body length u64,
+//                      docs u32, reserved u32
+//   body: directory length u32, directory JSON (scalars, column values, where each array lies),
+//         then every typed array at an 8-byte boundary.
+// Arrays are written from and read into their own typed arrays, so neither direction holds a
+// second copy of the slice. A file that is short, foreign, of another format or fails its
+// checksum is refused with a SegmentError: a broken segment is rebuilt, never served.
 
-import { open, rename, mkdir } from "node:fs/promises";
+import { mkdir, open, rename, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import { deserialize, serialize } from "node:v8";
 import { crc32 } from "node:zlib";
-import type { SliceData } from "./slice-builder.js";
+import type { ColumnData, SliceData } from "./slice-builder.js";
 
 /** Bump whenever SliceData or the engine's reading of it changes. */
 export const SEGMENT_FORMAT = 2;
 const MAGIC = Buffer.from("LEIDEXSG", "latin1");
-const HEADER_BYTES = 32; // magic 8, format u32, crc u32, body length u64, docs u32, reserved u32
+const HEADER_BYTES = 32;
+const ALIGN = 8;
 
 export class SegmentError extends Error {}
+
+type ArrayKind = "u8" | "u16" | "u32";
+type TypedArray = Uint8Array | Uint16Array | Uint32Array;
+interface ArrayEntry { kind: ArrayKind; offset: number; length: number }
+
+/** Everything but the typed arrays, and where each array lies in the body. */
+interface Directory {
+  nDocs: number;
+  trieNodes: number;
+  columnValues: (string | null)[][];
+  arrays: Record<string, ArrayEntry>;
+}
+
+const ARRAY_TYPES = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array } as const;
+
+function kindOf(a: TypedArray): ArrayKind {
+  return a instanceof Uint8Array ? "u8" : a instanceof Uint16Array ? "u16" : "u32";
+}
+
+/** The slice's typed arrays by a stable name. */
+function arraysOf(data: SliceData): [string, TypedArray][] {
+  const out: [string, TypedArray][] = [
+    ["termBytes", data.termBytes], ["termOffs", data.termOffs], ["postOffs", data.postOffs], ["postDocs", data.postDocs],
+    ["postMeta", data.postMeta], ["trie", data.trie.words], ["fwdOffs", data.fwdOffs], ["fwdTerms", data.fwdTerms],
+    ["fwdMeta", data.fwdMeta], ["nameLen", data.nameLen], ["docBytes", data.docBytes], ["docStart", data.docStart], ["docEnd", data.docEnd],
+  ];
+  data.columns.forEach((c, i) => out.push([`col${i}.codes`, c.codes], [`col${i}.valOffs`, c.valOffs], [`col${i}.valDocs`, c.valDocs]));
+  return out;
+}
+
+const padTo = (n: number): number => (n + ALIGN - 1) & ~(ALIGN - 1);
+const bytesOf = (a: TypedArray): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 /** Writes atomically: a crash leaves either no segment or a whole one, never a torn file. */
 export async function writeSegment(path: string, data: SliceData): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const body = serialize(data);
+  const arrays = arraysOf(data);
+  // the directory's size depends on the offsets it lists, so offsets count from the data start
+  const entries: Record<string, ArrayEntry> = {};
+  let at = 0;
+  for (const [name, a] of arrays) {
+    entries[name] = { kind: kindOf(a), offset: at, length: a.length };
+    at = padTo(at + a.byteLength);
+  }
+  const directory: Directory = { nDocs: data.nDocs, trieNodes: data.trie.nodes, columnValues: data.columns.map((c) => c.values), arrays: entries };
+  const json = Buffer.from(JSON.stringify(directory));
+  const lead = Buffer.alloc(padTo(4 + json.length));
+  lead.writeUInt32LE(json.length, 0);
+  json.copy(lead, 4);
+
+  const pieces: Buffer[] = [lead];
+  for (const [, a] of arrays) {
+    pieces.push(bytesOf(a));
+    const pad = padTo(a.byteLength) - a.byteLength;
+    if (pad > 0) pieces.push(Buffer.alloc(pad));
+  }
+  let crc = 0;
+  let length = 0;
+  for (const p of pieces) { crc = crc32(p, crc); length += p.length; }
+
   const header = Buffer.alloc(HEADER_BYTES);
   MAGIC.copy(header, 0);
   header.writeUInt32LE(SEGMENT_FORMAT, 8);
-  header.writeUInt32LE(crc32(body), 12);
-  header.writeBigUInt64LE(BigInt(body.length), 16);
+  header.writeUInt32LE(crc, 12);
+  header.writeBigUInt64LE(BigInt(length), 16);
   header.writeUInt32LE(data.nDocs, 24);
   const partial = `${path}.part`;
   const fh = await open(partial, "w");
   try {
-    await fh.writev([header, body]);
+    let position = 0;
+    for (const p of [header, ...pieces]) {
+      await writeAll(fh, p, position);
+      position += p.length;
+    }
     await fh.sync();
   } finally {
     await fh.close();
@@ -38,7 +102,7 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
 }
 
 export async function readSegment(path: string): Promise<SliceData> {
-  let fh;
+  let fh: FileHandle;
   try {
     fh = await open(path, "r");
   } catch (err) {
@@ -47,26 +111,82 @@ export async function readSegment(path: string): Promise<SliceData> {
   try {
     const { size } = await fh.stat();
     const header = Buffer.alloc(HEADER_BYTES);
-    if (size < HEADER_BYTES || (await fh.read(header, 0, HEADER_BYTES, 0)).bytesRead < HEADER_BYTES) {
-      throw new SegmentError(`segment ${path} is truncated`);
-    }
+    if (size < HEADER_BYTES) throw new SegmentError(`segment ${path} is truncated`);
+    await readAll(fh, header, 0, path);
     if (!header.subarray(0, 8).equals(MAGIC)) throw new SegmentError(`${path} is not a Leidex segment`);
     const format = header.readUInt32LE(8);
     if (format !== SEGMENT_FORMAT) throw new SegmentError(`segment ${path} has format ${format}, this build reads ${SEGMENT_FORMAT}`);
     const length = Number(header.readBigUInt64LE(16));
     if (size !== HEADER_BYTES + length) throw new SegmentError(`segment ${path} is ${size} bytes, its header says ${HEADER_BYTES + length}`);
-    const body = Buffer.allocUnsafe(length);
-    let at = 0;
-    while (at < length) {
-      const { bytesRead } = await fh.read(body, at, length - at, HEADER_BYTES + at);
-      if (bytesRead === 0) throw new SegmentError(`segment ${path} ended early`);
-      at += bytesRead;
+
+    const lengthField = Buffer.alloc(4);
+    await readAll(fh, lengthField, HEADER_BYTES, path);
+    const jsonLength = lengthField.readUInt32LE(0);
+    if (4 + jsonLength > length) throw new SegmentError(`segment ${path} has a broken directory`);
+    const lead = Buffer.alloc(padTo(4 + jsonLength));
+    await readAll(fh, lead, HEADER_BYTES, path);
+    let crc = crc32(lead);
+    let directory: Directory;
+    try {
+      directory = JSON.parse(lead.subarray(4, 4 + jsonLength).toString("utf8")) as Directory;
+    } catch {
+      throw new SegmentError(`segment ${path} has a broken directory`);
     }
-    if (crc32(body) !== header.readUInt32LE(12)) throw new SegmentError(`segment ${path} fails its checksum`);
-    const data = deserialize(body) as SliceData;
-    if (data.nDocs !== header.readUInt32LE(24)) throw new SegmentError(`segment ${path} holds ${data.nDocs} docs, its header says ${header.readUInt32LE(24)}`);
-    return data;
+
+    const dataStart = HEADER_BYTES + lead.length;
+    const arrays = new Map<string, TypedArray>();
+    for (const [name, entry] of Object.entries(directory.arrays)) {
+      const Type = ARRAY_TYPES[entry.kind];
+      if (!Type || entry.offset % ALIGN !== 0) throw new SegmentError(`segment ${path}: array ${name} is malformed`);
+      const array = new Type(entry.length);
+      const bytes = bytesOf(array);
+      if (dataStart + entry.offset + padTo(bytes.length) > size) throw new SegmentError(`segment ${path}: array ${name} runs past the end`);
+      await readAll(fh, bytes, dataStart + entry.offset, path);
+      crc = crc32(bytes, crc);
+      const pad = padTo(bytes.length) - bytes.length;
+      if (pad > 0) crc = crc32(Buffer.alloc(pad), crc);
+      arrays.set(name, array);
+    }
+    if (crc !== header.readUInt32LE(12)) throw new SegmentError(`segment ${path} fails its checksum`);
+    if (directory.nDocs !== header.readUInt32LE(24)) throw new SegmentError(`segment ${path}: header and directory disagree on docs`);
+    return sliceDataFrom(directory, arrays, path);
   } finally {
     await fh.close();
+  }
+}
+
+function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: string): SliceData {
+  function get<K extends ArrayKind>(name: string, kind: K): InstanceType<(typeof ARRAY_TYPES)[K]> {
+    const a = arrays.get(name);
+    if (!a || kindOf(a) !== kind) throw new SegmentError(`segment ${path} lacks array ${name}`);
+    return a as InstanceType<(typeof ARRAY_TYPES)[K]>;
+  }
+  const columns: ColumnData[] = dir.columnValues.map((values, i) => ({
+    values, codes: get(`col${i}.codes`, "u32"), valOffs: get(`col${i}.valOffs`, "u32"), valDocs: get(`col${i}.valDocs`, "u32"),
+  }));
+  return {
+    nDocs: dir.nDocs,
+    termBytes: get("termBytes", "u8"), termOffs: get("termOffs", "u32"), postOffs: get("postOffs", "u32"),
+    postDocs: get("postDocs", "u32"), postMeta: get("postMeta", "u32"),
+    trie: { nodes: dir.trieNodes, words: get("trie", "u32") },
+    fwdOffs: get("fwdOffs", "u32"), fwdTerms: get("fwdTerms", "u32"), fwdMeta: get("fwdMeta", "u16"), nameLen: get("nameLen", "u8"),
+    columns, docBytes: get("docBytes", "u8"), docStart: get("docStart", "u32"), docEnd: get("docEnd", "u32"),
+  };
+}
+
+async function writeAll(fh: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, position + done);
+    done += bytesWritten;
+  }
+}
+
+async function readAll(fh: FileHandle, into: Buffer, position: number, path: string): Promise<void> {
+  let done = 0;
+  while (done < into.length) {
+    const { bytesRead } = await fh.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) throw new SegmentError(`segment ${path} ended early`);
+    done += bytesRead;
   }
 }
