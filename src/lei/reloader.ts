@@ -203,7 +203,9 @@ export class Reloader {
     this.failedLoads++;
     this.failures++;
     const wait = Math.min(MAX_RETRY_SECONDS, this.opts.retrySeconds * 2 ** (this.failures - 1));
-    this.opts.log(`load failed: ${(err as Error).message}; the live collection stays; retrying in ${wait} s`);
+    const live = this.collection.current;
+    const kept = live ? `${live.name} stays live` : "nothing is live yet";
+    this.opts.log(`load failed: ${(err as Error).message}; ${kept}; retrying in ${wait} s`);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.stopped) return;
     this.retryTimer = setTimeout(() => { this.retryTimer = null; this.reloadInBackground(false); }, wait * 1000);

@@ -2,7 +2,7 @@
 // lives. GET <api>/golden-copies/publishes/lei2/latest answers
 //   {"data": {"publish_date": "2026-09-30 08:00:00", "full_file": {"csv": {"url", "size", "record_count"}}}}
 
-import { request } from "undici";
+import { Agent, request } from "undici";
 import { SourceError } from "./source.js";
 
 export const DEFAULT_GLEIF_API = "https://goldencopy.gleif.org/api/v2";
@@ -16,12 +16,14 @@ export interface Publication {
 }
 
 const TIMEOUT_MS = 15_000;
+// A host that drops packets must not hold up an offline first start for long.
+const dispatcher = new Agent({ connect: { timeout: 5_000 } });
 
 export async function latestPublication(apiBase: string): Promise<Publication> {
   const url = `${apiBase.replace(/\/+$/, "")}/golden-copies/publishes/lei2/latest`;
   let res;
   try {
-    res = await request(url, { headers: { accept: "application/json" }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    res = await request(url, { dispatcher, headers: { accept: "application/json" }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
   } catch (err) {
     throw new SourceError(`GLEIF API ${url} unreachable: ${(err as Error).message}`);
   }
