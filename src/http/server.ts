@@ -15,6 +15,17 @@ export interface Request {
   ip: string;
   /** A request header; readable only before the handler's first await (uWS frees the request). */
   header(name: string): string;
+  /** Every header, lower-case names; like header(), only before the first await. */
+  headers(): [string, string][];
+  /**
+   * The whole body, for routes with maxBodyBytes (else empty). Reading starts as the request
+   * arrives; a body over the cap rejects with BodyTooLargeError, which the server answers 413.
+   */
+  body(): Promise<Buffer>;
+}
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) { super(`request body larger than ${limit} bytes`); }
 }
 
 export type ErrorBody = (message: string) => string;
@@ -26,7 +37,11 @@ export interface RouteOptions {
   errorBody: ErrorBody;
   cors?: boolean;
   rateLimited?: boolean;
+  /** read request bodies up to this many bytes */
+  maxBodyBytes?: number;
 }
+
+const EMPTY_BODY = Buffer.alloc(0);
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
@@ -134,7 +149,20 @@ export class HttpServer {
         if (!live) throw new Error(`header '${name}' read after the request was released`);
         return raw.getHeader(name.toLowerCase());
       },
+      headers: () => {
+        if (!live) throw new Error("headers read after the request was released");
+        const all: [string, string][] = [];
+        raw.forEach((k, v) => { all.push([k, v]); });
+        return all;
+      },
+      body: () => body,
     };
+    // uWS hands the body over in chunks right after the handler is called, so reading must start now
+    let body: Promise<Buffer> = Promise.resolve(EMPTY_BODY);
+    if (options.maxBodyBytes !== undefined) {
+      body = readBody(res, options.maxBodyBytes, Number(raw.getHeader("content-length") || "0"));
+      body.catch(() => undefined);
+    }
     this.inFlight++;
     const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options.errorBody, (status) => {
       this.inFlight--;
@@ -156,6 +184,11 @@ export class HttpServer {
       }
     }
     const fail = (err: unknown): void => {
+      if (err instanceof BodyTooLargeError) {
+        reply.header("Connection", "close");
+        reply.error(413, err.message);
+        return;
+      }
       console.error(`${options.name}: ${(err as Error)?.stack ?? String(err)}`);
       reply.error(500, "internal error");
     };
@@ -195,6 +228,29 @@ export class HttpServer {
       await new Promise((r) => setTimeout(r, 10));
     }
   }
+}
+
+function readBody(res: uWS.HttpResponse, limit: number, declared: number): Promise<Buffer> {
+  if (declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    res.onData((chunk, isLast) => {
+      if (done) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        done = true;
+        reject(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(Buffer.from(chunk.slice(0))); // uWS reuses the chunk's memory
+      if (isLast) {
+        done = true;
+        resolve(Buffer.concat(chunks, size));
+      }
+    });
+  });
 }
 
 function decodeURIComponentSafe(s: string): string {
