@@ -38,14 +38,17 @@ export class LeiService {
     const key = `${this.collection.current?.gen}|s|${JSON.stringify(params)}`;
     const cached = this.cache?.get(key);
     if (cached) return cached;
-    const outcome = params.q !== null && !SEARCHABLE.test(params.q)
-      ? this.emptyOutcome()
-      : await this.collection.search({
-        q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
-      });
-    const page = renderSearchPage(outcome, params);
+    const page = renderSearchPage(await this.searchOutcome(params), params);
     this.cache?.set(key, page);
     return page;
+  }
+
+  /** The raw outcome (hits as stored JSON), for APIs that shape their own answer. */
+  searchOutcome(params: SearchParams): Promise<SearchOutcome> {
+    if (params.q !== null && !SEARCHABLE.test(params.q)) return Promise.resolve(this.emptyOutcome());
+    return this.collection.search({
+      q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
+    });
   }
 
   private emptyOutcome(): SearchOutcome {

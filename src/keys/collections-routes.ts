@@ -1,0 +1,117 @@
+// The keyed engine API over the collections the public API serves, in Typesense's shape:
+// collections, the alias `lei`, search, one document, and an admin reload. The data is
+// reproduced as published, so writing single documents is a 405.
+
+import { NotReadyError, ShardFailedError, type Collection } from "../engine/collection.js";
+import type { HttpServer, Request } from "../http/server.js";
+import { ParamError } from "../lei/search-params.js";
+import type { LeiService } from "../lei/service.js";
+import type { KeyAuth } from "./auth.js";
+import { keyedErrorBody, keyedRoute, type Guarded, type Need } from "./keyed-route.js";
+import { collectionAllowed } from "./model.js";
+import { applyEmbedded } from "./scoped.js";
+import { fromTypesense, toTypesense } from "./typesense-search.js";
+
+export const ALIAS = "lei";
+
+export interface CollectionsApiDeps {
+  auth: KeyAuth;
+  service: LeiService;
+  collection: Collection;
+  /** starts a reload of the configured source (the admin call) */
+  reload: () => void;
+}
+
+export function registerCollectionRoutes(server: HttpServer, deps: CollectionsApiDeps): void {
+  const { auth, service, collection } = deps;
+  const live = (): { name: string; docs: number; loadedAt: string } | null => collection.current;
+
+  /** The collection named in the path, with its alias target, for the key check; 404 if unknown. */
+  const named = (action: string): Need => (req: Request) => {
+    const current = live();
+    const name = req.params[0] ?? "";
+    if (!current) return { status: 503, message: "Not Ready or Lagging" };
+    if (name === ALIAS) return { action, collections: [ALIAS, current.name] };
+    if (name === current.name) return { action, collections: [name] };
+    return { status: 404, message: `Collection ${name} not found` };
+  };
+  const none = (action: string): Need => () => ({ action, collections: [] });
+
+  const describe = (c: { name: string; docs: number; loadedAt: string }): Record<string, unknown> => ({
+    name: c.name, num_documents: c.docs, created_at: Math.floor(Date.parse(c.loadedAt) / 1000),
+    fields: DOCUMENT_FIELDS, default_sorting_field: "", enable_nested_fields: false,
+  });
+
+  keyedRoute(server, auth, "get", "/collections", "collections-list", none("collections:list"), (g) => {
+    const current = live();
+    const visible = current && (g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, [current.name, ALIAS]));
+    g.reply.json(200, JSON.stringify(visible ? [describe(current)] : []));
+  });
+
+  keyedRoute(server, auth, "get", "/collections/:name", "collections-get", named("collections:get"), (g) => {
+    g.reply.json(200, JSON.stringify(describe(live()!)));
+  });
+
+  keyedRoute(server, auth, "del", "/collections/:name", "collections-delete", named("collections:delete"), (g) => {
+    g.reply.error(409, `${live()!.name} is the live collection (alias ${ALIAS}); it is replaced by the next load, not deleted`);
+  });
+
+  keyedRoute(server, auth, "get", "/aliases", "aliases-list", none("aliases:list"), (g) => {
+    const current = live();
+    g.reply.json(200, JSON.stringify({ aliases: current ? [{ name: ALIAS, collection_name: current.name }] : [] }));
+  });
+
+  keyedRoute(server, auth, "get", "/aliases/:name", "aliases-get", none("aliases:get"), (g) => {
+    const current = live();
+    if (g.req.params[0] !== ALIAS || !current) g.reply.error(404, "Not Found");
+    else g.reply.json(200, JSON.stringify({ name: ALIAS, collection_name: current.name }));
+  });
+
+  keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
+    const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
+    const merged = g.caller.kind === "scoped" ? applyEmbedded(raw, g.caller.embedded) : raw;
+    try {
+      const query = fromTypesense(merged);
+      const outcome = query.empty
+        ? { found: 0, outOf: live()?.docs ?? 0, hits: [], facets: {}, tookMs: 0 }
+        : await service.searchOutcome(query.params);
+      g.reply.json(200, toTypesense(outcome, query, g.req.params[0]));
+    } catch (err) {
+      failed(g, err);
+    }
+  });
+
+  keyedRoute(server, auth, "get", "/collections/:name/documents/:id", "documents-get", named("documents:get"), async (g) => {
+    try {
+      const found = await service.entity(g.req.params[1] ?? "");
+      if (found.kind === "found") g.reply.json(200, found.json);
+      else g.reply.error(404, `Could not find a document with id: ${g.req.params[1]}`);
+    } catch (err) {
+      failed(g, err);
+    }
+  });
+
+  const readOnly = "documents are reproduced from the GLEIF golden copy as published and cannot be written one by one";
+  for (const [method, pattern] of [["post", "/collections/:name/documents"], ["patch", "/collections/:name/documents"], ["del", "/collections/:name/documents"],
+    ["patch", "/collections/:name/documents/:id"], ["del", "/collections/:name/documents/:id"], ["put", "/collections/:name/documents/:id"]] as const) {
+    server.route(method, pattern, { name: "documents-write", errorBody: keyedErrorBody }, (_req, reply) => reply.error(405, readOnly));
+  }
+
+  keyedRoute(server, auth, "post", "/operations/reload", "admin-reload", none("operations/reload:create"), (g) => {
+    deps.reload();
+    g.reply.json(202, JSON.stringify({ success: true, message: "reload of the configured source started; /v1/stats tells when it is live" }));
+  });
+}
+
+function failed(g: Guarded, err: unknown): void {
+  if (err instanceof ParamError) g.reply.error(400, err.message);
+  else if (err instanceof NotReadyError || err instanceof ShardFailedError) g.reply.error(503, "Not Ready or Lagging");
+  else throw err;
+}
+
+const DOCUMENT_FIELDS = [
+  ["lei", "string"], ["legalName", "string"], ["otherNames", "string[]"], ["entityStatus", "string", true], ["entityCategory", "string", true],
+  ["registrationStatus", "string", true], ["legalForm", "string", true], ["jurisdiction", "string", true], ["country", "string", true],
+  ["region", "string", true], ["city", "string", true], ["postalCode", "string"], ["legalAddress", "string"], ["hqAddress", "string"],
+  ["managingLou", "string", true], ["registeredAt", "string"], ["lastUpdatedAt", "string"],
+].map(([name, type, facet]) => ({ name, type, facet: facet === true, optional: name !== "lei" && name !== "legalName", index: true }));

@@ -1,0 +1,39 @@
+// What every keyed route shares: Typesense's error shape {"message": ...}, the key check before
+// the handler, and JSON bodies read with a cap.
+
+import type { HttpServer, Reply, Request, RouteOptions } from "../http/server.js";
+import { KeyAuth, type Caller } from "./auth.js";
+
+export const keyedErrorBody = (message: string): string => JSON.stringify({ message });
+export const MAX_JSON_BODY = 64 * 1024;
+
+export interface Guarded { caller: Caller; req: Request; reply: Reply }
+
+/** Which action and collections a request needs; null collection = none (e.g. /keys). */
+export type Need = (req: Request) => { action: string; collections: string[] } | { status: number; message: string };
+
+export function keyedRoute(
+  server: HttpServer, auth: KeyAuth, method: "get" | "post" | "put" | "del" | "patch", pattern: string, name: string,
+  need: Need, handler: (g: Guarded) => void | Promise<void>, withBody = false,
+): void {
+  const options: RouteOptions = { name, errorBody: keyedErrorBody, ...(withBody ? { maxBodyBytes: MAX_JSON_BODY } : {}) };
+  server.route(method, pattern, options, (req, reply) => {
+    const presented = KeyAuth.presented((header) => req.header(header), req.rawQuery);
+    const wanted = need(req);
+    if ("status" in wanted) { reply.error(wanted.status, wanted.message); return; }
+    const outcome = auth.check(req.ip, presented, wanted.action, wanted.collections);
+    if (!outcome.ok) { reply.error(outcome.status, outcome.message); return; }
+    return handler({ caller: outcome.caller, req, reply });
+  });
+}
+
+/** The body as a JSON value; replies 400 and returns undefined when it is not JSON. */
+export async function jsonBody(g: Guarded): Promise<unknown> {
+  const bytes = await g.req.body();
+  try {
+    return JSON.parse(bytes.toString("utf8")) as unknown;
+  } catch {
+    g.reply.error(400, "Bad JSON.");
+    return undefined;
+  }
+}

@@ -1,0 +1,94 @@
+// /keys: create (the value shown only here), list and get (prefix only), delete. Ids are never
+// reused. A key creates only keys within its own powers; the bootstrap key has them all.
+
+import { Ajv } from "ajv";
+import type { HttpServer } from "../http/server.js";
+import type { KeyAuth } from "./auth.js";
+import { randomKey } from "./bootstrap.js";
+import type { KeyStore } from "./key-store.js";
+import { keyedRoute, jsonBody } from "./keyed-route.js";
+import { FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
+
+const PREFIX_CHARS = 4;
+
+export const keyCreateSchema = {
+  type: "object",
+  description: "A key to create. Actions and collections follow Typesense; an empty collections list means all.",
+  required: ["actions", "collections"],
+  additionalProperties: false,
+  properties: {
+    value: { type: "string", minLength: 8, maxLength: 512, description: "Your own key value; generated (32 characters) when omitted." },
+    description: { type: "string", maxLength: 1000 },
+    actions: { type: "array", minItems: 1, maxItems: 64, items: { type: "string", minLength: 1, maxLength: 128 } },
+    collections: { type: "array", maxItems: 256, items: { type: "string", minLength: 1, maxLength: 256 } },
+    expires_at: { type: "integer", minimum: 0, maximum: FAR_FUTURE, description: "Unix seconds; the key works through this second." },
+    autodelete: { type: "boolean", description: "Delete the key within a minute of expiring; otherwise it stays listed and refused." },
+    value_prefix: { type: "string", description: "Ignored (the official client may send it)." },
+  },
+} as const;
+
+interface KeyCreate { value?: string; description?: string; actions: string[]; collections: string[]; expires_at?: number; autodelete?: boolean }
+
+const validateCreate = new Ajv({ allErrors: false }).compile<KeyCreate>(keyCreateSchema);
+
+/** The listed form: never the value, only its prefix. */
+export function publicKey(k: ApiKey): Record<string, unknown> {
+  const prefix = k.value.slice(0, PREFIX_CHARS);
+  return {
+    id: k.id, value_prefix: prefix, key_prefix: prefix, description: k.description, actions: k.actions,
+    collections: k.collections, expires_at: k.expiresAt, autodelete: k.autodelete,
+  };
+}
+
+export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeyStore, nowSeconds: () => number): void {
+  const none = (action: string) => () => ({ action, collections: [] });
+
+  keyedRoute(server, auth, "post", "/keys", "keys-create", none("keys:create"), async (g) => {
+    const parsed = await jsonBody(g);
+    if (parsed === undefined) return;
+    if (!validateCreate(parsed)) {
+      const e = validateCreate.errors?.[0];
+      g.reply.error(400, `invalid key: ${e?.instancePath || "body"} ${e?.message ?? ""}${e?.params && "additionalProperty" in e.params ? ` '${String(e.params.additionalProperty)}'` : ""}`.trim());
+      return;
+    }
+    const body: KeyCreate = parsed;
+    const wanted = { actions: body.actions, collections: body.collections, expiresAt: body.expires_at ?? FAR_FUTURE };
+    const beyond = g.caller.kind === "bootstrap" ? null : withinPowers(g.caller.key, wanted);
+    if (beyond) { g.reply.error(403, `cannot create this key: ${beyond}`); return; }
+    if (wanted.expiresAt <= nowSeconds()) { g.reply.error(400, "expires_at is in the past"); return; }
+    const value = body.value ?? randomKey("", 32);
+    if (value === (g.caller.kind === "bootstrap" ? g.caller.key.value : null)) { g.reply.error(409, "API key generation conflict."); return; }
+    const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
+    if (!created) { g.reply.error(409, "API key generation conflict."); return; }
+    g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));
+  }, true);
+
+  keyedRoute(server, auth, "get", "/keys", "keys-list", none("keys:list"), (g) => {
+    g.reply.json(200, JSON.stringify({ keys: keys.list().map(publicKey) }));
+  });
+
+  const byId = (action: string) => (req: { params: string[] }) =>
+    /^[0-9]{1,15}$/.test(req.params[0] ?? "") ? { action, collections: [] } : { status: 400, message: `key id must be a whole number, got '${req.params[0]}'` };
+
+  keyedRoute(server, auth, "get", "/keys/:id", "keys-get", byId("keys:get"), (g) => {
+    const key = keys.get(Number(g.req.params[0]));
+    if (!key) g.reply.error(404, "Not found.");
+    else g.reply.json(200, JSON.stringify(publicKey(key)));
+  });
+
+  keyedRoute(server, auth, "del", "/keys/:id", "keys-delete", byId("keys:delete"), (g) => {
+    const id = Number(g.req.params[0]);
+    if (!keys.delete(id)) g.reply.error(404, "Not found.");
+    else g.reply.json(200, JSON.stringify({ id }));
+  });
+}
+
+/** Deletes expired autodelete keys every few seconds, so each goes within a minute of expiring. */
+export function startKeyHousekeeping(keys: KeyStore, nowSeconds: () => number, log: (line: string) => void): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    const gone = keys.deleteExpired(nowSeconds());
+    if (gone.length > 0) log(`deleted expired API keys ${gone.join(", ")}`);
+  }, 15_000);
+  timer.unref();
+  return timer;
+}

@@ -1,0 +1,75 @@
+// What an API key may do, by Typesense's rules: actions ("*", exact, or "x:*" for every "x:…"),
+// collections (empty or "*" = all; otherwise exact names or full-match regular expressions), and
+// an expiry in Unix seconds (a key works through the second of expires_at). Plus the rule
+// Typesense lacks: a key may only create keys within its own powers.
+
+export interface ApiKey {
+  id: number;
+  value: string;
+  description: string;
+  actions: string[];
+  collections: string[];
+  expiresAt: number;
+  autodelete: boolean;
+}
+
+/** Typesense's "never": the year 4020. */
+export const FAR_FUTURE = 64723363199;
+
+export const KNOWN_ACTIONS = [
+  "*", "documents:search", "documents:get", "documents:export", "documents:import", "documents:*",
+  "collections:list", "collections:get", "collections:delete", "collections:create", "collections:*",
+  "keys:list", "keys:get", "keys:create", "keys:delete", "keys:*",
+  "aliases:list", "aliases:get", "aliases:upsert", "aliases:delete", "aliases:*",
+  "synonyms:*", "presets:*", "stopwords:*", "admin:reload",
+];
+
+export function actionAllowed(granted: readonly string[], action: string): boolean {
+  return granted.some((g) => g === "*" || g === action || (g.endsWith(":*") && action.startsWith(g.slice(0, -1)) && g.indexOf(":") === g.length - 2));
+}
+
+/** Collection rules; `names` are the collection and, for an alias, its target: either may match. */
+export function collectionAllowed(granted: readonly string[], names: readonly string[]): boolean {
+  if (granted.length === 0) return true;
+  return granted.some((g) => g === "*" || names.some((n) => g === n || fullMatch(g, n)));
+}
+
+function fullMatch(pattern: string, name: string): boolean {
+  try {
+    return new RegExp(`^(?:${pattern})$`).test(name);
+  } catch {
+    return false;
+  }
+}
+
+export function expired(key: Pick<ApiKey, "expiresAt">, nowSeconds: number): boolean {
+  return nowSeconds > key.expiresAt;
+}
+
+/**
+ * Whether `parent` may create a key with these powers: every action within the parent's, every
+ * collection within the parent's, and no later expiry. A parent limited to some collections
+ * cannot create an all-collections key.
+ */
+export function withinPowers(parent: ApiKey, child: Pick<ApiKey, "actions" | "collections" | "expiresAt">): string | null {
+  for (const a of child.actions) {
+    if (!actionCovers(parent.actions, a)) return `action '${a}' is beyond the creating key's actions`;
+  }
+  const parentAll = parent.collections.length === 0 || parent.collections.includes("*");
+  if (!parentAll) {
+    if (child.collections.length === 0 || child.collections.includes("*")) return "all collections are beyond the creating key's collections";
+    for (const c of child.collections) {
+      if (!parent.collections.includes(c) && !collectionAllowed(parent.collections, [c])) return `collection '${c}' is beyond the creating key's collections`;
+    }
+  }
+  if (child.expiresAt > parent.expiresAt) return "expires_at is later than the creating key's";
+  return null;
+}
+
+/** A granted action (possibly a wildcard) covered by the parent's actions. */
+function actionCovers(parent: readonly string[], action: string): boolean {
+  if (parent.includes("*")) return true;
+  if (action === "*") return false;
+  if (action.endsWith(":*")) return parent.includes(action);
+  return actionAllowed(parent, action);
+}

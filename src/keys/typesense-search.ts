@@ -1,0 +1,143 @@
+// Typesense search parameters onto Leidex's search, and Leidex's outcome into Typesense's answer.
+// Documents are the LegalEntity objects, so Typesense field names are LegalEntity's: filter_by
+// and facet_by take country, jurisdiction, entityStatus, registrationStatus, entityCategory,
+// legalForm, managingLou, city, region. filter_by supports `field:value`, `field:=value`,
+// `field:[a,b]`, `&&` and parentheses around conjunctions; `||` and `!=` are refused with a 400
+// (the engine's filters are an AND of per-field value sets).
+
+import type { SearchOutcome } from "../engine/collection.js";
+import { COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
+import { ParamError, parseSearchParams, type SearchParams } from "../lei/search-params.js";
+
+export const MAX_PER_PAGE = 250;
+const MAX_DEPTH = 10_000;
+const PARAM_OF_FIELD = new Map<string, FilterParam>(COLUMNS.map((c) => [c.field, c.param]));
+const FIELD_OF_PARAM = new Map<FilterParam, string>(COLUMNS.map((c) => [c.param, c.field]));
+const NAME_FIELDS = new Set(["legalName", "otherNames", "name"]);
+const ADDRESS_FIELDS = new Set(["legalAddress", "hqAddress", "city", "postalCode", "region", "address"]);
+
+const KNOWN = new Set([
+  "q", "query_by", "filter_by", "facet_by", "page", "per_page", "num_typos", "prefix", "x-typesense-api-key", "x-search-api-key",
+  "sort_by", "include_fields", "exclude_fields", "highlight_fields", "max_facet_values", "typo_tokens_threshold", "drop_tokens_threshold", "preset",
+]);
+
+export interface TypesenseQuery {
+  params: SearchParams;
+  perPage: number;
+  page: number;
+  q: string;
+  /** the filter contradicts itself (two clauses on one field share no value): nothing matches */
+  empty: boolean;
+}
+
+/** Typesense parameters (already merged with a scoped key's) → SearchParams; ParamError on bad input. */
+export function fromTypesense(raw: Record<string, string>): TypesenseQuery {
+  for (const k of Object.keys(raw)) if (!KNOWN.has(k)) throw new ParamError(`unknown search parameter '${k}'`);
+  if (raw.q === undefined) throw new ParamError("the parameter 'q' is required (use * to match everything)");
+  const publicQuery = new URLSearchParams();
+  const q = raw.q.trim();
+  if (q !== "" && q !== "*") publicQuery.set("q", q);
+  const fields = fieldsOf(raw.query_by);
+  if (fields) publicQuery.set("fields", fields);
+  const filters = parseFilter(raw.filter_by ?? "");
+  for (const [param, values] of filters ?? []) publicQuery.set(param, values.join(","));
+  const facets = facetsOf(raw.facet_by ?? "");
+  if (facets.length > 0) publicQuery.set("facets", facets.join(","));
+  const params = parseSearchParams(publicQuery.toString());
+  const page = positive(raw.page, "page", 1);
+  const perPage = Math.min(positive(raw.per_page, "per_page", 10), MAX_PER_PAGE);
+  if (page * perPage > MAX_DEPTH) throw new ParamError(`page × per_page may not exceed ${MAX_DEPTH}`);
+  return { params: { ...params, page, limit: perPage }, perPage, page, q: raw.q, empty: filters === null };
+}
+
+function positive(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < 1) throw new ParamError(`'${name}' must be a whole number from 1`);
+  return Number(raw);
+}
+
+function fieldsOf(queryBy: string | undefined): string | null {
+  if (!queryBy) return null;
+  const fields = queryBy.split(",").map((f) => f.trim()).filter(Boolean);
+  const kinds = new Set(fields.map((f) => (NAME_FIELDS.has(f) ? "name" : ADDRESS_FIELDS.has(f) ? "address" : f === "lei" ? "lei" : "unknown")));
+  if (kinds.has("unknown")) throw new ParamError(`query_by: unknown field; use legalName, otherNames, legalAddress, hqAddress, city, postalCode, lei`);
+  return kinds.size === 1 ? [...kinds][0] : "all";
+}
+
+function facetsOf(facetBy: string): FacetParam[] {
+  const out: FacetParam[] = [];
+  for (const field of facetBy.split(",").map((f) => f.trim()).filter(Boolean)) {
+    const param = PARAM_OF_FIELD.get(field);
+    if (!param || !(FACET_PARAMS as readonly string[]).includes(param)) {
+      throw new ParamError(`facet_by: '${field}' is not a facet field; use ${FACET_PARAMS.map((p) => FIELD_OF_PARAM.get(p)).join(", ")}`);
+    }
+    out.push(param as FacetParam);
+  }
+  return out;
+}
+
+/** An AND of per-field value sets; clauses on one field intersect (null: they share no value). */
+export function parseFilter(text: string): Map<FilterParam, string[]> | null {
+  const out = new Map<FilterParam, string[]>();
+  const source = text.trim();
+  if (source === "") return out;
+  if (source.includes("||")) throw new ParamError("filter_by: || is not supported; combine clauses with &&, or list values as field:[a,b]");
+  let depth = 0;
+  for (const ch of source) {
+    if (ch === "(") depth++;
+    if (ch === ")" && --depth < 0) throw new ParamError("filter_by: unbalanced parentheses");
+  }
+  if (depth !== 0) throw new ParamError("filter_by: unbalanced parentheses");
+  // with only && left, parentheses group nothing: split on && outside backticks
+  for (const clause of splitAnd(source.replace(/[()]/g, " "))) {
+    const m = /^\s*([A-Za-z]+)\s*:\s*(!?=)?\s*(.+?)\s*$/.exec(clause);
+    if (!m) throw new ParamError(`filter_by: cannot read '${clause.trim()}'; write field:value or field:[a,b]`);
+    if (m[2] === "!=") throw new ParamError("filter_by: != is not supported");
+    const param = PARAM_OF_FIELD.get(m[1]);
+    if (!param) throw new ParamError(`filter_by: '${m[1]}' is not a filter field; use ${COLUMNS.map((c) => c.field).join(", ")}`);
+    const values = valuesOf(m[3]);
+    const before = out.get(param);
+    const kept = before ? before.filter((v) => values.some((w) => w.toLowerCase() === v.toLowerCase())) : values;
+    if (kept.length === 0) return null;
+    out.set(param, kept);
+  }
+  return out;
+}
+
+function splitAnd(text: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "`") quoted = !quoted;
+    if (!quoted && text.startsWith("&&", i)) { parts.push(current); current = ""; i++; continue; }
+    current += text[i];
+  }
+  parts.push(current);
+  return parts.filter((p) => p.trim() !== "");
+}
+
+function valuesOf(raw: string): string[] {
+  const list = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1).split(",") : [raw];
+  const values = list.map((v) => v.trim().replace(/^`(.*)`$/, "$1")).filter((v) => v !== "");
+  if (values.length === 0) throw new ParamError("filter_by: a clause has no value");
+  for (const v of values) if (v.includes(",")) throw new ParamError(`filter_by: the value '${v}' holds a comma`);
+  return values;
+}
+
+/** Typesense's search answer: documents spliced in as stored, never re-serialised. */
+export function toTypesense(outcome: SearchOutcome, query: TypesenseQuery, collection: string): Buffer {
+  const start = (query.page - 1) * query.perPage;
+  const page = outcome.hits.slice(start, start + query.perPage);
+  const parts: (Buffer | Uint8Array)[] = [Buffer.from(`{"found":${outcome.found},"out_of":${outcome.outOf},"page":${query.page},"search_time_ms":${Math.round(outcome.tookMs)},"hits":[`)];
+  page.forEach((hit, i) => {
+    parts.push(Buffer.from(`${i > 0 ? "," : ""}{"document":`), hit[2], Buffer.from(`,"text_match":${Math.max(0, Math.floor(hit[0]))},"highlights":[]}`));
+  });
+  const facetCounts = query.params.facets.map((param) => ({
+    field_name: FIELD_OF_PARAM.get(param), sampled: false,
+    counts: (outcome.facets[param] ?? []).map(([value, count]) => ({ value, count, highlighted: value })),
+    stats: { total_values: (outcome.facets[param] ?? []).length },
+  }));
+  parts.push(Buffer.from(`],"facet_counts":${JSON.stringify(facetCounts)},"request_params":${JSON.stringify({ collection_name: collection, q: query.q, per_page: query.perPage })}}`));
+  return Buffer.concat(parts);
+}

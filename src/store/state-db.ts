@@ -1,0 +1,26 @@
+// The state store: one SQLite file, <data-dir>/state.db, in WAL mode with full sync, so a write
+// that returned is on disk and survives kill -9. Each area creates its own tables through
+// migrate(); SQL stays portable so that a PostgreSQL store could take over.
+
+import Database from "better-sqlite3";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export type StateDb = Database.Database;
+
+export function openStateDb(dataDir: string): StateDb {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, "state.db");
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.pragma("busy_timeout = 5000");
+  // keys are stored in clear (scoped keys are HMACs keyed by their parent's value): owner only
+  chmodSync(path, 0o600);
+  return db;
+}
+
+/** Runs each statement of a schema once; statements must be idempotent (IF NOT EXISTS). */
+export function migrate(db: StateDb, statements: string[]): void {
+  db.transaction(() => { for (const sql of statements) db.exec(sql); })();
+}
