@@ -6,13 +6,14 @@ import { NotReadyError, ShardFailedError, type Collection } from "../engine/coll
 import type { HttpServer, Request } from "../http/server.js";
 import { ParamError } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
-import type { KeyAuth } from "./auth.js";
-import { keyedErrorBody, keyedRoute, type Guarded, type Need } from "./keyed-route.js";
+import { KeyAuth } from "./auth.js";
+import { keyedErrorBody, keyedRoute, MAX_JSON_BODY, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded } from "./scoped.js";
 import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
+const MAX_MULTI_SEARCHES = 50;
 
 export interface CollectionsApiDeps {
   auth: KeyAuth;
@@ -67,18 +68,71 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     else g.reply.json(200, JSON.stringify({ name: ALIAS, collection_name: current.name }));
   });
 
+  /** One search in Typesense's terms; ParamError on bad parameters. */
+  const searchAnswer = async (params: Record<string, string>, collectionName: string): Promise<Buffer> => {
+    const query = fromTypesense(params);
+    const outcome = query.empty
+      ? { found: 0, outOf: live()?.docs ?? 0, hits: [], facets: {}, tookMs: 0 }
+      : await service.searchOutcome(query.params);
+    return toTypesense(outcome, query, collectionName);
+  };
+
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
     const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
+    delete raw["x-typesense-api-key"];
+    delete raw["x-search-api-key"];
     const merged = g.caller.kind === "scoped" ? applyEmbedded(raw, g.caller.embedded) : raw;
     try {
-      const query = fromTypesense(merged);
-      const outcome = query.empty
-        ? { found: 0, outOf: live()?.docs ?? 0, hits: [], facets: {}, tookMs: 0 }
-        : await service.searchOutcome(query.params);
-      g.reply.json(200, toTypesense(outcome, query, g.req.params[0]));
+      g.reply.json(200, await searchAnswer(merged, g.req.params[0]));
     } catch (err) {
       failed(g, err);
     }
+  });
+
+  // Each search of a multi_search is authorised on its own (its collection, and its own key when
+  // it carries one), so one route-level check cannot do: the route checks only that a key is there.
+  server.route("post", "/multi_search", { name: "multi-search", errorBody: keyedErrorBody, maxBodyBytes: MAX_JSON_BODY }, async (req, reply) => {
+    const presented = KeyAuth.presented((h) => req.header(h), req.rawQuery);
+    const common = Object.fromEntries(new URLSearchParams(req.rawQuery));
+    delete common["x-typesense-api-key"];
+    delete common["x-search-api-key"];
+    let body: unknown;
+    try {
+      body = JSON.parse((await req.body()).toString("utf8"));
+    } catch {
+      reply.error(400, "Bad JSON.");
+      return;
+    }
+    const searches = (body as { searches?: unknown } | null)?.searches;
+    if (!Array.isArray(searches)) { reply.error(400, "Missing `searches` array."); return; }
+    if (searches.length > MAX_MULTI_SEARCHES) { reply.error(400, `Number of multi searches exceeds \`limit_multi_searches\` parameter (${MAX_MULTI_SEARCHES}).`); return; }
+    const current = live();
+    const results: (Buffer | string)[] = [];
+    for (const item of searches as unknown[]) {
+      if (typeof item !== "object" || item === null || Array.isArray(item)) { reply.error(400, "Each search must be an object."); return; }
+      const own = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, String(v)]));
+      const name = own.collection ?? common.collection ?? "";
+      const key = own["x-typesense-api-key"] ?? own["x-search-api-key"] ?? presented;
+      delete own.collection;
+      delete own["x-typesense-api-key"];
+      delete own["x-search-api-key"];
+      if (!current || (name !== ALIAS && name !== current.name)) {
+        results.push(JSON.stringify({ code: 404, error: `Collection ${name} not found` }));
+        continue;
+      }
+      const outcome = auth.check(req.ip, key, "documents:search", name === ALIAS ? [ALIAS, current.name] : [name]);
+      if (!outcome.ok) { reply.error(outcome.status, outcome.message); return; }
+      const params = { ...common, ...own };
+      delete params.collection;
+      const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : params;
+      try {
+        results.push(await searchAnswer(merged, name));
+      } catch (err) {
+        if (!(err instanceof ParamError)) throw err;
+        results.push(JSON.stringify({ code: 400, error: err.message }));
+      }
+    }
+    reply.json(200, Buffer.concat([Buffer.from('{"results":['), ...results.flatMap((r, i) => [Buffer.from(i > 0 ? "," : ""), typeof r === "string" ? Buffer.from(r) : r]), Buffer.from("]}")]));
   });
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/:id", "documents-get", named("documents:get"), async (g) => {
