@@ -5,7 +5,7 @@
 import type { ShardPool } from "./pool.js";
 import type { FinishResult, SearchAnswer, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
 import { sliceOf } from "./partition.js";
-import type { FacetParam } from "./schema.js";
+import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 import { mergeFacetValues, mergeSearchParts } from "./merge.js";
 import { keepBestRequired, planFallback, type SearchRequest } from "./planner.js";
@@ -177,6 +177,24 @@ export class Collection {
         throw err;
       },
     );
+  }
+
+  /**
+   * Every stored document passing the filters, slice after slice, page by page, handed to `sink`
+   * as JSON lines; a sink answering false stops it. The generation stays pinned throughout.
+   */
+  exportLines(filters: Partial<Record<FilterParam, string[]>>, sink: (lines: Uint8Array) => Promise<boolean>): Promise<void> {
+    return this.pinned(async (live) => {
+      for (let s = 0; s < live.sliceDocs.length; s++) {
+        let from: number | null = 0;
+        while (from !== null) {
+          const page = await this.ask(s, live.gen, { kind: "export", filters, from });
+          if (page.kind !== "export") throw new ShardFailedError(`slice ${s} answered an export with ${page.kind}`);
+          if (page.lines.length > 0 && !(await sink(page.lines))) return;
+          from = page.next;
+        }
+      }
+    });
   }
 
   facetValues(field: FacetParam): Promise<[string, number][]> {

@@ -2,7 +2,7 @@
 // rather than structured-cloned; stored documents travel as raw JSON bytes.
 
 import { Packr } from "msgpackr";
-import type { FacetParam } from "./schema.js";
+import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
 
 export type ShardTask =
@@ -19,7 +19,9 @@ export type ShardRequest =
   /** `guess`: with an exact query, also run the typo round this slice's own facts call for. */
   | { kind: "search"; query: EngineQuery; guess?: boolean }
   | { kind: "lookup"; lei: string }
-  | { kind: "facet"; field: FacetParam };
+  | { kind: "facet"; field: FacetParam }
+  /** the stored documents from doc `from` on that pass the filters, as JSON lines */
+  | { kind: "export"; filters: Partial<Record<FilterParam, string[]>>; from: number };
 
 /** A hit: [score, lei, stored JSON bytes]. */
 export type WireHit = [number, string, Uint8Array];
@@ -39,6 +41,7 @@ export type ShardResponse =
   | ({ kind: "search"; guess?: GuessedAnswer } & SearchAnswer)
   | { kind: "lookup"; doc: Uint8Array | null }
   | { kind: "facet"; values: [string, number][] }
+  | { kind: "export"; lines: Uint8Array; next: number | null }
   | { kind: "error"; message: string };
 
 export interface FinishResult { docs: number }

@@ -27,6 +27,7 @@ function claimSlice(): number {
 }
 
 const building = new Map<number, SliceBuilder>();
+const EXPORT_PAGE_BYTES = 256 * 1024;
 const generations = new Map<number, WasmSlice>();
 
 export default function handle(task: ShardTask): unknown {
@@ -93,6 +94,8 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
         return { kind: "lookup", doc: gen.lookup(request.lei) };
       case "facet":
         return { kind: "facet", values: gen.facetValues(request.field) };
+      case "export":
+        return { kind: "export", ...gen.exportLines(request.filters, request.from, EXPORT_PAGE_BYTES) };
     }
   } catch (err) {
     return { kind: "error", message: (err as Error).message };

@@ -60,6 +60,7 @@ const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const LEI_OFFSET_IN_DOC = '{"lei":"'.length;
+const NEWLINE = Buffer.from("\n");
 
 /** At most MAX_TOKENS: the first and the last half, since long names often differ at the tail. */
 function capTokens(tokens: string[]): string[] {
@@ -86,6 +87,8 @@ export class WasmSlice {
   private readonly columns: Pick<ColumnData, "values" | "valOffs">[];
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
+  /** where each column's per-doc codes live in WASM memory */
+  private readonly codesAt: number[] = [];
   private readonly bitmapAt: number[];
 
   constructor(data: SliceData) {
@@ -115,7 +118,11 @@ export class WasmSlice {
       data.trie.nodes, copy(data.trie.words),
       data.columns.length,
     ];
-    for (const col of data.columns) words.push(copy(col.codes), col.values.length, copy(col.valOffs), copy(col.valDocs));
+    for (const col of data.columns) {
+      const codes = copy(col.codes);
+      this.codesAt.push(codes);
+      words.push(codes, col.values.length, copy(col.valOffs), copy(col.valDocs));
+    }
     this.engine.configure(copy(Uint32Array.from(words)));
 
     // query scratch: token bytes, then one filter bitmap per column
@@ -253,6 +260,27 @@ export class WasmSlice {
       matched: mem.getUint32(out + 24, true) !== 0,
     };
     return { found, hits, facets, plan };
+  }
+
+  /**
+   * Stored documents from doc `from` on that pass the filters, one JSON per line, until about
+   * maxBytes; `next` is where to go on, null at the end. For bulk export in constant memory.
+   */
+  exportLines(filters: Partial<Record<FilterParam, string[]>>, from: number, maxBytes: number): { lines: Uint8Array; next: number | null } {
+    const tests = (Object.entries(filters) as [FilterParam, string[]][]).map(([param, values]) => {
+      const c = COLUMNS.findIndex((col) => col.param === param);
+      return { codes: new Uint32Array(this.engine.memory.buffer, this.codesAt[c], this.docs), allowed: new Set(this.codesFor(c, param, values)) };
+    });
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    let d = from;
+    for (; d < this.docs && bytes < maxBytes; d++) {
+      if (!tests.every((t) => t.allowed.has(t.codes[d]))) continue;
+      const doc = this.doc(d);
+      parts.push(doc, NEWLINE);
+      bytes += doc.length + 1;
+    }
+    return { lines: Buffer.concat(parts, bytes), next: d < this.docs ? d : null };
   }
 
   /** Codes a filter's values select. A two-letter jurisdiction also selects its subdivisions. */

@@ -58,6 +58,7 @@ const CORS_HEADERS: [string, string][] = [
 export class Reply {
   private readonly headers: [string, string][] = [];
   aborted = false;
+  private readonly abortHooks: (() => void)[] = [];
   sent = false;
   status = 0;
   cors = false;
@@ -68,6 +69,12 @@ export class Reply {
     private readonly errorBody: ErrorBody,
     private readonly onSent: (status: number) => void,
   ) {}
+
+  /** The client went away (uWS onAborted): nothing more can be written. */
+  markAborted(): void {
+    this.aborted = true;
+    for (const hook of this.abortHooks.splice(0)) hook();
+  }
 
   header(name: string, value: string): this {
     this.headers.push([name, value]);
@@ -80,6 +87,41 @@ export class Reply {
 
   error(status: number, message: string): void {
     this.json(status, this.errorBody(message));
+  }
+
+  /**
+   * A streamed 200 answer: write() resolves once uWS has taken the chunk and has room for more
+   * (backpressure), with false when the client is gone; end() finishes it.
+   */
+  stream(contentType: string): { write(chunk: Uint8Array): Promise<boolean>; end(): void } {
+    this.sent = true;
+    this.status = 200;
+    const res = this.res;
+    if (!this.aborted) {
+      res.cork(() => {
+        res.writeStatus("200 OK");
+        res.writeHeader("Content-Type", contentType);
+        if (this.cors) for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+        for (const [k, v] of this.headers) res.writeHeader(k, v);
+      });
+    }
+    let ended = false;
+    return {
+      write: (chunk) => new Promise<boolean>((resolve) => {
+        if (this.aborted || ended) { resolve(false); return; }
+        let ok = true;
+        res.cork(() => { ok = res.write(chunk); });
+        if (ok) { resolve(true); return; }
+        this.abortHooks.push(() => resolve(false));
+        res.onWritable(() => { resolve(!this.aborted); return true; });
+      }),
+      end: () => {
+        if (ended) return;
+        ended = true;
+        if (!this.aborted) res.cork(() => res.end());
+        this.onSent(200);
+      },
+    };
   }
 
   send(status: number, body: string | Uint8Array, contentType: string): void {
@@ -168,7 +210,7 @@ export class HttpServer {
       this.inFlight--;
       this.metrics.observe(options.name, status, performance.now() - started);
     });
-    res.onAborted(() => { reply.aborted = true; });
+    res.onAborted(() => reply.markAborted());
     if (options.cors) reply.cors = true;
     if (this.draining) reply.header("Connection", "close");
 

@@ -14,6 +14,7 @@ import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
 const MAX_MULTI_SEARCHES = 50;
+const EXPORT_PARAMS = new Set(["filter_by", "x-typesense-api-key", "x-search-api-key", "include_fields", "exclude_fields"]);
 
 export interface CollectionsApiDeps {
   auth: KeyAuth;
@@ -86,6 +87,28 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       g.reply.json(200, await searchAnswer(merged, g.req.params[0]));
     } catch (err) {
       failed(g, err);
+    }
+  });
+
+  // Bulk export for partners: JSON lines streamed with backpressure, one slice page at a time,
+  // so memory stays flat whatever the size of the collection.
+  keyedRoute(server, auth, "get", "/collections/:name/documents/export", "documents-export", named("documents:export"), async (g) => {
+    const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
+    let filters;
+    try {
+      for (const k of Object.keys(raw)) if (!EXPORT_PARAMS.has(k)) throw new ParamError(`unknown export parameter '${k}'`);
+      const query = fromTypesense({ q: "*", filter_by: raw.filter_by ?? "" });
+      if (query.empty) { g.reply.stream("application/x-ndjson").end(); return; }
+      filters = query.params.filters;
+    } catch (err) {
+      failed(g, err);
+      return;
+    }
+    const out = g.reply.stream("application/x-ndjson");
+    try {
+      await collection.exportLines(filters, (lines) => out.write(lines));
+    } finally {
+      out.end();
     }
   });
 
