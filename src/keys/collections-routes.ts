@@ -2,7 +2,7 @@
 // collections, the alias `lei`, search, one document, and an admin reload. The data is
 // reproduced as published, so writing single documents is a 405.
 
-import { NotReadyError, ShardFailedError, type Collection } from "../engine/collection.js";
+import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
 import type { HttpServer, Request } from "../http/server.js";
 import { ParamError } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
@@ -10,6 +10,8 @@ import { KeyAuth } from "./auth.js";
 import { keyedErrorBody, keyedRoute, MAX_JSON_BODY, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded } from "./scoped.js";
+import { synonymVariants, withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet, type SynonymRule } from "./search-settings.js";
+import { registerSettingsRoutes } from "./settings-routes.js";
 import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
@@ -18,6 +20,7 @@ const EXPORT_PARAMS = new Set(["filter_by", "x-typesense-api-key", "x-search-api
 
 export interface CollectionsApiDeps {
   auth: KeyAuth;
+  settings: SearchSettings;
   service: LeiService;
   collection: Collection;
   /** starts a reload of the configured source (the admin call) */
@@ -25,7 +28,7 @@ export interface CollectionsApiDeps {
 }
 
 export function registerCollectionRoutes(server: HttpServer, deps: CollectionsApiDeps): void {
-  const { auth, service, collection } = deps;
+  const { auth, service, collection, settings } = deps;
   const live = (): { name: string; docs: number; loadedAt: string } | null => collection.current;
 
   /** The collection named in the path, with its alias target, for the key check; 404 if unknown. */
@@ -38,6 +41,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     return { status: 404, message: `Collection ${name} not found` };
   };
   const none = (action: string): Need => () => ({ action, collections: [] });
+  registerSettingsRoutes(server, auth, settings, named);
 
   const describe = (c: { name: string; docs: number; loadedAt: string }): Record<string, unknown> => ({
     name: c.name, num_documents: c.docs, created_at: Math.floor(Date.parse(c.loadedAt) / 1000),
@@ -69,13 +73,28 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     else g.reply.json(200, JSON.stringify({ name: ALIAS, collection_name: current.name }));
   });
 
-  /** One search in Typesense's terms; ParamError on bad parameters. */
+  /**
+   * One search in Typesense's terms: the preset fills what is not set, stopwords leave q, and
+   * each synonym variant of q is searched, their hits merged. ParamError on bad parameters.
+   */
   const searchAnswer = async (params: Record<string, string>, collectionName: string): Promise<Buffer> => {
-    const query = fromTypesense(params);
-    const outcome = query.empty
-      ? { found: 0, outOf: live()?.docs ?? 0, hits: [], facets: {}, tookMs: 0 }
-      : await service.searchOutcome(query.params);
-    return toTypesense(outcome, query, collectionName);
+    const { preset: presetName, stopwords: stopwordsName, ...rest } = params;
+    let effective = rest;
+    if (presetName !== undefined) {
+      const preset = settings.get<Preset>("preset", presetName);
+      if (!preset) throw new SettingNotFound(`Preset \`${presetName}\` not found.`);
+      effective = withPreset(rest, preset);
+    }
+    if (stopwordsName !== undefined) {
+      const set = settings.get<StopwordSet>("stopwords", stopwordsName);
+      if (!set) throw new SettingNotFound(`Stopword \`${stopwordsName}\` not found.`);
+      if (effective.q !== undefined) effective = { ...effective, q: withoutStopwords(effective.q, set) };
+    }
+    const query = fromTypesense(effective);
+    if (query.empty) return toTypesense({ found: 0, outOf: live()?.docs ?? 0, hits: [], facets: {}, tookMs: 0 }, query, collectionName);
+    const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
+    const outcomes = await Promise.all(variants.map((q) => service.searchOutcome({ ...query.params, q })));
+    return toTypesense(mergeVariants(outcomes), query, collectionName);
   };
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
@@ -151,8 +170,8 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       try {
         results.push(await searchAnswer(merged, name));
       } catch (err) {
-        if (!(err instanceof ParamError)) throw err;
-        results.push(JSON.stringify({ code: 400, error: err.message }));
+        if (!(err instanceof ParamError) && !(err instanceof SettingNotFound)) throw err;
+        results.push(JSON.stringify({ code: err instanceof SettingNotFound ? 404 : 400, error: err.message }));
       }
     }
     reply.json(200, Buffer.concat([Buffer.from('{"results":['), ...results.flatMap((r, i) => [Buffer.from(i > 0 ? "," : ""), typeof r === "string" ? Buffer.from(r) : r]), Buffer.from("]}")]));
@@ -180,8 +199,21 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   });
 }
 
+class SettingNotFound extends Error {}
+
+/** Hits of all synonym variants, each LEI once at its best score; counts of the widest variant. */
+function mergeVariants(outcomes: SearchOutcome[]): SearchOutcome {
+  if (outcomes.length === 1) return outcomes[0];
+  const best = new Map<string, SearchOutcome["hits"][number]>();
+  for (const o of outcomes) for (const hit of o.hits) if ((best.get(hit[1])?.[0] ?? -1) < hit[0]) best.set(hit[1], hit);
+  const widest = outcomes.reduce((a, b) => (b.found > a.found ? b : a));
+  const hits = [...best.values()].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
+  return { ...widest, found: Math.max(widest.found, hits.length), hits, tookMs: Math.max(...outcomes.map((o) => o.tookMs)) };
+}
+
 function failed(g: Guarded, err: unknown): void {
-  if (err instanceof ParamError) g.reply.error(400, err.message);
+  if (err instanceof SettingNotFound) g.reply.error(404, err.message);
+  else if (err instanceof ParamError) g.reply.error(400, err.message);
   else if (err instanceof NotReadyError || err instanceof ShardFailedError) g.reply.error(503, "Not Ready or Lagging");
   else throw err;
 }
