@@ -12,6 +12,7 @@ import { HttpServer } from "./http/server.js";
 import { Reloader, sourceSetting } from "./lei/reloader.js";
 import { registerLeiRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
+import { registerMcpRoutes } from "./mcp/routes.js";
 
 const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
 
@@ -44,7 +45,9 @@ async function main(): Promise<void> {
   const metrics = new Metrics();
   const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds));
   registerHealthRoutes(server, collection, metrics);
-  registerLeiRoutes(server, new LeiService(collection, config.cacheMegabytes << 20));
+  const leiService = new LeiService(collection, config.cacheMegabytes << 20);
+  registerLeiRoutes(server, leiService);
+  registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
   registerFallback(server);
   const port = await server.listen(config.host, config.port);
   const reloader = new Reloader(collection, {

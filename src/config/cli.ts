@@ -17,6 +17,8 @@ export interface Config {
   reloadAtMinutes: number;
   reloadNow: boolean;
   retrySeconds: number;
+  /** web origins allowed to call /mcp besides loopback pages; "*" = any */
+  mcpOrigins: string[];
 }
 
 interface FlagSpec { env: string; help: string; fallback: () => string | null }
@@ -38,6 +40,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
   "cache-mb": { env: "LEIDEX_CACHE_MB", help: "memory for cached search answers in MB; 0 disables", fallback: () => "64" },
+  "mcp-origins": { env: "LEIDEX_MCP_ORIGINS", help: "comma-separated web origins allowed to call /mcp besides loopback pages (* = any)", fallback: () => "" },
 };
 
 export class ConfigError extends Error {}
@@ -94,12 +97,21 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     reloadAtMinutes: clockMinutes(get("reload-at")!),
     reloadNow: bool("reload-now", get("reload-now")!),
     retrySeconds: int("retry-seconds", 1, 86_400),
+    mcpOrigins: origins("mcp-origins", get("mcp-origins")!),
   };
 }
 
 function httpUrl(name: string, raw: string): string {
   if (!/^https?:\/\/[^/\s]+/i.test(raw)) throw new ConfigError(`--${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, "");
+}
+
+function origins(name: string, raw: string): string[] {
+  const list = raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
+  for (const o of list) {
+    if (o !== "*" && !/^https?:\/\/[^/\s]+$/i.test(o)) throw new ConfigError(`--${name} takes origins such as https://app.example.com or *, got "${o}"`);
+  }
+  return list;
 }
 
 function clockMinutes(raw: string): number {

@@ -1,0 +1,67 @@
+// The text an agent reads next to each tool's structuredContent: compact, one entity per line,
+// every line self-contained (LEI first, so it can be copied into get_legal_entity). The full
+// JSON is in structuredContent; repeating it here would only double what a model has to read.
+
+import { MAX_WINDOW } from "../lei/search-params.js";
+import type { DatasetStats, FacetListing, FacetValue, LegalEntity, SearchPage } from "./tool-schemas.js";
+
+const NONE = "-";
+const show = (value: string | null | undefined): string => (value === null || value === undefined || value === "" ? NONE : value);
+
+/** `LEI | legal name | country | entity status/registration status` */
+export function entityLine(entity: LegalEntity): string {
+  return `${entity.lei} | ${show(entity.legalName)} | ${show(entity.country)} | ${show(entity.entityStatus)}/${show(entity.registrationStatus)}`;
+}
+
+const facetCounts = (values: FacetValue[]): string =>
+  values.length === 0 ? "(none)" : values.map((v) => `${v.value} ${v.count}`).join(", ");
+
+const entities = (n: number): string => (n === 1 ? "1 entity matches" : `${n} entities match`);
+
+export function searchPageText(page: SearchPage): string {
+  const first = (page.page - 1) * page.limit + 1;
+  const last = first + page.results.length - 1;
+  const lines: string[] = [];
+  if (page.results.length === 0) {
+    lines.push(page.found === 0
+      ? `No entity matches (of ${page.outOf}).`
+      : `${entities(page.found)} (of ${page.outOf}); page ${page.page} is past the last one.`);
+  } else {
+    lines.push(`${entities(page.found)} (of ${page.outOf}); results ${first}-${last}, page ${page.page}:`);
+    lines.push("LEI | legal name | country | status/registration");
+    for (const entity of page.results) lines.push(entityLine(entity));
+    if (last < page.found) {
+      lines.push((page.page + 1) * page.limit <= MAX_WINDOW
+        ? `More results: page ${page.page + 1}.`
+        : `More results than paging reaches (page × limit ≤ ${MAX_WINDOW}): narrow the query with filters.`);
+    }
+  }
+  for (const facet of page.facets ?? []) lines.push(`facet ${facet.field}: ${facetCounts(facet.values)}`);
+  return lines.join("\n");
+}
+
+export function entityText(entity: LegalEntity, checkDigitsValid: boolean): string {
+  const lines = [
+    entityLine(entity),
+    `legal name: ${show(entity.legalName)}`,
+    `status: ${show(entity.entityStatus)}; registration: ${show(entity.registrationStatus)}; category: ${show(entity.entityCategory)}; legal form: ${show(entity.legalForm)}`,
+    `jurisdiction: ${show(entity.jurisdiction)}; country: ${show(entity.country)}; region: ${show(entity.region)}`,
+    `legal address: ${[entity.legalAddress, entity.postalCode, entity.city].filter(Boolean).join(", ") || NONE}`,
+  ];
+  if (entity.hqAddress) lines.push(`headquarters address: ${entity.hqAddress}`);
+  lines.push(`managing LOU: ${show(entity.managingLou)}; registered: ${show(entity.registeredAt)}; last updated: ${show(entity.lastUpdatedAt)}`);
+  if (!checkDigitsValid) lines.push("note: this LEI fails the ISO 17442 check digits, yet it is in the registry as published");
+  return lines.join("\n");
+}
+
+export function facetListingText(listing: FacetListing): string {
+  return `${listing.field}: ${listing.values.length} values, most frequent first\n${listing.values.map((v) => `${v.value} ${v.count}`).join("\n")}`;
+}
+
+export function statsText(stats: DatasetStats): string {
+  return [
+    `${stats.records} legal entities; license ${stats.license}`,
+    `source: ${stats.source}`,
+    `published: ${show(stats.published)}`,
+  ].join("\n");
+}

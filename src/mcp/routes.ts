@@ -1,0 +1,142 @@
+// /mcp on the uWS front: the HTTP rules of the Streamable HTTP transport that hold before any
+// JSON-RPC is read (Origin, method, Accept, Content-Type, body size, JSON, one message per POST),
+// then the bridge to the SDK's fetch-style endpoint and back. Rate limited per IP with the same
+// limiter as /v1. Every refusal is a JSON-RPC error object with id null unless a request id is
+// known, so MCP clients can show the message.
+
+import { isJsonContentType } from "@modelcontextprotocol/server";
+import type { HttpServer, Reply } from "../http/server.js";
+import type { LeiService } from "../lei/service.js";
+import { McpEndpoint } from "./endpoint.js";
+import { OriginPolicy } from "./origin-policy.js";
+import { createLeiMcpServer } from "./tools.js";
+
+/** Tool arguments are a few short strings; 64 KiB is far above any honest call. */
+export const MAX_MCP_BODY_BYTES = 64 * 1024;
+
+// JSON-RPC error codes (JSON-RPC 2.0, and -32000 which the MCP SDKs use for transport refusals)
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+const TRANSPORT_ERROR = -32000;
+
+/** The URL the SDK sees; it never leaves the process, so the name is only a placeholder. */
+const ENDPOINT_URL = "http://leidex.invalid/mcp";
+/** Connection-level headers: they describe the hop from the client to uWS, not the message. */
+const HOP_BY_HOP = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive", "upgrade", "expect", "te", "trailer"]);
+const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After";
+const ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID";
+const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
+
+export function jsonRpcError(code: number, message: string, id: string | number | null = null): string {
+  return JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
+}
+
+const mcpErrorBody = (message: string): string => jsonRpcError(TRANSPORT_ERROR, message);
+
+export interface McpRouteOptions {
+  /** Web origins allowed besides loopback pages (`*` = any); see OriginPolicy. */
+  allowedOrigins?: readonly string[];
+}
+
+export function registerMcpRoutes(server: HttpServer, service: LeiService, options: McpRouteOptions = {}): void {
+  const endpoint = new McpEndpoint(() => createLeiMcpServer(service));
+  const origins = new OriginPolicy(options.allowedOrigins);
+  const routeOptions = { name: "mcp", errorBody: mcpErrorBody, rateLimited: true, maxBodyBytes: MAX_MCP_BODY_BYTES };
+
+  server.route("any", "/mcp", routeOptions, async (req, reply) => {
+    const headers = new Map(req.headers()); // uWS frees the request at the first await
+    const header = (name: string): string => headers.get(name) ?? "";
+    const method = req.method.toUpperCase();
+
+    const origin = header("origin");
+    if (!origins.allows(origin)) {
+      return reply.json(403, jsonRpcError(TRANSPORT_ERROR, `Forbidden: origin '${origin}' may not call /mcp; allowed are clients that send no Origin, loopback pages and the origins given by --mcp-origins`));
+    }
+    if (origin !== "") {
+      reply.header("Access-Control-Allow-Origin", origin).header("Vary", "Origin").header("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+    }
+    if (method === "OPTIONS") return preflight(reply, header("access-control-request-headers"));
+    if (method !== "POST") {
+      // stateless server: no SSE stream to open (GET) and no session to end (DELETE)
+      return reply.header("Allow", "POST, OPTIONS").json(405, jsonRpcError(TRANSPORT_ERROR, `Method Not Allowed: ${method} /mcp; this server is stateless and offers no SSE stream or session, send each JSON-RPC message with POST`));
+    }
+    if (!acceptsJsonAndEventStream(header("accept"))) {
+      return reply.json(406, jsonRpcError(TRANSPORT_ERROR, "Not Acceptable: the Accept header must list both application/json and text/event-stream"));
+    }
+    if (!isJsonContentType(header("content-type"))) {
+      return reply.json(415, jsonRpcError(TRANSPORT_ERROR, "Unsupported Media Type: Content-Type must be application/json"));
+    }
+
+    const body = (await req.body()).toString("utf8"); // over the cap: BodyTooLargeError, answered 413 by the server
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return reply.json(400, jsonRpcError(PARSE_ERROR, "Parse error: the body is not valid JSON"));
+    }
+    if (Array.isArray(message)) {
+      // batches existed only in 2025-03-26; one message per POST also keeps the rate limit per call
+      return reply.json(400, jsonRpcError(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"));
+    }
+    const listen = subscriptionRequestId(message);
+    if (listen !== undefined) {
+      // a subscription stream would stay open with nothing to say: the tool list never changes
+      return reply.json(404, jsonRpcError(METHOD_NOT_FOUND, "Method not found: subscriptions/listen; the tool list of this server never changes (tools.listChanged is false)", listen));
+    }
+
+    let request: Request;
+    try {
+      request = new Request(ENDPOINT_URL, { method: "POST", headers: forwardedHeaders(headers), body });
+    } catch {
+      return reply.json(400, jsonRpcError(TRANSPORT_ERROR, "Bad Request: a request header is malformed"));
+    }
+    await relay(reply, await endpoint.serve(request, message));
+  });
+}
+
+/** Writes the SDK's answer through the uWS reply (which adds gzip and the rate-limit headers). */
+async function relay(reply: Reply, response: Response): Promise<void> {
+  const payload = new Uint8Array(await response.arrayBuffer());
+  for (const [name, value] of response.headers) {
+    if (name !== "content-type" && !HOP_BY_HOP.has(name)) reply.header(name, value);
+  }
+  reply.send(response.status, payload, response.headers.get("content-type") ?? "application/json");
+}
+
+function preflight(reply: Reply, requestedHeaders: string): void {
+  reply
+    .header("Allow", "POST, OPTIONS")
+    .header("Access-Control-Allow-Methods", "POST, OPTIONS")
+    .header("Access-Control-Allow-Headers", HEADER_LIST.test(requestedHeaders) ? requestedHeaders : ALLOWED_REQUEST_HEADERS)
+    .header("Access-Control-Max-Age", "86400")
+    .send(204, "", "text/plain");
+}
+
+function forwardedHeaders(headers: Map<string, string>): Headers {
+  const forwarded = new Headers();
+  for (const [name, value] of headers) if (!HOP_BY_HOP.has(name)) forwarded.append(name, value);
+  return forwarded;
+}
+
+/**
+ * Whether an Accept header lists both media types a Streamable HTTP client must accept. As in
+ * the SDK's own check, wildcards do not count: the spec asks clients to list both explicitly.
+ */
+export function acceptsJsonAndEventStream(accept: string): boolean {
+  const accepted = new Set<string>();
+  for (const range of accept.split(",")) {
+    const [type, ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    if (q === undefined || Number(q.slice(2)) > 0) accepted.add(type);
+  }
+  return accepted.has("application/json") && accepted.has("text/event-stream");
+}
+
+/** The id of a subscriptions/listen request, else undefined. */
+function subscriptionRequestId(message: unknown): string | number | null | undefined {
+  if (message === null || typeof message !== "object") return undefined;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  if (method !== "subscriptions/listen") return undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}

@@ -1,0 +1,159 @@
+// The JSON schemas of the /mcp tools: what an agent sees in tools/list and what the SDK validates
+// arguments and structuredContent against. Inputs are derived from the GET /v1/entities query
+// schema and outputs from the OpenAPI components, so the two faces of the API document the same
+// fields with the same words and cannot drift apart.
+
+import type { JsonSchemaType } from "@modelcontextprotocol/server";
+import type { FacetParam, FilterParam, LegalEntity, SearchField } from "../engine/schema.js";
+import { FACET_PARAMS, FILTER_PARAMS } from "../engine/schema.js";
+import { openApiDocument } from "../lei/openapi.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
+import type { DatasetStats } from "../lei/service.js";
+
+// ---------------------------------------------------------------- argument and result types
+
+export type SearchToolInput = {
+  query?: string;
+  fields?: SearchField;
+  facets?: FacetParam[];
+  page?: number;
+  limit?: number;
+} & Partial<Record<FilterParam, string>>;
+
+export interface EntityToolInput { lei: string }
+export interface FacetToolInput { field: FacetParam }
+export type StatsToolInput = Record<string, never>;
+
+export interface FacetValue { value: string; count: number }
+export interface SearchPage {
+  found: number;
+  outOf: number;
+  page: number;
+  limit: number;
+  searchTimeMs: number;
+  results: LegalEntity[];
+  facets?: { field: FacetParam; values: FacetValue[] }[];
+}
+export interface FacetListing { field: FacetParam; values: FacetValue[] }
+export type { DatasetStats, LegalEntity };
+
+// ---------------------------------------------------------------- inputs
+
+const httpParams = searchQuerySchema.properties;
+/** Filters whose values are codes; the HTTP parser upper-cases and trims them before matching. */
+const CODE_FILTERS = new Set<FilterParam>(FILTER_PARAMS.filter((p) => p !== "city"));
+
+/**
+ * A filter argument: the same string the HTTP parameter takes. The HTTP schema's pattern is left
+ * out on purpose: it describes the value after upper-casing, and a tool argument must accept
+ * exactly what the HTTP API accepts ("de" included); the shared parser checks the format and
+ * names the argument in its message.
+ */
+function filterInput(param: FilterParam): JsonSchemaType {
+  const http = httpParams[param];
+  const caseNote = CODE_FILTERS.has(param) ? " Case-insensitive." : "";
+  return { type: "string", description: `${http.description}${caseNote} Format: ${http["x-hint"]}.` };
+}
+
+export const searchInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    query: {
+      type: "string",
+      maxLength: httpParams.q.maxLength,
+      description: `${httpParams.q.description} Matches names (legal, other, transliterated), address lines, city, postal code and LEI; tolerates typos; ranked by relevance.`,
+    },
+    fields: { type: "string", enum: [...httpParams.fields.enum], description: httpParams.fields.description },
+    ...Object.fromEntries(FILTER_PARAMS.map((p) => [p, filterInput(p)])),
+    facets: {
+      type: "array",
+      items: { type: "string", enum: [...FACET_PARAMS] },
+      uniqueItems: true,
+      description: "Facets to count across everything matching (not only the returned page), most frequent value first.",
+    },
+    page: { type: "integer", minimum: 1, description: `1-based page number; default 1. page × limit may not exceed ${MAX_WINDOW}.` },
+    limit: { type: "integer", minimum: 1, description: `Results per page; default ${DEFAULT_LIMIT}, values above ${MAX_LIMIT} are clamped to ${MAX_LIMIT}.` },
+  },
+};
+
+export const entityInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  required: ["lei"],
+  properties: {
+    lei: {
+      type: "string",
+      // no pattern: a malformed LEI must reach the lookup, whose answer says what is wrong with it
+      maxLength: 100,
+      description: "ISO 17442 Legal Entity Identifier: 20 characters, 18 letters or digits then 2 check digits (case-insensitive, surrounding spaces ignored). An LEI failing its check digits is still returned when it is in the data.",
+    },
+  },
+};
+
+export const facetInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  required: ["field"],
+  properties: {
+    field: {
+      type: "string",
+      enum: [...FACET_PARAMS],
+      description: "country (ISO 3166-1 alpha-2 of the legal address), jurisdiction (ISO 3166 legal jurisdiction), status (ACTIVE/INACTIVE), registrationStatus (ISSUED, LAPSED, ...), category (GENERAL, FUND, BRANCH, ...).",
+    },
+  },
+};
+
+export const statsInputSchema: JsonSchemaType = { type: "object", additionalProperties: false, properties: {} };
+
+// ---------------------------------------------------------------- outputs, from the OpenAPI components
+
+type SchemaNode = { [key: string]: unknown };
+
+const components = componentSchemas();
+
+function componentSchemas(): Record<string, SchemaNode> {
+  const doc = openApiDocument() as { components?: { schemas?: Record<string, SchemaNode> } };
+  const schemas = doc.components?.schemas;
+  if (!schemas) throw new Error("the OpenAPI document has no component schemas");
+  return schemas;
+}
+
+/**
+ * A component schema with every $ref replaced by its target (tool schemas are published one by
+ * one, without the OpenAPI document around them) and OpenAPI's `int64` format dropped (not a
+ * JSON Schema format; strict validators in clients reject unknown formats).
+ */
+function standalone(name: string): JsonSchemaType {
+  const resolve = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(resolve);
+    if (node === null || typeof node !== "object") return node;
+    const object = node as SchemaNode;
+    if (typeof object.$ref === "string") {
+      const target = components[object.$ref.replace("#/components/schemas/", "")];
+      if (!target) throw new Error(`unresolved schema reference ${object.$ref}`);
+      return resolve(target);
+    }
+    const out: SchemaNode = {};
+    for (const [key, value] of Object.entries(object)) {
+      if (key === "format" && value === "int64") continue;
+      out[key] = resolve(value);
+    }
+    return out;
+  };
+  const schema = components[name];
+  if (!schema) throw new Error(`the OpenAPI document has no schema ${name}`);
+  return resolve(schema) as JsonSchemaType;
+}
+
+export const searchPageSchema = standalone("SearchPage");
+export const legalEntitySchema = standalone("LegalEntity");
+export const datasetStatsSchema = standalone("DatasetStats");
+export const facetListingSchema: JsonSchemaType = {
+  type: "object",
+  required: ["field", "values"],
+  properties: {
+    field: { type: "string", enum: [...FACET_PARAMS] },
+    values: { type: "array", items: standalone("FacetValue"), description: "Every value with its number of entities, most frequent first." },
+  },
+};

@@ -1,0 +1,139 @@
+// The four /mcp tools over LeiService, the same object behind the HTTP routes: the tools add
+// argument mapping and text rendering, never a second way to search or look up. A fresh
+// McpServer is built per HTTP request (the stateless protocol needs one per exchange); the
+// compiled schemas are built once, here at module load.
+
+import { readFileSync } from "node:fs";
+import { fromJsonSchema, McpServer, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/server";
+import { NotReadyError, ShardFailedError } from "../engine/collection.js";
+import { ParamError } from "../lei/search-params.js";
+import type { LeiService } from "../lei/service.js";
+import { entityText, facetListingText, searchPageText, statsText } from "./render-text.js";
+import { searchParamsOf } from "./search-arguments.js";
+import {
+  datasetStatsSchema, entityInputSchema, facetInputSchema, facetListingSchema, legalEntitySchema, searchInputSchema,
+  searchPageSchema, statsInputSchema,
+  type DatasetStats, type EntityToolInput, type FacetListing, type FacetToolInput, type LegalEntity, type SearchPage,
+  type SearchToolInput, type StatsToolInput,
+} from "./tool-schemas.js";
+
+const SERVER_INFO = { name: "leidex", title: "Leidex: the GLEIF LEI registry", version: packageVersion() };
+
+const INSTRUCTIONS = "Legal entities of the GLEIF LEI registry (Level 1 golden copy, CC0 1.0). " +
+  "Find entities by name, address or LEI with search_legal_entities (typo tolerant, filters by country, status and more), " +
+  "then read one with get_legal_entity. list_facet_values lists the codes a filter takes; get_dataset_stats tells how fresh the data is.";
+
+/** Every tool only reads a local, finite dataset: calling it again with the same input is harmless. */
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false };
+
+/** Bounds the work the SDK does validating one call's arguments (ours have at most a dozen values). */
+const MAX_TOOL_INPUT_ELEMENTS = 200;
+
+const schemas = {
+  searchInput: fromJsonSchema<SearchToolInput>(searchInputSchema),
+  searchOutput: fromJsonSchema<SearchPage>(searchPageSchema),
+  entityInput: fromJsonSchema<EntityToolInput>(entityInputSchema),
+  entityOutput: fromJsonSchema<LegalEntity>(legalEntitySchema),
+  facetInput: fromJsonSchema<FacetToolInput>(facetInputSchema),
+  facetOutput: fromJsonSchema<FacetListing>(facetListingSchema),
+  statsInput: fromJsonSchema<StatsToolInput>(statsInputSchema),
+  statsOutput: fromJsonSchema<DatasetStats>(datasetStatsSchema),
+};
+
+export function createLeiMcpServer(service: LeiService): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    // the tool list is fixed: no list_changed notifications, so none is promised
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
+  });
+
+  server.registerTool("search_legal_entities", {
+    title: "Search legal entities",
+    description: "Full-text, typo-tolerant search of the LEI registry, ranked by relevance (exact and whole-name matches first). " +
+      "USE WHEN you have a company name (even misspelt), part of an address, or an LEI fragment, optionally narrowed by country, jurisdiction, " +
+      "status, registration status, category, legal form, managing LOU, city or region. Without query, filters alone list entities. " +
+      "Returns a SearchPage (the same as GET /v1/entities) and one text line per entity: LEI | name | country | status/registration. " +
+      "FAILS WHEN a filter value is malformed or page × limit exceeds 1000 (the message names the argument).",
+    inputSchema: schemas.searchInput,
+    outputSchema: schemas.searchOutput,
+    annotations: READ_ONLY,
+  }, (args) => answer(async () => {
+    const page = JSON.parse((await service.search(searchParamsOf(args))).toString("utf8")) as SearchPage;
+    return { content: [{ type: "text", text: searchPageText(page) }], structuredContent: page };
+  }));
+
+  server.registerTool("get_legal_entity", {
+    title: "Get a legal entity by LEI",
+    description: "The registry record of one LEI: legal name, statuses, category, legal form, jurisdiction, addresses, managing LOU and dates " +
+      "(the same as GET /v1/entities/{lei}). USE WHEN you hold an LEI, e.g. from search_legal_entities, and need its details or want to check it exists. " +
+      "FAILS WHEN the LEI is malformed, fails its ISO 17442 check digits and is not in the registry, or is not in the registry; the message says which.",
+    inputSchema: schemas.entityInput,
+    outputSchema: schemas.entityOutput,
+    annotations: READ_ONLY,
+  }, ({ lei }) => answer(async () => {
+    const result = await service.entity(lei);
+    if (result.kind !== "found") return failure(result.message);
+    const entity = JSON.parse(Buffer.from(result.json).toString("utf8")) as LegalEntity;
+    return { content: [{ type: "text", text: entityText(entity, result.checkDigitsValid) }], structuredContent: entity };
+  }));
+
+  server.registerTool("list_facet_values", {
+    title: "List the values of a filter field",
+    description: "Every value of country, jurisdiction, status, registrationStatus or category across the whole registry, with its number of entities, " +
+      "most frequent first (the same as GET /v1/facets/{field}). USE WHEN you need the exact codes a search_legal_entities filter accepts, " +
+      "or the size of the registry per value.",
+    inputSchema: schemas.facetInput,
+    outputSchema: schemas.facetOutput,
+    annotations: READ_ONLY,
+  }, ({ field }) => answer(async () => {
+    const listing: FacetListing = { field, values: (await service.facetValues(field)).map(([value, count]) => ({ value, count })) };
+    return { content: [{ type: "text", text: facetListingText(listing) }], structuredContent: listing };
+  }));
+
+  server.registerTool("get_dataset_stats", {
+    title: "Dataset statistics",
+    description: "How many entities the registry holds, which GLEIF publication they come from and under which license " +
+      "(the same as GET /v1/stats). USE WHEN you must say how current an answer is.",
+    inputSchema: schemas.statsInput,
+    outputSchema: schemas.statsOutput,
+    annotations: READ_ONLY,
+  }, () => answer(async () => {
+    const stats = service.stats();
+    return { content: [{ type: "text", text: statsText(stats) }], structuredContent: stats };
+  }));
+
+  return server;
+}
+
+/** An isError result: the agent reads the text and can correct its call. */
+function failure(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * Runs a tool body and turns the failures an HTTP client would get as 400 or 503 into isError
+ * results with the same message. Anything else is a bug: logged here, and the agent is told no
+ * more than the HTTP API would tell it.
+ */
+async function answer(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ParamError) return failure(err.message);
+    if (err instanceof NotReadyError || err instanceof ShardFailedError) {
+      return failure(`temporarily unavailable: ${err.message}; retry in a few seconds`);
+    }
+    console.error(`mcp tool: ${(err as Error)?.stack ?? String(err)}`);
+    return failure("internal error");
+  }
+}
+
+function packageVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    return typeof manifest.version === "string" ? manifest.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
