@@ -13,6 +13,13 @@ import { Reloader, sourceSetting } from "./lei/reloader.js";
 import { registerLeiRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
+import { KeyAuth } from "./keys/auth.js";
+import { bootstrapKey } from "./keys/bootstrap.js";
+import { registerCollectionRoutes } from "./keys/collections-routes.js";
+import { KeyStore } from "./keys/key-store.js";
+import { SearchSettings } from "./keys/search-settings.js";
+import { registerKeyRoutes, startKeyHousekeeping } from "./keys/keys-routes.js";
+import { openStateDb } from "./store/state-db.js";
 
 const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
 
@@ -48,6 +55,16 @@ async function main(): Promise<void> {
   const leiService = new LeiService(collection, config.cacheMegabytes << 20);
   registerLeiRoutes(server, leiService);
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
+  const stateDb = openStateDb(config.dataDir);
+  const keyStore = new KeyStore(stateDb);
+  const bootstrap = bootstrapKey(config.apiKey, config.dataDir);
+  log(bootstrap.banner);
+  const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+  // a guard against guessing: 30 bad keys a minute per address, then 429
+  const keyAuth = new KeyAuth(keyStore, bootstrap.value, new RateLimiter(30, 60), nowSeconds);
+  registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
+  registerCollectionRoutes(server, { auth: keyAuth, settings: new SearchSettings(stateDb), service: leiService, collection, reload: () => reloader.reloadInBackground(false) });
+  startKeyHousekeeping(keyStore, nowSeconds, log);
   registerFallback(server);
   const port = await server.listen(config.host, config.port);
   const reloader = new Reloader(collection, {

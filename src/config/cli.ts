@@ -19,6 +19,8 @@ export interface Config {
   retrySeconds: number;
   /** web origins allowed to call /mcp besides loopback pages; "*" = any */
   mcpOrigins: string[];
+  /** the bootstrap API key; null = generated once and kept in the data dir */
+  apiKey: string | null;
 }
 
 interface FlagSpec { env: string; help: string; fallback: () => string | null }
@@ -35,6 +37,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "gleif-api": { env: "LEIDEX_GLEIF_API", help: "GLEIF golden copy API base", fallback: () => "https://goldencopy.gleif.org/api/v2" },
   "reload-at": { env: "LEIDEX_RELOAD_AT", help: "daily reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)", fallback: () => "08:45" },
   "reload-now": { env: "LEIDEX_RELOAD_NOW", help: "load the source again at start-up, even when its publication is on disk (true/false)", fallback: () => "false" },
+  "api-key": { env: "LEIDEX_API_KEY", help: "bootstrap API key of the keyed engine API (default: generated on first start, kept in <data-dir>/bootstrap-key)", fallback: () => null },
   "retry-seconds": { env: "LEIDEX_RETRY_SECONDS", help: "first wait before retrying a failed load; doubles up to an hour", fallback: () => "60" },
   shards: { env: "LEIDEX_SHARDS", help: "shard worker threads, one slice each (default: one per core)", fallback: () => String(availableParallelism()) },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
@@ -97,6 +100,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     reloadAtMinutes: clockMinutes(get("reload-at")!),
     reloadNow: bool("reload-now", get("reload-now")!),
     retrySeconds: int("retry-seconds", 1, 86_400),
+    apiKey: apiKey(get("api-key")),
     mcpOrigins: origins("mcp-origins", get("mcp-origins")!),
   };
 }
@@ -124,4 +128,10 @@ function bool(name: string, raw: string): boolean {
   if (/^(true|1|yes)$/i.test(raw)) return true;
   if (/^(false|0|no)$/i.test(raw)) return false;
   throw new ConfigError(`--${name} must be true or false, got "${raw}"`);
+}
+
+function apiKey(raw: string | null): string | null {
+  if (raw === null) return null;
+  if (!/^[\x21-\x7e]{8,512}$/.test(raw)) throw new ConfigError("--api-key must be 8 to 512 printable characters without spaces");
+  return raw;
 }
