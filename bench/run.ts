@@ -13,6 +13,7 @@
 //    ceiling) and the same name searches against PostgreSQL + pg_trgm.
 // 4. Prints one table and the target ratios; writes bench/out/results-<N>.json.
 
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -186,6 +187,24 @@ export function buildScenarios(factory: RecordFactory, queries: readonly QueryEn
   ];
 }
 
+/**
+ * The name searches again, through the keyed engine API with a scoped search key (HMAC-derived
+ * from a documents:search key): the cost of key checks is this scenario against "name search".
+ */
+async function scopedKeyScenario(base: string, adminKey: string, queries: readonly QueryEntry[], seed: number): Promise<Scenario> {
+  const res = await fetch(`${base}/keys`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-typesense-api-key': adminKey },
+    body: JSON.stringify({ description: 'bench search key', actions: ['documents:search'], collections: ['lei'] }),
+  });
+  if (res.status !== 201) throw new Error(`creating the bench search key failed: HTTP ${res.status} ${await res.text()}`);
+  const parent = ((await res.json()) as { value: string }).value;
+  const params = JSON.stringify({ per_page: 20 });
+  const digest = createHmac('sha256', parent).update(params).digest('base64');
+  const scoped = Buffer.from(`${digest}${parent.slice(0, 4)}${params}`).toString('base64');
+  const paths = queries.map((q) => `/collections/lei/documents/search?q=${enc(q.typoQuery)}&x-typesense-api-key=${enc(scoped)}`);
+  return { name: 'scoped-key search', description: 'the name searches via /collections/lei/documents/search with a scoped key', paths: shuffle(paths, Rng.at(seed, 32, 0)) };
+}
+
 // ---------------------------------------------------------------- Leidex
 
 interface SearchPage {
@@ -281,7 +300,8 @@ export async function runBench(opts: RunOptions): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-bench-data-'));
   const removeData = opts.keepData ? () => log(`kept Leidex data dir ${dataDir}`) : removeDirLater(dataDir);
   const port = await freePort();
-  const serverArgs = [SERVER_MAIN, '--host', '127.0.0.1', '--port', String(port), '--source', data.zip, '--data-dir', dataDir, '--rate-limit', '0'];
+  const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
+  const serverArgs = [SERVER_MAIN, '--host', '127.0.0.1', '--port', String(port), '--source', data.zip, '--data-dir', dataDir, '--rate-limit', '0', '--api-key', adminKey];
   if (opts.shards !== null) serverArgs.push('--shards', String(opts.shards));
   log(`starting Leidex: node ${serverArgs.map((a) => path.isAbsolute(a) && a.startsWith(REPO) ? path.relative(REPO, a) : a).join(' ')}`);
   const serverLog = path.join(OUT, `server-${opts.records}.log`);
@@ -300,6 +320,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
     for (const s of sanity) log(`sanity: ${s}`);
     log(`recall@3 on ${recallItems.length} typo queries`);
     leidexRecallRes = await leidexRecall(base, recallItems);
+    scenarios.push(await scopedKeyScenario(base, adminKey, data.loadQueries, opts.seed));
     for (const sc of scenarios) {
       log(`${sc.name}: ${opts.durationS} s, ${opts.connections} connections, ${new Set(sc.paths).size.toLocaleString('en-US')} distinct requests`);
       const sampler = new RssSampler(server.pid);
@@ -359,6 +380,8 @@ export async function runBench(opts: RunOptions): Promise<void> {
     nameSearchRps: nameSearch?.load.rps ?? null,
     nameSearchP99Ms: nameSearch?.load.latency.p99Ms ?? null,
     nameSearchOverPostgres: nameSearch !== undefined && pgRes !== null && pgRes.qps > 0 ? nameSearch.load.rps / pgRes.qps : null,
+    scopedOverPublicSearch: nameSearch !== undefined && byName('scoped-key search') !== undefined && nameSearch.load.rps > 0
+      ? byName('scoped-key search')!.load.rps / nameSearch.load.rps : null,
     recallAt3Leidex: leidexRecallRes.recall,
     recallAt3Postgres: pgRes?.recallAt3 ?? null,
   };
@@ -367,6 +390,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
     `lookup req/s ÷ bare uWS req/s: ${ratios.lookupOverBareUws?.toFixed(2) ?? 'n/a'} (target ≥ 0.40: ${verdict(ratios.lookupOverBareUws === null ? null : ratios.lookupOverBareUws >= 0.4)})`,
     `name search: ${ratios.nameSearchRps === null ? 'n/a' : fmtInt(ratios.nameSearchRps)} req/s at p99 ${ratios.nameSearchP99Ms === null ? 'n/a' : fmtMs(ratios.nameSearchP99Ms)} ms (target ≥ 3,000 req/s at p99 ≤ 20 ms: ${verdict(ratios.nameSearchRps === null ? null : ratios.nameSearchRps >= 3000 && (ratios.nameSearchP99Ms ?? Infinity) <= 20)})`,
     `Leidex name search ÷ PostgreSQL pg_trgm: ${ratios.nameSearchOverPostgres?.toFixed(1) ?? 'n/a'}× (target ≥ 20×: ${verdict(ratios.nameSearchOverPostgres === null ? null : ratios.nameSearchOverPostgres >= 20)})`,
+    `scoped-key search ÷ public name search: ${ratios.scopedOverPublicSearch?.toFixed(2) ?? 'n/a'} (target: key checks add no measurable cost, ≈ 1.00)`,
     `recall@3 of ${recallItems.length} typo queries: Leidex ${(ratios.recallAt3Leidex * 100).toFixed(1)} %${leidexRecallRes.errors > 0 ? ` (${leidexRecallRes.errors} failed requests)` : ''}, PostgreSQL ${ratios.recallAt3Postgres === null ? 'n/a' : `${(ratios.recallAt3Postgres * 100).toFixed(1)} %`}`,
   ];
   const notes = [
