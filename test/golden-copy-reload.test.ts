@@ -510,11 +510,7 @@ t.test("--reload-now loads the source at start-up although its publication is on
   t.same(downloadsIn(mainDir), [C.name], "one download");
 });
 
-// Known server bug (reported, not fixed here): with --reload-now the start-up load runs before
-// the collection on disk is opened; when it fails, the bundled sample is loaded as the offline
-// fallback and its commit deletes the persisted collection and its download. The assertions that
-// expose it are marked todo so the suite passes; drop the marks once the server is fixed.
-const RELOAD_NOW_BUG = { todo: "server bug: --reload-now + GLEIF unreachable deletes the persisted collection and serves the sample" };
+// Regression: with --reload-now a failed start-up load must fall back on the collection on disk.
 
 t.test("--reload-now with GLEIF unreachable keeps serving the collection on disk", async (t) => {
   t.equal(await srv.stop(), 0);
@@ -524,12 +520,12 @@ t.test("--reload-now with GLEIF unreachable keeps serving the collection on disk
     srv = await startGleif(root, { extra: ["--reload-now"] });
     await waitLog(srv, 0, /load failed: [^\n]*unreachable/);
     const stats = await srv.json("/v1/stats");
-    t.equal(stats.records, C.rows, "the persisted collection's records, not the bundled sample's", RELOAD_NOW_BUG);
-    t.equal(stats.published, C.published, "its publication", RELOAD_NOW_BUG);
-    t.notMatch(stats.source, /offline/i, "not the offline fallback", RELOAD_NOW_BUG);
-    t.equal(currentAlias(mainDir), alias, "current.json unchanged", RELOAD_NOW_BUG);
-    t.ok(existsSync(join(mainDir, "collections", alias, "manifest.json")), "the persisted collection is still on disk", RELOAD_NOW_BUG);
-    t.ok(downloadsIn(mainDir).includes(C.name), "its download is still kept", RELOAD_NOW_BUG);
+    t.equal(stats.records, C.rows, "the persisted collection's records, not the bundled sample's");
+    t.equal(stats.published, C.published, "its publication");
+    t.notMatch(stats.source, /offline/i, "not the offline fallback");
+    t.equal(currentAlias(mainDir), alias, "current.json unchanged");
+    t.ok(existsSync(join(mainDir, "collections", alias, "manifest.json")), "the persisted collection is still on disk");
+    t.ok(downloadsIn(mainDir).includes(C.name), "its download is still kept");
     t.equal((await srv.get(`/v1/entities${qs({ q: "bank" })}`)).status, 200, "whatever it serves, it answers");
   } finally {
     await gleif.up();
@@ -582,10 +578,7 @@ t.test("offline first start: the bundled sample stands in, says so, and is repla
   t.same(downloadsIn(dataDir), [O.name]);
 });
 
-// Known server bug (reported, not fixed here): the zip entry's CRC-32 is never compared with the
-// inflated data (yauzl does not check it), so a zip damaged in its data but still inflatable is
-// loaded and served. The assertions that expose it are marked todo.
-const CRC_BUG = { todo: "server bug: the CRC-32 of the golden copy's zip entry is not checked" };
+// The zip entry's CRC-32 is checked against the inflated data (yauzl does not check it).
 
 t.test("a zip whose data does not match its CRC-32 is refused, not served", async (t) => {
   if (!off || !offGleif) { t.fail("needs the server of the offline subtest"); return; }
@@ -603,21 +596,16 @@ t.test("a zip whose data does not match its CRC-32 is refused, not served", asyn
   const mark = srvOff.stdout().length;
   srvOff.child.kill("SIGHUP");
   const m = await waitLog(srvOff, mark, /load failed: [^\n]*|loaded \d+ records as [^\n]*/);
-  t.match(m[0], /load failed/, `the load fails (log: ${m[0].slice(0, 100)})`, CRC_BUG);
+  t.match(m[0], /load failed/, `the load fails (log: ${m[0].slice(0, 100)})`);
   const stats = await srvOff.json("/v1/stats");
-  t.equal(stats.published, O.published, "the previous publication stays live", CRC_BUG);
+  t.equal(stats.published, O.published, "the previous publication stays live");
   const one = await srvOff.json(`/v1/entities/${victim.lei}`);
-  t.equal(one.legalName, name, "the entity keeps its real name", CRC_BUG);
+  t.equal(one.legalName, name, "the entity keeps its real name");
   t.equal(stats.records, O.rows, "the record count cannot tell the difference");
   await srvOff.stop();
 });
 
-// Known server bug (reported, not fixed here), timing-dependent: the offline fallback load is not
-// serialised with the retry it schedules. When both run at once, each load's clean-up deletes the
-// other's collection directory: the fallback fails and the server exits 1 before listening, or
-// the real load fails, or the fallback swaps in over the real publication, or current.json ends
-// up naming a deleted collection. Marked todo until fixed.
-const RACE_BUG = { todo: "server bug: the offline fallback load and its retry's real load run at once and break each other" };
+// Regression: the offline fallback load and the retry it schedules run one after the other.
 
 t.test("GLEIF answers 503 at first and is back while the sample is loading: the real publication ends up live", async (t) => {
   const g = await GleifImitation.start();
@@ -633,18 +621,18 @@ t.test("GLEIF answers 503 at first and is back while the sample is loading: the 
   } catch (err) {
     startError = (err as Error).message;
   }
-  t.equal(startError, "", "the server comes up", RACE_BUG);
+  t.equal(startError, "", "the server comes up");
   if (!race) { t.comment(startError.slice(0, 3000)); return; }
   t.match(race.stdout(), /OFFLINE/, "the sample stood in");
   await waitLog(race, 0, /loaded 50 records as lei_20261003-0800|load failed: ENOENT/, 30_000).catch(() => undefined);
   await sleep(500);
   t.comment(race.stdout().split("\n").filter((l) => /OFFLINE|load failed|loaded /.test(l)).map((l) => l.slice(0, 150)).join("\n"));
   const stats = await race.json("/v1/stats");
-  t.equal(stats.published, tiny.published, "the real publication is live", RACE_BUG);
-  t.notMatch(stats.source, /offline/i, "not the offline fallback", RACE_BUG);
-  t.equal(currentAlias(dataDir), tiny.collection, "current.json points at the real publication", RACE_BUG);
-  t.same(collectionDirs(dataDir), [tiny.collection], "its collection is on disk, the sample's is gone", RACE_BUG);
-  t.ok(downloadsIn(dataDir).includes(tiny.name), "the real publication's download is kept", RACE_BUG);
+  t.equal(stats.published, tiny.published, "the real publication is live");
+  t.notMatch(stats.source, /offline/i, "not the offline fallback");
+  t.equal(currentAlias(dataDir), tiny.collection, "current.json points at the real publication");
+  t.same(collectionDirs(dataDir), [tiny.collection], "its collection is on disk, the sample's is gone");
+  t.ok(downloadsIn(dataDir).includes(tiny.name), "the real publication's download is kept");
   await race.stop();
 });
 

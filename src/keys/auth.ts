@@ -31,6 +31,10 @@ export class KeyAuth {
     this.bootstrapKey = { id: 0, value: bootstrapValue, description: "bootstrap key", actions: ["*"], collections: [], expiresAt: FAR_FUTURE, autodelete: false };
   }
 
+  isBootstrap(value: string): boolean {
+    return value === this.bootstrapKey.value;
+  }
+
   /** The key a request presents: header first, then query parameter. */
   static presented(header: (name: string) => string, rawQuery: string): string | null {
     const fromHeader = header("x-search-api-key") || header("x-typesense-api-key");

@@ -64,7 +64,8 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 
   keyedRoute(server, auth, "get", "/aliases", "aliases-list", none("aliases:list"), (g) => {
     const current = live();
-    g.reply.json(200, JSON.stringify({ aliases: current ? [{ name: ALIAS, collection_name: current.name }] : [] }));
+    const visible = current && (g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, [ALIAS, current.name]));
+    g.reply.json(200, JSON.stringify({ aliases: visible ? [{ name: ALIAS, collection_name: current.name }] : [] }));
   });
 
   keyedRoute(server, auth, "get", "/aliases/:name", "aliases-get", none("aliases:get"), (g) => {

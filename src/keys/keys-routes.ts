@@ -57,7 +57,7 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
     if (beyond) { g.reply.error(403, `cannot create this key: ${beyond}`); return; }
     if (wanted.expiresAt <= nowSeconds()) { g.reply.error(400, "expires_at is in the past"); return; }
     const value = body.value ?? randomKey("", 32);
-    if (value === (g.caller.kind === "bootstrap" ? g.caller.key.value : null)) { g.reply.error(409, "API key generation conflict."); return; }
+    if (auth.isBootstrap(value)) { g.reply.error(409, "API key generation conflict."); return; }
     const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
     if (!created) { g.reply.error(409, "API key generation conflict."); return; }
     g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));

@@ -58,8 +58,13 @@ export function withinPowers(parent: ApiKey, child: Pick<ApiKey, "actions" | "co
   const parentAll = parent.collections.length === 0 || parent.collections.includes("*");
   if (!parentAll) {
     if (child.collections.length === 0 || child.collections.includes("*")) return "all collections are beyond the creating key's collections";
+    // A child entry is itself a pattern: it stays within the parent's only when it is one of the
+    // parent's entries, or a plain name one of them covers (comparing two regexes is not done).
     for (const c of child.collections) {
-      if (!parent.collections.includes(c) && !collectionAllowed(parent.collections, [c])) return `collection '${c}' is beyond the creating key's collections`;
+      const plainName = /^[A-Za-z0-9_-]+$/.test(c);
+      if (!parent.collections.includes(c) && !(plainName && collectionAllowed(parent.collections, [c]))) {
+        return `collection '${c}' is beyond the creating key's collections`;
+      }
     }
   }
   if (child.expiresAt > parent.expiresAt) return "expires_at is later than the creating key's";

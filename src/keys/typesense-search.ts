@@ -19,6 +19,8 @@ const ADDRESS_FIELDS = new Set(["legalAddress", "hqAddress", "city", "postalCode
 const KNOWN = new Set([
   "q", "query_by", "filter_by", "facet_by", "page", "per_page", "num_typos", "prefix", "x-typesense-api-key", "x-search-api-key",
   "sort_by", "include_fields", "exclude_fields", "highlight_fields", "max_facet_values", "typo_tokens_threshold", "drop_tokens_threshold", "preset",
+  // accepted and without effect here: the official client's scoped-key and caching parameters
+  "cache_ttl", "use_cache", "limit_multi_searches", "highlight_full_fields", "snippet_threshold", "exhaustive_search", "prioritize_exact_match",
 ]);
 
 export interface TypesenseQuery {

@@ -33,6 +33,8 @@ const MAX_RETRY_SECONDS = 3600;
 export class Reloader {
   private readonly files: CollectionFiles;
   private loading: Promise<void> | null = null;
+  /** every load, the fallback and rebuilds included, runs after the one before it */
+  private queue: Promise<unknown> = Promise.resolve();
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private dailyTimer: NodeJS.Timeout | null = null;
@@ -53,10 +55,10 @@ export class Reloader {
    * when an explicitly given source cannot be loaded and nothing is on disk.
    */
   async start(reloadNow: boolean): Promise<void> {
-    const onDisk = this.files.current();
-    if (onDisk && onDisk.origin !== originOf(this.opts.source)) {
-      this.opts.log(`${onDisk.name} on disk was loaded from ${onDisk.origin}; loading the configured source instead`);
-    } else if (onDisk && !reloadNow && (await this.openOrRebuild(onDisk))) {
+    const found = this.files.current();
+    const onDisk = found && found.origin === originOf(this.opts.source) ? found : null;
+    if (found && !onDisk) this.opts.log(`${found.name} on disk was loaded from ${found.origin}; loading the configured source instead`);
+    if (onDisk && !reloadNow && (await this.openOrRebuild(onDisk))) {
       this.scheduleDaily();
       if (this.opts.source.kind === "gleif" || onDisk.fallback) this.reloadInBackground(false);
       return;
@@ -64,13 +66,12 @@ export class Reloader {
     try {
       await this.loadSource(reloadNow);
     } catch (err) {
-      if (this.collection.current) {
-        this.failed(err);
-      } else if (this.opts.source.kind === "gleif") {
-        this.failed(err);
+      this.failed(err);
+      // a forced reload that fails still has the collection on disk to fall back on
+      const served = this.collection.current !== null || (onDisk !== null && reloadNow && (await this.openOrRebuild(onDisk)));
+      if (!served) {
+        if (this.opts.source.kind !== "gleif") throw err;
         await this.serveFallback((err as Error).message);
-      } else {
-        throw err;
       }
     }
     this.scheduleDaily();
@@ -172,14 +173,24 @@ export class Reloader {
     });
   }
 
-  private async run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<void> {
+  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<void> {
+    const next = this.queue.then(() => this.runNow(req));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<void> {
+    if (req.fallback && this.collection.current && !this.collection.current.fallback) return; // a real load won meanwhile
     const started = Date.now();
     this.opts.log(`loading ${req.source} into ${this.collection.slices} slice(s)`);
     const manifest = await loadInto(this.collection, {
       ...req, origin: originOf(this.opts.source), dataDir: this.opts.dataDir, files: this.files, log: this.opts.log,
     });
-    this.files.removeAllBut(manifest.name);
-    this.removeOtherDownloads(manifest.download);
+    if (!manifest.fallback) {
+      // the fallback keeps what is on disk: a real collection there may serve again after a restart
+      this.files.removeAllBut(manifest.name);
+      this.removeOtherDownloads(manifest.download);
+    }
     const seconds = (Date.now() - started) / 1000;
     this.lastLoad = { seconds, records: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001), at: Date.now() / 1000 };
     this.opts.log(`loaded ${manifest.records} records as ${manifest.name} in ${seconds.toFixed(1)} s`);

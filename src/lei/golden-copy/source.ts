@@ -5,7 +5,8 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import type { Readable } from "node:stream";
+import { Transform, type Readable } from "node:stream";
+import { crc32 } from "node:zlib";
 import { request } from "undici";
 import yauzl from "yauzl";
 
@@ -106,11 +107,27 @@ function openZip(path: string): Promise<OpenedSource> {
         if (entry.fileName.endsWith("/") || !/\.csv$/i.test(entry.fileName)) { zip.readEntry(); return; }
         zip.openReadStream(entry, (e2, stream) => {
           if (e2 || !stream) return fail(e2 ?? new Error("no stream"));
-          resolve({ stream, size: entry.uncompressedSize, close: () => { stream.destroy(); zip.close(); } });
+          const checked = stream.pipe(crcChecked(entry.crc32, `${path}: ${entry.fileName}`));
+          stream.on("error", (e: Error) => checked.destroy(new SourceError(`corrupt zip ${path}: ${e.message}`)));
+          resolve({ stream: checked, size: entry.uncompressedSize, close: () => { stream.destroy(); checked.destroy(); zip.close(); } });
         });
       });
       zip.on("end", () => { zip.close(); reject(new SourceError(`zip ${path} holds no .csv entry`)); });
       zip.readEntry();
     });
+  });
+}
+
+/** Passes bytes through and fails at the end when their CRC-32 is not the one the zip records (yauzl does not check it). */
+function crcChecked(expected: number, label: string): Transform {
+  let crc = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      crc = crc32(chunk, crc);
+      done(null, chunk);
+    },
+    flush(done) {
+      done(crc >>> 0 === expected >>> 0 ? null : new SourceError(`corrupt zip ${label}: CRC-32 ${(crc >>> 0).toString(16)} instead of ${(expected >>> 0).toString(16)}`));
+    },
   });
 }
