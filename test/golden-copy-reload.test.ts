@@ -8,12 +8,11 @@
 // a deployment would: each subtest starts from the state the previous one left and checks it.
 
 import t, { type Test } from "tap";
-import { createServer as createNetServer } from "node:net";
 import { existsSync, openSync, readdirSync, readFileSync, writeSync, closeSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ENTITY_KEYS, mapRow, readSample, seededRandom, shuffle, withCheckDigits, zipSingle, type Entity } from "./helpers/fixture.js";
 import { csvText, goldenCopy, GleifImitation, sampleGoldenCopy, withAlteredBytes, type GoldenCopy } from "./helpers/gleif-imitation.js";
-import { fetchGot, pMap, qs, runLeidex, startServer, tempDir, type RunningServer, type StartOptions } from "./helpers/server.js";
+import { fetchGot, pMap, qs, runLeidex, startServer, tempDir, type RunningServer, type StartOptions, freePort } from "./helpers/server.js";
 
 // ---------------------------------------------------------------- data
 
@@ -89,16 +88,6 @@ async function waitLog(srv: RunningServer, from: number, re: RegExp, timeoutMs =
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createNetServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on("error", rej);
-  });
-}
 
 const currentAlias = (dataDir: string): string | null => {
   try { return JSON.parse(readFileSync(join(dataDir, "collections", "current.json"), "utf8")).collection; } catch { return null; }

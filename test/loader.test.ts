@@ -4,12 +4,11 @@
 
 import t, { type Test } from "tap";
 import { createServer, type Server } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { readFileSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { csvLine, ENTITY_KEYS, readSample, seededRandom, shuffle, writeFixture, zipSingle, type Fixture } from "./helpers/fixture.js";
 import { facetCounts } from "./helpers/model.js";
-import { fetchGot, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer } from "./helpers/server.js";
+import { fetchGot, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer, freePort } from "./helpers/server.js";
 
 const dir = tempDir(t);
 const fx = writeFixture(dir);
@@ -56,16 +55,6 @@ t.test("a zip source (one CSV entry), published taken from the golden-copy file 
   await srv.stop();
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createNetServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-    s.on("error", rej);
-  });
-}
 
 function listen(server: Server): Promise<number> {
   return new Promise((res) => server.listen(0, "127.0.0.1", () => res((server.address() as { port: number }).port)));

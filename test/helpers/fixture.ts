@@ -381,10 +381,13 @@ function crc32(buf: Buffer): number {
   return ~c >>> 0;
 }
 
-/** A PKZIP archive holding one deflated file (no ZIP64: fine for a few MB). */
-export function zipSingle(name: string, data: Buffer): Buffer {
+/**
+ * A PKZIP archive holding one deflated file (no ZIP64: fine for a few MB). Level 0 makes the
+ * deflate stream stored blocks, so the file's bytes appear verbatim in the zip.
+ */
+export function zipSingle(name: string, data: Buffer, level = 6): Buffer {
   const nameBytes = Buffer.from(name, "utf8");
-  const compressed = deflateRawSync(data, { level: 6 });
+  const compressed = deflateRawSync(data, { level });
   const crc = crc32(data);
   const dosTime = (8 << 11) | (0 << 5); // 08:00:00
   const dosDate = ((2024 - 1980) << 9) | (5 << 5) | 5; // 2024-05-05

@@ -7,7 +7,6 @@
 // in the golden-copy column layout) from the bundled sample's header.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { crc32, deflateRawSync } from "node:zlib";
 import { csvLine, readSample, zipSingle } from "./fixture.js";
 
 // ---------------------------------------------------------------- golden copies
@@ -55,40 +54,12 @@ export function sampleGoldenCopy(publishDate: string, extra: string[][] = [], ta
 }
 
 /**
- * A single-entry zip like fixture.ts's zipSingle, but deflated at level 0: the deflate stream is
- * made of stored blocks, so the CSV's bytes appear verbatim in the zip and can be altered after
- * the CRC-32 was computed without making the stream undecodable.
+ * A single-entry zip deflated at level 0: the deflate stream is made of stored blocks, so the
+ * CSV's bytes appear verbatim in the zip and can be altered after the CRC-32 was computed
+ * without making the stream undecodable.
  */
 export function zipVerbatim(name: string, data: Buffer): Buffer {
-  const nameBytes = Buffer.from(name, "utf8");
-  const compressed = deflateRawSync(data, { level: 0 });
-  const crc = crc32(data) >>> 0;
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(0x0800, 6);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(compressed.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(nameBytes.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(0x0800, 8);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(compressed.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(nameBytes.length, 28);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + nameBytes.length, 12);
-  end.writeUInt32LE(local.length + nameBytes.length + compressed.length, 16);
-  return Buffer.concat([local, nameBytes, compressed, central, nameBytes, end]);
+  return zipSingle(name, data, 0);
 }
 
 /**

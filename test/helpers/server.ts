@@ -2,6 +2,7 @@
 // ephemeral port, waits for its "listening on" line, and kills it when the owning test ends,
 // whether or not the test passed. Also a small fetch helper and a raw HTTP/1.1 helper.
 
+import { createServer as createNetServer } from "node:net";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -207,3 +208,14 @@ export async function pMap<T, R>(items: readonly T[], n: number, fn: (item: T, i
   return out;
 }
 
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createNetServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+    s.on("error", rej);
+  });
+}
