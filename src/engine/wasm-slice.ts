@@ -30,6 +30,10 @@ export interface EngineQuery {
   typoMask: number;
   /** when nothing matches every token, require fewer */
   dropTokens: boolean;
+  /** cap on typos per token (0–2); the budget by length applies under it. Default 2 */
+  maxTypos?: number;
+  /** whether the last token also matches as a prefix. Default true */
+  prefix?: boolean;
 }
 
 export interface SliceHit { score: number; lei: string; doc: Uint8Array }
@@ -72,8 +76,8 @@ function capTokens(tokens: string[]): string[] {
  * The engine counts edits in UTF-8 bytes. A Cyrillic, Greek, Arabic or Hebrew letter is two
  * bytes, so one inserted or deleted letter is two byte edits: such tokens get twice the budget.
  */
-function byteTypoBudget(token: string): number {
-  const chars = typoBudget(token);
+function byteTypoBudget(token: string, cap: number): number {
+  const chars = Math.min(typoBudget(token), cap);
   return Buffer.byteLength(token) > token.length ? chars * 2 : chars;
 }
 
@@ -195,11 +199,12 @@ export class WasmSlice {
       mem.setUint32(base + 12, prefix ? 1 : 0, true);
       cursor += 64;
     };
+    const maxTypos = query.maxTypos ?? 2;
     tokens.forEach((token, i) => {
-      const last = i === tokens.length - 1;
+      const last = i === tokens.length - 1 && query.prefix !== false;
       if (query.fields === "lei") writeProbe(n, 0, LEI_TERM_MARKER + token, 0, last);
       else if (query.fields === "all" && LEI_TOKEN.test(token)) writeProbe(n, 0, LEI_TERM_MARKER + token, 0, false);
-      if (query.fields !== "lei") writeProbe(n, 1, token, byteTypoBudget(token), last);
+      if (query.fields !== "lei") writeProbe(n, 1, token, byteTypoBudget(token, maxTypos), last);
       n++;
     });
 

@@ -49,7 +49,24 @@ export function fromTypesense(raw: Record<string, string>): TypesenseQuery {
   const page = positive(raw.page, "page", 1);
   const perPage = Math.min(positive(raw.per_page, "per_page", 10), MAX_PER_PAGE);
   if (page * perPage > MAX_DEPTH) throw new ParamError(`page × per_page may not exceed ${MAX_DEPTH}`);
-  return { params: { ...params, page, limit: perPage }, perPage, page, q: raw.q, empty: filters === null };
+  const typing = {
+    ...(raw.num_typos !== undefined ? { maxTypos: numTypos(raw.num_typos) } : {}),
+    ...(raw.prefix !== undefined ? { prefix: prefixFlag(raw.prefix) } : {}),
+  };
+  return { params: { ...params, page, limit: perPage, ...typing }, perPage, page, q: raw.q, empty: filters === null };
+}
+
+/** Typesense takes one value per query_by field; the engine has one budget, so the largest wins. */
+function numTypos(raw: string): number {
+  const values = raw.split(",").map((v) => v.trim());
+  if (values.some((v) => !/^[0-2]$/.test(v))) throw new ParamError("num_typos must be 0, 1 or 2 (or one of those per query_by field)");
+  return Math.max(...values.map(Number));
+}
+
+function prefixFlag(raw: string): boolean {
+  const values = raw.split(",").map((v) => v.trim());
+  if (values.some((v) => v !== "true" && v !== "false")) throw new ParamError("prefix must be true or false (or one of those per query_by field)");
+  return values.includes("true");
 }
 
 function positive(raw: string | undefined, name: string, fallback: number): number {

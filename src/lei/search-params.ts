@@ -49,6 +49,9 @@ export interface SearchParams {
   facets: FacetParam[];
   page: number;
   limit: number;
+  /** keyed API only (Typesense num_typos, prefix): not parameters of GET /v1/entities */
+  maxTypos?: number;
+  prefix?: boolean;
 }
 
 export class ParamError extends Error {}

@@ -48,6 +48,8 @@ export class LeiService {
     if (params.q !== null && !SEARCHABLE.test(params.q)) return Promise.resolve(this.emptyOutcome());
     return this.collection.search({
       q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
+      ...(params.maxTypos !== undefined ? { maxTypos: params.maxTypos } : {}),
+      ...(params.prefix !== undefined ? { prefix: params.prefix } : {}),
     });
   }
 
