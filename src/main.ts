@@ -1,5 +1,6 @@
 // Leidex entry point: configuration, the shard pool, the first load, then the HTTP front.
 
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Collection } from "./engine/collection.js";
 import { ShardPool } from "./engine/pool.js";
@@ -63,7 +64,9 @@ async function main(): Promise<void> {
   // a guard against guessing: 30 bad keys a minute per address, then 429
   const keyAuth = new KeyAuth(keyStore, bootstrap.value, new RateLimiter(30, 60), nowSeconds);
   registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
-  registerCollectionRoutes(server, { auth: keyAuth, settings: new SearchSettings(stateDb), service: leiService, collection, reload: () => reloader.reloadInBackground(false) });
+  registerCollectionRoutes(server, { auth: keyAuth, settings: new SearchSettings(stateDb), service: leiService, collection, reload: () => reloader.reloadInBackground(false),
+    importFile: (path) => reloader.importFile(path), uploadDir: join(config.dataDir, "downloads"),
+  });
   startKeyHousekeeping(keyStore, nowSeconds, log);
   registerFallback(server);
   const port = await server.listen(config.host, config.port);

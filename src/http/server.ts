@@ -3,6 +3,9 @@
 // handler returns) and a Reply that knows about aborted connections and corking.
 
 import uWS from "uWebSockets.js";
+import { randomBytes } from "node:crypto";
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
@@ -22,6 +25,12 @@ export interface Request {
    * arrives; a body over the cap rejects with BodyTooLargeError, which the server answers 413.
    */
   body(): Promise<Buffer>;
+  /**
+   * For routes with uploadDir: the body written to a fresh file there as it arrives (never held
+   * in memory); resolves with the file's path. Over maxUploadBytes it rejects with
+   * BodyTooLargeError. Call it before the handler's first await; a body not taken is discarded.
+   */
+  upload(): Promise<string>;
 }
 
 export class BodyTooLargeError extends Error {
@@ -39,6 +48,9 @@ export interface RouteOptions {
   rateLimited?: boolean;
   /** read request bodies up to this many bytes */
   maxBodyBytes?: number;
+  /** stream request bodies into files in this directory (see Request.upload) */
+  uploadDir?: string;
+  maxUploadBytes?: number;
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
@@ -198,7 +210,22 @@ export class HttpServer {
         return all;
       },
       body: () => body,
+      upload: () => {
+        if (!uploadTo) return Promise.reject(new Error("this route takes no upload"));
+        upload ??= uploadBody(uploadTo, uploadAborted.signal);
+        return upload;
+      },
     };
+    // uWS hands the body over only after the handler returns, so a handler that takes the upload
+    // (synchronously) misses nothing, and one that refuses the request never writes a file.
+    let upload: Promise<string> | null = null;
+    let uploadTo: Parameters<typeof uploadBody>[0] | null = null;
+    const uploadAborted = new AbortController();
+    if (options.uploadDir !== undefined) {
+      const target = { dir: options.uploadDir, limit: options.maxUploadBytes ?? Number.MAX_SAFE_INTEGER, declared: Number(raw.getHeader("content-length") || "0"), chunked: raw.getHeader("transfer-encoding") !== "", sink: null as ((chunk: ArrayBuffer, last: boolean) => void) | null };
+      uploadTo = target;
+      res.onData((chunk, isLast) => target.sink?.(chunk, isLast));
+    }
     // uWS hands the body over in chunks right after the handler is called, so reading must start now
     let body: Promise<Buffer> = Promise.resolve(EMPTY_BODY);
     if (options.maxBodyBytes !== undefined) {
@@ -210,7 +237,10 @@ export class HttpServer {
       this.inFlight--;
       this.metrics.observe(options.name, status, performance.now() - started);
     });
-    res.onAborted(() => reply.markAborted());
+    res.onAborted(() => {
+      reply.markAborted();
+      uploadAborted.abort();
+    });
     if (options.cors) reply.cors = true;
     if (this.draining) reply.header("Connection", "close");
 
@@ -270,6 +300,48 @@ export class HttpServer {
       await new Promise((r) => setTimeout(r, 10));
     }
   }
+}
+
+interface UploadTarget { dir: string; limit: number; declared: number; chunked: boolean; sink: ((chunk: ArrayBuffer, last: boolean) => void) | null }
+
+/** Writes the body chunk by chunk (uWS cannot pause a sender, so writes are synchronous). */
+function uploadBody(target: UploadTarget, aborted: AbortSignal): Promise<string> {
+  const { dir, limit, declared } = target;
+  if (declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `upload-${Date.now()}-${randomBytes(4).toString("hex")}.part`);
+  const fd = openSync(path, "w");
+  if (declared === 0 && !target.chunked) {
+    closeSync(fd);
+    return Promise.resolve(path); // no body is coming
+  }
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    let done = false;
+    const fail = (err: Error): void => {
+      if (done) return;
+      done = true;
+      closeSync(fd);
+      rmSync(path, { force: true });
+      reject(err);
+    };
+    aborted.addEventListener("abort", () => fail(new Error("the client went away during the upload")));
+    target.sink = (chunk, isLast) => {
+      if (done) return;
+      size += chunk.byteLength;
+      if (size > limit) return fail(new BodyTooLargeError(limit));
+      try {
+        writeSync(fd, new Uint8Array(chunk));
+      } catch (err) {
+        return fail(err as Error);
+      }
+      if (isLast) {
+        done = true;
+        closeSync(fd);
+        resolve(path);
+      }
+    };
+  });
 }
 
 function readBody(res: uWS.HttpResponse, limit: number, declared: number): Promise<Buffer> {

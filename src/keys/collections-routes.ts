@@ -3,7 +3,7 @@
 // reproduced as published, so writing single documents is a 405.
 
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
-import type { HttpServer, Request } from "../http/server.js";
+import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
 import { KeyAuth } from "./auth.js";
@@ -16,6 +16,7 @@ import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
 const MAX_MULTI_SEARCHES = 50;
+const MAX_UPLOAD_BYTES = 16 * 2 ** 30; // the real golden copy's CSV is about 5 GB
 const EXPORT_PARAMS = new Set(["filter_by", "x-typesense-api-key", "x-search-api-key", "include_fields", "exclude_fields"]);
 
 export interface CollectionsApiDeps {
@@ -25,6 +26,10 @@ export interface CollectionsApiDeps {
   collection: Collection;
   /** starts a reload of the configured source (the admin call) */
   reload: () => void;
+  /** loads an uploaded golden copy as the live collection; resolves with its name and records */
+  importFile: (path: string) => Promise<{ name: string; records: number }>;
+  /** where uploads are written (the data dir's downloads/) */
+  uploadDir: string;
 }
 
 export function registerCollectionRoutes(server: HttpServer, deps: CollectionsApiDeps): void {
@@ -131,6 +136,25 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       out.end();
     }
   });
+
+  // A golden-copy CSV (or zip) uploaded as the body becomes a fresh collection, checked like any
+  // load; the body goes to disk as it arrives, never into memory.
+  keyedRoute(server, auth, "post", "/collections/:name/documents/import", "documents-import", named("documents:import"), async (g) => {
+    let path: string;
+    try {
+      path = await g.req.upload();
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) throw err;
+      g.reply.error(400, `upload failed: ${(err as Error).message}`);
+      return;
+    }
+    try {
+      const loaded = await deps.importFile(path);
+      g.reply.json(200, JSON.stringify({ success: true, collection: loaded.name, num_imported: loaded.records }));
+    } catch (err) {
+      g.reply.error(400, `import refused, the live collection stays: ${(err as Error).message}`);
+    }
+  }, { uploadDir: deps.uploadDir, maxUploadBytes: MAX_UPLOAD_BYTES });
 
   // Each search of a multi_search is authorised on its own (its collection, and its own key when
   // it carries one), so one route-level check cannot do: the route checks only that a key is there.

@@ -6,6 +6,8 @@ import { KeyAuth, type Caller } from "./auth.js";
 
 export const keyedErrorBody = (message: string): string => JSON.stringify({ message });
 export const MAX_JSON_BODY = 64 * 1024;
+/** route options of handlers that read a JSON body */
+export const JSON_BODY = { maxBodyBytes: MAX_JSON_BODY } as const;
 
 export interface Guarded { caller: Caller; req: Request; reply: Reply }
 
@@ -14,9 +16,9 @@ export type Need = (req: Request) => { action: string; collections: string[] } |
 
 export function keyedRoute(
   server: HttpServer, auth: KeyAuth, method: "get" | "post" | "put" | "del" | "patch", pattern: string, name: string,
-  need: Need, handler: (g: Guarded) => void | Promise<void>, withBody = false,
+  need: Need, handler: (g: Guarded) => void | Promise<void>, extra: Partial<RouteOptions> = {},
 ): void {
-  const options: RouteOptions = { name, errorBody: keyedErrorBody, ...(withBody ? { maxBodyBytes: MAX_JSON_BODY } : {}) };
+  const options: RouteOptions = { ...extra, name, errorBody: keyedErrorBody };
   server.route(method, pattern, options, (req, reply) => {
     const presented = KeyAuth.presented((header) => req.header(header), req.rawQuery);
     const wanted = need(req);

@@ -6,7 +6,7 @@ import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
 import { randomKey } from "./bootstrap.js";
 import type { KeyStore } from "./key-store.js";
-import { keyedRoute, jsonBody } from "./keyed-route.js";
+import { JSON_BODY, keyedRoute, jsonBody } from "./keyed-route.js";
 import { FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
 
 const PREFIX_CHARS = 4;
@@ -61,7 +61,7 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
     const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
     if (!created) { g.reply.error(409, "API key generation conflict."); return; }
     g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));
-  }, true);
+  }, JSON_BODY);
 
   keyedRoute(server, auth, "get", "/keys", "keys-list", none("keys:list"), (g) => {
     g.reply.json(200, JSON.stringify({ keys: keys.list().map(publicKey) }));

@@ -4,12 +4,12 @@
 import { Ajv } from "ajv";
 import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
-import { jsonBody, keyedRoute, type Guarded, type Need } from "./keyed-route.js";
+import { JSON_BODY, jsonBody, keyedRoute, type Guarded, type Need } from "./keyed-route.js";
 import type { Preset, SearchSettings, StopwordSet, SynonymRule } from "./search-settings.js";
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const phrase = { type: "string", minLength: 1, maxLength: 200 } as const;
-const ajv = new Ajv({ allErrors: false });
+const ajv = new Ajv({ allErrors: false, allowUnionTypes: true });
 
 const synonymSchema = {
   type: "object", additionalProperties: false, required: ["synonyms"],
@@ -55,7 +55,7 @@ export function registerSettingsRoutes(server: HttpServer, auth: KeyAuth, settin
     if (!body) return;
     const rule: SynonymRule = { id: g.req.params[1], synonyms: body.synonyms, ...(body.root !== undefined ? { root: body.root } : {}) };
     g.reply.json(200, JSON.stringify(settings.put("synonym", rule.id, rule)));
-  }, true);
+  }, JSON_BODY);
   keyedRoute(server, auth, "get", "/collections/:name/synonyms", "synonyms-list", inCollection("synonyms:get"), (g) => {
     g.reply.json(200, JSON.stringify({ synonyms: settings.list<SynonymRule>("synonym") }));
   });
@@ -72,7 +72,7 @@ export function registerSettingsRoutes(server: HttpServer, auth: KeyAuth, settin
     const body = await validBody(g, validatePreset);
     if (!body) return;
     g.reply.json(200, JSON.stringify(settings.put<Preset>("preset", g.req.params[0], { name: g.req.params[0], value: body.value })));
-  }, true);
+  }, JSON_BODY);
   keyedRoute(server, auth, "get", "/presets", "presets-list", () => ({ action: "presets:list", collections: [] }), (g) => {
     g.reply.json(200, JSON.stringify({ presets: settings.list<Preset>("preset") }));
   });
@@ -90,7 +90,7 @@ export function registerSettingsRoutes(server: HttpServer, auth: KeyAuth, settin
     if (!body) return;
     const set: StopwordSet = { id: g.req.params[0], stopwords: body.stopwords, ...(body.locale !== undefined ? { locale: body.locale } : {}) };
     g.reply.json(200, JSON.stringify(settings.put("stopwords", set.id, set)));
-  }, true);
+  }, JSON_BODY);
   keyedRoute(server, auth, "get", "/stopwords", "stopwords-list", () => ({ action: "stopwords:list", collections: [] }), (g) => {
     g.reply.json(200, JSON.stringify({ stopwords: settings.list<StopwordSet>("stopwords") }));
   });

@@ -83,6 +83,22 @@ export class Reloader {
     void this.loadSource(force).catch((err: Error) => this.failed(err));
   }
 
+  /**
+   * An uploaded golden copy (the keyed API's import) becomes the live collection, checked like
+   * any load; the next reload of the configured source replaces it.
+   */
+  async importFile(path: string): Promise<CollectionManifest> {
+    let manifest: CollectionManifest | null = null;
+    await this.run({
+      source: path, published: null, expectedRows: null, minRecords: 1, fallback: false, sample: false,
+      describe: `GLEIF Level 1 golden copy imported through the keyed API at ${new Date().toISOString()}; the next reload of the configured source replaces it`,
+    }, (m) => { manifest = m; }).catch((err: unknown) => {
+      rmSync(path, { force: true });
+      throw err;
+    });
+    return manifest!;
+  }
+
   /** A shard worker died: serve its collection again from the segments, or load it anew. */
   async recoverSlices(): Promise<void> {
     const onDisk = this.files.current();
@@ -173,13 +189,13 @@ export class Reloader {
     });
   }
 
-  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<void> {
-    const next = this.queue.then(() => this.runNow(req));
+  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">, onLoaded?: (m: CollectionManifest) => void): Promise<void> {
+    const next = this.queue.then(() => this.runNow(req, onLoaded));
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<void> {
+  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">, onLoaded?: (m: CollectionManifest) => void): Promise<void> {
     if (req.fallback && this.collection.current && !this.collection.current.fallback) return; // a real load won meanwhile
     const started = Date.now();
     this.opts.log(`loading ${req.source} into ${this.collection.slices} slice(s)`);
@@ -194,6 +210,7 @@ export class Reloader {
     const seconds = (Date.now() - started) / 1000;
     this.lastLoad = { seconds, records: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001), at: Date.now() / 1000 };
     this.opts.log(`loaded ${manifest.records} records as ${manifest.name} in ${seconds.toFixed(1)} s`);
+    onLoaded?.(manifest);
     if (!manifest.fallback) this.succeeded();
   }
 
