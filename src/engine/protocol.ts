@@ -21,7 +21,7 @@ export type ShardRequest =
   | { kind: "lookup"; lei: string }
   | { kind: "facet"; field: FacetParam }
   /** the stored documents from doc `from` on that pass the filters, as JSON lines */
-  | { kind: "export"; filters: Partial<Record<FilterParam, string[]>>; from: number };
+  | { kind: "export"; filters: Partial<Record<FilterParam, string[]>>; exclude: Partial<Record<FilterParam, string[]>>; from: number };
 
 /** A hit: [score, lei, stored JSON bytes]. */
 export type WireHit = [number, string, Uint8Array];

@@ -95,7 +95,7 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
       case "facet":
         return { kind: "facet", values: gen.facetValues(request.field) };
       case "export":
-        return { kind: "export", ...gen.exportLines(request.filters, request.from, EXPORT_PAGE_BYTES) };
+        return { kind: "export", ...gen.exportLines(request.filters, request.exclude, request.from, EXPORT_PAGE_BYTES) };
     }
   } catch (err) {
     return { kind: "error", message: (err as Error).message };

@@ -34,6 +34,8 @@ export interface EngineQuery {
   maxTypos?: number;
   /** whether the last token also matches as a prefix. Default true */
   prefix?: boolean;
+  /** values a doc may not have, per field (docs without a value pass) */
+  exclude?: Partial<Record<FilterParam, string[]>>;
 }
 
 export interface SliceHit { score: number; lei: string; doc: Uint8Array }
@@ -209,13 +211,12 @@ export class WasmSlice {
     });
 
     let filterMask = 0;
-    for (const [param, values] of Object.entries(query.filters) as [FilterParam, string[]][]) {
-      const c = COLUMNS.findIndex((col) => col.param === param);
+    for (const { c, allowed } of this.allowedCodes(query.filters, query.exclude ?? {})) {
       filterMask |= 1 << c;
       const at = this.bitmapAt[c];
       const words = Math.ceil(this.columns[c].values.length / 32) + 1;
       for (let w = 0; w < words; w++) mem.setUint32(at + w * 4, 0, true);
-      for (const code of this.codesFor(c, param, values)) {
+      for (const code of allowed) {
         const wordAt = at + (code >> 5) * 4;
         mem.setUint32(wordAt, mem.getUint32(wordAt, true) | (1 << (code & 31)), true);
       }
@@ -271,11 +272,12 @@ export class WasmSlice {
    * Stored documents from doc `from` on that pass the filters, one JSON per line, until about
    * maxBytes; `next` is where to go on, null at the end. For bulk export in constant memory.
    */
-  exportLines(filters: Partial<Record<FilterParam, string[]>>, from: number, maxBytes: number): { lines: Uint8Array; next: number | null } {
-    const tests = (Object.entries(filters) as [FilterParam, string[]][]).map(([param, values]) => {
-      const c = COLUMNS.findIndex((col) => col.param === param);
-      return { codes: new Uint32Array(this.engine.memory.buffer, this.codesAt[c], this.docs), allowed: new Set(this.codesFor(c, param, values)) };
-    });
+  exportLines(
+    filters: Partial<Record<FilterParam, string[]>>, exclude: Partial<Record<FilterParam, string[]>>, from: number, maxBytes: number,
+  ): { lines: Uint8Array; next: number | null } {
+    const tests = this.allowedCodes(filters, exclude).map(({ c, allowed }) => (
+      { codes: new Uint32Array(this.engine.memory.buffer, this.codesAt[c], this.docs), allowed: new Set(allowed) }
+    ));
     const parts: Uint8Array[] = [];
     let bytes = 0;
     let d = from;
@@ -286,6 +288,22 @@ export class WasmSlice {
       bytes += doc.length + 1;
     }
     return { lines: Buffer.concat(parts, bytes), next: d < this.docs ? d : null };
+  }
+
+  /** Per filtered column, the codes that pass: the allowed values' (or all), less the excluded. */
+  private allowedCodes(filters: Partial<Record<FilterParam, string[]>>, exclude: Partial<Record<FilterParam, string[]>>): { c: number; allowed: number[] }[] {
+    const params = new Set([...Object.keys(filters), ...Object.keys(exclude)] as FilterParam[]);
+    return [...params].map((param) => {
+      const c = COLUMNS.findIndex((col) => col.param === param);
+      const include = filters[param];
+      let allowed = include ? this.codesFor(c, param, include) : this.columns[c].values.map((_, code) => code);
+      const excluded = exclude[param];
+      if (excluded) {
+        const out = new Set(this.codesFor(c, param, excluded));
+        allowed = allowed.filter((code) => !out.has(code));
+      }
+      return { c, allowed };
+    });
   }
 
   /** Codes a filter's values select. A two-letter jurisdiction also selects its subdivisions. */

@@ -120,18 +120,20 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   keyedRoute(server, auth, "get", "/collections/:name/documents/export", "documents-export", named("documents:export"), async (g) => {
     const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
     let filters;
+    let exclude;
     try {
       for (const k of Object.keys(raw)) if (!EXPORT_PARAMS.has(k)) throw new ParamError(`unknown export parameter '${k}'`);
       const query = fromTypesense({ q: "*", filter_by: raw.filter_by ?? "" });
       if (query.empty) { g.reply.stream("application/x-ndjson").end(); return; }
       filters = query.params.filters;
+      exclude = query.params.exclude ?? {};
     } catch (err) {
       failed(g, err);
       return;
     }
     const out = g.reply.stream("application/x-ndjson");
     try {
-      await collection.exportLines(filters, (lines) => out.write(lines));
+      await collection.exportLines(filters, exclude, (lines) => out.write(lines));
     } finally {
       out.end();
     }

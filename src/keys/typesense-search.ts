@@ -1,13 +1,12 @@
 // Typesense search parameters onto Leidex's search, and Leidex's outcome into Typesense's answer.
 // Documents are the LegalEntity objects, so Typesense field names are LegalEntity's: filter_by
 // and facet_by take country, jurisdiction, entityStatus, registrationStatus, entityCategory,
-// legalForm, managingLou, city, region. filter_by supports `field:value`, `field:=value`,
-// `field:[a,b]`, `&&` and parentheses around conjunctions; `||` and `!=` are refused with a 400
-// (the engine's filters are an AND of per-field value sets).
+// legalForm, managingLou, city, region. filter_by: see filter-by.ts.
 
 import type { SearchOutcome } from "../engine/collection.js";
 import { COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
 import { ParamError, parseSearchParams, type SearchParams } from "../lei/search-params.js";
+import { parseFilterBy } from "./filter-by.js";
 
 export const MAX_PER_PAGE = 250;
 const MAX_DEPTH = 10_000;
@@ -41,8 +40,13 @@ export function fromTypesense(raw: Record<string, string>): TypesenseQuery {
   if (q !== "" && q !== "*") publicQuery.set("q", q);
   const fields = fieldsOf(raw.query_by);
   if (fields) publicQuery.set("fields", fields);
-  const filters = parseFilter(raw.filter_by ?? "");
-  for (const [param, values] of filters ?? []) publicQuery.set(param, values.join(","));
+  const filters = parseFilterBy(raw.filter_by ?? "");
+  const excluded: Partial<Record<FilterParam, string[]>> = {};
+  for (const [param, f] of filters ?? []) {
+    if (f.include !== null) publicQuery.set(param, f.include.join(","));
+    // excluded values are checked and normalised by the same parser as allowed ones
+    if (f.exclude.length > 0) excluded[param] = parseSearchParams(new URLSearchParams({ [param]: f.exclude.join(",") }).toString()).filters[param];
+  }
   const facets = facetsOf(raw.facet_by ?? "");
   if (facets.length > 0) publicQuery.set("facets", facets.join(","));
   const params = parseSearchParams(publicQuery.toString());
@@ -53,7 +57,8 @@ export function fromTypesense(raw: Record<string, string>): TypesenseQuery {
     ...(raw.num_typos !== undefined ? { maxTypos: numTypos(raw.num_typos) } : {}),
     ...(raw.prefix !== undefined ? { prefix: prefixFlag(raw.prefix) } : {}),
   };
-  return { params: { ...params, page, limit: perPage, ...typing }, perPage, page, q: raw.q, empty: filters === null };
+  const exclude = Object.keys(excluded).length > 0 ? { exclude: excluded } : {};
+  return { params: { ...params, page, limit: perPage, ...typing, ...exclude }, perPage, page, q: raw.q, empty: filters === null };
 }
 
 /** Typesense takes one value per query_by field; the engine has one budget, so the largest wins. */
@@ -93,55 +98,6 @@ function facetsOf(facetBy: string): FacetParam[] {
     out.push(param as FacetParam);
   }
   return out;
-}
-
-/** An AND of per-field value sets; clauses on one field intersect (null: they share no value). */
-export function parseFilter(text: string): Map<FilterParam, string[]> | null {
-  const out = new Map<FilterParam, string[]>();
-  const source = text.trim();
-  if (source === "") return out;
-  if (source.includes("||")) throw new ParamError("filter_by: || is not supported; combine clauses with &&, or list values as field:[a,b]");
-  let depth = 0;
-  for (const ch of source) {
-    if (ch === "(") depth++;
-    if (ch === ")" && --depth < 0) throw new ParamError("filter_by: unbalanced parentheses");
-  }
-  if (depth !== 0) throw new ParamError("filter_by: unbalanced parentheses");
-  // with only && left, parentheses group nothing: split on && outside backticks
-  for (const clause of splitAnd(source.replace(/[()]/g, " "))) {
-    const m = /^\s*([A-Za-z]+)\s*:\s*(!?=)?\s*(.+?)\s*$/.exec(clause);
-    if (!m) throw new ParamError(`filter_by: cannot read '${clause.trim()}'; write field:value or field:[a,b]`);
-    if (m[2] === "!=") throw new ParamError("filter_by: != is not supported");
-    const param = PARAM_OF_FIELD.get(m[1]);
-    if (!param) throw new ParamError(`filter_by: '${m[1]}' is not a filter field; use ${COLUMNS.map((c) => c.field).join(", ")}`);
-    const values = valuesOf(m[3]);
-    const before = out.get(param);
-    const kept = before ? before.filter((v) => values.some((w) => w.toLowerCase() === v.toLowerCase())) : values;
-    if (kept.length === 0) return null;
-    out.set(param, kept);
-  }
-  return out;
-}
-
-function splitAnd(text: string): string[] {
-  const parts: string[] = [];
-  let current = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === "`") quoted = !quoted;
-    if (!quoted && text.startsWith("&&", i)) { parts.push(current); current = ""; i++; continue; }
-    current += text[i];
-  }
-  parts.push(current);
-  return parts.filter((p) => p.trim() !== "");
-}
-
-function valuesOf(raw: string): string[] {
-  const list = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1).split(",") : [raw];
-  const values = list.map((v) => v.trim().replace(/^`(.*)`$/, "$1")).filter((v) => v !== "");
-  if (values.length === 0) throw new ParamError("filter_by: a clause has no value");
-  for (const v of values) if (v.includes(",")) throw new ParamError(`filter_by: the value '${v}' holds a comma`);
-  return values;
 }
 
 /** Typesense's search answer: documents spliced in as stored, never re-serialised. */

@@ -52,6 +52,8 @@ export interface SearchParams {
   /** keyed API only (Typesense num_typos, prefix): not parameters of GET /v1/entities */
   maxTypos?: number;
   prefix?: boolean;
+  /** keyed API only (filter_by's !=): values a doc may not have */
+  exclude?: Partial<Record<FilterParam, string[]>>;
 }
 
 export class ParamError extends Error {}

@@ -50,6 +50,7 @@ export class LeiService {
       q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
       ...(params.maxTypos !== undefined ? { maxTypos: params.maxTypos } : {}),
       ...(params.prefix !== undefined ? { prefix: params.prefix } : {}),
+      ...(params.exclude !== undefined ? { exclude: params.exclude } : {}),
     });
   }
 
