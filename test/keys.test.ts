@@ -616,9 +616,12 @@ t.test("keyed search: Typesense's shape, the filter syntax, paging, limits, erro
   const ny = await boot(searchPath("lei", { q: "*", filter_by: "city:`New York` && country:US" }));
   t.ok(ny.body.found > 0 && ny.body.hits.every((h: { document: { city: string } }) => h.document.city.toLowerCase() === "new york"), "backticks quote a value with a space");
 
+  t.equal((await boot(searchPath("lei", { q: "*", filter_by: "country:US || country:GB" }))).body.found, us.found + gb, "|| within one field is a union");
+  t.equal((await boot(searchPath("lei", { q: "*", filter_by: "country:!=US" }))).body.found, TOTAL - us.found, "!= excludes a value");
+  t.equal((await boot(searchPath("lei", { q: "*", filter_by: "country:!=[US,GB] && country:!=US" }))).body.found, TOTAL - us.found - gb, "!= with a list, twice");
   const refusals: [Params, RegExp][] = [
-    [{ q: "*", filter_by: "country:US || country:GB" }, /\|\|/],
-    [{ q: "*", filter_by: "country:!=US" }, /!=/],
+    [{ q: "*", filter_by: "country:US || entityStatus:ACTIVE" }, /\|\|/],
+    [{ q: "*", filter_by: "country:!=US || country:GB" }, /!=/],
     [{ q: "*", filter_by: "(country:US" }, /parenthes/],
     [{ q: "*", filter_by: "legalName:foo" }, /legalName/],
     [{ q: "*", facet_by: "legalName" }, /legalName/],
