@@ -7,7 +7,7 @@ import { BodyTooLargeError, type HttpServer, type Request } from "../http/server
 import { ParamError } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
 import { KeyAuth } from "./auth.js";
-import { keyedErrorBody, keyedRoute, MAX_JSON_BODY, type Guarded, type Need } from "./keyed-route.js";
+import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded } from "./scoped.js";
 import { synonymVariants, withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet, type SynonymRule } from "./search-settings.js";
@@ -16,6 +16,9 @@ import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
 const MAX_MULTI_SEARCHES = 50;
+const ALIAS_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+interface UserAlias { name: string; collection_name: string }
 const MAX_UPLOAD_BYTES = 16 * 2 ** 30; // the real golden copy's CSV is about 5 GB
 const EXPORT_PARAMS = new Set(["filter_by", "x-typesense-api-key", "x-search-api-key", "include_fields", "exclude_fields"]);
 
@@ -36,14 +39,27 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   const { auth, service, collection, settings } = deps;
   const live = (): { name: string; docs: number; loadedAt: string } | null => collection.current;
 
-  /** The collection named in the path, with its alias target, for the key check; 404 if unknown. */
-  const named = (action: string): Need => (req: Request) => {
+  /**
+   * The names a key may be authorised by for a collection named in a request: the name, and
+   * through aliases (`lei`, or one of the user's pointing at `lei` or the live collection) their
+   * targets. Null when it names nothing live.
+   */
+  const resolve = (name: string): string[] | null => {
     const current = live();
-    const name = req.params[0] ?? "";
-    if (!current) return { status: 503, message: "Not Ready or Lagging" };
-    if (name === ALIAS) return { action, collections: [ALIAS, current.name] };
-    if (name === current.name) return { action, collections: [name] };
-    return { status: 404, message: `Collection ${name} not found` };
+    if (!current) return null;
+    if (name === ALIAS) return [ALIAS, current.name];
+    if (name === current.name) return [name];
+    const target = settings.get<UserAlias>("alias", name)?.collection_name;
+    if (target === ALIAS) return [name, ALIAS, current.name];
+    if (target === current.name) return [name, current.name];
+    return null;
+  };
+
+  /** The collection named in the path, for the key check; 404 if unknown. */
+  const named = (action: string): Need => (req: Request) => {
+    if (!live()) return { status: 503, message: "Not Ready or Lagging" };
+    const names = resolve(req.params[0] ?? "");
+    return names ? { action, collections: names } : { status: 404, message: `Collection ${req.params[0]} not found` };
   };
   const none = (action: string): Need => () => ({ action, collections: [] });
   registerSettingsRoutes(server, auth, settings, named);
@@ -67,16 +83,47 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     g.reply.error(409, `${live()!.name} is the live collection (alias ${ALIAS}); it is replaced by the next load, not deleted`);
   });
 
-  keyedRoute(server, auth, "get", "/aliases", "aliases-list", none("aliases:list"), (g) => {
+  // Aliases: `lei` always names the live collection and moves with each load; users may add
+  // their own, pointing at `lei` (what survives reloads) or at the live collection's own name.
+  const allAliases = (): UserAlias[] => {
     const current = live();
-    const visible = current && (g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, [ALIAS, current.name]));
-    g.reply.json(200, JSON.stringify({ aliases: visible ? [{ name: ALIAS, collection_name: current.name }] : [] }));
+    return [...(current ? [{ name: ALIAS, collection_name: current.name }] : []), ...settings.list<UserAlias>("alias")];
+  };
+  const maySee = (g: Guarded, a: UserAlias): boolean => g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, resolve(a.name) ?? [a.name]);
+
+  keyedRoute(server, auth, "get", "/aliases", "aliases-list", none("aliases:list"), (g) => {
+    g.reply.json(200, JSON.stringify({ aliases: allAliases().filter((a) => maySee(g, a)) }));
   });
 
   keyedRoute(server, auth, "get", "/aliases/:name", "aliases-get", none("aliases:get"), (g) => {
+    const alias = allAliases().find((a) => a.name === g.req.params[0]);
+    if (!alias || !maySee(g, alias)) g.reply.error(404, "Not Found");
+    else g.reply.json(200, JSON.stringify(alias));
+  });
+
+  keyedRoute(server, auth, "put", "/aliases/:name", "aliases-upsert", none("aliases:upsert"), async (g) => {
+    const name = g.req.params[0];
+    const body = await jsonBody(g);
+    if (body === undefined) return;
+    const target = (body as { collection_name?: unknown } | null)?.collection_name;
+    const extra = typeof body === "object" && body !== null ? Object.keys(body).filter((k) => k !== "collection_name" && k !== "name") : [];
+    if (!ALIAS_NAME.test(name)) { g.reply.error(400, `invalid alias name '${name}'`); return; }
+    if (typeof target !== "string" || extra.length > 0) { g.reply.error(400, "body must be {\"collection_name\": \"...\"}"); return; }
     const current = live();
-    if (g.req.params[0] !== ALIAS || !current) g.reply.error(404, "Not Found");
-    else g.reply.json(200, JSON.stringify({ name: ALIAS, collection_name: current.name }));
+    if (name === ALIAS) { g.reply.error(409, `the alias ${ALIAS} is moved by each load, not by hand`); return; }
+    if (current && name === current.name) { g.reply.error(409, `Name \`${name}\` conflicts with an existing collection name.`); return; }
+    if (target !== ALIAS && target !== current?.name) { g.reply.error(404, `Collection ${target} not found; point aliases at ${ALIAS}`); return; }
+    if (g.caller.kind !== "bootstrap" && !collectionAllowed(g.caller.key.collections, [name])) { g.reply.error(403, `the API key does not cover the collection '${name}'`); return; }
+    g.reply.json(200, JSON.stringify(settings.put<UserAlias>("alias", name, { name, collection_name: target })));
+  }, JSON_BODY);
+
+  keyedRoute(server, auth, "del", "/aliases/:name", "aliases-delete", none("aliases:delete"), (g) => {
+    const name = g.req.params[0];
+    if (name === ALIAS) { g.reply.error(409, `the alias ${ALIAS} is moved by each load, not by hand`); return; }
+    const alias = settings.get<UserAlias>("alias", name);
+    if (!alias || !maySee(g, alias)) { g.reply.error(404, "Not Found"); return; }
+    settings.delete("alias", name);
+    g.reply.json(200, JSON.stringify(alias));
   });
 
   /**
@@ -185,11 +232,12 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       delete own.collection;
       delete own["x-typesense-api-key"];
       delete own["x-search-api-key"];
-      if (!current || (name !== ALIAS && name !== current.name)) {
+      const names = resolve(name);
+      if (!current || !names) {
         results.push(JSON.stringify({ code: 404, error: `Collection ${name} not found` }));
         continue;
       }
-      const outcome = auth.check(req.ip, key, "documents:search", name === ALIAS ? [ALIAS, current.name] : [name]);
+      const outcome = auth.check(req.ip, key, "documents:search", names);
       if (!outcome.ok) { reply.error(outcome.status, outcome.message); return; }
       const params = { ...common, ...own };
       delete params.collection;

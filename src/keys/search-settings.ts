@@ -8,7 +8,7 @@ export interface SynonymRule { id: string; synonyms: string[]; root?: string }
 export interface Preset { name: string; value: Record<string, string | number | boolean> }
 export interface StopwordSet { id: string; stopwords: string[]; locale?: string }
 
-type Kind = "synonym" | "preset" | "stopwords";
+type Kind = "synonym" | "preset" | "stopwords" | "alias";
 
 export class SearchSettings {
   private readonly items = new Map<string, unknown>();
