@@ -21,6 +21,7 @@ import { KeyStore } from "./keys/key-store.js";
 import { SearchSettings } from "./keys/search-settings.js";
 import { registerKeyRoutes, startKeyHousekeeping } from "./keys/keys-routes.js";
 import { openStateDb } from "./store/state-db.js";
+import { startWebhookArea } from "./webhooks/area.js";
 
 const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
 
@@ -68,6 +69,10 @@ async function main(): Promise<void> {
     importFile: (path) => reloader.importFile(path), uploadDir: join(config.dataDir, "downloads"),
   });
   startKeyHousekeeping(keyStore, nowSeconds, log);
+  const dispatch = startWebhookArea(server, stateDb, {
+    dataDir: config.dataDir, operatorKey: config.operatorKey, dispatchers: config.dispatchers, allowHosts: config.webhookAllowHosts,
+    caFile: config.webhookCaFile, timeoutSeconds: config.webhookTimeoutSeconds,
+  }, log);
   registerFallback(server);
   const port = await server.listen(config.host, config.port);
   const reloader = new Reloader(collection, {
@@ -86,6 +91,7 @@ async function main(): Promise<void> {
     log(`${signal}: draining requests in flight`);
     reloader.stop();
     await server.drain();
+    await dispatch.stop();
     await pool.close();
     log("stopped");
     process.exit(0);

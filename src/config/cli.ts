@@ -21,6 +21,12 @@ export interface Config {
   mcpOrigins: string[];
   /** the bootstrap API key; null = generated once and kept in the data dir */
   apiKey: string | null;
+  /** area C: the operator key; null = generated once and kept in the data dir */
+  operatorKey: string | null;
+  dispatchers: number;
+  webhookAllowHosts: string[];
+  webhookCaFile: string | null;
+  webhookTimeoutSeconds: number;
 }
 
 interface FlagSpec { env: string; help: string; fallback: () => string | null }
@@ -43,6 +49,11 @@ const FLAGS: Record<string, FlagSpec> = {
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
   "cache-mb": { env: "LEIDEX_CACHE_MB", help: "memory for cached search answers in MB; 0 disables", fallback: () => "64" },
+  "operator-key": { env: "LEIDEX_OPERATOR_KEY", help: "operator key of the mail event webhooks (default: generated on first start, kept in <data-dir>/operator-key)", fallback: () => null },
+  dispatchers: { env: "LEIDEX_DISPATCHERS", help: "webhook dispatcher threads (1 or 2)", fallback: () => "1" },
+  "webhook-allow-hosts": { env: "LEIDEX_WEBHOOK_ALLOW_HOSTS", help: "comma-separated receiver hosts (names or IPs) exempt from the private-address block", fallback: () => "" },
+  "webhook-ca-file": { env: "LEIDEX_WEBHOOK_CA_FILE", help: "PEM file of extra CA certificates trusted for webhook receivers", fallback: () => null },
+  "webhook-timeout": { env: "LEIDEX_WEBHOOK_TIMEOUT", help: "seconds per webhook attempt", fallback: () => "10" },
   "mcp-origins": { env: "LEIDEX_MCP_ORIGINS", help: "comma-separated web origins allowed to call /mcp besides loopback pages (* = any)", fallback: () => "" },
 };
 
@@ -100,8 +111,13 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     reloadAtMinutes: clockMinutes(get("reload-at")!),
     reloadNow: bool("reload-now", get("reload-now")!),
     retrySeconds: int("retry-seconds", 1, 86_400),
-    apiKey: apiKey(get("api-key")),
+    apiKey: apiKey(get("api-key"), "api-key"),
     mcpOrigins: origins("mcp-origins", get("mcp-origins")!),
+    operatorKey: apiKey(get("operator-key"), "operator-key"),
+    dispatchers: int("dispatchers", 1, 2),
+    webhookAllowHosts: get("webhook-allow-hosts")!.split(",").map((h) => h.trim()).filter((h) => h !== ""),
+    webhookCaFile: get("webhook-ca-file"),
+    webhookTimeoutSeconds: int("webhook-timeout", 1, 120),
   };
 }
 
@@ -130,8 +146,8 @@ function bool(name: string, raw: string): boolean {
   throw new ConfigError(`--${name} must be true or false, got "${raw}"`);
 }
 
-function apiKey(raw: string | null): string | null {
+function apiKey(raw: string | null, name: string): string | null {
   if (raw === null) return null;
-  if (!/^[\x21-\x7e]{8,512}$/.test(raw)) throw new ConfigError("--api-key must be 8 to 512 printable characters without spaces");
+  if (!/^[\x21-\x7e]{8,512}$/.test(raw)) throw new ConfigError(`--${name} must be 8 to 512 printable characters without spaces`);
   return raw;
 }

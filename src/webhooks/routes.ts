@@ -1,0 +1,242 @@
+// HTTP routes of area C. Errors are {"error": "..."} like area A. The operator key (Bearer) runs
+// /v1/tenants and /v1/events; a tenant key (Bearer) runs /v1/webhooks and /v1/suppressions, scoped
+// to its tenant: another tenant's webhook is a 404. Missing or unknown credential: 401; the wrong
+// kind of key (operator on a tenant route, tenant on an operator route): 403.
+
+import { timingSafeEqual, createHash } from "node:crypto";
+import type { HttpServer, Reply, Request } from "../http/server.js";
+import { randomKey } from "../keys/bootstrap.js";
+import type { DispatchCenter } from "./dispatch-center.js";
+import { Intake, IntakeError, type MailEvent } from "./intake.js";
+import type { Outbox } from "./outbox.js";
+import { describeError, validators } from "./schemas.js";
+import type { SuppressionStore } from "./suppression-store.js";
+import type { TenantStore } from "./tenant-store.js";
+import type { UrlGuard } from "./url-guard.js";
+import { DEFAULT_CONCURRENCY, newSecret, publicWebhook, type WebhookStore } from "./webhook-store.js";
+
+const errorBody = (message: string): string => JSON.stringify({ error: message });
+const SMALL_BODY = 64 * 1024;
+const EVENTS_BODY = 1024 * 1024;
+
+export interface WebhookArea {
+  operatorKey: string;
+  tenants: TenantStore;
+  webhooks: WebhookStore;
+  suppressions: SuppressionStore;
+  outbox: Outbox;
+  intake: Intake;
+  dispatch: DispatchCenter;
+  guard: UrlGuard;
+  nowMs: () => number;
+}
+
+type Method = "get" | "post" | "patch" | "del";
+type Who = { kind: "operator" } | { kind: "tenant"; tenantId: string };
+
+const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest();
+
+function bearer(req: Request): string | null {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.header("authorization"));
+  return m ? m[1] : null;
+}
+
+export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): void {
+  const operatorDigest = digest(area.operatorKey);
+  const whoIs = (presented: string | null): Who | null => {
+    if (presented === null) return null;
+    if (timingSafeEqual(digest(presented), operatorDigest)) return { kind: "operator" };
+    const tenantId = area.tenants.tenantOfKey(presented);
+    return tenantId ? { kind: "tenant", tenantId } : null;
+  };
+
+  const route = (
+    method: Method, pattern: string, name: string, need: "operator" | "tenant", maxBody: number | null,
+    handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
+  ): void => {
+    server.route(method, pattern, { name, errorBody, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) }, async (req, reply) => {
+      const who = whoIs(bearer(req));
+      if (!who) { reply.header("WWW-Authenticate", "Bearer"); reply.error(401, "missing or unknown key: send Authorization: Bearer <key>"); return; }
+      if (who.kind !== need) {
+        reply.error(403, need === "operator" ? "this needs the operator key; a tenant key cannot do it" : "this needs a tenant key; the operator key is not a tenant key");
+        return;
+      }
+      let body: unknown = undefined;
+      if (maxBody !== null) {
+        const bytes = await req.body();
+        if (bytes.length > 0 || method !== "post" || !pattern.endsWith("/test")) {
+          try { body = JSON.parse(bytes.toString("utf8")); } catch { reply.error(400, "body is not valid JSON"); return; }
+        } else body = {};
+      }
+      await handler({ req, reply, tenantId: who.kind === "tenant" ? who.tenantId : "", body });
+    });
+  };
+
+  // ---- operator: tenants and their keys
+  route("post", "/v1/tenants", "tenants-create", "operator", SMALL_BODY, ({ reply, body }) => {
+    if (!validators.tenantCreate(body)) { reply.error(400, describeError("tenant", validators.tenantCreate)); return; }
+    const t = area.tenants.create(body.name);
+    reply.json(201, JSON.stringify(t));
+  });
+  route("get", "/v1/tenants", "tenants-list", "operator", null, ({ reply }) => {
+    reply.json(200, JSON.stringify({ tenants: area.tenants.list() }));
+  });
+  route("get", "/v1/tenants/:id", "tenants-get", "operator", null, ({ req, reply }) => {
+    const t = area.tenants.get(req.params[0]);
+    if (!t) reply.error(404, "no such tenant"); else reply.json(200, JSON.stringify(t));
+  });
+  route("post", "/v1/tenants/:id/keys", "tenant-keys-create", "operator", null, ({ req, reply }) => {
+    const t = area.tenants.get(req.params[0]);
+    if (!t) { reply.error(404, "no such tenant"); return; }
+    const k = area.tenants.createKey(t.id);
+    reply.json(201, JSON.stringify({ id: k.id, key: k.key, prefix: k.prefix, created_at: k.created_at }));
+  });
+  route("get", "/v1/tenants/:id/keys", "tenant-keys-list", "operator", null, ({ req, reply }) => {
+    const t = area.tenants.get(req.params[0]);
+    if (!t) { reply.error(404, "no such tenant"); return; }
+    reply.json(200, JSON.stringify({ keys: area.tenants.listKeys(t.id) }));
+  });
+  route("del", "/v1/tenants/:id/keys/:key", "tenant-keys-delete", "operator", null, ({ req, reply }) => {
+    if (!area.tenants.revokeKey(req.params[0], req.params[1])) { reply.error(404, "no such key"); return; }
+    reply.json(200, JSON.stringify({ id: req.params[1], revoked: true }));
+  });
+
+  // ---- operator: event intake
+  route("post", "/v1/events", "events-intake", "operator", EVENTS_BODY, ({ reply, body }) => {
+    if (!validators.eventBatch(body)) { reply.error(400, describeError("events", validators.eventBatch)); return; }
+    try {
+      const result = area.intake.accept(body.events as MailEvent[]);
+      reply.json(202, JSON.stringify(result));
+      if (result.deliveries > 0) area.dispatch.kick();
+    } catch (err) {
+      if (err instanceof IntakeError) { reply.error(err.status, err.message); return; }
+      throw err;
+    }
+  });
+
+  // ---- tenant: webhooks
+  route("post", "/v1/webhooks", "webhooks-create", "tenant", SMALL_BODY, ({ reply, body, tenantId }) => {
+    if (!validators.webhookCreate(body)) { reply.error(400, describeError("webhook", validators.webhookCreate)); return; }
+    const problem = area.guard.problem(body.url);
+    if (problem) { reply.error(400, problem); return; }
+    const w = area.webhooks.create(tenantId, body.url, body.event_types, body.max_concurrency ?? DEFAULT_CONCURRENCY);
+    reply.json(201, JSON.stringify({ ...publicWebhook(w), secret: w.secret }));
+  });
+  route("get", "/v1/webhooks", "webhooks-list", "tenant", null, ({ reply, tenantId }) => {
+    reply.json(200, JSON.stringify({ webhooks: area.webhooks.list(tenantId).map(publicWebhook) }));
+  });
+  route("get", "/v1/webhooks/:id", "webhooks-get", "tenant", null, ({ req, reply, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) reply.error(404, "no such webhook"); else reply.json(200, JSON.stringify(publicWebhook(w)));
+  });
+  route("patch", "/v1/webhooks/:id", "webhooks-update", "tenant", SMALL_BODY, ({ req, reply, body, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!validators.webhookUpdate(body)) { reply.error(400, describeError("webhook update", validators.webhookUpdate)); return; }
+    if (body.url !== undefined) {
+      const problem = area.guard.problem(body.url);
+      if (problem) { reply.error(400, problem); return; }
+    }
+    const change: Parameters<WebhookStore["update"]>[1] = {};
+    if (body.url !== undefined) change.url = body.url;
+    if (body.event_types !== undefined) change.event_types = body.event_types;
+    if (body.max_concurrency !== undefined) change.max_concurrency = body.max_concurrency;
+    if (body.enabled === true) Object.assign(change, { status: "enabled", disabled_reason: null, failing_since: null });
+    if (body.enabled === false) Object.assign(change, { status: "disabled", disabled_reason: "disabled by the tenant" });
+    const next = area.webhooks.update(w, change);
+    if (body.enabled === false) area.outbox.failPending(w.id);
+    reply.json(200, JSON.stringify(publicWebhook(next)));
+  });
+  route("del", "/v1/webhooks/:id", "webhooks-delete", "tenant", null, ({ req, reply, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) { reply.error(404, "no such webhook"); return; }
+    area.webhooks.delete(w);
+    area.outbox.failPending(w.id);
+    reply.json(200, JSON.stringify({ id: w.id, deleted: true }));
+  });
+  route("post", "/v1/webhooks/:id/rotate-secret", "webhooks-rotate", "tenant", null, ({ req, reply, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) { reply.error(404, "no such webhook"); return; }
+    const next = area.webhooks.update(w, { secret: newSecret() });
+    reply.json(200, JSON.stringify({ id: next.id, secret: next.secret }));
+  });
+  route("get", "/v1/webhooks/:id/deliveries", "webhooks-deliveries", "tenant", null, ({ req, reply, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) { reply.error(404, "no such webhook"); return; }
+    const q = new URLSearchParams(req.rawQuery);
+    const outcome = q.get("outcome");
+    if (outcome !== null && outcome !== "success" && outcome !== "failure") { reply.error(400, "outcome must be success or failure"); return; }
+    const limitRaw = q.get("limit") ?? "20";
+    const beforeRaw = q.get("before");
+    if (!/^\d{1,3}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 100) { reply.error(400, "limit must be an integer from 1 to 100"); return; }
+    if (beforeRaw !== null && !/^\d{1,15}$/.test(beforeRaw)) { reply.error(400, "before must be a cursor from next_before"); return; }
+    const limit = Number(limitRaw);
+    const rows = area.outbox.attempts(w.id, outcome, beforeRaw === null ? Number.MAX_SAFE_INTEGER : Number(beforeRaw), limit);
+    const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+    reply.json(200, JSON.stringify({
+      deliveries: rows.map((r) => ({
+        delivery_id: r.delivery_id, event_id: r.event_id, event_type: r.event_type, attempt: r.attempt, trigger: r.trigger,
+        outcome: r.outcome, status_code: r.status_code, error: r.error, duration_ms: r.duration_ms, response_snippet: r.response_snippet,
+        attempted_at: iso(r.attempted_at), next_attempt_at: iso(r.next_attempt_at),
+      })),
+      next_before: rows.length === limit ? rows[rows.length - 1].row : null,
+    }));
+  });
+  route("post", "/v1/webhooks/:id/deliveries/:delivery/redeliver", "webhooks-redeliver-one", "tenant", null, ({ req, reply, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (w.status !== "enabled") { reply.error(409, "webhook is disabled; enable it first"); return; }
+    if (!area.outbox.redeliver(w.id, req.params[1], area.nowMs())) { reply.error(404, "no such delivery"); return; }
+    area.dispatch.kick();
+    reply.json(202, JSON.stringify({ redelivering: 1 }));
+  });
+  route("post", "/v1/webhooks/:id/redeliver", "webhooks-redeliver-failed", "tenant", SMALL_BODY, ({ req, reply, body, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!validators.redeliver(body)) { reply.error(400, describeError("redelivery", validators.redeliver)); return; }
+    if (w.status !== "enabled") { reply.error(409, "webhook is disabled; enable it first"); return; }
+    const n = area.outbox.redeliverFailed(w.id, body.since * 1000, area.nowMs());
+    area.dispatch.kick();
+    reply.json(202, JSON.stringify({ redelivering: n }));
+  });
+  route("post", "/v1/webhooks/:id/test", "webhooks-test", "tenant", SMALL_BODY, async ({ req, reply, body, tenantId }) => {
+    const w = area.webhooks.get(tenantId, req.params[0]);
+    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!validators.testDispatch(body)) { reply.error(400, describeError("test", validators.testDispatch)); return; }
+    const type = body.event_type ?? w.event_types[0];
+    const eventId = randomKey("evt_test_", 20);
+    const now = area.nowMs();
+    const payload = JSON.stringify({
+      id: eventId, type, created_at: new Date(now).toISOString(), tenant_id: tenantId,
+      data: { message_id: "msg_test", recipient: "test@example.com", timestamp: Math.floor(now / 1000), test: true },
+    });
+    const r = await area.dispatch.test(w.id, type, payload, eventId);
+    reply.json(200, JSON.stringify({
+      event_id: eventId, event_type: type, success: r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300,
+      status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet,
+    }));
+  });
+
+  // ---- tenant: suppressions
+  route("get", "/v1/suppressions", "suppressions-list", "tenant", null, ({ req, reply, tenantId }) => {
+    const q = new URLSearchParams(req.rawQuery);
+    const limitRaw = q.get("limit") ?? "100";
+    if (!/^\d{1,4}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 1000) { reply.error(400, "limit must be an integer from 1 to 1000"); return; }
+    const limit = Number(limitRaw);
+    const rows = area.suppressions.list(tenantId, limit, (q.get("after") ?? "").toLowerCase());
+    reply.json(200, JSON.stringify({ suppressions: rows, next_after: rows.length === limit ? rows[rows.length - 1].address : null }));
+  });
+  route("get", "/v1/suppressions/:address", "suppressions-get", "tenant", null, ({ req, reply, tenantId }) => {
+    const s = area.suppressions.get(tenantId, req.params[0]);
+    if (!s) reply.error(404, "address is not suppressed"); else reply.json(200, JSON.stringify(s));
+  });
+  route("post", "/v1/suppressions", "suppressions-add", "tenant", SMALL_BODY, ({ reply, body, tenantId }) => {
+    if (!validators.suppressionCreate(body)) { reply.error(400, describeError("suppression", validators.suppressionCreate)); return; }
+    const s = area.suppressions.add(tenantId, body.address, (body.reason ?? "manual") as "manual");
+    reply.json(201, JSON.stringify(s));
+  });
+  route("del", "/v1/suppressions/:address", "suppressions-delete", "tenant", null, ({ req, reply, tenantId }) => {
+    if (!area.suppressions.remove(tenantId, req.params[0])) { reply.error(404, "address is not suppressed"); return; }
+    reply.json(200, JSON.stringify({ address: req.params[0].toLowerCase(), deleted: true }));
+  });
+}

@@ -1,0 +1,105 @@
+// Request bodies of area C, checked with ajv.
+
+import { Ajv } from "ajv";
+import { EVENT_KINDS, SUPPRESSION_REASONS } from "./model.js";
+
+const ajv = new Ajv({ allErrors: false });
+
+export const tenantCreateSchema = {
+  type: "object", required: ["name"], additionalProperties: false,
+  properties: { name: { type: "string", minLength: 1, maxLength: 200 } },
+} as const;
+
+const eventTypes = { type: "array", minItems: 1, maxItems: EVENT_KINDS.length, uniqueItems: true, items: { type: "string", enum: [...EVENT_KINDS] } } as const;
+
+export const webhookCreateSchema = {
+  type: "object", required: ["url", "event_types"], additionalProperties: false,
+  properties: {
+    url: { type: "string", minLength: 1, maxLength: 2048 },
+    event_types: eventTypes,
+    max_concurrency: { type: "integer", minimum: 1, maximum: 64 },
+  },
+} as const;
+
+export const webhookUpdateSchema = {
+  type: "object", additionalProperties: false, minProperties: 1,
+  properties: {
+    url: { type: "string", minLength: 1, maxLength: 2048 },
+    event_types: eventTypes,
+    enabled: { type: "boolean" },
+    max_concurrency: { type: "integer", minimum: 1, maximum: 64 },
+  },
+} as const;
+
+export const eventBatchSchema = {
+  type: "object", required: ["events"], additionalProperties: false,
+  properties: {
+    events: {
+      type: "array", minItems: 1, maxItems: 1000,
+      items: {
+        type: "object", required: ["id", "tenant_id", "message_id", "type", "recipient", "timestamp"], additionalProperties: false,
+        properties: {
+          id: { type: "string", minLength: 1, maxLength: 200 },
+          tenant_id: { type: "string", minLength: 1, maxLength: 100 },
+          message_id: { type: "string", minLength: 1, maxLength: 500 },
+          type: { type: "string", enum: [...EVENT_KINDS] },
+          recipient: { type: "string", minLength: 3, maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+$" },
+          timestamp: { type: "integer", minimum: 0, maximum: 99_999_999_999 },
+          bounce_type: { type: "string", enum: ["hard", "soft"] },
+          smtp_code: { type: "integer", minimum: 200, maximum: 599 },
+          reason: { type: "string", maxLength: 2000 },
+          url: { type: "string", maxLength: 4096 },
+          user_agent: { type: "string", maxLength: 2000 },
+          ip: { type: "string", maxLength: 64 },
+          http_method: { type: "string", maxLength: 16 },
+          method: { type: "string", enum: ["one_click_post", "link", "mailto", "other"] },
+        },
+        if: { properties: { type: { const: "bounced" } } },
+        then: { required: ["bounce_type"] },
+      },
+    },
+  },
+} as const;
+
+export const suppressionCreateSchema = {
+  type: "object", required: ["address"], additionalProperties: false,
+  properties: {
+    address: { type: "string", minLength: 3, maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+$" },
+    reason: { type: "string", enum: [...SUPPRESSION_REASONS] },
+  },
+} as const;
+
+export const testDispatchSchema = {
+  type: "object", additionalProperties: false,
+  properties: { event_type: { type: "string", enum: [...EVENT_KINDS] } },
+} as const;
+
+export const redeliverSchema = {
+  type: "object", required: ["since"], additionalProperties: false,
+  properties: { since: { type: "integer", minimum: 0, maximum: 99_999_999_999 } },
+} as const;
+
+export const validators = {
+  tenantCreate: ajv.compile<{ name: string }>(tenantCreateSchema),
+  webhookCreate: ajv.compile<{ url: string; event_types: string[]; max_concurrency?: number }>(webhookCreateSchema),
+  webhookUpdate: ajv.compile<{ url?: string; event_types?: string[]; enabled?: boolean; max_concurrency?: number }>(webhookUpdateSchema),
+  eventBatch: ajv.compile<{ events: unknown[] }>(eventBatchSchema),
+  suppressionCreate: ajv.compile<{ address: string; reason?: string }>(suppressionCreateSchema),
+  testDispatch: ajv.compile<{ event_type?: string }>(testDispatchSchema),
+  redeliver: ajv.compile<{ since: number }>(redeliverSchema),
+};
+
+type Validate = (typeof validators)[keyof typeof validators];
+
+/** A readable message for the first ajv error. */
+export function describeError(what: string, v: Validate): string {
+  const e = v.errors?.[0];
+  if (!e) return `invalid ${what}`;
+  const where = e.instancePath || "body";
+  const p = e.params as Record<string, unknown>;
+  let detail = e.message ?? "is invalid";
+  if ("additionalProperty" in p) detail = `has unknown field '${String(p.additionalProperty)}'`;
+  if ("allowedValues" in p) detail = `must be one of ${(p.allowedValues as string[]).join(", ")}`;
+  if (e.keyword === "uniqueItems") detail = "must not repeat an item";
+  return `invalid ${what}: ${where} ${detail}`;
+}

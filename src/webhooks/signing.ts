@@ -1,0 +1,27 @@
+// The dispatch signature of SPEC.md: lower-case hex HMAC-SHA256 keyed by the secret's UTF-8 bytes
+// over `timestamp + "." + nonce + "." + rawBody`.
+
+import { createHmac, randomBytes } from "node:crypto";
+
+export function sign(secret: string, timestamp: number, nonce: string, body: Buffer | string): string {
+  return createHmac("sha256", Buffer.from(secret, "utf8")).update(`${timestamp}.${nonce}.`).update(body).digest("hex");
+}
+
+export function freshNonce(): string {
+  return randomBytes(16).toString("hex");
+}
+
+export interface SignedHeaders { [name: string]: string }
+
+export function signedHeaders(secret: string, eventType: string, eventId: string, body: Buffer | string, nowSeconds: number): SignedHeaders {
+  const nonce = freshNonce();
+  return {
+    "content-type": "application/json",
+    "user-agent": "Leidex-Webhooks/1",
+    "x-mail-event": eventType,
+    "x-mail-event-id": eventId,
+    "x-mail-timestamp": String(nowSeconds),
+    "x-mail-nonce": nonce,
+    "x-mail-signature": sign(secret, nowSeconds, nonce, body),
+  };
+}
