@@ -21,6 +21,8 @@ const fromRow = (r: Row): ApiKey => ({
 
 export class KeyStore {
   private readonly byValue = new Map<string, ApiKey>();
+  /** keys by their first 4 characters: a scoped key names its parent by them */
+  private readonly byPrefixIndex = new Map<string, ApiKey[]>();
 
   constructor(private readonly db: StateDb) {
     migrate(db, [
@@ -34,10 +36,7 @@ export class KeyStore {
          autodelete INTEGER NOT NULL
        )`,
     ]);
-    for (const row of db.prepare("SELECT * FROM api_keys").all() as Row[]) {
-      const key = fromRow(row);
-      this.byValue.set(key.value, key);
-    }
+    for (const row of db.prepare("SELECT * FROM api_keys").all() as Row[]) this.remember(fromRow(row));
   }
 
   /** Stores a new key; null when its value is taken. */
@@ -47,7 +46,7 @@ export class KeyStore {
       "INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete) VALUES (?, ?, ?, ?, ?, ?)",
     ).run(key.value, key.description, JSON.stringify(key.actions), JSON.stringify(key.collections), key.expiresAt, key.autodelete ? 1 : 0);
     const stored: ApiKey = { ...key, id: Number(info.lastInsertRowid) };
-    this.byValue.set(stored.value, stored);
+    this.remember(stored);
     return stored;
   }
 
@@ -66,7 +65,13 @@ export class KeyStore {
 
   /** Candidate parents of a scoped key: the keys whose value starts with its 4-char prefix. */
   byPrefix(prefix: string): ApiKey[] {
-    return [...this.byValue.values()].filter((k) => k.value.startsWith(prefix));
+    return this.byPrefixIndex.get(prefix) ?? [];
+  }
+
+  private remember(key: ApiKey): void {
+    this.byValue.set(key.value, key);
+    const prefix = key.value.slice(0, 4);
+    this.byPrefixIndex.set(prefix, [...(this.byPrefixIndex.get(prefix) ?? []), key]);
   }
 
   delete(id: number): boolean {
@@ -74,6 +79,9 @@ export class KeyStore {
     if (!key) return false;
     this.db.prepare("DELETE FROM api_keys WHERE id = ?").run(id);
     this.byValue.delete(key.value);
+    const prefix = key.value.slice(0, 4);
+    const rest = (this.byPrefixIndex.get(prefix) ?? []).filter((k) => k.id !== id);
+    if (rest.length > 0) this.byPrefixIndex.set(prefix, rest); else this.byPrefixIndex.delete(prefix);
     return true;
   }
 
