@@ -117,7 +117,10 @@ export class Reloader {
     if (manifest.sliceDocs.length === this.collection.slices) {
       try {
         const { gen, sliceDocs } = await this.collection.open((s) => this.files.segment(manifest.name, s));
-        if (sliceDocs.some((n, s) => n !== manifest.sliceDocs[s])) throw new Error("segment document counts differ from the manifest");
+        if (sliceDocs.some((n, s) => n !== manifest.sliceDocs[s])) {
+          await this.collection.abandon(gen);
+          throw new Error("segment document counts differ from the manifest");
+        }
         this.collection.swap(gen, sliceDocs, manifest);
         this.opts.log(`serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         return true;
