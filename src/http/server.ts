@@ -4,7 +4,7 @@
 
 import uWS from "uWebSockets.js";
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Metrics } from "./metrics.js";
@@ -309,11 +309,13 @@ function uploadBody(target: UploadTarget, aborted: AbortSignal): Promise<string>
   const { dir, limit, declared } = target;
   if (declared > limit) return Promise.reject(new BodyTooLargeError(limit));
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `upload-${Date.now()}-${randomBytes(4).toString("hex")}.part`);
+  const path = join(dir, `upload-${Date.now()}-${randomBytes(4).toString("hex")}.golden-copy.part`);
   const fd = openSync(path, "w");
   if (declared === 0 && !target.chunked) {
     closeSync(fd);
-    return Promise.resolve(path); // no body is coming
+    const whole = path.slice(0, -".part".length);
+    renameSync(path, whole);
+    return Promise.resolve(whole); // no body is coming
   }
   return new Promise((resolve, reject) => {
     let size = 0;
@@ -338,7 +340,10 @@ function uploadBody(target: UploadTarget, aborted: AbortSignal): Promise<string>
       if (isLast) {
         done = true;
         closeSync(fd);
-        resolve(path);
+        // the .part name marks a file still arriving; a whole one takes its final name
+        const whole = path.slice(0, -".part".length);
+        renameSync(path, whole);
+        resolve(whole);
       }
     };
   });

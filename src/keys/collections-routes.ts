@@ -131,13 +131,16 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
    * each synonym variant of q is searched, their hits merged. ParamError on bad parameters.
    */
   const searchAnswer = async (params: Record<string, string>, collectionName: string): Promise<Buffer> => {
-    const { preset: presetName, stopwords: stopwordsName, ...rest } = params;
-    let effective = rest;
+    const { preset: presetName, ...rest } = params;
+    let withSettings = rest;
     if (presetName !== undefined) {
       const preset = settings.get<Preset>("preset", presetName);
       if (!preset) throw new SettingNotFound(`Preset \`${presetName}\` not found.`);
-      effective = withPreset(rest, preset);
+      withSettings = withPreset(rest, preset);
     }
+    // a preset may name the stopword set, so it is read after the preset is applied
+    const { stopwords: stopwordsName, ...effectiveRest } = withSettings;
+    let effective = effectiveRest;
     if (stopwordsName !== undefined) {
       const set = settings.get<StopwordSet>("stopwords", stopwordsName);
       if (!set) throw new SettingNotFound(`Stopword \`${stopwordsName}\` not found.`);
@@ -206,21 +209,32 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   }, { uploadDir: deps.uploadDir, maxUploadBytes: MAX_UPLOAD_BYTES });
 
   // Each search of a multi_search is authorised on its own (its collection, and its own key when
-  // it carries one), so one route-level check cannot do: the route checks only that a key is there.
+  // it carries one). Before any of that, the caller must hold a key that may search at all: the
+  // request's, or (without one) every search's own.
   server.route("post", "/multi_search", { name: "multi-search", errorBody: keyedErrorBody, maxBodyBytes: MAX_JSON_BODY }, async (req, reply) => {
     const presented = KeyAuth.presented((h) => req.header(h), req.rawQuery);
     const common = Object.fromEntries(new URLSearchParams(req.rawQuery));
     delete common["x-typesense-api-key"];
     delete common["x-search-api-key"];
+    const bytes = await req.body(); // a body over the cap rejects here and is answered 413
     let body: unknown;
     try {
-      body = JSON.parse((await req.body()).toString("utf8"));
+      body = JSON.parse(bytes.toString("utf8"));
     } catch {
       reply.error(400, "Bad JSON.");
       return;
     }
     const searches = (body as { searches?: unknown } | null)?.searches;
     if (!Array.isArray(searches)) { reply.error(400, "Missing `searches` array."); return; }
+    const ownKey = (item: unknown): string | undefined => {
+      const o = typeof item === "object" && item !== null ? (item as Record<string, unknown>) : {};
+      const k = o["x-typesense-api-key"] ?? o["x-search-api-key"];
+      return typeof k === "string" ? k : undefined;
+    };
+    if (presented || searches.length === 0 || !searches.every((s) => ownKey(s) !== undefined)) {
+      const caller = auth.check(req.ip, presented, "documents:search", []);
+      if (!caller.ok) { reply.error(caller.status, caller.message); return; }
+    }
     if (searches.length > MAX_MULTI_SEARCHES) { reply.error(400, `Number of multi searches exceeds \`limit_multi_searches\` parameter (${MAX_MULTI_SEARCHES}).`); return; }
     const current = live();
     const results: (Buffer | string)[] = [];

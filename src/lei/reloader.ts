@@ -4,7 +4,7 @@
 // is on disk, the bundled sample stands in, says so, and is replaced as soon as a load succeeds.
 // One load runs at a time; a load that fails leaves the live collection untouched.
 
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Collection } from "../engine/collection.js";
 import type { Metrics } from "../http/metrics.js";
@@ -217,12 +217,20 @@ export class Reloader {
     if (!manifest.fallback) this.succeeded();
   }
 
-  /** The golden copy just loaded is kept (to rebuild a broken segment); older ones go. */
+  /**
+   * The golden copy just loaded is kept (to rebuild a broken segment); older ones go. A `.part`
+   * file is a download or upload still arriving: left alone unless a day old (a crashed one).
+   */
   private removeOtherDownloads(keep: string | null): void {
     const dir = join(this.opts.dataDir, "downloads");
     let names: string[] = [];
     try { names = readdirSync(dir); } catch { return; }
-    for (const name of names) if (join(dir, name) !== keep) rmSync(join(dir, name), { force: true });
+    for (const name of names) {
+      const path = join(dir, name);
+      if (path === keep) continue;
+      if (name.endsWith(".part") && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 86_400_000) continue;
+      rmSync(path, { force: true });
+    }
   }
 
   private succeeded(): void {

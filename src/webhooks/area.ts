@@ -4,6 +4,7 @@
 import type { HttpServer } from "../http/server.js";
 import type { StateDb } from "../store/state-db.js";
 import { DispatchCenter } from "./dispatch-center.js";
+import { InboundStore } from "./inbound-store.js";
 import { Intake } from "./intake.js";
 import { operatorKey } from "./operator-key.js";
 import { Outbox } from "./outbox.js";
@@ -31,8 +32,9 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
   const webhooks = new WebhookStore(db);
   const suppressions = new SuppressionStore(db);
   const outbox = new Outbox(db);
+  const inbound = new InboundStore(db);
   const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs);
-  const dispatch = new DispatchCenter(db, outbox, webhooks, {
+  const dispatch = new DispatchCenter(db, outbox, webhooks, inbound, {
     workers: config.dispatchers,
     workerData: { caFile: config.caFile, allowHosts: config.allowHosts, timeoutMs: config.timeoutSeconds * 1000 },
     scale: Number.isFinite(scale) && scale > 0 ? scale : 1,
@@ -40,7 +42,7 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
     log,
   });
   const guard = new UrlGuard(config.allowHosts);
-  registerWebhookRoutes(server, { operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, nowMs });
+  registerWebhookRoutes(server, { db, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, nowMs });
   dispatch.start();
   return dispatch;
 }

@@ -5,6 +5,7 @@
 
 import { Worker } from "node:worker_threads";
 import type { StateDb } from "../store/state-db.js";
+import type { InboundStore } from "./inbound-store.js";
 import type { Delivery, Outbox } from "./outbox.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
 import { verdict } from "./retry.js";
@@ -31,7 +32,10 @@ export class DispatchCenter {
   private kicked = false;
   private stopped = false;
 
-  constructor(private readonly db: StateDb, private readonly outbox: Outbox, private readonly webhooks: WebhookStore, private readonly opts: DispatchCenterOptions) {
+  constructor(
+    private readonly db: StateDb, private readonly outbox: Outbox, private readonly webhooks: WebhookStore,
+    private readonly inbound: InboundStore, private readonly opts: DispatchCenterOptions,
+  ) {
     db.exec("UPDATE deliveries SET leased = 0 WHERE leased = 1");
   }
 
@@ -76,8 +80,8 @@ export class DispatchCenter {
       const jobs: DispatchJob[] = [];
       this.db.transaction(() => {
         for (const d of due) {
-          const w = this.webhooks.byIdAnyTenant(d.webhook_id);
-          if (!w || w.status !== "enabled") { fail.run(d.id); continue; }
+          const w = this.endpoint(d.webhook_id);
+          if (!w) { fail.run(d.id); continue; }
           lease.run(d.id);
           this.handed.set(d.id, d);
           jobs.push({ key: d.id, webhookId: w.id, url: w.url, secret: w.secret, eventType: d.event_type, eventId: d.event_id, body: d.body, cap: w.max_concurrency });
@@ -86,6 +90,13 @@ export class DispatchCenter {
       for (const job of jobs) this.send(job);
       if (due.length < BATCH) return;
     }
+  }
+
+  /** Where a delivery goes: an enabled webhook or an inbound route (both signed the same way). */
+  private endpoint(id: string): { id: string; url: string; secret: string; max_concurrency: number } | null {
+    const w = this.webhooks.byIdAnyTenant(id);
+    if (w) return w.status === "enabled" ? w : null;
+    return this.inbound.byIdAnyTenant(id);
   }
 
   /** One signed attempt of a sample body, through the endpoint's worker (and so under its cap). */

@@ -5,8 +5,12 @@
 
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { HttpServer, Reply, Request } from "../http/server.js";
+import { RateLimiter } from "../http/rate-limit.js";
 import { randomKey } from "../keys/bootstrap.js";
+import type { StateDb } from "../store/state-db.js";
 import type { DispatchCenter } from "./dispatch-center.js";
+import { registerInboundRoutes } from "./inbound-routes.js";
+import type { InboundStore } from "./inbound-store.js";
 import { Intake, IntakeError, type MailEvent } from "./intake.js";
 import type { Outbox } from "./outbox.js";
 import { describeError, validators } from "./schemas.js";
@@ -20,7 +24,9 @@ const SMALL_BODY = 64 * 1024;
 const EVENTS_BODY = 1024 * 1024;
 
 export interface WebhookArea {
+  db: StateDb;
   operatorKey: string;
+  inbound: InboundStore;
   tenants: TenantStore;
   webhooks: WebhookStore;
   suppressions: SuppressionStore;
@@ -43,6 +49,8 @@ function bearer(req: Request): string | null {
 
 export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): void {
   const operatorDigest = digest(area.operatorKey);
+  // a guard against guessing: 30 unknown keys a minute per address, then 429 (valid keys still work)
+  const guessing = new RateLimiter(30, 60);
   const whoIs = (presented: string | null): Who | null => {
     if (presented === null) return null;
     if (timingSafeEqual(digest(presented), operatorDigest)) return { kind: "operator" };
@@ -55,8 +63,17 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
   ): void => {
     server.route(method, pattern, { name, errorBody, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) }, async (req, reply) => {
-      const who = whoIs(bearer(req));
-      if (!who) { reply.header("WWW-Authenticate", "Bearer"); reply.error(401, "missing or unknown key: send Authorization: Bearer <key>"); return; }
+      const presented = bearer(req);
+      const who = whoIs(presented);
+      if (!who) {
+        if (presented !== null) {
+          const d = guessing.take(req.ip);
+          if (!d.allowed) { reply.header("Retry-After", String(d.retryAfterSeconds)); reply.error(429, "too many unknown keys from this address; retry later"); return; }
+        }
+        reply.header("WWW-Authenticate", "Bearer");
+        reply.error(401, "missing or unknown key: send Authorization: Bearer <key>");
+        return;
+      }
       if (who.kind !== need) {
         reply.error(403, need === "operator" ? "this needs the operator key; a tenant key cannot do it" : "this needs a tenant key; the operator key is not a tenant key");
         return;
@@ -215,6 +232,11 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       event_id: eventId, event_type: type, success: r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300,
       status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet,
     }));
+  });
+
+  // ---- operator: inbound routes and inbound mail
+  registerInboundRoutes((method, pattern, name, maxBody, handler) => route(method, pattern, name, "operator", maxBody, handler), {
+    db: area.db, tenants: area.tenants, inbound: area.inbound, outbox: area.outbox, dispatch: area.dispatch, guard: area.guard, nowMs: area.nowMs,
   });
 
   // ---- tenant: suppressions

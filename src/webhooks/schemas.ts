@@ -79,6 +79,32 @@ export const redeliverSchema = {
   properties: { since: { type: "integer", minimum: 0, maximum: 99_999_999_999 } },
 } as const;
 
+const routeMatch = { type: "string", minLength: 1, maxLength: 320, pattern: "^(\\*|@[^@\\s]+|[^@\\s]+@[^@\\s]+)$" } as const;
+
+export const inboundCreateSchema = {
+  type: "object", required: ["match", "url"], additionalProperties: false,
+  properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: { type: "integer", minimum: 1, maximum: 64 } },
+} as const;
+
+export const inboundUpdateSchema = {
+  type: "object", additionalProperties: false, minProperties: 1,
+  properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: { type: "integer", minimum: 1, maximum: 64 } },
+} as const;
+
+export const inboundMessageSchema = {
+  type: "object", required: ["id", "recipient", "from", "timestamp"], additionalProperties: false,
+  properties: {
+    id: { type: "string", minLength: 1, maxLength: 200 },
+    recipient: { type: "string", minLength: 3, maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+$" },
+    from: { type: "string", minLength: 1, maxLength: 998 },
+    subject: { type: "string", maxLength: 998 },
+    text: { type: "string", maxLength: 900_000 },
+    html: { type: "string", maxLength: 900_000 },
+    headers: { type: "object", maxProperties: 200, additionalProperties: { type: "string", maxLength: 8192 } },
+    timestamp: { type: "integer", minimum: 0, maximum: 99_999_999_999 },
+  },
+} as const;
+
 export const validators = {
   tenantCreate: ajv.compile<{ name: string }>(tenantCreateSchema),
   webhookCreate: ajv.compile<{ url: string; event_types: string[]; max_concurrency?: number }>(webhookCreateSchema),
@@ -87,6 +113,9 @@ export const validators = {
   suppressionCreate: ajv.compile<{ address: string; reason?: string }>(suppressionCreateSchema),
   testDispatch: ajv.compile<{ event_type?: string }>(testDispatchSchema),
   redeliver: ajv.compile<{ since: number }>(redeliverSchema),
+  inboundCreate: ajv.compile<{ match: string; url: string; max_concurrency?: number }>(inboundCreateSchema),
+  inboundUpdate: ajv.compile<{ match?: string; url?: string; max_concurrency?: number }>(inboundUpdateSchema),
+  inboundMessage: ajv.compile<{ id: string; recipient: string; from: string; subject?: string; text?: string; html?: string; headers?: Record<string, string>; timestamp: number }>(inboundMessageSchema),
 };
 
 type Validate = (typeof validators)[keyof typeof validators];

@@ -1,0 +1,76 @@
+// Inbound routes (operator key): CRUD under /v1/tenants/{id}/inbound-routes, and POST /v1/inbound,
+// where the MX side hands over a received message. The matching route's URL gets it as a signed
+// `inbound` dispatch through the outbox (stored before the 202, retried like webhook deliveries).
+
+import type { HttpServer, Reply, Request } from "../http/server.js";
+import { randomKey } from "../keys/bootstrap.js";
+import type { StateDb } from "../store/state-db.js";
+import type { DispatchCenter } from "./dispatch-center.js";
+import { publicRoute, type InboundStore } from "./inbound-store.js";
+import type { Outbox } from "./outbox.js";
+import { describeError, validators } from "./schemas.js";
+import type { TenantStore } from "./tenant-store.js";
+import type { UrlGuard } from "./url-guard.js";
+
+export type OperatorRoute = (
+  method: "get" | "post" | "patch" | "del", pattern: string, name: string, maxBody: number | null,
+  handler: (ctx: { req: Request; reply: Reply; body: unknown }) => void | Promise<void>,
+) => void;
+
+export function registerInboundRoutes(route: OperatorRoute, deps: {
+  db: StateDb; tenants: TenantStore; inbound: InboundStore; outbox: Outbox; dispatch: DispatchCenter; guard: UrlGuard; nowMs: () => number;
+}): void {
+  const { tenants, inbound, guard } = deps;
+  const SMALL = 64 * 1024;
+
+  route("post", "/v1/tenants/:id/inbound-routes", "inbound-routes-create", SMALL, ({ req, reply, body }) => {
+    if (!tenants.get(req.params[0])) { reply.error(404, "no such tenant"); return; }
+    if (!validators.inboundCreate(body)) { reply.error(400, describeError("inbound route", validators.inboundCreate)); return; }
+    const problem = guard.problem(body.url);
+    if (problem) { reply.error(400, problem); return; }
+    const r = inbound.create(req.params[0], body.match, body.url, body.max_concurrency);
+    reply.json(201, JSON.stringify({ ...publicRoute(r), secret: r.secret }));
+  });
+  route("get", "/v1/tenants/:id/inbound-routes", "inbound-routes-list", null, ({ req, reply }) => {
+    if (!tenants.get(req.params[0])) { reply.error(404, "no such tenant"); return; }
+    reply.json(200, JSON.stringify({ inbound_routes: inbound.list(req.params[0]).map(publicRoute) }));
+  });
+  route("get", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-get", null, ({ req, reply }) => {
+    const r = inbound.get(req.params[0], req.params[1]);
+    if (!r) reply.error(404, "no such inbound route"); else reply.json(200, JSON.stringify(publicRoute(r)));
+  });
+  route("patch", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-update", SMALL, ({ req, reply, body }) => {
+    const r = inbound.get(req.params[0], req.params[1]);
+    if (!r) { reply.error(404, "no such inbound route"); return; }
+    if (!validators.inboundUpdate(body)) { reply.error(400, describeError("inbound route update", validators.inboundUpdate)); return; }
+    if (body.url !== undefined) {
+      const problem = guard.problem(body.url);
+      if (problem) { reply.error(400, problem); return; }
+    }
+    reply.json(200, JSON.stringify(publicRoute(inbound.update(r, body))));
+  });
+  route("del", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-delete", null, ({ req, reply }) => {
+    const r = inbound.get(req.params[0], req.params[1]);
+    if (!r) { reply.error(404, "no such inbound route"); return; }
+    inbound.delete(r);
+    deps.outbox.failPending(r.id);
+    reply.json(200, JSON.stringify({ id: r.id, deleted: true }));
+  });
+
+  route("post", "/v1/inbound", "inbound-receive", 1024 * 1024, ({ reply, body }) => {
+    if (!validators.inboundMessage(body)) { reply.error(400, describeError("inbound message", validators.inboundMessage)); return; }
+    const m = body;
+    const r = inbound.match(m.recipient);
+    if (!r) { reply.error(404, `no inbound route matches ${m.recipient}`); return; }
+    const now = deps.nowMs();
+    const stored = deps.db.transaction(() => {
+      if (!inbound.firstTime(m.id, r.id, now)) return false;
+      const data = { route_id: r.id, recipient: m.recipient, from: m.from, subject: m.subject ?? "", headers: m.headers ?? {}, text: m.text ?? "", html: m.html ?? "", timestamp: m.timestamp };
+      const payload = JSON.stringify({ id: m.id, type: "inbound", created_at: new Date(m.timestamp * 1000).toISOString(), tenant_id: r.tenant_id, data });
+      deps.outbox.add({ id: randomKey("dl_", 20), webhook_id: r.id, tenant_id: r.tenant_id, event_id: m.id, event_type: "inbound", body: payload, next_attempt_at: now, created_at: now });
+      return true;
+    })();
+    reply.json(202, JSON.stringify({ route_id: r.id, tenant_id: r.tenant_id, duplicate: !stored }));
+    if (stored) deps.dispatch.kick();
+  });
+}
