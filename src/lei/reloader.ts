@@ -218,8 +218,8 @@ export class Reloader {
   }
 
   /**
-   * The golden copy just loaded is kept (to rebuild a broken segment); older ones go. A `.part`
-   * file is a download or upload still arriving: left alone unless a day old (a crashed one).
+   * The golden copy just loaded is kept (to rebuild a broken segment); older ones go. An
+   * `upload-….part` file is an import still arriving: left alone unless a day old (a crashed one).
    */
   private removeOtherDownloads(keep: string | null): void {
     const dir = join(this.opts.dataDir, "downloads");
@@ -228,7 +228,7 @@ export class Reloader {
     for (const name of names) {
       const path = join(dir, name);
       if (path === keep) continue;
-      if (name.endsWith(".part") && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 86_400_000) continue;
+      if (name.startsWith("upload-") && name.endsWith(".part") && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 86_400_000) continue;
       rmSync(path, { force: true });
     }
   }

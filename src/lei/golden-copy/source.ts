@@ -2,7 +2,7 @@
 // http(s) URL downloaded to the data dir first (a zip needs random access to its directory).
 
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, open, rename, stat } from "node:fs/promises";
+import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Transform, type Readable } from "node:stream";
@@ -45,8 +45,13 @@ export async function download(url: string, dir: string, onProgress?: (p: Downlo
       onProgress({ bytes, total, seconds: (now - started) / 1000 });
     }
   });
-  await pipeline(res.body, createWriteStream(partial));
-  if (total !== null && bytes !== total) throw new SourceError(`download of ${url} truncated: ${bytes} of ${total} bytes`);
+  try {
+    await pipeline(res.body, createWriteStream(partial));
+    if (total !== null && bytes !== total) throw new SourceError(`download of ${url} truncated: ${bytes} of ${total} bytes`);
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err instanceof SourceError ? err : new SourceError(`download of ${url} failed: ${(err as Error).message}`);
+  }
   await rename(partial, target);
   return target;
 }
