@@ -19,8 +19,12 @@ export type AuthOutcome = { ok: true; caller: Caller } | { ok: false; status: 40
 
 const SEARCH = "documents:search";
 
+/** Verified scoped keys (HMAC, base64 and JSON work done once); their parent is re-checked every time. */
+const SCOPED_CACHE_SIZE = 4096;
+
 export class KeyAuth {
   private readonly bootstrapKey: ApiKey;
+  private readonly scopedCache = new Map<string, { parent: ApiKey; embedded: Record<string, string | number | boolean> }>();
 
   constructor(
     private readonly store: KeyStore,
@@ -59,24 +63,38 @@ export class KeyAuth {
     const stored = this.store.byExactValue(presented);
     if (stored) {
       if (expired(stored, now)) return deny(401, `the API key expired at ${new Date(stored.expiresAt * 1000).toISOString()}`);
-      const refused = refusal(stored, action, collections);
+      const refused = refusalOf(stored, action, collections);
       return refused ? deny(403, refused) : { ok: true, caller: { kind: "key", key: stored } };
     }
-    const token = parseScoped(presented);
-    const parent = token ? this.store.byPrefix(token.prefix).find((k) => digestMatches(k, token)) : undefined;
-    if (!token || !parent) return deny(401, "unknown API key");
-    if (parent.actions.length !== 1 || parent.actions[0] !== SEARCH) return deny(401, "a scoped key's parent must hold exactly the documents:search action");
-    const embedded = embeddedParams(token);
-    if (typeof embedded === "string") return deny(401, embedded);
+    const verified = this.verifyScoped(presented);
+    if (typeof verified === "string") return deny(401, verified);
+    const { parent, embedded } = verified;
     const expiresAt = Math.min(parent.expiresAt, typeof embedded.expires_at === "number" ? embedded.expires_at : FAR_FUTURE);
     if (now > expiresAt) return deny(401, `the scoped API key expired at ${new Date(expiresAt * 1000).toISOString()}`);
     if (action !== SEARCH) return deny(403, `a scoped search key allows documents:search only, not ${action}`);
-    const refused = refusal(parent, action, collections);
+    const refused = refusalOf(parent, action, collections);
     return refused ? deny(403, refused) : { ok: true, caller: { kind: "scoped", key: parent, embedded } };
+  }
+
+  /** The parent and embedded parameters of a scoped key, or why it is refused. */
+  private verifyScoped(presented: string): { parent: ApiKey; embedded: Record<string, string | number | boolean> } | string {
+    const cached = this.scopedCache.get(presented);
+    // a cached parent counts only while that very key is still stored (not deleted, not replaced)
+    if (cached && this.store.byExactValue(cached.parent.value) === cached.parent) return cached;
+    const token = parseScoped(presented);
+    const parent = token ? this.store.byPrefix(token.prefix).find((k) => digestMatches(k, token)) : undefined;
+    if (!token || !parent) return "unknown API key";
+    if (parent.actions.length !== 1 || parent.actions[0] !== SEARCH) return "a scoped key's parent must hold exactly the documents:search action";
+    const embedded = embeddedParams(token);
+    if (typeof embedded === "string") return embedded;
+    if (this.scopedCache.size >= SCOPED_CACHE_SIZE) this.scopedCache.delete(this.scopedCache.keys().next().value!);
+    const entry = { parent, embedded };
+    this.scopedCache.set(presented, entry);
+    return entry;
   }
 }
 
-function refusal(key: ApiKey, action: string, collections: string[]): string | null {
+function refusalOf(key: ApiKey, action: string, collections: string[]): string | null {
   if (!actionAllowed(key.actions, action)) return `the API key lacks the action '${action}'`;
   if (collections.length > 0 && !collectionAllowed(key.collections, collections)) return `the API key does not cover the collection '${collections[0]}'`;
   return null;
