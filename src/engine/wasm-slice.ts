@@ -3,7 +3,7 @@
 // documents stay here as UTF-8 JSON, so a hit is a memory view, never a JSON.stringify.
 
 import { readFileSync } from "node:fs";
-import { columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
+import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type ColumnData, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
 
@@ -169,7 +169,7 @@ export class WasmSlice {
 
   /** Every value of a facet column with its doc count. */
   facetValues(param: FacetParam): [string, number][] {
-    const c = COLUMNS.findIndex((col) => col.param === param);
+    const c = columnIndex(param);
     const col = this.columns[c];
     const out: [string, number][] = [];
     for (let code = 1; code < col.values.length; code++) {
@@ -223,7 +223,7 @@ export class WasmSlice {
       mem.setUint32(qb + 32 + c * 4, at, true);
     }
     let facetMask = 0;
-    for (const f of query.facets) facetMask |= 1 << COLUMNS.findIndex((col) => col.param === f);
+    for (const f of query.facets) facetMask |= 1 << columnIndex(f);
 
     mem.setUint32(qb, n, true);
     mem.setUint32(qb + 4, fieldMask, true);
@@ -247,7 +247,7 @@ export class WasmSlice {
     }
     const facets: Partial<Record<FacetParam, [string, number][]>> = {};
     for (const f of query.facets) {
-      const c = COLUMNS.findIndex((col) => col.param === f);
+      const c = columnIndex(f);
       const at = e.facetCounts(c);
       const values = this.columns[c].values;
       const list: [string, number][] = [];
@@ -294,7 +294,7 @@ export class WasmSlice {
   private allowedCodes(filters: Partial<Record<FilterParam, string[]>>, exclude: Partial<Record<FilterParam, string[]>>): { c: number; allowed: number[] }[] {
     const params = new Set([...Object.keys(filters), ...Object.keys(exclude)] as FilterParam[]);
     return [...params].map((param) => {
-      const c = COLUMNS.findIndex((col) => col.param === param);
+      const c = columnIndex(param);
       const include = filters[param];
       let allowed = include ? this.codesFor(c, param, include) : this.columns[c].values.map((_, code) => code);
       const excluded = exclude[param];

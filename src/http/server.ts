@@ -53,7 +53,7 @@ export interface RouteOptions {
   maxUploadBytes?: number;
 }
 
-const EMPTY_BODY = Buffer.alloc(0);
+const NO_BODY: Promise<Buffer> = Promise.resolve(Buffer.alloc(0));
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
@@ -212,25 +212,27 @@ export class HttpServer {
       body: () => body,
       upload: () => {
         if (!uploadTo) return Promise.reject(new Error("this route takes no upload"));
-        upload ??= uploadBody(uploadTo, uploadAborted.signal);
+        upload ??= uploadBody(uploadTo);
         return upload;
       },
     };
-    // uWS hands the body over only after the handler returns, so a handler that takes the upload
-    // (synchronously) misses nothing, and one that refuses the request never writes a file.
-    let upload: Promise<string> | null = null;
-    let uploadTo: Parameters<typeof uploadBody>[0] | null = null;
-    const uploadAborted = new AbortController();
-    if (options.uploadDir !== undefined) {
-      const target = { dir: options.uploadDir, limit: options.maxUploadBytes ?? Number.MAX_SAFE_INTEGER, declared: Number(raw.getHeader("content-length") || "0"), chunked: raw.getHeader("transfer-encoding") !== "", sink: null as ((chunk: ArrayBuffer, last: boolean) => void) | null };
-      uploadTo = target;
-      res.onData((chunk, isLast) => target.sink?.(chunk, isLast));
-    }
-    // uWS hands the body over in chunks right after the handler is called, so reading must start now
-    let body: Promise<Buffer> = Promise.resolve(EMPTY_BODY);
+    // Only routes that take a body pay for one. uWS hands the body over in chunks right after
+    // the handler is called: a JSON body is read from the start; an upload is written only once
+    // the handler (synchronously) takes it, so one that refuses the request never writes a file.
+    let body = NO_BODY;
     if (options.maxBodyBytes !== undefined) {
       body = readBody(res, options.maxBodyBytes, Number(raw.getHeader("content-length") || "0"));
       body.catch(() => undefined);
+    }
+    let upload: Promise<string> | null = null;
+    let uploadTo: UploadTarget | null = null;
+    if (options.uploadDir !== undefined) {
+      const target: UploadTarget = {
+        dir: options.uploadDir, limit: options.maxUploadBytes ?? Number.MAX_SAFE_INTEGER,
+        declared: Number(raw.getHeader("content-length") || "0"), chunked: raw.getHeader("transfer-encoding") !== "", sink: null, onAbort: null,
+      };
+      uploadTo = target;
+      res.onData((chunk, isLast) => target.sink?.(chunk, isLast));
     }
     this.inFlight++;
     const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options.errorBody, (status) => {
@@ -239,7 +241,7 @@ export class HttpServer {
     });
     res.onAborted(() => {
       reply.markAborted();
-      uploadAborted.abort();
+      uploadTo?.onAbort?.();
     });
     if (options.cors) reply.cors = true;
     if (this.draining) reply.header("Connection", "close");
@@ -302,10 +304,18 @@ export class HttpServer {
   }
 }
 
-interface UploadTarget { dir: string; limit: number; declared: number; chunked: boolean; sink: ((chunk: ArrayBuffer, last: boolean) => void) | null }
+interface UploadTarget {
+  dir: string;
+  limit: number;
+  declared: number;
+  chunked: boolean;
+  /** set by uploadBody: where arriving chunks go, and what a client going away does */
+  sink: ((chunk: ArrayBuffer, last: boolean) => void) | null;
+  onAbort: (() => void) | null;
+}
 
 /** Writes the body chunk by chunk (uWS cannot pause a sender, so writes are synchronous). */
-function uploadBody(target: UploadTarget, aborted: AbortSignal): Promise<string> {
+function uploadBody(target: UploadTarget): Promise<string> {
   const { dir, limit, declared } = target;
   if (declared > limit) return Promise.reject(new BodyTooLargeError(limit));
   mkdirSync(dir, { recursive: true });
@@ -327,7 +337,7 @@ function uploadBody(target: UploadTarget, aborted: AbortSignal): Promise<string>
       rmSync(path, { force: true });
       reject(err);
     };
-    aborted.addEventListener("abort", () => fail(new Error("the client went away during the upload")));
+    target.onAbort = () => fail(new Error("the client went away during the upload"));
     target.sink = (chunk, isLast) => {
       if (done) return;
       size += chunk.byteLength;

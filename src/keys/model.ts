@@ -16,14 +16,6 @@ export interface ApiKey {
 /** Typesense's "never": the year 4020. */
 export const FAR_FUTURE = 64723363199;
 
-export const KNOWN_ACTIONS = [
-  "*", "documents:search", "documents:get", "documents:export", "documents:import", "documents:*",
-  "collections:list", "collections:get", "collections:delete", "collections:create", "collections:*",
-  "keys:list", "keys:get", "keys:create", "keys:delete", "keys:*",
-  "aliases:list", "aliases:get", "aliases:upsert", "aliases:delete", "aliases:*",
-  "synonyms:*", "presets:*", "stopwords:*", "admin:reload",
-];
-
 export function actionAllowed(granted: readonly string[], action: string): boolean {
   return granted.some((g) => g === "*" || g === action || (g.endsWith(":*") && action.startsWith(g.slice(0, -1)) && g.indexOf(":") === g.length - 2));
 }

@@ -88,15 +88,16 @@ export class Reloader {
    * any load; the next reload of the configured source replaces it.
    */
   async importFile(path: string): Promise<CollectionManifest> {
-    let manifest: CollectionManifest | null = null;
-    await this.run({
-      source: path, published: null, expectedRows: null, minRecords: 1, fallback: false, sample: false,
-      describe: `GLEIF Level 1 golden copy imported through the keyed API at ${new Date().toISOString()}; the next reload of the configured source replaces it`,
-    }, (m) => { manifest = m; }).catch((err: unknown) => {
+    try {
+      // not a fallback load, so run() always yields its manifest
+      return (await this.run({
+        source: path, published: null, expectedRows: null, minRecords: 1, fallback: false, sample: false,
+        describe: `GLEIF Level 1 golden copy imported through the keyed API at ${new Date().toISOString()}; the next reload of the configured source replaces it`,
+      }))!;
+    } catch (err) {
       rmSync(path, { force: true });
       throw err;
-    });
-    return manifest!;
+    }
   }
 
   /** A shard worker died: serve its collection again from the segments, or load it anew. */
@@ -192,14 +193,15 @@ export class Reloader {
     });
   }
 
-  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">, onLoaded?: (m: CollectionManifest) => void): Promise<void> {
-    const next = this.queue.then(() => this.runNow(req, onLoaded));
+  /** The loaded collection's manifest; null when a fallback load found a real one live already. */
+  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<CollectionManifest | null> {
+    const next = this.queue.then(() => this.runNow(req));
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">, onLoaded?: (m: CollectionManifest) => void): Promise<void> {
-    if (req.fallback && this.collection.current && !this.collection.current.fallback) return; // a real load won meanwhile
+  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<CollectionManifest | null> {
+    if (req.fallback && this.collection.current && !this.collection.current.fallback) return null; // a real load won meanwhile
     const started = Date.now();
     this.opts.log(`loading ${req.source} into ${this.collection.slices} slice(s)`);
     const manifest = await loadInto(this.collection, {
@@ -213,8 +215,8 @@ export class Reloader {
     const seconds = (Date.now() - started) / 1000;
     this.lastLoad = { seconds, records: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001), at: Date.now() / 1000 };
     this.opts.log(`loaded ${manifest.records} records as ${manifest.name} in ${seconds.toFixed(1)} s`);
-    onLoaded?.(manifest);
     if (!manifest.fallback) this.succeeded();
+    return manifest;
   }
 
   /**

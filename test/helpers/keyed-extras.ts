@@ -74,26 +74,6 @@ export function abortMidway(port: number, head: string, plan: AbortPlan = {}): P
   });
 }
 
-/** Sends a raw request head and reads the whole response until the server closes or `ms` pass. */
-export function rawExchange(port: number, head: string, ms = 5_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    const seen: Buffer[] = [];
-    const timer = setTimeout(() => { socket.destroy(); resolve(Buffer.concat(seen).toString("latin1")); }, ms);
-    socket.on("connect", () => socket.write(head));
-    socket.on("data", (c: Buffer) => {
-      seen.push(c);
-      // one response is enough: stop at the end of a body whose length is declared
-      const text = Buffer.concat(seen).toString("latin1");
-      const end = text.indexOf("\r\n\r\n");
-      const m = /\r\ncontent-length: *(\d+)/i.exec(text);
-      if (end >= 0 && m && Buffer.byteLength(text, "latin1") >= end + 4 + Number(m[1])) { clearTimeout(timer); socket.destroy(); resolve(text); }
-    });
-    socket.on("end", () => { clearTimeout(timer); resolve(Buffer.concat(seen).toString("latin1")); });
-    socket.on("error", (err) => { clearTimeout(timer); reject(err); });
-  });
-}
-
 /**
  * Sends a raw request head and waits `ms`: whether the server closed the connection meanwhile
  * (for a declared body it should be waiting for), and what it sent. Destroys the socket after.

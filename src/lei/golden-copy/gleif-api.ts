@@ -5,8 +5,6 @@
 import { Agent, request } from "undici";
 import { SourceError } from "./source.js";
 
-export const DEFAULT_GLEIF_API = "https://goldencopy.gleif.org/api/v2";
-
 export interface Publication {
   /** as GLEIF writes it, UTC: "2026-09-30 08:00:00" */
   publishDate: string;
