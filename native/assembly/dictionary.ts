@@ -83,6 +83,9 @@ const ROW: i32 = MAX_Q + 1;
 const MAX_DEPTH: i32 = MAX_Q + 4;
 const rows: usize = allocate(<usize>(MAX_DEPTH + 1) * <usize>ROW);
 const pathBytes: usize = allocate(<usize>(MAX_DEPTH + 1));
+// Per child depth, the set of query bytes near its diagonal (256 bits): the strict child filter
+// below becomes one bit test instead of a scan of the query window for every child.
+const nearSets: usize = allocate(<usize>(MAX_DEPTH + 2) * 32);
 
 let wq: usize = 0;
 let wm: i32 = 0;
@@ -97,6 +100,16 @@ export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): voi
   const m = <i32>len > MAX_Q ? MAX_Q : <i32>len;
   if (maxTypos <= 0 || trieNodes == 0) { matchExact(q, len, prefix); return; }
   wq = q; wm = m; wk = maxTypos; wPrefix = prefix;
+  memory.fill(nearSets, 0, <usize>(MAX_DEPTH + 2) * 32);
+  for (let dc = 1; dc <= MAX_DEPTH + 1; dc++) {
+    const wLo = dc - maxTypos - 2 > 0 ? dc - maxTypos - 2 : 0, wHi = dc + maxTypos < m ? dc + maxTypos : m;
+    const set = nearSets + <usize>dc * 32;
+    for (let j = wLo; j < wHi; j++) {
+      const b = <u32>load<u8>(q + <usize>j);
+      const w = set + <usize>((b >> 5) << 2);
+      store<u32>(w, load<u32>(w) | (<u32>1 << (b & 31)));
+    }
+  }
   for (let j = 0; j <= m; j++) store<u8>(rows + <usize>j, <u8>(j <= maxTypos ? j : maxTypos + 1));
   walk(0, 0, 255);
 }
@@ -108,6 +121,17 @@ export let nodesVisited: u32 = 0;
 @inline function nodeWord(n: u32, w: u32): u32 { return load<u32>(trieBase + ((<usize>n << 4) | (<usize>w << 2))); }
 const TERMINAL: u32 = 0x80000000;
 
+// Each node's leading byte again, one byte per node: siblings' bytes then sit in one cache line,
+// so rejecting a child costs no load of its 16-byte node. The walk is bound by memory, not
+// arithmetic, and most children it looks at are rejected.
+let nodeBytes: usize = 0;
+
+export function prepareTrie(): void {
+  nodeBytes = allocate(<usize>trieNodes + 1);
+  for (let n: u32 = 0; n < trieNodes; n++) store<u8>(nodeBytes + <usize>n, <u8>(nodeWord(n, 3) & 0xff));
+}
+@inline function nodeByte(n: u32): i32 { return <i32>load<u8>(nodeBytes + <usize>n); }
+
 function walk(node: u32, d: i32, inherited: i32): void {
   nodesVisited++;
   const m = wm, k = wk, cap = wk + 1;
@@ -116,7 +140,7 @@ function walk(node: u32, d: i32, inherited: i32): void {
   if (d > 0) {
     // Only cells within k of the diagonal can stay within budget: compute that band, and pin
     // its two neighbours to the cap so the next depth reads no stale cells of a sibling path.
-    const c = <i32>(nodeWord(node, 3) & 0xff);
+    const c = nodeByte(node);
     store<u8>(pathBytes + <usize>(d - 1), <u8>c);
     const prevC = d > 1 ? <i32>load<u8>(pathBytes + <usize>(d - 2)) : -1;
     const jLo = d - k > 1 ? d - k : 1;
@@ -177,17 +201,15 @@ function walk(node: u32, d: i32, inherited: i32): void {
   const dc = d + 1;
   const childBudget = k > 1 && dc <= 3 ? 1 : k;
   const strict = d > 0 && eff > k && rowMin >= childBudget && (childBudget == k || m > dc + k);
-  const wLo = dc - k - 2 > 0 ? dc - k - 2 : 0, wHi = dc + k < m ? dc + k : m;
+  const near = nearSets + <usize>dc * 32;
   for (let child = from; child < to; child++) {
-    const b = <i32>(nodeWord(child, 3) & 0xff);
+    const b = nodeByte(child);
     // The first letter is taken as typed (or swapped with the second): typos there are rare,
     // and allowing them multiplies the walk by the alphabet.
     if (d == 0) {
       if (<u32>b != first && <u32>b != second) continue;
-    } else if (strict) {
-      let near = false;
-      for (let j = wLo; j < wHi; j++) if (<i32>load<u8>(wq + <usize>j) == b) { near = true; break; }
-      if (!near) continue;
+    } else if (strict && (load<u32>(near + <usize>((b >> 5) << 2)) & (<u32>1 << (<u32>b & 31))) == 0) {
+      continue;
     }
     walk(child, dc, eff);
     if (rangeCount >= MAX_RANGES) return;

@@ -5,10 +5,10 @@
 import { allocate } from "./memory";
 import { readDescriptor } from "./slice";
 import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr, docsConsidered, docsScored } from "./query";
-import { nodesVisited, rangeCount } from "./dictionary";
+import { nodesVisited, prepareTrie, rangeCount } from "./dictionary";
 
 export function alloc(size: u32): u32 { return <u32>allocate(<usize>size); }
-export function configure(desc: u32): void { readDescriptor(<usize>desc); prepareScratch(); }
+export function configure(desc: u32): void { readDescriptor(<usize>desc); prepareTrie(); prepareScratch(); }
 export function queryBuffer(): u32 { return <u32>queryBuf; }
 export function resultBuffer(): u32 { return <u32>outBuf; }
 export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }

@@ -6,7 +6,8 @@
 
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
-import { decode, encode, type ShardRequest, type ShardResponse, type ShardTask } from "./protocol.js";
+import { decodeResponses } from "./response-codec.js";
+import { encode, type ShardRequest, type ShardResponse, type ShardTask } from "./protocol.js";
 
 type PiscinaWorker = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[1][number];
 type PiscinaTask = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[0];
@@ -114,7 +115,7 @@ export class ShardPool {
     this.run<Uint8Array>(slice, { op: "batch", gen: batch.gen, payload }, [payload.buffer as ArrayBuffer])
       .then(
         (bytes) => {
-          const responses = decode<ShardResponse[]>(bytes);
+          const responses = decodeResponses(bytes);
           batch.items.forEach((p, i) => p.resolve(responses[i] ?? { kind: "error", message: "missing response" }));
         },
         (err: Error) => {

@@ -4,9 +4,10 @@
 
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
-import { decode, encode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
+import { decode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
 import { planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
+import { encodeResponses } from "./response-codec.js";
 import { readSegment, writeSegment } from "./segment.js";
 import { SliceBuilder, type SliceData } from "./slice-builder.js";
 import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
@@ -57,7 +58,7 @@ export default function handle(task: ShardTask): unknown {
       const requests = decode<ShardRequest[]>(task.payload);
       const gen = generations.get(task.gen);
       const responses = requests.map((r) => answer(gen, task.gen, r));
-      return move(encode(responses));
+      return move(encodeResponses(responses));
     }
   }
 }

@@ -1,0 +1,171 @@
+// The shard workers' answers to a batch, in one flat binary buffer. Search and lookup answers
+// are the hot path: a generic encoder spends most of its time on object keys and per-value
+// tags, and its decoder builds an object per hit on the front thread, the busiest one. Here a
+// hit is a score, 20 LEI bytes and its stored JSON, which stays a view into the batch buffer.
+// Rare answers (facet values, export pages, errors) ride along as msgpack.
+//
+// Layout, little-endian: u32 count, then per answer a u8 kind and its body:
+//   search: answer, u8 hasGuess, [u32 typoMask, answer]
+//   lookup: u32 length (NONE for no document), bytes
+//   other:  u32 length, msgpack bytes of the whole response
+//   answer: u32 found, u8 tokens, u8 required, u32 exactMask, u32 typoable, u8 bestWhole,
+//           u8 matched, u32 hits, per hit (f64 score, 20 LEI bytes, u32 length, JSON bytes),
+//           u32 facets length (0: none), msgpack bytes of the facets
+
+import { decode, encode, type SearchAnswer, type ShardResponse, type WireHit } from "./protocol.js";
+
+const KIND_SEARCH = 1;
+const KIND_LOOKUP = 2;
+const KIND_OTHER = 3;
+const NONE = 0xffffffff;
+const LEI_BYTES = 20;
+const EMPTY = new Uint8Array(0);
+
+export function encodeResponses(responses: ShardResponse[]): Uint8Array {
+  // Facets and rare answers are packed first, so that the size is known before writing.
+  const packed = responses.map((r) => {
+    if (r.kind === "search") return [packFacets(r), r.guess ? packFacets(r.guess) : EMPTY];
+    if (r.kind === "lookup") return [];
+    return [encode(r)];
+  });
+  let size = 4;
+  responses.forEach((r, i) => {
+    size += 1;
+    if (r.kind === "search") size += answerSize(r, packed[i][0]) + 1 + (r.guess ? 4 + answerSize(r.guess, packed[i][1]) : 0);
+    else if (r.kind === "lookup") size += 4 + (r.doc?.length ?? 0);
+    else size += 4 + packed[i][0].length;
+  });
+  const w = new Writer(size);
+  w.u32(responses.length);
+  responses.forEach((r, i) => {
+    if (r.kind === "search") {
+      w.u8(KIND_SEARCH);
+      w.answer(r, packed[i][0]);
+      w.u8(r.guess ? 1 : 0);
+      if (r.guess) {
+        w.u32(r.guess.typoMask);
+        w.answer(r.guess, packed[i][1]);
+      }
+    } else if (r.kind === "lookup") {
+      w.u8(KIND_LOOKUP);
+      if (r.doc === null) w.u32(NONE);
+      else w.bytes(r.doc);
+    } else {
+      w.u8(KIND_OTHER);
+      w.bytes(packed[i][0]);
+    }
+  });
+  return w.buf;
+}
+
+export function decodeResponses(bytes: Uint8Array): ShardResponse[] {
+  const r = new Reader(bytes);
+  const count = r.u32();
+  const out: ShardResponse[] = [];
+  for (let i = 0; i < count; i++) {
+    const kind = r.u8();
+    if (kind === KIND_SEARCH) {
+      const answer = r.answer();
+      const guess = r.u8() === 1 ? { typoMask: r.u32(), ...r.answer() } : undefined;
+      out.push(guess ? { kind: "search", ...answer, guess } : { kind: "search", ...answer });
+    } else if (kind === KIND_LOOKUP) {
+      out.push({ kind: "lookup", doc: r.bytesOrNull() });
+    } else if (kind === KIND_OTHER) {
+      out.push(decode<ShardResponse>(r.bytesOrNull() ?? EMPTY));
+    } else {
+      throw new Error(`shard answer of unknown kind ${kind}`);
+    }
+  }
+  return out;
+}
+
+function packFacets(a: SearchAnswer): Uint8Array {
+  return Object.keys(a.facets).length > 0 ? encode(a.facets) : EMPTY;
+}
+
+function answerSize(a: SearchAnswer, facets: Uint8Array): number {
+  let size = 4 + 1 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + facets.length;
+  for (const h of a.hits) size += 8 + LEI_BYTES + 4 + h[2].length;
+  return size;
+}
+
+class Writer {
+  readonly buf: Buffer;
+  private readonly view: DataView;
+  private at = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafeSlow(size);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, size);
+  }
+
+  u8(v: number): void { this.view.setUint8(this.at, v); this.at += 1; }
+  u32(v: number): void { this.view.setUint32(this.at, v, true); this.at += 4; }
+
+  bytes(b: Uint8Array): void {
+    this.u32(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+  }
+
+  answer(a: SearchAnswer, facets: Uint8Array): void {
+    const p = a.plan;
+    this.u32(a.found);
+    this.u8(p.tokens);
+    this.u8(p.required);
+    this.u32(p.exactMask);
+    this.u32(p.typoable);
+    this.u8(p.bestWhole);
+    this.u8(p.matched ? 1 : 0);
+    this.u32(a.hits.length);
+    for (const [score, lei, doc] of a.hits) {
+      this.view.setFloat64(this.at, score, true);
+      this.at += 8;
+      // LEIs are ASCII, so latin1 writes exactly their 20 bytes
+      this.buf.write(lei, this.at, LEI_BYTES, "latin1");
+      this.at += LEI_BYTES;
+      this.bytes(doc);
+    }
+    this.bytes(facets);
+  }
+}
+
+class Reader {
+  private readonly buf: Buffer;
+  private readonly view: DataView;
+  private at = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  u8(): number { return this.view.getUint8(this.at++); }
+  u32(): number { const v = this.view.getUint32(this.at, true); this.at += 4; return v; }
+
+  bytesOrNull(): Uint8Array | null {
+    const n = this.u32();
+    if (n === NONE) return null;
+    const b = this.buf.subarray(this.at, this.at + n);
+    this.at += n;
+    return b;
+  }
+
+  answer(): SearchAnswer {
+    const found = this.u32();
+    const tokens = this.u8(), required = this.u8(), exactMask = this.u32(), typoable = this.u32();
+    const bestWhole = this.u8(), matched = this.u8() === 1;
+    const n = this.u32();
+    const hits: WireHit[] = new Array<WireHit>(n);
+    for (let i = 0; i < n; i++) {
+      const score = this.view.getFloat64(this.at, true);
+      this.at += 8;
+      const lei = this.buf.toString("latin1", this.at, this.at + LEI_BYTES);
+      this.at += LEI_BYTES;
+      hits[i] = [score, lei, this.bytesOrNull() ?? EMPTY];
+    }
+    const facetBytes = this.bytesOrNull() ?? EMPTY;
+    const facets = facetBytes.length > 0 ? decode<SearchAnswer["facets"]>(facetBytes) : {};
+    return { found, hits, facets, plan: { tokens, required, exactMask, typoable, bestWhole, matched } };
+  }
+}
