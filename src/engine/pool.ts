@@ -6,8 +6,8 @@
 
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
-import { decodeResponses } from "./response-codec.js";
-import { encode, type ShardRequest, type ShardResponse, type ShardTask } from "./protocol.js";
+import { decodeResponses, encodeRequests } from "./shard-codec.js";
+import { type ShardRequest, type ShardResponse, type ShardTask } from "./protocol.js";
 
 type PiscinaWorker = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[1][number];
 type PiscinaTask = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[0];
@@ -111,7 +111,7 @@ export class ShardPool {
 
   private send(slice: number, batch: SliceQueue): void {
     this.inFlight[slice]++;
-    const payload = encode(batch.items.map((p) => p.request));
+    const payload = encodeRequests(batch.items.map((p) => p.request));
     this.run<Uint8Array>(slice, { op: "batch", gen: batch.gen, payload }, [payload.buffer as ArrayBuffer])
       .then(
         (bytes) => {

@@ -7,7 +7,7 @@ import { move, workerData } from "piscina";
 import { decode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
 import { planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
-import { encodeResponses } from "./response-codec.js";
+import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { readSegment, writeSegment } from "./segment.js";
 import { SliceBuilder, type SliceData } from "./slice-builder.js";
 import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
@@ -55,7 +55,7 @@ export default function handle(task: ShardTask): unknown {
       generations.delete(task.gen);
       return null;
     case "batch": {
-      const requests = decode<ShardRequest[]>(task.payload);
+      const requests = decodeRequests(task.payload);
       const gen = generations.get(task.gen);
       const responses = requests.map((r) => answer(gen, task.gen, r));
       return move(encodeResponses(responses));

@@ -1,10 +1,17 @@
-// The shard workers' answers to a batch, in one flat binary buffer. Search and lookup answers
-// are the hot path: a generic encoder spends most of its time on object keys and per-value
-// tags, and its decoder builds an object per hit on the front thread, the busiest one. Here a
-// hit is a score, 20 LEI bytes and its stored JSON, which stays a view into the batch buffer.
-// Rare answers (facet values, export pages, errors) ride along as msgpack.
+// A batch of requests to a shard worker, and its answers, each in one flat binary buffer.
+// Searches and lookups are the hot path: a generic encoder spends most of its time on object
+// keys and per-value tags, and its decoder builds an object per hit on the front thread, the
+// busiest one. Here a hit is a score, 20 LEI bytes and its stored JSON, which stays a view into
+// the batch buffer. Rare parts (filters, facets, export pages, errors) ride along as msgpack.
 //
-// Layout, little-endian: u32 count, then per answer a u8 kind and its body:
+// Layout, little-endian: u32 count, then per item a u8 kind and its body.
+// Requests:
+//   search: u8 flags (GUESS, DROP_TOKENS, HAS_MAX_TYPOS, HAS_PREFIX, PREFIX), u8 fields,
+//           u32 window, u32 typoMask, u8 maxTypos, u32 length (NONE: no q) + q as UTF-8,
+//           u32 length (0: none) + msgpack of {filters, facets, exclude?}
+//   lookup: u32 length, LEI bytes
+//   other:  u32 length, msgpack bytes of the whole request
+// Answers:
 //   search: answer, u8 hasGuess, [u32 typoMask, answer]
 //   lookup: u32 length (NONE for no document), bytes
 //   other:  u32 length, msgpack bytes of the whole response
@@ -12,7 +19,9 @@
 //           u8 matched, u32 hits, per hit (f64 score, 20 LEI bytes, u32 length, JSON bytes),
 //           u32 facets length (0: none), msgpack bytes of the facets
 
-import { decode, encode, type SearchAnswer, type ShardResponse, type WireHit } from "./protocol.js";
+import { decode, encode, type SearchAnswer, type ShardRequest, type ShardResponse, type WireHit } from "./protocol.js";
+import { SEARCH_FIELDS, type SearchField } from "./schema.js";
+import type { EngineQuery } from "./wasm-slice.js";
 
 const KIND_SEARCH = 1;
 const KIND_LOOKUP = 2;
@@ -20,6 +29,64 @@ const KIND_OTHER = 3;
 const NONE = 0xffffffff;
 const LEI_BYTES = 20;
 const EMPTY = new Uint8Array(0);
+const FIELDS = Object.keys(SEARCH_FIELDS) as SearchField[];
+const GUESS = 1, DROP_TOKENS = 2, HAS_MAX_TYPOS = 4, HAS_PREFIX = 8, PREFIX = 16;
+
+type SearchRequest = Extract<ShardRequest, { kind: "search" }>;
+type QueryExtras = Pick<EngineQuery, "filters" | "facets" | "exclude">;
+
+export function encodeRequests(requests: ShardRequest[]): Uint8Array {
+  const parts = requests.map((r) => {
+    if (r.kind === "search") return [r.query.q === null ? EMPTY : Buffer.from(r.query.q), packExtras(r.query)];
+    if (r.kind === "lookup") return [Buffer.from(r.lei)];
+    return [encode(r)];
+  });
+  let size = 4;
+  requests.forEach((r, i) => {
+    size += 1 + (r.kind === "search" ? 1 + 1 + 4 + 4 + 1 + 4 + 4 : 4);
+    for (const p of parts[i]) size += p.length;
+  });
+  const w = new Writer(size);
+  w.u32(requests.length);
+  requests.forEach((r, i) => {
+    if (r.kind === "search") {
+      const q = r.query;
+      w.u8(KIND_SEARCH);
+      w.u8((r.guess ? GUESS : 0) | (q.dropTokens ? DROP_TOKENS : 0) | (q.maxTypos !== undefined ? HAS_MAX_TYPOS : 0)
+        | (q.prefix !== undefined ? HAS_PREFIX : 0) | (q.prefix ? PREFIX : 0));
+      w.u8(FIELDS.indexOf(q.fields));
+      w.u32(q.window);
+      w.u32(q.typoMask);
+      w.u8(q.maxTypos ?? 0);
+      if (q.q === null) w.u32(NONE);
+      else w.bytes(parts[i][0]);
+      w.bytes(parts[i][1]);
+    } else {
+      w.u8(r.kind === "lookup" ? KIND_LOOKUP : KIND_OTHER);
+      w.bytes(parts[i][0]);
+    }
+  });
+  return w.buf;
+}
+
+export function decodeRequests(bytes: Uint8Array): ShardRequest[] {
+  const r = new Reader(bytes);
+  const count = r.u32();
+  const out: ShardRequest[] = [];
+  for (let i = 0; i < count; i++) {
+    const kind = r.u8();
+    if (kind === KIND_SEARCH) out.push(r.search());
+    else if (kind === KIND_LOOKUP) out.push({ kind: "lookup", lei: r.string("utf8") ?? "" });
+    else if (kind === KIND_OTHER) out.push(decode<ShardRequest>(r.bytesOrNull() ?? EMPTY));
+    else throw new Error(`shard request of unknown kind ${kind}`);
+  }
+  return out;
+}
+
+function packExtras(q: EngineQuery): Uint8Array {
+  const plain = Object.keys(q.filters).length === 0 && q.facets.length === 0 && q.exclude === undefined;
+  return plain ? EMPTY : encode({ filters: q.filters, facets: q.facets, ...(q.exclude !== undefined ? { exclude: q.exclude } : {}) });
+}
 
 export function encodeResponses(responses: ShardResponse[]): Uint8Array {
   // Facets and rare answers are packed first, so that the size is known before writing.
@@ -142,6 +209,29 @@ class Reader {
 
   u8(): number { return this.view.getUint8(this.at++); }
   u32(): number { const v = this.view.getUint32(this.at, true); this.at += 4; return v; }
+
+  string(encoding: "utf8" | "latin1"): string | null {
+    const n = this.u32();
+    if (n === NONE) return null;
+    const s = this.buf.toString(encoding, this.at, this.at + n);
+    this.at += n;
+    return s;
+  }
+
+  search(): SearchRequest {
+    const flags = this.u8();
+    const fields = FIELDS[this.u8()];
+    if (fields === undefined) throw new Error("shard search request with unknown fields");
+    const window = this.u32(), typoMask = this.u32(), maxTypos = this.u8();
+    const q = this.string("utf8");
+    const extraBytes = this.bytesOrNull() ?? EMPTY;
+    const extras: QueryExtras = extraBytes.length > 0 ? decode<QueryExtras>(extraBytes) : { filters: {}, facets: [] };
+    const query: EngineQuery = { q, fields, filters: extras.filters, facets: extras.facets, window, typoMask, dropTokens: (flags & DROP_TOKENS) !== 0 };
+    if (extras.exclude !== undefined) query.exclude = extras.exclude;
+    if ((flags & HAS_MAX_TYPOS) !== 0) query.maxTypos = maxTypos;
+    if ((flags & HAS_PREFIX) !== 0) query.prefix = (flags & PREFIX) !== 0;
+    return { kind: "search", query, guess: (flags & GUESS) !== 0 };
+  }
 
   bytesOrNull(): Uint8Array | null {
     const n = this.u32();
