@@ -6,7 +6,7 @@
 // Memory stays flat at any size: rows are rendered into ~1 MiB chunks pulled by the
 // output stream (async generator → deflate → file), so nothing runs ahead of the disk.
 
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -171,4 +171,44 @@ if (isMain(import.meta.url)) {
     process.stderr.write(`generate: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   });
+}
+
+export interface CachedZip {
+  readonly zip: string;
+  readonly csvBytes: number;
+  readonly zipBytes: number;
+  /** null when the zip was already there */
+  readonly generatedSeconds: number | null;
+}
+
+/**
+ * The synthetic golden copy of `records` rows in `outDir`, generated once and reused by every
+ * later bench run. A meta file is written last, so a zip without one is an interrupted run.
+ */
+export async function ensureGoldenZip(outDir: string, records: number, seed: number, log: (line: string) => void): Promise<CachedZip> {
+  mkdirSync(outDir, { recursive: true });
+  const stem = `golden-${records}-s${seed}-v${GENERATOR_VERSION}`;
+  const zip = path.join(outDir, `${stem}.zip`);
+  const meta = path.join(outDir, `${stem}.meta.json`);
+  if (existsSync(zip) && existsSync(meta)) {
+    const m = JSON.parse(readFileSync(meta, 'utf8')) as { records: number; seed: number; version: number; csvBytes: number; fileBytes: number };
+    if (m.records === records && m.seed === seed && m.version === GENERATOR_VERSION) {
+      log(`reusing ${zip} (${(m.fileBytes / 2 ** 20).toFixed(1)} MiB)`);
+      return { zip, csvBytes: m.csvBytes, zipBytes: m.fileBytes, generatedSeconds: null };
+    }
+  }
+  log(`generating ${records.toLocaleString('en-US')} records into ${zip}`);
+  let last = Date.now();
+  const res = await generate({
+    records, out: zip, seed,
+    onProgress: (done) => {
+      if (Date.now() - last > 10_000) {
+        last = Date.now();
+        log(`  ${done.toLocaleString('en-US')} rows`);
+      }
+    },
+  });
+  writeFileSync(meta, JSON.stringify({ records, seed, version: GENERATOR_VERSION, csvBytes: res.csvBytes, fileBytes: res.fileBytes, seconds: res.seconds }) + '\n');
+  log(`generated in ${res.seconds.toFixed(1)} s: ${(res.csvBytes / 2 ** 20).toFixed(0)} MiB CSV, ${(res.fileBytes / 2 ** 20).toFixed(1)} MiB zip`);
+  return { zip, csvBytes: res.csvBytes, zipBytes: res.fileBytes, generatedSeconds: res.seconds };
 }

@@ -1,6 +1,7 @@
 // The load generator's child process: C keep-alive HTTP/1.1 connections on raw
 // sockets, each sending its next request as soon as the previous response is
-// complete (closed loop). The response parser handles exactly what a benchmark
+// complete (closed loop), or, with a rate, as soon as a request falls due (open
+// loop: latency then counts from when the request was due). The response parser handles exactly what a benchmark
 // needs: status line, Content-Length or chunked bodies, `Connection: close`.
 // It runs alone in its process so that it never competes with a server for an
 // event loop; it exits by itself at the latest a few seconds after its window.
@@ -94,11 +95,13 @@ class Connection {
     this.closeAfter = false;
   }
 
-  private send(): void {
-    if (this.stopped || !this.load.running || this.socket === null) return;
+  send(): void {
+    if (this.stopped || !this.load.running || this.socket === null || this.outstanding) return;
+    const dueAt = this.load.takeDue(this);
+    if (dueAt === null) return;
     this.resetParser();
     this.outstanding = true;
-    this.sentAt = performance.now();
+    this.sentAt = dueAt;
     this.socket.write(this.load.nextRequest());
   }
 
@@ -225,6 +228,12 @@ class LoadGenerator {
   recording = false;
   private readonly requests: Buffer[];
   private cursor = 0;
+  /** Open loop: when the requests not yet sent fell due, oldest first; and connections waiting for one. */
+  private readonly due: number[] = [];
+  private dueHead = 0;
+  private readonly idle: Connection[] = [];
+  private dueCount = 0;
+  private openedAt = 0;
   private readonly rng: Rng;
   readonly stats: Stats = { hist: new Histogram(), statuses: new Map(), errorKinds: new Map(), completed: 0, bytes: 0 };
 
@@ -232,6 +241,33 @@ class LoadGenerator {
     const hostHeader = `${cfg.host}:${cfg.port}`;
     this.requests = cfg.paths.map((p) => Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${hostHeader}\r\nUser-Agent: leidex-bench\r\nAccept: application/json\r\n\r\n`, 'latin1'));
     this.rng = Rng.at(cfg.seed, 21, 0);
+  }
+
+  /** When the next request fell due (now, in a closed loop), or null: the connection waits. */
+  takeDue(conn: Connection): number | null {
+    if (this.cfg.ratePerS === null) return performance.now();
+    if (this.dueHead < this.due.length) return this.due[this.dueHead++]!;
+    if (!this.idle.includes(conn)) this.idle.push(conn);
+    return null;
+  }
+
+  /** Open loop: queues the requests due by now and hands them to idle connections. */
+  tick(): void {
+    const rate = this.cfg.ratePerS;
+    if (rate === null || !this.running) return;
+    const now = performance.now();
+    if (this.openedAt === 0) this.openedAt = now;
+    const target = Math.floor(((now - this.openedAt) / 1000) * rate);
+    for (; this.dueCount < target; this.dueCount++) this.due.push(this.openedAt + (this.dueCount * 1000) / rate);
+    if (this.dueHead > 4096) {
+      this.due.splice(0, this.dueHead);
+      this.dueHead = 0;
+    }
+    while (this.dueHead < this.due.length && this.idle.length > 0) this.idle.pop()!.send();
+  }
+
+  get backlog(): number {
+    return this.due.length - this.dueHead;
   }
 
   nextRequest(): Buffer {
@@ -267,6 +303,7 @@ async function run(cfg: LoadConfig): Promise<LoadResult> {
     const now = performance.now();
     for (const c of conns) c.checkTimeout(now, cfg.requestTimeoutMs);
   }, 250);
+  const pacer = cfg.ratePerS === null ? null : setInterval(() => gen.tick(), 1);
   for (const c of conns) c.start();
   const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
   await sleep(cfg.warmupMs);
@@ -279,7 +316,9 @@ async function run(cfg: LoadConfig): Promise<LoadResult> {
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   gen.running = false;
+  const backlog = gen.backlog;
   clearInterval(timer);
+  if (pacer !== null) clearInterval(pacer);
   for (const c of conns) c.stop();
 
   const statusCounts: Record<string, number> = {};
@@ -307,6 +346,8 @@ async function run(cfg: LoadConfig): Promise<LoadResult> {
     clientCpuPct: ((cpu.user + cpu.system) / 1e6 / elapsed) * 100,
     connections: cfg.connections,
     distinctPaths: new Set(cfg.paths).size,
+    offeredRps: cfg.ratePerS,
+    backlog,
   };
 }
 

@@ -15,6 +15,12 @@ export interface LoadConfig {
   readonly seed: number;
   /** A request outstanding this long counts as an error and its connection is replaced. */
   readonly requestTimeoutMs: number;
+  /**
+   * Open loop: requests are due at this fixed rate whatever the server does, and latency counts
+   * from when each was due (so time spent waiting for a free connection is not hidden). Null:
+   * closed loop, each connection sends its next request when the previous answer is complete.
+   */
+  readonly ratePerS: number | null;
 }
 
 export interface LoadResult {
@@ -31,6 +37,9 @@ export interface LoadResult {
   readonly clientCpuPct: number;
   readonly connections: number;
   readonly distinctPaths: number;
+  /** Open loop only: the rate asked for, and requests still waiting for a connection at the end. */
+  readonly offeredRps: number | null;
+  readonly backlog: number;
 }
 
 export type ChildMessage = { readonly type: 'result'; readonly result: LoadResult } | { readonly type: 'error'; readonly message: string };

@@ -23,6 +23,8 @@ export interface LoadOptions {
   readonly order?: 'cycle' | 'random';
   readonly seed?: number;
   readonly requestTimeoutMs?: number;
+  /** Open loop at this many requests a second (see LoadConfig.ratePerS); default closed loop. */
+  readonly ratePerS?: number;
 }
 
 export function runLoad(opts: LoadOptions): Promise<LoadResult> {
@@ -36,6 +38,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     order: opts.order ?? 'cycle',
     seed: opts.seed ?? 1,
     requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
+    ratePerS: opts.ratePerS ?? null,
   };
   return new Promise<LoadResult>((resolve, reject) => {
     const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });

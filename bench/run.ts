@@ -2,7 +2,7 @@
 //
 //   npm run bench -- [--records N] [--duration S] [--connections C] [--shards K]
 //                    [--seed S] [--warmup S] [--query-count Q] [--load-queries L] [--recall R]
-//                    [--skip-postgres] [--skip-uws] [--keep-data]
+//                    [--skip-postgres] [--skip-uws] [--keep-data] [--slo-rate R]
 //
 // 1. Generates (or reuses from bench/out/) a synthetic golden-copy zip and query set.
 // 2. Starts `node dist/src/main.js` on it and, once it prints "listening on ...",
@@ -14,13 +14,13 @@
 // 4. Prints one table and the target ratios; writes bench/out/results-<N>.json.
 
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Args, isMain } from './args.js';
 import { startBareUws } from './bare-uws.js';
-import { generate, GENERATOR_VERSION, writeQueryFile, type QueryFile } from './generate.js';
+import { ensureGoldenZip, GENERATOR_VERSION, writeQueryFile, type QueryFile } from './generate.js';
 import { runLoad, type LoadResult } from './loadgen.js';
 import { runPostgresBaseline, type PgBaselineResult } from './postgres.js';
 import { freePort, readMemory, removeDirLater, RssSampler, runCleanups, startServer, type ServerProcess } from './proc.js';
@@ -49,12 +49,16 @@ export interface RunOptions {
   readonly skipPostgres: boolean;
   readonly skipUws: boolean;
   readonly keepData: boolean;
+  /** The rate the name-search latency target is measured at, open loop. */
+  readonly sloRate: number;
 }
 
 interface Scenario {
   readonly name: string;
   readonly description: string;
   readonly paths: string[];
+  /** open loop at this rate (latency from when each request was due); default closed loop */
+  readonly ratePerS?: number;
 }
 
 interface ScenarioResult {
@@ -83,43 +87,8 @@ function log(line: string): void {
 // ---------------------------------------------------------------- data set
 
 async function dataset(opts: RunOptions, factory: RecordFactory): Promise<Dataset> {
-  mkdirSync(OUT, { recursive: true });
-  const stem = `golden-${opts.records}-s${opts.seed}-v${GENERATOR_VERSION}`;
-  const zip = path.join(OUT, `${stem}.zip`);
-  const meta = path.join(OUT, `${stem}.meta.json`);
+  const { zip, csvBytes, zipBytes, generatedSeconds } = await ensureGoldenZip(OUT, opts.records, opts.seed, log);
   const qfile = path.join(OUT, `queries-${opts.records}-s${opts.seed}-v${GENERATOR_VERSION}-q${opts.queryCount}.json`);
-  let generatedSeconds: number | null = null;
-  let csvBytes = 0;
-  let zipBytes = 0;
-  // The meta file is written last, so a zip without it is an interrupted run.
-  if (existsSync(zip) && existsSync(meta)) {
-    const m = JSON.parse(readFileSync(meta, 'utf8')) as { records: number; seed: number; version: number; csvBytes: number; fileBytes: number };
-    if (m.records === opts.records && m.seed === opts.seed && m.version === GENERATOR_VERSION) {
-      csvBytes = m.csvBytes;
-      zipBytes = m.fileBytes;
-      log(`reusing ${path.relative(REPO, zip)} (${(zipBytes / 2 ** 20).toFixed(1)} MiB)`);
-    }
-  }
-  if (zipBytes === 0) {
-    log(`generating ${opts.records.toLocaleString('en-US')} records into ${path.relative(REPO, zip)}`);
-    let last = Date.now();
-    const res = await generate({
-      records: opts.records,
-      out: zip,
-      seed: opts.seed,
-      onProgress: (done) => {
-        if (Date.now() - last > 10_000) {
-          last = Date.now();
-          log(`  ${done.toLocaleString('en-US')} rows`);
-        }
-      },
-    });
-    csvBytes = res.csvBytes;
-    zipBytes = res.fileBytes;
-    generatedSeconds = res.seconds;
-    writeFileSync(meta, JSON.stringify({ records: opts.records, seed: opts.seed, version: GENERATOR_VERSION, csvBytes, fileBytes: zipBytes, seconds: res.seconds }) + '\n');
-    log(`generated in ${res.seconds.toFixed(1)} s: ${(csvBytes / 2 ** 20).toFixed(0)} MiB CSV, ${(zipBytes / 2 ** 20).toFixed(1)} MiB zip`);
-  }
   const queries = await querySet(factory, opts.queryCount, opts.seed, qfile);
   const loadCount = Math.min(opts.loadQueryCount, Math.floor(opts.records / 2));
   const lfile = path.join(OUT, `load-queries-${opts.records}-s${opts.seed}-v${GENERATOR_VERSION}-q${loadCount}.json`);
@@ -203,6 +172,17 @@ async function scopedKeyScenario(base: string, adminKey: string, queries: readon
   const scoped = Buffer.from(`${digest}${parent.slice(0, 4)}${params}`).toString('base64');
   const paths = queries.map((q) => `/collections/lei/documents/search?q=${enc(q.typoQuery)}&x-typesense-api-key=${enc(scoped)}`);
   return { name: 'scoped-key search', description: 'the name searches via /collections/lei/documents/search with a scoped key', paths: shuffle(paths, Rng.at(seed, 32, 0)) };
+}
+
+/**
+ * The name searches again at a fixed rate, open loop: the target is a rate with a latency bound,
+ * and a closed loop with many connections measures its own queue instead (at 64 connections,
+ * Little's law puts the mean latency at 64 ÷ throughput, whatever the server does).
+ */
+function fixedRateScenario(scenarios: readonly Scenario[], rate: number): Scenario {
+  const names = scenarios.find((s) => s.name === 'name search');
+  if (names === undefined) throw new Error('no name search scenario to pace');
+  return { name: `name search at ${fmtInt(rate)} req/s`, description: 'the name searches, open loop at a fixed rate; latency counts from when each request was due', paths: names.paths, ratePerS: rate };
 }
 
 // ---------------------------------------------------------------- Leidex
@@ -321,10 +301,14 @@ export async function runBench(opts: RunOptions): Promise<void> {
     log(`recall@3 on ${recallItems.length} typo queries`);
     leidexRecallRes = await leidexRecall(base, recallItems);
     scenarios.push(await scopedKeyScenario(base, adminKey, data.loadQueries, opts.seed));
+    scenarios.push(fixedRateScenario(scenarios, opts.sloRate));
     for (const sc of scenarios) {
-      log(`${sc.name}: ${opts.durationS} s, ${opts.connections} connections, ${new Set(sc.paths).size.toLocaleString('en-US')} distinct requests`);
+      log(`${sc.name}: ${opts.durationS} s, ${opts.connections} connections${sc.ratePerS !== undefined ? `, open loop at ${fmtInt(sc.ratePerS)} req/s` : ''}, ${new Set(sc.paths).size.toLocaleString('en-US')} distinct requests`);
       const sampler = new RssSampler(server.pid);
-      const load = await runLoad({ host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed });
+      const load = await runLoad({
+        host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed,
+        ...(sc.ratePerS !== undefined ? { ratePerS: sc.ratePerS } : {}),
+      });
       const peak = sampler.stop();
       results.push({ name: sc.name, description: sc.description, distinctPaths: new Set(sc.paths).size, load, peakRssBytes: peak });
       log(`  ${fmtInt(load.rps)} req/s, p50 ${fmtMs(load.latency.p50Ms)} ms, p99 ${fmtMs(load.latency.p99Ms)} ms, non-2xx ${load.non2xx}, errors ${load.errors}`);
@@ -375,10 +359,14 @@ export async function runBench(opts: RunOptions): Promise<void> {
   const byName = (n: string): ScenarioResult | undefined => results.find((r) => r.name === n);
   const lookup = byName('lookup');
   const nameSearch = byName('name search');
+  const paced = results.find((r) => r.load.offeredRps !== null);
+  // kept up: answered at the offered rate (1 % slack for the window's edges), with no backlog left
+  const pacedKeptUp = paced !== undefined && paced.load.rps >= 0.99 * opts.sloRate && paced.load.backlog <= opts.sloRate / 100;
   const ratios = {
     lookupOverBareUws: lookup !== undefined && bare !== null && bare.rps > 0 ? lookup.load.rps / bare.rps : null,
     nameSearchRps: nameSearch?.load.rps ?? null,
     nameSearchP99Ms: nameSearch?.load.latency.p99Ms ?? null,
+    nameSearchAtRate: paced === undefined ? null : { offeredRps: opts.sloRate, answeredRps: paced.load.rps, p99Ms: paced.load.latency.p99Ms, backlog: paced.load.backlog, keptUp: pacedKeptUp },
     nameSearchOverPostgres: nameSearch !== undefined && pgRes !== null && pgRes.qps > 0 ? nameSearch.load.rps / pgRes.qps : null,
     scopedOverPublicSearch: nameSearch !== undefined && byName('scoped-key search') !== undefined && nameSearch.load.rps > 0
       ? byName('scoped-key search')!.load.rps / nameSearch.load.rps : null,
@@ -388,13 +376,14 @@ export async function runBench(opts: RunOptions): Promise<void> {
   const verdict = (ok: boolean | null): string => (ok === null ? 'n/a' : ok ? 'MET' : 'NOT MET');
   const ratioLines = [
     `lookup req/s ÷ bare uWS req/s: ${ratios.lookupOverBareUws?.toFixed(2) ?? 'n/a'} (target ≥ 0.40: ${verdict(ratios.lookupOverBareUws === null ? null : ratios.lookupOverBareUws >= 0.4)})`,
-    `name search: ${ratios.nameSearchRps === null ? 'n/a' : fmtInt(ratios.nameSearchRps)} req/s at p99 ${ratios.nameSearchP99Ms === null ? 'n/a' : fmtMs(ratios.nameSearchP99Ms)} ms (target ≥ 3,000 req/s at p99 ≤ 20 ms: ${verdict(ratios.nameSearchRps === null ? null : ratios.nameSearchRps >= 3000 && (ratios.nameSearchP99Ms ?? Infinity) <= 20)})`,
+    `name search, closed loop at ${opts.connections} connections: ${ratios.nameSearchRps === null ? 'n/a' : fmtInt(ratios.nameSearchRps)} req/s at p99 ${ratios.nameSearchP99Ms === null ? 'n/a' : fmtMs(ratios.nameSearchP99Ms)} ms (the peak rate; its p99 is the connections' own queue)`,
+    `name search, open loop at ${fmtInt(opts.sloRate)} req/s: ${ratios.nameSearchAtRate === null ? 'n/a' : `${fmtInt(ratios.nameSearchAtRate.answeredRps)} req/s answered, p99 ${fmtMs(ratios.nameSearchAtRate.p99Ms)} ms, ${fmtInt(ratios.nameSearchAtRate.backlog)} left unsent`} (target ≥ 3,000 req/s at p99 ≤ 20 ms: ${verdict(ratios.nameSearchAtRate === null || opts.sloRate < 3000 ? null : ratios.nameSearchAtRate.keptUp && ratios.nameSearchAtRate.p99Ms <= 20)})`,
     `Leidex name search ÷ PostgreSQL pg_trgm: ${ratios.nameSearchOverPostgres?.toFixed(1) ?? 'n/a'}× (target ≥ 20×: ${verdict(ratios.nameSearchOverPostgres === null ? null : ratios.nameSearchOverPostgres >= 20)})`,
     `scoped-key search ÷ public name search: ${ratios.scopedOverPublicSearch?.toFixed(2) ?? 'n/a'} (target: key checks add no measurable cost, ≈ 1.00)`,
     `recall@3 of ${recallItems.length} typo queries: Leidex ${(ratios.recallAt3Leidex * 100).toFixed(1)} %${leidexRecallRes.errors > 0 ? ` (${leidexRecallRes.errors} failed requests)` : ''}, PostgreSQL ${ratios.recallAt3Postgres === null ? 'n/a' : `${(ratios.recallAt3Postgres * 100).toFixed(1)} %`}`,
   ];
   const notes = [
-    `${opts.records.toLocaleString('en-US')} synthetic records (seed ${opts.seed}, ${mib(data.csvBytes)} CSV, ${mib(data.zipBytes)} zip); ${opts.connections} keep-alive connections; ${opts.durationS} s per scenario after ${opts.warmupS} s warm-up; closed-loop load (latency excludes queueing before send).`,
+    `${opts.records.toLocaleString('en-US')} synthetic records (seed ${opts.seed}, ${mib(data.csvBytes)} CSV, ${mib(data.zipBytes)} zip); ${opts.connections} keep-alive connections; ${opts.durationS} s per scenario after ${opts.warmupS} s warm-up; closed-loop load (latency excludes queueing before send) except the fixed-rate run, whose latency counts from when each request was due.`,
     `Leidex: ready in ${server?.readySeconds.toFixed(1) ?? '?'} s; RSS after load ${mib(rssAfterLoad)}; peak RSS during scenarios ${mib(Math.max(0, ...results.map((r) => r.peakRssBytes)))}; lifetime peak (VmHWM) ${mib(hwm)}.`,
     ...(pgRes !== null ? [`* ${pgRes.note} similarity_threshold ${pgRes.similarityThreshold}; ${(pgRes.emptyShare * 100).toFixed(1)} % of queries returned no row; COPY ${pgRes.copySeconds.toFixed(1)} s, GIN index ${pgRes.indexSeconds.toFixed(1)} s (${mib(pgRes.indexBytes)}).`] : []),
     `machine: ${os.availableParallelism()} cores shared by server, load generator and peers; load average at start ${load0.map((l) => l.toFixed(2)).join(' ')}. "client CPU" near 100 % means the load generator, not the server, set the pace.`,
@@ -452,6 +441,7 @@ async function main(): Promise<void> {
     skipPostgres: args.flag('skip-postgres'),
     skipUws: args.flag('skip-uws'),
     keepData: args.flag('keep-data'),
+    sloRate: args.int('slo-rate', 3000),
   });
 }
 
