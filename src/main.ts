@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   const dispatch = startWebhookArea(server, stateDb, {
     dataDir: config.dataDir, operatorKey: config.operatorKey, dispatchers: config.dispatchers, allowHosts: config.webhookAllowHosts,
     caFile: config.webhookCaFile, timeoutSeconds: config.webhookTimeoutSeconds,
-  }, log);
+  }, log, metrics);
   registerFallback(server);
   const port = await server.listen(config.host, config.port);
   const reloader = new Reloader(collection, {

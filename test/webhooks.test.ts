@@ -80,6 +80,39 @@ t.test("retry policy in-process, with an injected clock", async (t) => {
   t.match(v({ failingSinceMs: T - 5 * 86_400_000 }), { kind: "disable", reason: /5 days/ }, "five days failing disables");
 });
 
+t.test("group commit in-process: batches submitted in one turn are committed together, each all or nothing", async (t) => {
+  const { openStateDb } = await import(join(ROOT, "dist/src/store/state-db.js"));
+  const { TenantStore } = await import(join(ROOT, "dist/src/webhooks/tenant-store.js"));
+  const { WebhookStore } = await import(join(ROOT, "dist/src/webhooks/webhook-store.js"));
+  const { SuppressionStore } = await import(join(ROOT, "dist/src/webhooks/suppression-store.js"));
+  const { Outbox } = await import(join(ROOT, "dist/src/webhooks/outbox.js"));
+  const { Intake, IntakeError } = await import(join(ROOT, "dist/src/webhooks/intake.js"));
+  const db = openStateDb(tempDir(t, "leidex-intake-"));
+  t.teardown(() => db.close());
+  const tenants = new TenantStore(db);
+  const webhooks = new WebhookStore(db);
+  const tn = tenants.create("in-process");
+  webhooks.create(tn.id, "https://receiver.example.com/x", ["queued", "delivered"], 4);
+  const intake = new Intake(db, tenants, webhooks, new SuppressionStore(db), new Outbox(db), () => Date.now(), () => true);
+  const e = (id: string, msg: string, type: string) => ({ id, tenant_id: tn.id, message_id: msg, type, recipient: `${msg}@example.com`, timestamp: nowS() });
+  await intake.submit([e("p0", "pm0", "delivered")]);
+  const before = (db.prepare("SELECT COUNT(*) AS n FROM deliveries").get() as { n: number }).n;
+  const results = await Promise.allSettled([
+    intake.submit([e("p1", "pm1", "queued")]),
+    intake.submit([e("p2", "pm2", "queued"), e("p3", "pm0", "queued")]), // pm0 is delivered: 409, p2 must not stay
+    intake.submit([e("p4", "pm4", "queued")]),
+  ]);
+  t.same(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+  const refused = results[1] as PromiseRejectedResult;
+  t.ok(refused.reason instanceof IntakeError && refused.reason.status === 409, "the refused batch gets its 409");
+  const stored = db.prepare("SELECT id FROM mail_events ORDER BY id").all().map((r: any) => r.id);
+  t.same(stored, ["p0", "p1", "p4"], "the refused batch left nothing behind; its neighbours are stored");
+  t.equal((db.prepare("SELECT COUNT(*) AS n FROM deliveries").get() as { n: number }).n, before + 2, "one outbox row per stored event");
+  const fulfilled = results[0] as PromiseFulfilledResult<any>;
+  t.equal(fulfilled.value.handOff.rows.length, 1, "the hand-off lists the rows written");
+  t.equal(fulfilled.value.handOff.direct, true);
+});
+
 t.test("operator key: generated on first start, 0600, printed once in full", async (t) => {
   t.match(OP, /^lxo_[0-9A-Za-z]{32}$/);
   t.equal(statSync(join(dataDir, "operator-key")).mode & 0o777, 0o600);
@@ -155,9 +188,10 @@ t.test("subscriptions: create, validate, list, get, update, rotate, delete; tena
   await bad({ url: `http://${RECEIVER_HOST}/x`, event_types: ["delivered"] }, "http url");
   await bad({ url: `https://user:pw@${RECEIVER_HOST}/x`, event_types: ["delivered"] }, "userinfo");
   await bad({ url: "not a url", event_types: ["delivered"] }, "not a url");
-  for (const host of ["127.0.0.1", "[::ffff:127.0.0.1]", "localhost", "169.254.169.254", "10.1.2.3", "[::1]", "0.0.0.0"]) {
+  for (const host of ["127.0.0.1", "[::ffff:127.0.0.1]", "localhost", "localhost.", "LOCALHOST", "169.254.169.254", "10.1.2.3", "[::1]", "0.0.0.0", "printer.local."]) {
     await bad({ url: `https://${host}/hook`, event_types: ["delivered"] }, `SSRF: ${host}`);
   }
+  await bad({ url: "https://nothing.invalid/hook", event_types: ["delivered"] }, "a name that does not resolve (checked by DNS at creation)");
   t.equal((await api("POST", "/v1/webhooks", null, { url: `${receiver.base}/x`, event_types: ["delivered"] })).status, 401);
 
   const got = await api("GET", `/v1/webhooks/${id}`, A.key);
@@ -243,6 +277,11 @@ t.test("event intake: validation, idempotency, transitions, suppression, bot det
   const okPart = ev(A.id, "m3", "queued");
   t.equal((await post([okPart, ev(A.id, "m1", "queued")])).status, 409);
   t.equal((await post([okPart])).body.accepted, 1, "the good half of a refused batch was not stored");
+  // batches arriving together are committed together (one fsync), each still all or nothing
+  const goodA = ev(A.id, "g1", "queued"), goodB = ev(A.id, "g2", "queued"), badHalf = ev(A.id, "g3", "queued");
+  const together = await Promise.all([post([goodA]), post([badHalf, ev(A.id, "m1", "queued")]), post([goodB])]);
+  t.same(together.map((r) => r.status), [202, 409, 202], "concurrent batches: a refused one does not take its neighbours down");
+  t.same((await post([goodA, goodB, badHalf])).body, { accepted: 1, duplicates: 2, deliveries: 1 }, "its neighbours were stored, it was not");
 
   // hard bounce -> suppression -> next queued is dropped with the reason
   t.equal((await post([ev(A.id, "m4", "queued", { recipient: "Gone@Example.com" }), ev(A.id, "m4", "bounced", { recipient: "Gone@Example.com", bounce_type: "hard", smtp_code: 550 })])).status, 202);

@@ -1,13 +1,16 @@
-// Wires area C: stores on the shared state.db, the operator key, the dispatcher workers and the
-// routes. LEIDEX_WEBHOOK_TIME_SCALE (test-only, default 1) divides every retry delay.
+// Wires area C: stores on the shared state.db, the operator key, the dispatcher workers, the
+// outbox pruner and the routes. LEIDEX_WEBHOOK_TIME_SCALE (test-only, default 1) divides every
+// retry delay and retention period.
 
 import type { HttpServer } from "../http/server.js";
+import type { Metrics } from "../http/metrics.js";
 import type { StateDb } from "../store/state-db.js";
-import { DispatchCenter } from "./dispatch-center.js";
+import { DispatchCenter, RESTARTS_METRIC } from "./dispatch-center.js";
 import { InboundStore } from "./inbound-store.js";
 import { Intake } from "./intake.js";
 import { operatorKey } from "./operator-key.js";
 import { Outbox } from "./outbox.js";
+import { OutboxPruner } from "./outbox-pruner.js";
 import { registerWebhookRoutes } from "./routes.js";
 import { SuppressionStore } from "./suppression-store.js";
 import { TenantStore } from "./tenant-store.js";
@@ -23,26 +26,42 @@ export interface WebhookConfig {
   timeoutSeconds: number;
 }
 
-export function startWebhookArea(server: HttpServer, db: StateDb, config: WebhookConfig, log: (line: string) => void): DispatchCenter {
+/** What the server keeps of the area: a way to stop its background work. */
+export interface WebhookAreaHandle { stop(): Promise<void> }
+
+export function startWebhookArea(server: HttpServer, db: StateDb, config: WebhookConfig, log: (line: string) => void, metrics: Metrics | null = null): WebhookAreaHandle {
   const op = operatorKey(config.operatorKey, config.dataDir);
   log(op.banner);
-  const scale = Number(process.env.LEIDEX_WEBHOOK_TIME_SCALE ?? "1");
+  const rawScale = Number(process.env.LEIDEX_WEBHOOK_TIME_SCALE ?? "1");
+  const scale = Number.isFinite(rawScale) && rawScale > 0 ? rawScale : 1;
   const nowMs = (): number => Date.now();
   const tenants = new TenantStore(db);
   const webhooks = new WebhookStore(db);
   const suppressions = new SuppressionStore(db);
   const outbox = new Outbox(db);
   const inbound = new InboundStore(db);
-  const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs);
   const dispatch = new DispatchCenter(db, outbox, webhooks, inbound, {
     workers: config.dispatchers,
     workerData: { caFile: config.caFile, allowHosts: config.allowHosts, timeoutMs: config.timeoutSeconds * 1000 },
-    scale: Number.isFinite(scale) && scale > 0 ? scale : 1,
+    scale,
     nowMs,
     log,
+    metrics,
   });
+  const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs, (rows) => dispatch.claimDirect(rows));
+  const pruner = new OutboxPruner(outbox, { scale, nowMs, log, metrics });
+  if (metrics) {
+    metrics.increment(RESTARTS_METRIC, "Dispatcher threads that died and were replaced.", 0);
+    metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [[{}, dispatch.inFlight]]);
+  }
   const guard = new UrlGuard(config.allowHosts);
   registerWebhookRoutes(server, { db, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, nowMs });
   dispatch.start();
-  return dispatch;
+  pruner.start();
+  return {
+    stop: async () => {
+      await pruner.stop();
+      await dispatch.stop();
+    },
+  };
 }

@@ -1,34 +1,70 @@
-// The front's side of dispatch: hands due outbox rows to the dispatcher worker that owns their
-// endpoint (a lease flag keeps them from being handed out twice; leases are cleared at start, so
-// after kill -9 every unfinished delivery goes out again), records each result in the delivery
-// log and decides the next step with the retry policy. Test dispatches take the same path.
+// The front's side of dispatch. Deliveries reach the dispatcher threads two ways:
+// - straight from intake: rows stored (leased) by a POST /v1/events that just committed are handed
+//   to their owner thread without being read back, as long as nothing older is waiting;
+// - from the outbox: a poll hands out due rows (retries, manual redeliveries, everything at start,
+//   anything intake could not hand straight over), oldest first, leasing them in one transaction.
+// A lease keeps a row from being handed out twice; leases are cleared at start, so after kill -9
+// every unfinished delivery goes out again. Results come back in batches and are written to the
+// delivery log in one transaction per flush, with the retry policy deciding each next step. Test
+// dispatches take the same path.
+//
+// A dispatcher thread that dies is replaced for the same partition of endpoints: its deliveries are
+// taken back (their leases released, so they are read again from the outbox in order) and the new
+// thread counts the requests the old one may have left running at the receivers against each
+// endpoint's cap until they would have timed out. Restarts back off when a thread keeps dying.
 
 import { Worker } from "node:worker_threads";
+import type { Metrics } from "../http/metrics.js";
 import type { StateDb } from "../store/state-db.js";
 import type { InboundStore } from "./inbound-store.js";
-import type { Delivery, Outbox } from "./outbox.js";
+import { relaxedTransaction, type Delivery, type Outbox, type Outcome } from "./outbox.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
 import { verdict } from "./retry.js";
 import type { WebhookStore } from "./webhook-store.js";
 
+/** due rows read per query */
 const BATCH = 2000;
 const POLL_MS = 200;
+/** deliveries on their way at once (in memory here and in the threads); beyond that, rows wait in the outbox */
+const MAX_HANDED = 20_000;
+/** results are written at most this long after they arrive, in one transaction (one fsync) per flush */
+const FLUSH_MS = 10;
+const FLUSH_MAX = 4000;
+/** a thread that lived less than this before dying counts as crash-looping */
+const QUICK_DEATH_MS = 10_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+
+export const RESTARTS_METRIC = "leidex_webhook_dispatcher_restarts_total";
 
 export interface DispatchCenterOptions {
   workers: number;
-  workerData: DispatcherWorkerData;
+  workerData: Omit<DispatcherWorkerData, "partition">;
   scale: number;
   nowMs: () => number;
   log: (line: string) => void;
+  metrics: Metrics | null;
 }
 
 export interface TestOutcome { statusCode: number | null; error: string | null; durationMs: number; snippet: string }
 
+/** Rows a committed intake transaction stored for dispatch; `direct` = stored leased, to be handed over now. */
+export interface HandOff { rows: Delivery[]; direct: boolean }
+
+interface Handed { d: Delivery; token: number; part: number }
+interface Test { token: number; part: number; eventType: string; eventId: string; webhookId: string; done: (r: TestOutcome) => void }
+interface Partition { worker: Worker | null; startedAt: number; quickDeaths: number; queued: ToWorker[]; restartTimer: NodeJS.Timeout | null }
+type Returned = { kind: "delivery"; h: Handed; r: DispatchResult } | { kind: "test"; t: Test; r: DispatchResult };
+
 export class DispatchCenter {
-  private readonly workers: Worker[] = [];
-  private readonly tests = new Map<string, { eventType: string; done: (r: DispatchResult) => void }>();
-  private readonly handed = new Map<string, Delivery>();
+  private readonly parts: Partition[] = [];
+  private readonly tests = new Map<string, Test>();
+  private readonly handed = new Map<string, Handed>();
+  private returned: Returned[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private tokens = 0;
+  /** due rows may be waiting in the outbox: intake must not hand newer rows past them */
+  private backlog = true;
   private kicked = false;
   private stopped = false;
 
@@ -36,20 +72,41 @@ export class DispatchCenter {
     private readonly db: StateDb, private readonly outbox: Outbox, private readonly webhooks: WebhookStore,
     private readonly inbound: InboundStore, private readonly opts: DispatchCenterOptions,
   ) {
-    db.exec("UPDATE deliveries SET leased = 0 WHERE leased = 1");
+    outbox.clearLeases();
+    for (let i = 0; i < opts.workers; i++) this.parts.push({ worker: null, startedAt: 0, quickDeaths: 0, queued: [], restartTimer: null });
   }
 
   start(): void {
-    for (let i = 0; i < this.opts.workers; i++) {
-      const w = new Worker(new URL("../../workers/dispatcher.js", import.meta.url), { workerData: this.opts.workerData });
-      w.on("message", (m: FromWorker) => { if (m.type === "result") this.onResult(m.result); });
-      w.on("error", (err) => this.opts.log(`dispatcher ${i} failed: ${err.message}`));
-      w.unref();
-      this.workers.push(w);
-    }
+    for (let i = 0; i < this.parts.length; i++) this.spawn(i);
     this.timer = setInterval(() => this.pump(), POLL_MS);
     this.timer.unref();
     this.pump();
+  }
+
+  /** Deliveries on their way (handed to a thread, result not yet written). */
+  get inFlight(): number {
+    return this.handed.size;
+  }
+
+  /**
+   * Asked by intake before it stores rows: may they be stored leased and handed straight over? Not
+   * while older due rows wait in the outbox (first attempts must keep event order) or too many
+   * are on their way; a refusal means the rows wait in the outbox for the poll.
+   */
+  claimDirect(rows: number): boolean {
+    if (this.stopped || this.backlog || this.handed.size + rows > MAX_HANDED) {
+      this.backlog = true;
+      return false;
+    }
+    return true;
+  }
+
+  /** After intake committed: hands its rows over, or has the poll look for them soon. */
+  handOff(h: HandOff): void {
+    if (h.rows.length === 0) return;
+    if (!h.direct || this.stopped) { this.kick(); return; }
+    const failed = this.handOut(h.rows);
+    if (failed.length > 0) this.outbox.fail(failed, this.opts.nowMs());
   }
 
   /** New rows are due: hand them out soon. */
@@ -62,34 +119,28 @@ export class DispatchCenter {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.flush();
+    for (const p of this.parts) if (p.restartTimer) clearTimeout(p.restartTimer);
+    await Promise.all(this.parts.map((p) => p.worker?.terminate()));
   }
 
-  private send(job: DispatchJob): void {
-    const message: ToWorker = { type: "job", job };
-    this.workers[ownerOf(job.webhookId, this.workers.length)].postMessage(message);
+  private spawn(part: number): void {
+    const p = this.parts[part];
+    const w = new Worker(new URL("../../workers/dispatcher.js", import.meta.url), { workerData: { ...this.opts.workerData, partition: part } satisfies DispatcherWorkerData });
+    p.worker = w;
+    p.startedAt = Date.now();
+    w.on("message", (m: FromWorker) => { if (m.type === "results") this.onResults(m.results); });
+    w.on("error", (err) => this.opts.log(`dispatcher ${part} failed: ${err.message}`));
+    w.on("exit", (code) => this.onExit(part, w, code));
+    w.unref();
+    for (const m of p.queued) w.postMessage(m);
+    p.queued = [];
   }
 
-  private pump(): void {
-    if (this.stopped) return;
-    for (;;) {
-      const due = this.outbox.due(this.opts.nowMs(), BATCH);
-      if (due.length === 0) return;
-      const lease = this.db.prepare("UPDATE deliveries SET leased = 1 WHERE id = ?");
-      const fail = this.db.prepare("UPDATE deliveries SET status = 'failed' WHERE id = ?");
-      const jobs: DispatchJob[] = [];
-      this.db.transaction(() => {
-        for (const d of due) {
-          const w = this.endpoint(d.webhook_id);
-          if (!w) { fail.run(d.id); continue; }
-          lease.run(d.id);
-          this.handed.set(d.id, d);
-          jobs.push({ key: d.id, webhookId: w.id, url: w.url, secret: w.secret, eventType: d.event_type, eventId: d.event_id, body: d.body, cap: w.max_concurrency });
-        }
-      })();
-      for (const job of jobs) this.send(job);
-      if (due.length < BATCH) return;
-    }
+  private post(part: number, message: ToWorker): void {
+    const p = this.parts[part];
+    if (p.worker) p.worker.postMessage(message);
+    else p.queued.push(message); // the partition's thread is being replaced
   }
 
   /** Where a delivery goes: an enabled webhook or an inbound route (both signed the same way). */
@@ -99,52 +150,156 @@ export class DispatchCenter {
     return this.inbound.byIdAnyTenant(id);
   }
 
+  /** Sends rows to their owner threads (one message per thread); returns the seqs of rows whose endpoint is gone. */
+  private handOut(rows: Delivery[]): number[] {
+    const failed: number[] = [];
+    const jobs = new Map<number, DispatchJob[]>();
+    for (const d of rows) {
+      const e = this.endpoint(d.webhook_id);
+      if (!e) { failed.push(d.seq); continue; }
+      const part = ownerOf(e.id, this.parts.length);
+      const token = ++this.tokens;
+      this.handed.set(d.id, { d, token, part });
+      let list = jobs.get(part);
+      if (!list) jobs.set(part, (list = []));
+      list.push({ key: d.id, token, webhookId: e.id, url: e.url, secret: e.secret, eventType: d.event_type, eventId: d.event_id, body: d.body, cap: e.max_concurrency });
+    }
+    for (const [part, list] of jobs) this.post(part, { type: "jobs", jobs: list });
+    return failed;
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    for (;;) {
+      const room = Math.min(BATCH, MAX_HANDED - this.handed.size);
+      if (room <= 0) { this.backlog = true; return; }
+      const due = this.outbox.due(this.opts.nowMs(), room);
+      if (due.length > 0) {
+        // lease first: if the write fails nothing is handed out
+        this.outbox.lease(due.map((d) => d.seq), true);
+        const failed = this.handOut(due);
+        if (failed.length > 0) this.outbox.fail(failed, this.opts.nowMs());
+      }
+      if (due.length < room) { this.backlog = false; return; }
+    }
+  }
+
   /** One signed attempt of a sample body, through the endpoint's worker (and so under its cap). */
   test(webhookId: string, eventType: string, body: string, eventId: string): Promise<TestOutcome> {
     const w = this.webhooks.byIdAnyTenant(webhookId)!;
     const key = `test_${eventId}`;
+    const part = ownerOf(webhookId, this.parts.length);
+    const token = ++this.tokens;
     return new Promise((resolve) => {
-      this.tests.set(key, { eventType, done: (r) => resolve({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet }) });
-      this.send({ key, webhookId, url: w.url, secret: w.secret, eventType, eventId, body, cap: w.max_concurrency });
+      this.tests.set(key, { token, part, eventType, eventId, webhookId, done: resolve });
+      this.post(part, { type: "jobs", jobs: [{ key, token, webhookId, url: w.url, secret: w.secret, eventType, eventId, body, cap: w.max_concurrency }] });
     });
   }
 
-  private onResult(r: DispatchResult): void {
+  private onResults(results: DispatchResult[]): void {
+    for (const r of results) {
+      const t = this.tests.get(r.key);
+      if (t) {
+        if (t.token === r.token) { this.tests.delete(r.key); this.returned.push({ kind: "test", t, r }); }
+        continue;
+      }
+      const h = this.handed.get(r.key);
+      // stale: taken back when its thread died, and perhaps handed out again since
+      if (!h || h.token !== r.token) continue;
+      this.handed.delete(r.key);
+      this.returned.push({ kind: "delivery", h, r });
+    }
+    if (this.returned.length >= FLUSH_MAX) this.flush();
+    else if (!this.flushTimer && this.returned.length > 0) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** Writes the returned results (attempts, delivery states, endpoint health) in one transaction. */
+  private flush(): void {
+    if (this.flushTimer) { clearTimeout(this.flushTimer); this.flushTimer = null; }
+    if (this.returned.length === 0) return;
+    const batch = this.returned;
+    this.returned = [];
     const now = this.opts.nowMs();
-    const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
-    const test = this.tests.get(r.key);
-    if (test) {
-      this.tests.delete(r.key);
-      this.outbox.record({
-        delivery_id: r.key, webhook_id: r.webhookId, event_id: r.key.slice(5), event_type: test.eventType, attempt: 1, trigger: "test",
-        status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet, attempted_at: now,
-        next_attempt_at: null, outcome: ok ? "success" : "failure",
-      }, "delivered", 0);
-      test.done(r);
-      return;
+    const outcomes: Outcome[] = [];
+    const disabled: { id: string; reason: string }[] = [];
+    const tests: { t: Test; r: DispatchResult }[] = [];
+    // no fsync: a result lost to a power cut only means the delivery goes out again (at least once)
+    relaxedTransaction(this.db, () => {
+      for (const item of batch) {
+        const r = item.r;
+        const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+        const common = { webhook_id: r.webhookId, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet, attempted_at: now, outcome: ok ? "success" as const : "failure" as const };
+        if (item.kind === "test") {
+          tests.push(item);
+          outcomes.push({ seq: 0, attempt: { ...common, delivery_id: r.key, event_id: item.t.eventId, event_type: item.t.eventType, attempt: 1, trigger: "test", next_attempt_at: null }, status: "delivered", nextAttemptAt: 0 });
+          continue;
+        }
+        const d = item.h.d;
+        const attempt = d.attempts + 1;
+        let w = this.webhooks.byIdAnyTenant(r.webhookId);
+        const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale });
+        const next = v.kind === "retry" ? v.atMs : null;
+        outcomes.push({
+          seq: d.seq,
+          attempt: { ...common, delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, attempt, trigger: d.trigger, next_attempt_at: next },
+          status: v.kind === "delivered" ? "delivered" : v.kind === "retry" ? "pending" : "failed", nextAttemptAt: next ?? 0,
+        });
+        if (!w) continue;
+        if (v.kind === "delivered") {
+          if (w.failing_since !== null) this.webhooks.update(w, { failing_since: null });
+        } else if (v.kind === "disable") {
+          if (w.status === "enabled") {
+            w = this.webhooks.update(w, { status: "disabled", disabled_reason: v.reason });
+            disabled.push({ id: w.id, reason: v.reason });
+          }
+        } else if (w.failing_since === null) {
+          this.webhooks.update(w, { failing_since: now });
+        }
+      }
+      this.outbox.record(outcomes, now);
+      // after the outcomes, so that a retry recorded in this batch cannot revive a disabled endpoint's row
+      for (const x of disabled) this.outbox.failPending(x.id, now);
+    });
+    for (const x of disabled) this.opts.log(`webhook ${x.id} disabled: ${x.reason}`);
+    for (const { t, r } of tests) t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
+    // room was made: rows waiting in the outbox can go
+    if (this.backlog) this.kick();
+  }
+
+  private onExit(part: number, w: Worker, code: number): void {
+    const p = this.parts[part];
+    if (this.stopped || p.worker !== w) return;
+    p.worker = null;
+    this.opts.metrics?.increment(RESTARTS_METRIC, "Dispatcher threads that died and were replaced.");
+    p.quickDeaths = Date.now() - p.startedAt < QUICK_DEATH_MS ? p.quickDeaths + 1 : 1;
+    // take back everything the thread held; the outbox hands it out again in order
+    const back: Handed[] = [];
+    for (const h of this.handed.values()) if (h.part === part) back.push(h);
+    const perEndpoint = new Map<string, number>();
+    for (const h of back) {
+      this.handed.delete(h.d.id);
+      perEndpoint.set(h.d.webhook_id, (perEndpoint.get(h.d.webhook_id) ?? 0) + 1);
     }
-    const d = this.handed.get(r.key);
-    if (!d) return;
-    this.handed.delete(r.key);
-    const attempt = d.attempts + 1;
-    let w = this.webhooks.byIdAnyTenant(r.webhookId);
-    const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale });
-    const status = v.kind === "delivered" ? "delivered" : v.kind === "retry" ? "pending" : "failed";
-    const next = v.kind === "retry" ? v.atMs : null;
-    this.outbox.record({
-      delivery_id: d.id, webhook_id: d.webhook_id, event_id: d.event_id, event_type: d.event_type, attempt, trigger: d.trigger,
-      status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet, attempted_at: now,
-      next_attempt_at: next, outcome: ok ? "success" : "failure",
-    }, status, next ?? 0);
-    if (!w) return;
-    if (v.kind === "delivered") {
-      if (w.failing_since !== null) this.webhooks.update(w, { failing_since: null });
-    } else if (v.kind === "disable") {
-      w = this.webhooks.update(w, { status: "disabled", disabled_reason: v.reason });
-      this.outbox.failPending(w.id);
-      this.opts.log(`webhook ${w.id} disabled: ${v.reason}`);
-    } else if (w.failing_since === null) {
-      this.webhooks.update(w, { failing_since: now });
+    for (const [key, t] of this.tests) {
+      if (t.part !== part) continue;
+      this.tests.delete(key);
+      perEndpoint.set(t.webhookId, (perEndpoint.get(t.webhookId) ?? 0) + 1);
+      t.done({ statusCode: null, error: "dispatcher thread died during the attempt", durationMs: 0, snippet: "" });
     }
+    this.outbox.lease(back.map((h) => h.d.seq), false);
+    this.backlog = true;
+    // the new thread's first messages: what may still be running at each receiver counts against its cap
+    for (const [webhookId, n] of perEndpoint) {
+      const cap = this.endpoint(webhookId)?.max_concurrency ?? n;
+      p.queued.push({ type: "hold", webhookId, slots: Math.min(n, cap), forMs: this.opts.workerData.timeoutMs });
+    }
+    const delay = p.quickDeaths <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (p.quickDeaths - 2));
+    this.opts.log(`dispatcher ${part} exited (code ${code}); ${back.length} deliveries go out again from the outbox; restarting it${delay ? ` in ${delay} ms` : ""}`);
+    p.restartTimer = setTimeout(() => {
+      p.restartTimer = null;
+      if (this.stopped) return;
+      this.spawn(part);
+      this.pump();
+    }, delay);
   }
 }

@@ -2,15 +2,14 @@
 // where the MX side hands over a received message. The matching route's URL gets it as a signed
 // `inbound` dispatch through the outbox (stored before the 202, retried like webhook deliveries).
 
-import type { HttpServer, Reply, Request } from "../http/server.js";
-import { randomKey } from "../keys/bootstrap.js";
+import type { Reply, Request } from "../http/server.js";
 import type { StateDb } from "../store/state-db.js";
-import type { DispatchCenter } from "./dispatch-center.js";
+import type { DispatchCenter, HandOff } from "./dispatch-center.js";
 import { publicRoute, type InboundStore } from "./inbound-store.js";
 import type { Outbox } from "./outbox.js";
 import { describeError, validators } from "./schemas.js";
 import type { TenantStore } from "./tenant-store.js";
-import type { UrlGuard } from "./url-guard.js";
+import { refuseUrl, type UrlGuard } from "./url-guard.js";
 
 export type OperatorRoute = (
   method: "get" | "post" | "patch" | "del", pattern: string, name: string, maxBody: number | null,
@@ -23,12 +22,12 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
   const { tenants, inbound, guard } = deps;
   const SMALL = 64 * 1024;
 
-  route("post", "/v1/tenants/:id/inbound-routes", "inbound-routes-create", SMALL, ({ req, reply, body }) => {
-    if (!tenants.get(req.params[0])) { reply.error(404, "no such tenant"); return; }
+  route("post", "/v1/tenants/:id/inbound-routes", "inbound-routes-create", SMALL, async ({ req, reply, body }) => {
+    const tenantId = req.params[0];
+    if (!tenants.get(tenantId)) { reply.error(404, "no such tenant"); return; }
     if (!validators.inboundCreate(body)) { reply.error(400, describeError("inbound route", validators.inboundCreate)); return; }
-    const problem = guard.problem(body.url);
-    if (problem) { reply.error(400, problem); return; }
-    const r = inbound.create(req.params[0], body.match, body.url, body.max_concurrency);
+    if (await refuseUrl(guard, body.url, reply)) return;
+    const r = inbound.create(tenantId, body.match, body.url, body.max_concurrency);
     reply.json(201, JSON.stringify({ ...publicRoute(r), secret: r.secret }));
   });
   route("get", "/v1/tenants/:id/inbound-routes", "inbound-routes-list", null, ({ req, reply }) => {
@@ -39,14 +38,14 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
     const r = inbound.get(req.params[0], req.params[1]);
     if (!r) reply.error(404, "no such inbound route"); else reply.json(200, JSON.stringify(publicRoute(r)));
   });
-  route("patch", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-update", SMALL, ({ req, reply, body }) => {
-    const r = inbound.get(req.params[0], req.params[1]);
-    if (!r) { reply.error(404, "no such inbound route"); return; }
+  route("patch", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-update", SMALL, async ({ req, reply, body }) => {
+    const [tenantId, routeId] = req.params;
+    if (!inbound.get(tenantId, routeId)) { reply.error(404, "no such inbound route"); return; }
     if (!validators.inboundUpdate(body)) { reply.error(400, describeError("inbound route update", validators.inboundUpdate)); return; }
-    if (body.url !== undefined) {
-      const problem = guard.problem(body.url);
-      if (problem) { reply.error(400, problem); return; }
-    }
+    if (body.url !== undefined && await refuseUrl(guard, body.url, reply)) return;
+    // read again: the route may have changed or gone while the name was being resolved
+    const r = inbound.get(tenantId, routeId);
+    if (!r) { reply.error(404, "no such inbound route"); return; }
     reply.json(200, JSON.stringify(publicRoute(inbound.update(r, body))));
   });
   route("del", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-delete", null, ({ req, reply }) => {
@@ -63,14 +62,15 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
     const r = inbound.match(m.recipient);
     if (!r) { reply.error(404, `no inbound route matches ${m.recipient}`); return; }
     const now = deps.nowMs();
-    const stored = deps.db.transaction(() => {
-      if (!inbound.firstTime(m.id, r.id, now)) return false;
+    const handOff: HandOff = { rows: [], direct: false };
+    deps.db.transaction(() => {
+      if (!inbound.firstTime(m.id, r.id, now)) return;
       const data = { route_id: r.id, recipient: m.recipient, from: m.from, subject: m.subject ?? "", headers: m.headers ?? {}, text: m.text ?? "", html: m.html ?? "", timestamp: m.timestamp };
       const payload = JSON.stringify({ id: m.id, type: "inbound", created_at: new Date(m.timestamp * 1000).toISOString(), tenant_id: r.tenant_id, data });
-      deps.outbox.add({ id: randomKey("dl_", 20), webhook_id: r.id, tenant_id: r.tenant_id, event_id: m.id, event_type: "inbound", body: payload, next_attempt_at: now, created_at: now });
-      return true;
+      handOff.direct = deps.dispatch.claimDirect(1);
+      handOff.rows.push(deps.outbox.add({ webhook_id: r.id, tenant_id: r.tenant_id, event_id: m.id, event_type: "inbound", body: payload, next_attempt_at: now, created_at: now }, handOff.direct));
     })();
-    reply.json(202, JSON.stringify({ route_id: r.id, tenant_id: r.tenant_id, duplicate: !stored }));
-    if (stored) deps.dispatch.kick();
+    reply.json(202, JSON.stringify({ route_id: r.id, tenant_id: r.tenant_id, duplicate: handOff.rows.length === 0 }));
+    deps.dispatch.handOff(handOff);
   });
 }

@@ -2,11 +2,11 @@
 // outbox rows, all in one SQLite transaction, before the 202. Idempotent by event id; a batch with
 // an impossible transition or an unknown tenant is refused whole (nothing of it is stored).
 
-import { randomKey } from "../keys/bootstrap.js";
 import { migrate, type StateDb } from "../store/state-db.js";
 import { machineVerdict } from "./bot.js";
+import type { HandOff } from "./dispatch-center.js";
 import { isDeliveryKind, transitionProblem, type EventKind, type MessageState } from "./model.js";
-import type { Outbox } from "./outbox.js";
+import type { Delivery, Outbox } from "./outbox.js";
 import type { SuppressionStore } from "./suppression-store.js";
 import type { TenantStore } from "./tenant-store.js";
 import type { WebhookStore } from "./webhook-store.js";
@@ -34,6 +34,10 @@ export class IntakeError extends Error {
 }
 
 export interface IntakeResult { accepted: number; duplicates: number; deliveries: number }
+export type Accepted = IntakeResult & { handOff: HandOff };
+
+/** Asked once per batch, inside its transaction: may its rows be stored leased and handed straight to dispatch? */
+export type ClaimDirect = (rows: number) => boolean;
 
 export class Intake {
   constructor(
@@ -43,6 +47,7 @@ export class Intake {
     private readonly suppressions: SuppressionStore,
     private readonly outbox: Outbox,
     private readonly nowMs: () => number,
+    private readonly claimDirect: ClaimDirect,
   ) {
     migrate(db, [
       `CREATE TABLE IF NOT EXISTS mail_events (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, received_at INTEGER NOT NULL)`,
@@ -50,27 +55,84 @@ export class Intake {
          tenant_id TEXT NOT NULL, message_id TEXT NOT NULL, state TEXT NOT NULL, delivered_at INTEGER, updated_at INTEGER NOT NULL,
          PRIMARY KEY (tenant_id, message_id))`,
     ]);
+    // prepared once: compiling a statement costs more than running it
+    this.remember = db.prepare("INSERT OR IGNORE INTO mail_events (id, tenant_id, received_at) VALUES (?, ?, ?)");
+    this.message = db.prepare("SELECT state, delivered_at FROM messages WHERE tenant_id = ? AND message_id = ?");
+    this.moveMessage = db.prepare(`INSERT INTO messages (tenant_id, message_id, state, delivered_at, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (tenant_id, message_id) DO UPDATE SET state = excluded.state, delivered_at = COALESCE(excluded.delivered_at, delivered_at), updated_at = excluded.updated_at`);
   }
 
-  /** Stores the batch; throws IntakeError (nothing stored) when any event is refused. */
-  accept(events: MailEvent[]): IntakeResult {
+  private readonly remember;
+  private readonly message;
+  private readonly moveMessage;
+  private waiting: { events: MailEvent[]; resolve: (r: Accepted) => void; reject: (err: unknown) => void }[] = [];
+
+  /**
+   * Stores the batch with others that arrived in the same event-loop turn (group commit: one
+   * fsync for all of them) and resolves once the group is on disk; rejects with IntakeError when
+   * the batch is refused, in which case nothing of it is stored (each batch is a savepoint of its
+   * own, so a refused batch does not take its neighbours down with it).
+   */
+  submit(events: MailEvent[]): Promise<Accepted> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ events, resolve, reject });
+      if (this.waiting.length === 1) setImmediate(() => this.commitGroup());
+    });
+  }
+
+  private commitGroup(): void {
+    const group = this.waiting;
+    this.waiting = [];
+    const outcomes: ({ ok: Accepted } | { refused: IntakeError })[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const item of group) {
+          try {
+            outcomes.push({ ok: this.accept(item.events) });
+          } catch (err) {
+            if (!(err instanceof IntakeError)) throw err;
+            outcomes.push({ refused: err });
+          }
+        }
+      })();
+    } catch (err) {
+      // the group's commit failed (disk full, I/O error): nothing of it is stored
+      for (const item of group) item.reject(err);
+      return;
+    }
+    group.forEach((item, i) => {
+      const o = outcomes[i];
+      if ("ok" in o) item.resolve(o.ok); else item.reject(o.refused);
+    });
+  }
+
+  /**
+   * Stores the batch (a transaction, or a savepoint inside the caller's); throws IntakeError
+   * (nothing stored) when any event is refused. The hand-off lists the outbox rows written, for
+   * DispatchCenter.handOff once the transaction has committed.
+   */
+  accept(events: MailEvent[]): Accepted {
     return this.db.transaction(() => {
       const result: IntakeResult = { accepted: 0, duplicates: 0, deliveries: 0 };
+      const handOff: HandOff = { rows: [], direct: this.claimDirect(events.length) };
       const now = this.nowMs();
+      const known = new Set<string>();
       for (const e of events) {
-        if (!this.tenants.get(e.tenant_id)) throw new IntakeError(400, `event '${e.id}': unknown tenant '${e.tenant_id}'`);
-        const seen = this.db.prepare("INSERT OR IGNORE INTO mail_events (id, tenant_id, received_at) VALUES (?, ?, ?)").run(e.id, e.tenant_id, now);
+        if (!known.has(e.tenant_id)) {
+          if (!this.tenants.get(e.tenant_id)) throw new IntakeError(400, `event '${e.id}': unknown tenant '${e.tenant_id}'`);
+          known.add(e.tenant_id);
+        }
+        const seen = this.remember.run(e.id, e.tenant_id, now);
         if (seen.changes === 0) { result.duplicates++; continue; }
         result.accepted++;
-        result.deliveries += this.one(e, now);
+        result.deliveries += this.one(e, now, handOff);
       }
-      return result;
+      return { ...result, handOff };
     })();
   }
 
-  private one(e: MailEvent, now: number): number {
-    const msg = this.db.prepare("SELECT state, delivered_at FROM messages WHERE tenant_id = ? AND message_id = ?")
-      .get(e.tenant_id, e.message_id) as { state: MessageState; delivered_at: number | null } | undefined;
+  private one(e: MailEvent, now: number, handOff: HandOff): number {
+    const msg = this.message.get(e.tenant_id, e.message_id) as { state: MessageState; delivered_at: number | null } | undefined;
     let kind: EventKind = e.type;
     const data: Record<string, unknown> = { message_id: e.message_id, recipient: e.recipient, timestamp: e.timestamp };
     for (const k of ["bounce_type", "smtp_code", "reason", "url", "user_agent", "ip", "http_method", "method"] as const) {
@@ -87,20 +149,16 @@ export class Intake {
     }
     const problem = transitionProblem(msg?.state ?? null, kind);
     if (problem) throw new IntakeError(409, `event '${e.id}' (message '${e.message_id}'): ${problem}`);
-    if (isDeliveryKind(kind)) {
-      this.db.prepare(`INSERT INTO messages (tenant_id, message_id, state, delivered_at, updated_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (tenant_id, message_id) DO UPDATE SET state = excluded.state, delivered_at = COALESCE(excluded.delivered_at, delivered_at), updated_at = excluded.updated_at`)
-        .run(e.tenant_id, e.message_id, kind, kind === "delivered" ? e.timestamp : null, now);
-    }
+    if (isDeliveryKind(kind)) this.moveMessage.run(e.tenant_id, e.message_id, kind, kind === "delivered" ? e.timestamp : null, now);
     if (kind === "bounced" && e.bounce_type === "hard") this.suppressions.add(e.tenant_id, e.recipient, "hard_bounce");
     if (kind === "unsubscribed") this.suppressions.add(e.tenant_id, e.recipient, "unsubscribe");
     if (kind === "opened" || kind === "clicked") Object.assign(data, machineVerdict(e, msg?.delivered_at ?? null));
     const body = JSON.stringify({ id: e.id, type: kind, created_at: new Date(e.timestamp * 1000).toISOString(), tenant_id: e.tenant_id, data });
-    let n = 0;
-    for (const w of this.webhooks.subscribers(e.tenant_id, kind)) {
-      this.outbox.add({ id: randomKey("dl_", 20), webhook_id: w.id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now });
-      n++;
+    const subscribers = this.webhooks.subscribers(e.tenant_id, kind);
+    for (const w of subscribers) {
+      const row: Delivery = this.outbox.add({ webhook_id: w.id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now }, handOff.direct);
+      handOff.rows.push(row);
     }
-    return n;
+    return subscribers.length;
   }
 }

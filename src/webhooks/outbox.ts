@@ -3,8 +3,21 @@
 // next due. One `delivery_attempts` row per attempt. Rows are written in the same transaction as
 // the event intake, so an event acknowledged with 202 survives kill -9; at start every pending row
 // is due again (at least once).
+//
+// `leased` marks a row handed to a dispatcher thread; it lives in the table only so that the
+// query for due rows can skip rows already on their way (leases are cleared at start). Rows handed
+// straight from intake are inserted leased, so the common path writes each row twice: once at
+// intake, once with its result.
+//
+// Retention (pruned in small batches, see OutboxPruner): a delivered row is deleted a day after it
+// was delivered (until then it can be redelivered by hand); a failed row after 30 days; the
+// delivery log the tenant reads keeps 30 days of attempts.
 
+import { randomBytes } from "node:crypto";
 import { migrate, type StateDb } from "../store/state-db.js";
+
+export const DAY_MS = 86_400_000;
+export const RETENTION_MS = { delivered: DAY_MS, failed: 30 * DAY_MS, log: 30 * DAY_MS } as const;
 
 export interface Delivery {
   seq: number;
@@ -37,14 +50,57 @@ export interface Attempt {
   outcome: "success" | "failure";
 }
 
+/** An attempt and, unless it was a test dispatch (seq 0), the delivery's new state. */
+export interface Outcome { seq: number; attempt: Attempt; status: Delivery["status"]; nextAttemptAt: number }
+
+export type NewDelivery = Omit<Delivery, "seq" | "id" | "status" | "attempts" | "trigger">;
+
+/**
+ * Runs `fn` in a transaction that commits without waiting for the disk (synchronous = NORMAL, WAL):
+ * for writes that at-least-once delivery makes safe to lose, such as results and leases. kill -9
+ * cannot lose them (the WAL frames are in the OS by then), only a power cut; the next full-sync
+ * commit (an intake) makes them durable too. Saves an fsync on every results flush.
+ */
+export function relaxedTransaction<T>(db: StateDb, fn: () => T): T {
+  const before = db.pragma("synchronous", { simple: true }) as number;
+  db.pragma("synchronous = NORMAL");
+  try {
+    return db.transaction(fn)();
+  } finally {
+    db.pragma(`synchronous = ${before}`);
+  }
+}
+
+const PROCESS_TAG = Array.from(randomBytes(4), (b) => "0123456789abcdefghijklmnopqrstuvwxyz"[b % 36]).join("");
+let idCounter = 0;
+
+/**
+ * A delivery id: `dl_` + time + a per-process tag + a counter (20 characters). Ids grow with time,
+ * so the unique index takes each new one at its right edge instead of at a random page.
+ */
+export function newDeliveryId(nowMs: number): string {
+  idCounter = (idCounter + 1) % 36 ** 7;
+  return `dl_${nowMs.toString(36).padStart(9, "0")}${PROCESS_TAG}${idCounter.toString(36).padStart(7, "0")}`;
+}
+
+const COLUMNS = "seq, id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at";
+
 export class Outbox {
+  private readonly insert;
+  private readonly dueFresh;
+  private readonly dueRetries;
+  private readonly byId;
+  private readonly setLeased;
+  private readonly insertAttempt;
+  private readonly updateAfterAttempt;
+
   constructor(private readonly db: StateDb) {
     migrate(db, [
       `CREATE TABLE IF NOT EXISTS deliveries (
          seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
          event_id TEXT NOT NULL, event_type TEXT NOT NULL, body TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
-         next_attempt_at INTEGER NOT NULL, trigger TEXT NOT NULL, created_at INTEGER NOT NULL, leased INTEGER NOT NULL DEFAULT 0)`,
-      `CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (status, next_attempt_at)`,
+         next_attempt_at INTEGER NOT NULL, trigger TEXT NOT NULL, created_at INTEGER NOT NULL, leased INTEGER NOT NULL DEFAULT 0,
+         finished_at INTEGER)`,
       `CREATE TABLE IF NOT EXISTS delivery_attempts (
          row INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, webhook_id TEXT NOT NULL, event_id TEXT NOT NULL,
          event_type TEXT NOT NULL, attempt INTEGER NOT NULL, trigger TEXT NOT NULL, status_code INTEGER, error TEXT,
@@ -52,38 +108,88 @@ export class Outbox {
          outcome TEXT NOT NULL)`,
       `CREATE INDEX IF NOT EXISTS attempts_by_webhook ON delivery_attempts (webhook_id, row)`,
     ]);
+    // state.db files from before pruning have no finished_at: add it, and let rows finished by then
+    // count as finished now (they go a retention period from this start)
+    const columns = db.prepare("PRAGMA table_info(deliveries)").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "finished_at")) {
+      db.transaction(() => {
+        db.exec("ALTER TABLE deliveries ADD COLUMN finished_at INTEGER");
+        db.prepare("UPDATE deliveries SET finished_at = ? WHERE status <> 'pending'").run(Date.now());
+      })();
+    }
+    migrate(db, [
+      // the old (status, next_attempt_at) index also covered every delivered row; these cover
+      // only what each query needs: first attempts waiting to be handed out (in event order),
+      // retries waiting (by time), finished rows by age, and a webhook's pending and failed rows
+      `DROP INDEX IF EXISTS deliveries_due`,
+      `CREATE INDEX IF NOT EXISTS deliveries_fresh ON deliveries (seq) WHERE status = 'pending' AND leased = 0 AND attempts = 0`,
+      `CREATE INDEX IF NOT EXISTS deliveries_retry ON deliveries (next_attempt_at) WHERE status = 'pending' AND leased = 0 AND attempts > 0`,
+      `CREATE INDEX IF NOT EXISTS deliveries_finished ON deliveries (status, finished_at) WHERE finished_at IS NOT NULL`,
+      // without delivered rows (most of the table): a delivery's last write only drops its entry
+      `CREATE INDEX IF NOT EXISTS deliveries_open ON deliveries (webhook_id, status) WHERE status <> 'delivered'`,
+    ]);
+    // prepared once: compiling a statement costs more than running it
+    this.insert = db.prepare(`INSERT INTO deliveries (id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at, leased)
+      VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 'scheduled', ?, ?)`);
+    this.dueFresh = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts = 0 AND next_attempt_at <= ? ORDER BY seq LIMIT ?`);
+    this.dueRetries = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts > 0 AND next_attempt_at <= ?
+      ORDER BY next_attempt_at LIMIT ?`);
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
+    this.setLeased = db.prepare("UPDATE deliveries SET leased = ? WHERE seq = ?");
+    this.insertAttempt = db.prepare(`INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, trigger, status_code, error, duration_ms,
+      response_snippet, attempted_at, next_attempt_at, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.updateAfterAttempt = db.prepare(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, trigger = 'scheduled', leased = 0,
+      finished_at = ? WHERE seq = ?`);
   }
 
-  add(d: Omit<Delivery, "seq" | "status" | "attempts" | "trigger">): void {
-    this.db.prepare(`INSERT INTO deliveries (id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 'scheduled', ?)`).run(d.id, d.webhook_id, d.tenant_id, d.event_id, d.event_type, d.body, d.next_attempt_at, d.created_at);
+  /**
+   * Adds a pending delivery, due at once. `leased` = it is handed to a dispatcher right after the
+   * transaction commits, so the due-row query need not find it. Runs inside the caller's transaction.
+   */
+  add(d: NewDelivery, leased: boolean): Delivery {
+    const id = newDeliveryId(d.created_at);
+    const r = this.insert.run(id, d.webhook_id, d.tenant_id, d.event_id, d.event_type, d.body, d.next_attempt_at, d.created_at, leased ? 1 : 0);
+    return { ...d, id, seq: Number(r.lastInsertRowid), status: "pending", attempts: 0, trigger: "scheduled" };
   }
 
+  /**
+   * Pending rows not handed out and due by `now`: first attempts in event order (each from the
+   * front of its own index, so a long backlog is never sorted), then retries by due time.
+   */
   due(now: number, limit: number): Delivery[] {
-    return this.db.prepare("SELECT * FROM deliveries WHERE status = 'pending' AND leased = 0 AND next_attempt_at <= ? ORDER BY seq LIMIT ?").all(now, limit) as Delivery[];
-  }
-
-  /** ms until the earliest pending row is due (0 if now), or null when none is pending. */
-  nextDue(now: number): number | null {
-    const row = this.db.prepare("SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE status = 'pending'").get() as { t: number | null };
-    return row.t === null ? null : Math.max(0, row.t - now);
+    const fresh = this.dueFresh.all(now, limit) as Delivery[];
+    if (fresh.length >= limit) return fresh;
+    return fresh.concat(this.dueRetries.all(now, limit - fresh.length) as Delivery[]);
   }
 
   get(id: string): Delivery | null {
-    return (this.db.prepare("SELECT * FROM deliveries WHERE id = ?").get(id) as Delivery | undefined) ?? null;
+    return (this.byId.get(id) as Delivery | undefined) ?? null;
   }
 
-  /** Records an attempt and the delivery's new state in one transaction. */
-  record(a: Attempt, status: Delivery["status"], nextAttemptAt: number): void {
-    this.db.transaction(() => {
-      this.db.prepare(`INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, trigger, status_code, error, duration_ms,
-        response_snippet, attempted_at, next_attempt_at, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(a.delivery_id, a.webhook_id,
-        a.event_id, a.event_type, a.attempt, a.trigger, a.status_code, a.error, a.duration_ms, a.response_snippet, a.attempted_at, a.next_attempt_at, a.outcome);
-      if (a.trigger !== "test") {
-        this.db.prepare("UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, trigger = 'scheduled', leased = 0 WHERE id = ?")
-          .run(status, a.attempt, nextAttemptAt, a.delivery_id);
-      }
-    })();
+  /** Marks rows (by seq) handed out (true) or taken back (false), in one transaction; leases need no fsync (cleared at start). */
+  lease(seqs: readonly number[], leased: boolean): void {
+    if (seqs.length === 0) return;
+    relaxedTransaction(this.db, () => { for (const seq of seqs) this.setLeased.run(leased ? 1 : 0, seq); });
+  }
+
+  /** These deliveries (by seq) cannot go (their endpoint was disabled or deleted): failed, in one transaction. */
+  fail(seqs: readonly number[], now: number): void {
+    const st = this.db.prepare("UPDATE deliveries SET status = 'failed', leased = 0, finished_at = ? WHERE seq = ?");
+    relaxedTransaction(this.db, () => { for (const seq of seqs) st.run(now, seq); });
+  }
+
+  /** Every lease goes: nothing is on its way at start. */
+  clearLeases(): void {
+    this.db.exec("UPDATE deliveries SET leased = 0 WHERE leased = 1");
+  }
+
+  /** Records attempts and the deliveries' new states; runs inside the caller's transaction. */
+  record(outcomes: readonly Outcome[], now: number): void {
+    for (const { seq, attempt: a, status, nextAttemptAt } of outcomes) {
+      this.insertAttempt.run(a.delivery_id, a.webhook_id, a.event_id, a.event_type, a.attempt, a.trigger, a.status_code, a.error, a.duration_ms,
+        a.response_snippet, a.attempted_at, a.next_attempt_at, a.outcome);
+      if (a.trigger !== "test") this.updateAfterAttempt.run(status, a.attempt, nextAttemptAt, status === "pending" ? null : now, seq);
+    }
   }
 
   attempts(webhookId: string, outcome: string | null, before: number, limit: number): (Attempt & { row: number })[] {
@@ -91,20 +197,36 @@ export class Outbox {
       .all(...(outcome ? [webhookId, before, outcome, limit] : [webhookId, before, limit])) as (Attempt & { row: number })[];
   }
 
-  /** Makes one delivery of the webhook due now as a manual redelivery; false when unknown. */
+  /** Makes one delivery of the webhook due now as a manual redelivery; false when unknown (or already pruned). */
   redeliver(webhookId: string, deliveryId: string, now: number): boolean {
-    return this.db.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual' WHERE id = ? AND webhook_id = ?")
+    return this.db.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL WHERE id = ? AND webhook_id = ?")
       .run(now, deliveryId, webhookId).changes > 0;
   }
 
   /** Makes every failed delivery of the webhook created since `since` due now; returns how many. */
   redeliverFailed(webhookId: string, since: number, now: number): number {
-    return this.db.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual' WHERE webhook_id = ? AND status = 'failed' AND created_at >= ?")
-      .run(now, webhookId, since).changes;
+    return this.db.prepare(`UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL
+      WHERE webhook_id = ? AND status = 'failed' AND status <> 'delivered' AND created_at >= ?`).run(now, webhookId, since).changes;
   }
 
   /** Pending deliveries of a webhook become failed (when it is disabled or deleted). */
-  failPending(webhookId: string): void {
-    this.db.prepare("UPDATE deliveries SET status = 'failed' WHERE webhook_id = ? AND status = 'pending'").run(webhookId);
+  failPending(webhookId: string, now: number = Date.now()): void {
+    // `status <> 'delivered'` lets SQLite use the partial index deliveries_open
+    this.db.prepare("UPDATE deliveries SET status = 'failed', finished_at = ? WHERE webhook_id = ? AND status = 'pending' AND status <> 'delivered'").run(now, webhookId);
+  }
+
+  /** Deletes up to `limit` rows of the status that finished before `before`; returns how many. */
+  pruneFinished(status: "delivered" | "failed", before: number, limit: number): number {
+    return this.db.prepare("DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE status = ? AND finished_at < ? LIMIT ?)")
+      .run(status, before, limit).changes;
+  }
+
+  /**
+   * Deletes delivery-log rows older than `before` among the `limit` oldest; returns how many. Rows
+   * are appended in time order, so the oldest rows are a bounded window to look at (no index on time).
+   */
+  pruneLog(before: number, limit: number): number {
+    return this.db.prepare(`DELETE FROM delivery_attempts WHERE row IN
+      (SELECT row FROM (SELECT row, attempted_at FROM delivery_attempts ORDER BY row LIMIT ?) WHERE attempted_at < ?)`).run(limit, before).changes;
   }
 }

@@ -16,7 +16,7 @@ import type { Outbox } from "./outbox.js";
 import { describeError, validators } from "./schemas.js";
 import type { SuppressionStore } from "./suppression-store.js";
 import type { TenantStore } from "./tenant-store.js";
-import type { UrlGuard } from "./url-guard.js";
+import { refuseUrl, type UrlGuard } from "./url-guard.js";
 import { DEFAULT_CONCURRENCY, newSecret, publicWebhook, type WebhookStore } from "./webhook-store.js";
 
 const errorBody = (message: string): string => JSON.stringify({ error: message });
@@ -119,12 +119,12 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   });
 
   // ---- operator: event intake
-  route("post", "/v1/events", "events-intake", "operator", EVENTS_BODY, ({ reply, body }) => {
+  route("post", "/v1/events", "events-intake", "operator", EVENTS_BODY, async ({ reply, body }) => {
     if (!validators.eventBatch(body)) { reply.error(400, describeError("events", validators.eventBatch)); return; }
     try {
-      const result = area.intake.accept(body.events as MailEvent[]);
+      const { handOff, ...result } = await area.intake.submit(body.events as MailEvent[]);
       reply.json(202, JSON.stringify(result));
-      if (result.deliveries > 0) area.dispatch.kick();
+      area.dispatch.handOff(handOff);
     } catch (err) {
       if (err instanceof IntakeError) { reply.error(err.status, err.message); return; }
       throw err;
@@ -132,10 +132,9 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   });
 
   // ---- tenant: webhooks
-  route("post", "/v1/webhooks", "webhooks-create", "tenant", SMALL_BODY, ({ reply, body, tenantId }) => {
+  route("post", "/v1/webhooks", "webhooks-create", "tenant", SMALL_BODY, async ({ reply, body, tenantId }) => {
     if (!validators.webhookCreate(body)) { reply.error(400, describeError("webhook", validators.webhookCreate)); return; }
-    const problem = area.guard.problem(body.url);
-    if (problem) { reply.error(400, problem); return; }
+    if (await refuseUrl(area.guard, body.url, reply)) return;
     const w = area.webhooks.create(tenantId, body.url, body.event_types, body.max_concurrency ?? DEFAULT_CONCURRENCY);
     reply.json(201, JSON.stringify({ ...publicWebhook(w), secret: w.secret }));
   });
@@ -146,14 +145,14 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     const w = area.webhooks.get(tenantId, req.params[0]);
     if (!w) reply.error(404, "no such webhook"); else reply.json(200, JSON.stringify(publicWebhook(w)));
   });
-  route("patch", "/v1/webhooks/:id", "webhooks-update", "tenant", SMALL_BODY, ({ req, reply, body, tenantId }) => {
-    const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) { reply.error(404, "no such webhook"); return; }
+  route("patch", "/v1/webhooks/:id", "webhooks-update", "tenant", SMALL_BODY, async ({ req, reply, body, tenantId }) => {
+    const id = req.params[0];
+    if (!area.webhooks.get(tenantId, id)) { reply.error(404, "no such webhook"); return; }
     if (!validators.webhookUpdate(body)) { reply.error(400, describeError("webhook update", validators.webhookUpdate)); return; }
-    if (body.url !== undefined) {
-      const problem = area.guard.problem(body.url);
-      if (problem) { reply.error(400, problem); return; }
-    }
+    if (body.url !== undefined && await refuseUrl(area.guard, body.url, reply)) return;
+    // read again: the webhook may have changed or gone while the name was being resolved
+    const w = area.webhooks.get(tenantId, id);
+    if (!w) { reply.error(404, "no such webhook"); return; }
     const change: Parameters<WebhookStore["update"]>[1] = {};
     if (body.url !== undefined) change.url = body.url;
     if (body.event_types !== undefined) change.event_types = body.event_types;

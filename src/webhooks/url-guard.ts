@@ -1,11 +1,13 @@
 // SSRF guard for receiver URLs: HTTPS only, no userinfo, and no address that is not globally
-// routable, whether written as an IP literal or reached through DNS. The dispatcher checks again
-// at connect time (lookup below), so a name that changes its answer after the check is caught too.
+// routable, whether written as an IP literal or reached through DNS. A URL is checked when it is
+// set (static checks, then the name is resolved: every answer must be public) and again at connect
+// time (lookup below, pinned), so a name that changes its answer after creation is caught too.
 // Hosts named in --webhook-allow-hosts (exact host names or IP literals) skip the address check:
 // for self-hosters with private receivers and for tests.
 
 import { lookup as dnsLookup } from "node:dns";
 import { BlockList, isIP } from "node:net";
+import type { Reply } from "../http/server.js";
 
 const blocked = new BlockList();
 for (const [net, bits] of [
@@ -41,15 +43,56 @@ export function isGlobalAddress(address: string): boolean {
   return false;
 }
 
+/** A host as compared: lower case, no IPv6 brackets, no trailing dot (`localhost.` is `localhost`). */
+const normalHost = (host: string): string => host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+
+type Lookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: { address: string; family: number }[]) => void) => void;
+
+/** Resolver answers meaning "this name has no address" (as opposed to "the resolver failed"). */
+const NO_SUCH_NAME = new Set(["ENOTFOUND", "ENODATA", "EAI_NONAME", "EAI_NODATA", "ENONAME"]);
+export const RESOLVE_TIMEOUT_MS = 5000;
+
+export interface ResolveProblem { status: 400 | 503; message: string }
+
 export class UrlGuard {
   private readonly allowed: Set<string>;
 
   constructor(allowHosts: string[]) {
-    this.allowed = new Set(allowHosts.map((h) => h.toLowerCase().replace(/^\[|\]$/g, "")));
+    this.allowed = new Set(allowHosts.map(normalHost));
   }
 
   isAllowedHost(host: string): boolean {
-    return this.allowed.has(host.toLowerCase().replace(/^\[|\]$/g, ""));
+    return this.allowed.has(normalHost(host));
+  }
+
+  /**
+   * The DNS check made when a URL is set (after problem() found nothing): every address the name
+   * resolves to must be public. A name with no address is a 400 ("does not resolve": a receiver
+   * that cannot be reached is a mistake to report now, not after days of failed retries); a
+   * resolver that fails or does not answer within 5 s is a 503 (try again). IP literals and
+   * allowed hosts are not resolved here.
+   */
+  async resolvedProblem(raw: string, resolve: Lookup = dnsLookup as unknown as Lookup, timeoutMs = RESOLVE_TIMEOUT_MS): Promise<ResolveProblem | null> {
+    const host = normalHost(new URL(raw).hostname);
+    if (this.isAllowedHost(host) || isIP(host)) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const answer = await Promise.race([
+      new Promise<{ err: NodeJS.ErrnoException | null; list: { address: string; family: number }[] }>((res) => {
+        resolve(host, { all: true }, (err, list) => res({ err, list: list ?? [] }));
+      }),
+      new Promise<null>((res) => { timer = setTimeout(() => res(null), timeoutMs); }),
+    ]);
+    clearTimeout(timer);
+    if (answer === null) return { status: 503, message: `url host ${host} could not be resolved within ${timeoutMs / 1000} s; try again` };
+    if (answer.err) {
+      const code = answer.err.code ?? "error";
+      return NO_SUCH_NAME.has(code)
+        ? { status: 400, message: `url host ${host} does not resolve (${code})` }
+        : { status: 503, message: `url host ${host} could not be resolved right now (${code}); try again` };
+    }
+    if (answer.list.length === 0) return { status: 400, message: `url host ${host} does not resolve (no address)` };
+    const bad = answer.list.find((a) => !isGlobalAddress(a.address));
+    return bad ? { status: 400, message: `url host ${host} resolves to a non-public address (${bad.address})` } : null;
   }
 
   /** The static checks (no DNS): null when fine, else the reason. */
@@ -59,11 +102,10 @@ export class UrlGuard {
     if (url.protocol !== "https:") return "url must use https";
     if (url.username || url.password) return "url must not carry a user name or password";
     if (url.hash) return "url must not carry a fragment";
-    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const host = normalHost(url.hostname);
     if (this.isAllowedHost(host)) return null;
     if (isIP(host)) return isGlobalAddress(host) ? null : `url points at a non-public address (${host})`;
-    const lower = host.toLowerCase();
-    if (lower === "localhost" || lower.endsWith(".localhost") || lower.endsWith(".local") || lower.endsWith(".internal") || !lower.includes(".")) {
+    if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || !host.includes(".")) {
       return `url points at a local host name (${host})`;
     }
     return null;
@@ -88,4 +130,18 @@ export class UrlGuard {
       });
     };
   }
+}
+
+/**
+ * The SSRF checks of a receiver URL being set: static ones, then the name is resolved (every
+ * address must be public). Answers the request and returns true when the URL is refused.
+ */
+export async function refuseUrl(guard: UrlGuard, url: string, reply: Reply): Promise<boolean> {
+  const problem = guard.problem(url);
+  if (problem) { reply.error(400, problem); return true; }
+  const dns = await guard.resolvedProblem(url);
+  if (!dns) return false;
+  if (dns.status === 503) reply.header("Retry-After", "5");
+  reply.error(dns.status, dns.message);
+  return true;
 }

@@ -38,6 +38,8 @@ export const newSecret = (): string => randomKey("whsec_", 32);
 
 export class WebhookStore {
   private readonly byId = new Map<string, Webhook>();
+  /** subscribers per "tenant kind", asked for every event at intake; dropped on any change */
+  private subs = new Map<string, Webhook[]>();
 
   constructor(private readonly db: StateDb) {
     migrate(db, [
@@ -59,6 +61,7 @@ export class WebhookStore {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(w.id, w.tenant_id, w.url, JSON.stringify(w.event_types), w.secret, w.status,
       w.disabled_reason, w.max_concurrency, w.created_at, w.updated_at, w.failing_since);
     this.byId.set(w.id, w);
+    this.subs = new Map();
     return w;
   }
 
@@ -78,7 +81,10 @@ export class WebhookStore {
 
   /** Enabled webhooks of the tenant that take this kind. */
   subscribers(tenantId: string, kind: string): Webhook[] {
-    return this.list(tenantId).filter((w) => w.status === "enabled" && w.event_types.includes(kind));
+    const key = `${tenantId} ${kind}`;
+    let found = this.subs.get(key);
+    if (!found) this.subs.set(key, (found = this.list(tenantId).filter((w) => w.status === "enabled" && w.event_types.includes(kind))));
+    return found;
   }
 
   update(w: Webhook, change: Partial<Pick<Webhook, "url" | "event_types" | "status" | "disabled_reason" | "max_concurrency" | "secret" | "failing_since">>): Webhook {
@@ -87,11 +93,13 @@ export class WebhookStore {
       updated_at = ?, failing_since = ? WHERE id = ?`).run(next.url, JSON.stringify(next.event_types), next.secret, next.status,
       next.disabled_reason, next.max_concurrency, next.updated_at, next.failing_since, next.id);
     this.byId.set(next.id, next);
+    this.subs = new Map();
     return next;
   }
 
   delete(w: Webhook): void {
     this.db.prepare("DELETE FROM webhooks WHERE id = ?").run(w.id);
     this.byId.delete(w.id);
+    this.subs = new Map();
   }
 }

@@ -26,6 +26,7 @@ export interface Behaviour { status: number; headers?: Record<string, string>; d
 
 export interface Receiver {
   base: string;
+  port: number;
   hits(path?: string): Hit[];
   /** the most requests in flight at once on this path */
   maxInFlight(path: string): number;
@@ -34,7 +35,8 @@ export interface Receiver {
   waitFor(pred: () => boolean, timeoutMs?: number, what?: string): Promise<void>;
 }
 
-export async function startReceiver(t: Teardownable): Promise<Receiver> {
+/** `host`: where to listen (default 127.0.0.2; the certificate also names 127.0.0.1 and localhost). */
+export async function startReceiver(t: Teardownable, host = RECEIVER_HOST): Promise<Receiver> {
   const hits: Hit[] = [];
   const inFlight = new Map<string, number>();
   const maxIn = new Map<string, number>();
@@ -61,11 +63,12 @@ export async function startReceiver(t: Teardownable): Promise<Receiver> {
       if (b.delayMs) setTimeout(finish, b.delayMs); else finish();
     });
   });
-  await new Promise<void>((r) => server.listen(0, RECEIVER_HOST, r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
   const port = (server.address() as AddressInfo).port;
   return {
-    base: `https://${RECEIVER_HOST}:${port}`,
+    base: `https://${host}:${port}`,
+    port,
     hits: (path) => (path ? hits.filter((h) => h.path === path) : [...hits]),
     maxInFlight: (path) => maxIn.get(path) ?? 0,
     behave: (path, fn) => { behaviours.set(path, fn); },

@@ -1,0 +1,71 @@
+// Deletes what the outbox no longer needs, on a timer: delivered rows a day after delivery, failed
+// rows after 30 days, delivery-log attempts after 30 days (RETENTION_MS). Pending rows are never
+// touched. Deletes run in small batches, each its own short transaction, with a turn of the event
+// loop between batches, so a large backlog of old rows never holds up intake for more than one
+// batch. LEIDEX_WEBHOOK_TIME_SCALE (test-only) divides the periods and the interval, like every
+// other delay of area C.
+
+import type { Metrics } from "../http/metrics.js";
+import { RETENTION_MS, type Outbox } from "./outbox.js";
+
+const EVERY_MS = 60_000;
+const ROWS_PER_BATCH = 500;
+export const PRUNED_METRIC = "leidex_webhook_outbox_pruned_total";
+export const LOG_PRUNED_METRIC = "leidex_webhook_log_pruned_total";
+
+export interface PrunerOptions { scale: number; nowMs: () => number; log: (line: string) => void; metrics: Metrics | null }
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+export class OutboxPruner {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly outbox: Outbox, private readonly opts: PrunerOptions) {
+    opts.metrics?.increment(PRUNED_METRIC, "Finished outbox rows deleted after their retention (delivered: 1 day, failed: 30 days).", 0);
+    opts.metrics?.increment(LOG_PRUNED_METRIC, "Delivery-log attempts deleted after 30 days.", 0);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => { this.running ??= this.run().finally(() => { this.running = null; }); }, Math.max(50, EVERY_MS / this.opts.scale));
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass: every category until nothing older than its retention is left. */
+  async run(): Promise<void> {
+    const scale = this.opts.scale;
+    let rows = 0;
+    let log = 0;
+    try {
+      for (const status of ["delivered", "failed"] as const) {
+        for (;;) {
+          if (this.stopped) return;
+          const n = this.outbox.pruneFinished(status, this.opts.nowMs() - RETENTION_MS[status] / scale, ROWS_PER_BATCH);
+          rows += n;
+          if (n < ROWS_PER_BATCH) break;
+          await nextTurn();
+        }
+      }
+      for (;;) {
+        if (this.stopped) return;
+        const n = this.outbox.pruneLog(this.opts.nowMs() - RETENTION_MS.log / scale, ROWS_PER_BATCH);
+        log += n;
+        if (n < ROWS_PER_BATCH) break;
+        await nextTurn();
+      }
+    } catch (err) {
+      // a busy or failing disk must not take the server down; the next pass tries again
+      this.opts.log(`outbox pruning failed: ${(err as Error).message}`);
+    } finally {
+      if (rows > 0) this.opts.metrics?.increment(PRUNED_METRIC, "", rows);
+      if (log > 0) this.opts.metrics?.increment(LOG_PRUNED_METRIC, "", log);
+    }
+  }
+}
