@@ -27,9 +27,13 @@ const BATCH = 2000;
 const POLL_MS = 200;
 /** deliveries on their way at once (in memory here and in the threads); beyond that, rows wait in the outbox */
 const MAX_HANDED = 20_000;
-/** results are written at most this long after they arrive, in one transaction (one fsync) per flush */
-const FLUSH_MS = 10;
-const FLUSH_MAX = 4000;
+/**
+ * Results are written at most this long after they arrive, in one transaction per flush: the
+ * per-result cost of a flush falls from ~37 µs at 10 results to ~15 µs at 200 (pages written once
+ * for many rows). A test dispatch's result is written at once (its caller is waiting).
+ */
+const FLUSH_MS = 25;
+const FLUSH_MAX = 2000;
 /** a thread that lived less than this before dying counts as crash-looping */
 const QUICK_DEATH_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
@@ -197,10 +201,11 @@ export class DispatchCenter {
   }
 
   private onResults(results: DispatchResult[]): void {
+    let urgent = false;
     for (const r of results) {
       const t = this.tests.get(r.key);
       if (t) {
-        if (t.token === r.token) { this.tests.delete(r.key); this.returned.push({ kind: "test", t, r }); }
+        if (t.token === r.token) { this.tests.delete(r.key); this.returned.push({ kind: "test", t, r }); urgent = true; }
         continue;
       }
       const h = this.handed.get(r.key);
@@ -209,7 +214,7 @@ export class DispatchCenter {
       this.handed.delete(r.key);
       this.returned.push({ kind: "delivery", h, r });
     }
-    if (this.returned.length >= FLUSH_MAX) this.flush();
+    if (urgent || this.returned.length >= FLUSH_MAX) this.flush();
     else if (!this.flushTimer && this.returned.length > 0) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
   }
 
