@@ -1,0 +1,422 @@
+// The dispatch bench of area C (issue 5): signed webhook deliveries from event intake to a local
+// HTTPS receiver, with the receiver's own ceiling measured in the same run.
+//
+//   npm run bench:webhooks -- [--events N] [--tenants T] [--hooks-per-tenant H] [--cap C]
+//                             [--batch B] [--intake-concurrency K] [--dispatchers D]
+//                             [--rate R] [--latency-seconds S] [--baseline-seconds S]
+//                             [--baseline-concurrency C] [--drain-timeout S] [--profile]
+//
+// 1. Starts the receiver (bench/webhooks-receiver.ts, node:https on 127.0.0.2 with the test-only
+//    certificate of test/fixtures/webhooks, on its own thread) and measures its raw capacity: a
+//    bare keep-alive HTTPS POST loop from this process, same body size, same signing, no server.
+// 2. Starts `node dist/src/main.js --source sample` on 127.0.0.1 with a fresh data dir,
+//    `--webhook-allow-hosts 127.0.0.2 --webhook-ca-file <test cert>`, creates T tenants, a key
+//    each and H webhooks per tenant (every event fans out to its tenant's H endpoints), each with
+//    max_concurrency C so that the cap is not what limits the run.
+// 3. Throughput: N `delivered` events in batches of B through POST /v1/events (K requests in
+//    flight, as fast as intake answers 202), then waits until the receiver has seen every
+//    (endpoint, event) pair. Reports intake (events/s accepted and stored, outbox rows/s) and
+//    end-to-end signed deliveries/s from the first intake request to the receiver's last answer.
+// 4. Latency: open loop at R events/s for S seconds (a batch every 5 ms holding whatever is due,
+//    never waiting for answers); each event id carries its send time, the receiver takes the
+//    difference on arrival: p50/p99/max from intake to delivery.
+// 5. Every signature is verified; bad signatures, duplicates and missing deliveries are counted
+//    (all must be 0). Prints the figures; writes bench/out/webhooks-results.json (server log in
+//    bench/out/webhooks-server.log; with --profile, CPU profiles in bench/out/webhooks-prof/).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { Agent, Pool, request } from 'undici';
+import type { FromReceiver, ReceiverProgress, ReceiverReport, ToReceiver } from './webhooks-receiver.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
+const REPO = existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const OUT = path.join(REPO, 'bench', 'out');
+const SERVER_MAIN = path.join(REPO, 'dist', 'src', 'main.js');
+const CERT_FILE = path.join(REPO, 'test', 'fixtures', 'webhooks', 'receiver-cert.pem');
+const KEY_FILE = path.join(REPO, 'test', 'fixtures', 'webhooks', 'receiver-key.pem');
+const RECEIVER_HOST = '127.0.0.2';
+const TARGET_PER_S = 5000;
+
+interface Options {
+  events: number; tenants: number; hooksPerTenant: number; cap: number; batch: number; intakeConcurrency: number;
+  dispatchers: number; rate: number; latencySeconds: number; baselineSeconds: number; baselineConcurrency: number;
+  drainTimeoutS: number; profile: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const o: Options = {
+    events: 25_000, tenants: 8, hooksPerTenant: 2, cap: 32, batch: 500, intakeConcurrency: 2, dispatchers: 2, rate: 1000,
+    latencySeconds: 20, baselineSeconds: 8, baselineConcurrency: 64, drainTimeoutS: 120, profile: false,
+  };
+  const names: Record<string, keyof Options> = {
+    '--events': 'events', '--tenants': 'tenants', '--hooks-per-tenant': 'hooksPerTenant', '--cap': 'cap', '--batch': 'batch',
+    '--intake-concurrency': 'intakeConcurrency', '--dispatchers': 'dispatchers', '--rate': 'rate', '--latency-seconds': 'latencySeconds',
+    '--baseline-seconds': 'baselineSeconds', '--baseline-concurrency': 'baselineConcurrency', '--drain-timeout': 'drainTimeoutS',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--profile') { o.profile = true; continue; }
+    const k = names[a];
+    const v = Number(argv[i + 1]);
+    if (!k || !Number.isFinite(v) || v < 0) throw new Error(`unknown flag or bad value: ${a} ${argv[i + 1] ?? ''}`);
+    (o[k] as number) = v;
+    i++;
+  }
+  if (o.batch < 1 || o.batch > 1000) throw new Error('--batch must be 1..1000 (the intake limit)');
+  if (o.cap < 1 || o.cap > 64) throw new Error('--cap must be 1..64 (the webhook limit)');
+  return o;
+}
+
+const nowMs = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
+const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+
+// ---------------------------------------------------------------- the receiver thread
+
+class ReceiverHandle {
+  private waiting: ((m: FromReceiver) => void)[] = [];
+  private constructor(readonly worker: Worker, readonly port: number) {
+    worker.on('message', (m: FromReceiver) => { const w = this.waiting.shift(); if (w) w(m); });
+  }
+
+  static async start(): Promise<ReceiverHandle> {
+    const worker = new Worker(new URL('./webhooks-receiver.js', import.meta.url), {
+      workerData: { key: readFileSync(KEY_FILE, 'utf8'), cert: readFileSync(CERT_FILE, 'utf8'), host: RECEIVER_HOST },
+    });
+    const port = await new Promise<number>((res, rej) => {
+      worker.once('message', (m: FromReceiver) => (m.type === 'listening' ? res(m.port) : rej(new Error('receiver did not start'))));
+      worker.once('error', rej);
+    });
+    return new ReceiverHandle(worker, port);
+  }
+
+  private ask<T extends FromReceiver>(m: ToReceiver): Promise<T> {
+    return new Promise((res) => { this.waiting.push(res as (m: FromReceiver) => void); this.worker.postMessage(m); });
+  }
+
+  send(m: ToReceiver): void { this.worker.postMessage(m); }
+  progress(): Promise<ReceiverProgress> { return this.ask({ type: 'progress' }); }
+  report(): Promise<ReceiverReport> { return this.ask({ type: 'report' }); }
+  get base(): string { return `https://${RECEIVER_HOST}:${this.port}`; }
+}
+
+function sign(secret: string, ts: number, nonce: string, body: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${ts}.${nonce}.`).update(body).digest('hex');
+}
+
+// ---------------------------------------------------------------- CPU accounting
+
+const CLK_TCK = 100;
+/** CPU seconds (user + system, all threads) of a process, from /proc. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
+const selfCpuSeconds = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+
+// ---------------------------------------------------------------- baseline: bare HTTPS POST loop
+
+interface Baseline { requests: number; seconds: number; perSecond: number; concurrency: number; bodyBytes: number; badSignatures: number; clientCpuSeconds: number; receiverPathsChecked: number }
+
+async function baseline(receiver: ReceiverHandle, seconds: number, concurrency: number, bodyBytes: number): Promise<Baseline> {
+  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  const paths = Array.from({ length: 16 }, (_, i) => `/base/${i}`);
+  receiver.send({ type: 'secrets', secrets: Object.fromEntries(paths.map((p) => [p, secret])) });
+  receiver.send({ type: 'reset' });
+  const agent = new Agent({ connect: { ca: readFileSync(CERT_FILE, 'utf8') }, connections: concurrency, keepAliveTimeout: 30_000 });
+  const pad = 'x'.repeat(Math.max(0, bodyBytes - 120));
+  let seq = 0;
+  const cpu0 = selfCpuSeconds();
+  const t0 = nowMs();
+  const end = t0 + seconds * 1000;
+  const loop = async (): Promise<void> => {
+    while (nowMs() < end) {
+      const i = seq++;
+      const id = `base-${i}`;
+      const body = JSON.stringify({ id, type: 'delivered', created_at: new Date().toISOString(), tenant_id: 'tn_base', data: { pad } });
+      const ts = Math.floor(Date.now() / 1000);
+      const nonce = randomBytes(16).toString('hex');
+      const res = await request(`${receiver.base}${paths[i % paths.length]}`, {
+        method: 'POST', dispatcher: agent, body,
+        headers: { 'content-type': 'application/json', 'x-mail-event': 'delivered', 'x-mail-event-id': id, 'x-mail-timestamp': String(ts), 'x-mail-nonce': nonce, 'x-mail-signature': sign(secret, ts, nonce, body) },
+      });
+      await res.body.dump();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  const t1 = nowMs();
+  const cpu = selfCpuSeconds() - cpu0;
+  await agent.close();
+  const r = await receiver.report();
+  return {
+    requests: r.unique, seconds: round((t1 - t0) / 1000, 2), perSecond: Math.round(r.unique / ((t1 - t0) / 1000)), concurrency,
+    bodyBytes: r.requests ? Math.round(r.bodyBytes / r.requests) : 0, badSignatures: r.badSignatures, clientCpuSeconds: round(cpu, 2), receiverPathsChecked: paths.length,
+  };
+}
+
+// ---------------------------------------------------------------- the server
+
+interface Server { child: ChildProcess; pid: number; base: string; dataDir: string; stop(): Promise<void> }
+
+async function startServer(opts: Options, logFile: string, profDir: string | null): Promise<Server> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-webhooks-bench-'));
+  const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const args = [
+    ...nodeArgs, SERVER_MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--source', 'sample', '--shards', '1',
+    '--rate-limit', '0', '--dispatchers', String(opts.dispatchers), '--webhook-allow-hosts', RECEIVER_HOST, '--webhook-ca-file', CERT_FILE,
+  ];
+  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = createWriteStream(logFile);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => { out += c; log.write(c); });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => { out += c; log.write(c); });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  const killOnExit = (): void => { child.kill('SIGKILL'); rmSync(dataDir, { recursive: true, force: true }); };
+  process.on('exit', killOnExit);
+  const port = await new Promise<number>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not start:\n${out}`)), 120_000);
+    const check = (): void => {
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); res(Number(m[1])); }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(() => { clearTimeout(timer); rej(new Error(`server exited before listening:\n${out}`)); });
+  });
+  return {
+    child, pid: child.pid!, base: `http://127.0.0.1:${port}`, dataDir,
+    stop: async () => {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(t);
+      log.end();
+      process.off('exit', killOnExit);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The fields of area C answers the bench reads. */
+interface ApiBody { id?: string; key?: string; secret?: string; accepted?: number; deliveries?: number; error?: string }
+
+async function api(pool: Pool, method: 'GET' | 'POST', p: string, key: string, body?: unknown): Promise<{ status: number; body: ApiBody }> {
+  const res = await pool.request({
+    method, path: p, headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  let parsed: ApiBody;
+  try { parsed = JSON.parse(text) as ApiBody; } catch { parsed = { error: text }; }
+  return { status: res.statusCode, body: parsed };
+}
+
+// ---------------------------------------------------------------- phases
+
+interface Endpoint { tenantId: string; id: string; path: string; secret: string }
+
+function eventsOf(prefix: string, from: number, count: number, tenants: string[], stamp?: () => number): { id: string; [k: string]: unknown }[] {
+  const ts = Math.floor(Date.now() / 1000);
+  const sent = stamp ? Math.round(stamp() * 1000) : 0;
+  return Array.from({ length: count }, (_, j) => {
+    const i = from + j;
+    return {
+      id: stamp ? `${prefix}-${i}-${sent}` : `${prefix}-${i}`, tenant_id: tenants[i % tenants.length], message_id: `m-${prefix}-${i}`,
+      type: 'delivered', recipient: `r${i}@example.com`, timestamp: ts, smtp_code: 250,
+    };
+  });
+}
+
+async function waitForDeliveries(receiver: ReceiverHandle, expected: number, drainTimeoutS: number): Promise<boolean> {
+  let last = -1;
+  let lastChange = Date.now();
+  for (;;) {
+    const p = await receiver.progress();
+    if (p.unique >= expected) return true;
+    if (p.unique !== last) { last = p.unique; lastChange = Date.now(); }
+    if (Date.now() - lastChange > drainTimeoutS * 1000) return false;
+    await sleep(50);
+  }
+}
+
+function percentiles(xs: number[]): { count: number; p50Ms: number; p90Ms: number; p99Ms: number; maxMs: number; meanMs: number } {
+  if (xs.length === 0) return { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, maxMs: 0, meanMs: 0 };
+  const s = Float64Array.from(xs).sort();
+  const at = (p: number): number => round(s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))], 2);
+  return { count: s.length, p50Ms: at(50), p90Ms: at(90), p99Ms: at(99), maxMs: round(s[s.length - 1], 2), meanMs: round(s.reduce((a, b) => a + b, 0) / s.length, 2) };
+}
+
+function checkDeliveries(r: ReceiverReport, endpoints: Endpoint[], expectedPerTenant: Map<string, number>, cap: number): { missing: number; capExceeded: string[] } {
+  let missing = 0;
+  for (const e of endpoints) missing += Math.max(0, (expectedPerTenant.get(e.tenantId) ?? 0) - (r.uniqueByPath[e.path] ?? 0));
+  const capExceeded = Object.entries(r.maxInFlightByPath).filter(([, n]) => n > cap).map(([p, n]) => `${p}: ${n}`);
+  return { missing, capExceeded };
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions(process.argv.slice(2));
+  // Ctrl-C: exit through process.on('exit'), which kills the server and removes its data dir
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
+  if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run npm run build first`);
+  mkdirSync(OUT, { recursive: true });
+  const profDir = opts.profile ? path.join(OUT, 'webhooks-prof') : null;
+  if (profDir) { rmSync(profDir, { recursive: true, force: true }); mkdirSync(profDir, { recursive: true }); }
+  const loadAtStart = os.loadavg().map((x) => round(x, 2));
+  console.log(`dispatch bench: ${os.cpus().length} cores, load average ${loadAtStart.join(' ')}, node ${process.version}`);
+
+  const receiver = await ReceiverHandle.start();
+
+  // The body a dispatch carries: build one event exactly as the server will and measure it.
+  const sampleBody = JSON.stringify({ id: 'tp-12345', type: 'delivered', created_at: new Date().toISOString(), tenant_id: 'tn_0123456789abcdef', data: { message_id: 'm-tp-12345', recipient: 'r12345@example.com', timestamp: 1_700_000_000, smtp_code: 250 } });
+  console.log(`\nbaseline: bare HTTPS POST loop from the bench to the receiver, ${opts.baselineConcurrency} keep-alive connections, ${opts.baselineSeconds} s, ~${sampleBody.length} B bodies, signed and verified`);
+  const base = await baseline(receiver, opts.baselineSeconds, opts.baselineConcurrency, sampleBody.length);
+  console.log(`  ${fmt(base.perSecond)} requests/s (${fmt(base.requests)} in ${base.seconds} s), bad signatures ${base.badSignatures}, bench CPU (client + receiver) ${base.clientCpuSeconds} s = ${Math.round((base.clientCpuSeconds * 1e6) / Math.max(1, base.requests))} µs per request`);
+
+  const server = await startServer(opts, path.join(OUT, 'webhooks-server.log'), profDir);
+  const pool = new Pool(server.base, { connections: Math.max(4, opts.intakeConcurrency + 2), pipelining: 1, keepAliveTimeout: 30_000 });
+  try {
+    const op = readFileSync(path.join(server.dataDir, 'operator-key'), 'utf8').trim();
+    const tenants: string[] = [];
+    const endpoints: Endpoint[] = [];
+    for (let t = 0; t < opts.tenants; t++) {
+      const tn = await api(pool, 'POST', '/v1/tenants', op, { name: `bench-${t}` });
+      const key = await api(pool, 'POST', `/v1/tenants/${tn.body.id!}/keys`, op);
+      tenants.push(tn.body.id!);
+      for (let h = 0; h < opts.hooksPerTenant; h++) {
+        const p = `/hook/${t}-${h}`;
+        const w = await api(pool, 'POST', '/v1/webhooks', key.body.key!, { url: receiver.base + p, event_types: ['delivered'], max_concurrency: opts.cap });
+        if (w.status !== 201) throw new Error(`webhook creation: ${w.status} ${JSON.stringify(w.body)}`);
+        endpoints.push({ tenantId: tn.body.id!, id: w.body.id!, path: p, secret: w.body.secret! });
+      }
+    }
+    receiver.send({ type: 'secrets', secrets: Object.fromEntries(endpoints.map((e) => [e.path, e.secret])) });
+    const fanout = opts.hooksPerTenant;
+    console.log(`\nserver: pid ${server.pid}, ${opts.dispatchers} dispatcher threads, ${opts.tenants} tenants × ${fanout} webhooks = ${endpoints.length} endpoints, max_concurrency ${opts.cap} each`);
+
+    // ---- a. throughput
+    receiver.send({ type: 'reset' });
+    const expected = opts.events * fanout;
+    console.log(`\nthroughput: ${fmt(opts.events)} events (× ${fanout} endpoints = ${fmt(expected)} deliveries), batches of ${opts.batch}, ${opts.intakeConcurrency} intake requests in flight`);
+    const srvCpu0 = cpuSecondsOf(server.pid);
+    const benchCpu0 = selfCpuSeconds();
+    const t0 = nowMs();
+    let next = 0, accepted = 0, outboxRows = 0, intakeErrors = 0;
+    const intakeLoop = async (): Promise<void> => {
+      while (next < opts.events) {
+        const from = next;
+        const n = Math.min(opts.batch, opts.events - from);
+        next += n;
+        const r = await api(pool, 'POST', '/v1/events', op, { events: eventsOf('tp', from, n, tenants) });
+        if (r.status !== 202) { intakeErrors++; console.error(`  intake answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`); continue; }
+        accepted += r.body.accepted ?? 0;
+        outboxRows += r.body.deliveries ?? 0;
+      }
+    };
+    await Promise.all(Array.from({ length: opts.intakeConcurrency }, intakeLoop));
+    const tIntake = nowMs();
+    const drained = await waitForDeliveries(receiver, expected, opts.drainTimeoutS);
+    const tp = await receiver.report();
+    const srvCpu1 = cpuSecondsOf(server.pid);
+    const benchCpu1 = selfCpuSeconds();
+    const intakeS = (tIntake - t0) / 1000;
+    const e2eS = (tp.lastResponseMs - t0) / 1000;
+    const tpCheck = checkDeliveries(tp, endpoints, new Map(tenants.map((id, i) => [id, Math.floor(opts.events / tenants.length) + (i < opts.events % tenants.length ? 1 : 0)])), opts.cap);
+    const throughput = {
+      events: opts.events, expectedDeliveries: expected, accepted, outboxRows, intakeErrors, drained,
+      intakeSeconds: round(intakeS, 2), intakeEventsPerS: Math.round(accepted / intakeS), outboxRowsPerS: Math.round(outboxRows / intakeS),
+      endToEndSeconds: round(e2eS, 2), deliveriesPerS: Math.round(tp.unique / e2eS),
+      received: tp.requests, unique: tp.unique, duplicates: tp.duplicates, missing: tpCheck.missing, badSignatures: tp.badSignatures, badBodies: tp.badBodies,
+      maxInFlightPerEndpoint: Math.max(0, ...Object.values(tp.maxInFlightByPath)), capExceeded: tpCheck.capExceeded,
+      serverCpuSeconds: round(srvCpu1 - srvCpu0, 2), serverCores: round((srvCpu1 - srvCpu0) / e2eS, 2),
+      benchCpuSeconds: round(benchCpu1 - benchCpu0, 2), benchCores: round((benchCpu1 - benchCpu0) / e2eS, 2),
+      // CPU time per delivery does not depend on what else runs on the machine: with two idle
+      // cores for the server and the bench (sender + receiver), deliveries/s could reach 2 / (sum)
+      serverCpuUsPerDelivery: Math.round(((srvCpu1 - srvCpu0) * 1e6) / Math.max(1, tp.unique)),
+      benchCpuUsPerDelivery: Math.round(((benchCpu1 - benchCpu0) * 1e6) / Math.max(1, tp.unique)),
+      idleTwoCoreEstimatePerS: Math.round(2e6 / Math.max(1, ((srvCpu1 - srvCpu0 + benchCpu1 - benchCpu0) * 1e6) / Math.max(1, tp.unique))),
+    };
+    console.log(`  intake: ${fmt(throughput.intakeEventsPerS)} events/s accepted and stored, ${fmt(throughput.outboxRowsPerS)} outbox rows/s (${throughput.intakeSeconds} s)`);
+    console.log(`  end to end: ${fmt(throughput.deliveriesPerS)} signed deliveries/s (${fmt(tp.unique)} in ${throughput.endToEndSeconds} s, first intake request to the receiver's last 200)${drained ? '' : '  ** NOT DRAINED **'}`);
+    console.log(`  checks: bad signatures ${tp.badSignatures}, bad bodies ${tp.badBodies}, duplicates ${tp.duplicates}, missing ${tpCheck.missing}, most in flight per endpoint ${throughput.maxInFlightPerEndpoint} (cap ${opts.cap})`);
+    console.log(`  CPU: server ${throughput.serverCpuSeconds} s (${throughput.serverCores} cores), bench incl. receiver ${throughput.benchCpuSeconds} s (${throughput.benchCores} cores)`);
+    console.log(`  CPU per delivery: server ${throughput.serverCpuUsPerDelivery} µs, bench incl. receiver ${throughput.benchCpuUsPerDelivery} µs (two idle cores: at most ~${fmt(throughput.idleTwoCoreEstimatePerS)}/s)`);
+
+    // ---- b. latency at a fixed open-loop rate
+    receiver.send({ type: 'reset' });
+    const latExpectedEvents = Math.round(opts.rate * opts.latencySeconds);
+    console.log(`\nlatency: open loop at ${fmt(opts.rate)} events/s for ${opts.latencySeconds} s (${fmt(latExpectedEvents)} events, ${fmt(latExpectedEvents * fanout)} deliveries)`);
+    const srvCpu2 = cpuSecondsOf(server.pid);
+    const l0 = nowMs();
+    let sent = 0;
+    const intakeMs: number[] = [];
+    const inflight = new Set<Promise<void>>();
+    let latIntakeErrors = 0;
+    while (sent < latExpectedEvents) {
+      const due = Math.min(latExpectedEvents, Math.floor(((nowMs() - l0) / 1000) * opts.rate)) - sent;
+      if (due > 0) {
+        const n = Math.min(due, 1000);
+        const from = sent;
+        sent += n;
+        const started = nowMs();
+        const p = api(pool, 'POST', '/v1/events', op, { events: eventsOf('lat', from, n, tenants, () => started) }).then((r) => {
+          if (r.status !== 202) latIntakeErrors++;
+          intakeMs.push(nowMs() - started);
+        });
+        inflight.add(p);
+        void p.finally(() => inflight.delete(p));
+      }
+      await sleep(5);
+    }
+    await Promise.all(inflight);
+    const latDrained = await waitForDeliveries(receiver, latExpectedEvents * fanout, opts.drainTimeoutS);
+    const lat = await receiver.report();
+    const srvCpu3 = cpuSecondsOf(server.pid);
+    const latWall = (lat.lastResponseMs - l0) / 1000;
+    const latCheck = checkDeliveries(lat, endpoints, new Map(tenants.map((id, i) => [id, Math.floor(latExpectedEvents / tenants.length) + (i < latExpectedEvents % tenants.length ? 1 : 0)])), opts.cap);
+    const latency = {
+      ratePerS: opts.rate, seconds: opts.latencySeconds, events: latExpectedEvents, deliveries: lat.unique, drained: latDrained, intakeErrors: latIntakeErrors,
+      intakeToDelivery: percentiles(lat.latenciesMs), intakeRequest: percentiles(intakeMs),
+      duplicates: lat.duplicates, missing: latCheck.missing, badSignatures: lat.badSignatures, badBodies: lat.badBodies, capExceeded: latCheck.capExceeded,
+      serverCores: round((srvCpu3 - srvCpu2) / latWall, 2),
+    };
+    const d = latency.intakeToDelivery;
+    console.log(`  intake to delivery: p50 ${d.p50Ms} ms, p90 ${d.p90Ms} ms, p99 ${d.p99Ms} ms, max ${d.maxMs} ms (${fmt(d.count)} deliveries)${latDrained ? '' : '  ** NOT DRAINED **'}`);
+    console.log(`  intake request (202): p50 ${latency.intakeRequest.p50Ms} ms, p99 ${latency.intakeRequest.p99Ms} ms; server CPU ${latency.serverCores} cores`);
+    console.log(`  checks: bad signatures ${lat.badSignatures}, bad bodies ${lat.badBodies}, duplicates ${lat.duplicates}, missing ${latCheck.missing}`);
+
+    const ok = throughput.badSignatures === 0 && throughput.missing === 0 && throughput.duplicates === 0 && latency.badSignatures === 0 && latency.missing === 0 && throughput.capExceeded.length === 0 && latency.capExceeded.length === 0;
+    console.log(`\nsummary: ${fmt(throughput.deliveriesPerS)} signed deliveries/s end to end (target ${fmt(TARGET_PER_S)}: ${throughput.deliveriesPerS >= TARGET_PER_S ? 'met' : 'NOT met'}), `
+      + `${round((100 * throughput.deliveriesPerS) / base.perSecond, 0)} % of the receiver's bare ${fmt(base.perSecond)}/s; `
+      + `p99 ${d.p99Ms} ms at ${fmt(opts.rate)} events/s; ${ok ? 'no bad signature, duplicate or missing delivery, cap held' : 'CHECKS FAILED'}`);
+
+    const results = {
+      when: new Date().toISOString(), machine: { cores: os.cpus().length, model: os.cpus()[0]?.model ?? '', loadAverageAtStart: loadAtStart, node: process.version },
+      options: opts, endpoints: endpoints.length, baseline: base, throughput, latency, targetDeliveriesPerS: TARGET_PER_S, checksPassed: ok,
+    };
+    writeFileSync(path.join(OUT, 'webhooks-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`wrote bench/out/webhooks-results.json`);
+    if (!ok) process.exitCode = 1;
+  } finally {
+    await pool.close();
+    await server.stop();
+    await receiver.worker.terminate();
+    if (profDir) console.log(`CPU profiles in ${path.relative(REPO, profDir)}`);
+  }
+}
+
+main().catch((err: Error) => {
+  console.error(err.stack ?? err.message);
+  process.exit(1);
+});
