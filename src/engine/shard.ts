@@ -8,6 +8,7 @@ import { decode, type SearchAnswer, type ShardRequest, type ShardResponse, type 
 import { planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
+import { releaseMemory } from "./release-memory.js";
 import { readSegment, writeSegment } from "./segment.js";
 import { SliceBuilder, type SliceData } from "./slice-builder.js";
 import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
@@ -52,7 +53,7 @@ export default function handle(task: ShardTask): unknown {
       return readSegment(task.segment).then((data) => serveGeneration(task.gen, data));
     case "drop":
       building.delete(task.gen);
-      generations.delete(task.gen);
+      if (generations.delete(task.gen)) setImmediate(releaseMemory);
       return null;
     case "batch": {
       const requests = decodeRequests(task.payload);
@@ -71,6 +72,8 @@ async function finish(gen: number, data: SliceData, segment: string | null): Pro
 function serveGeneration(gen: number, data: SliceData): FinishResult {
   const built = new WasmSlice(data);
   generations.set(gen, built);
+  // the build's (or the segment reader's) arrays are copied into the engine by now
+  setImmediate(releaseMemory);
   return { docs: built.docs };
 }
 
