@@ -7,8 +7,9 @@
 //                             [--baseline-concurrency C] [--drain-timeout S] [--profile]
 //
 // 1. Starts the receiver (bench/webhooks-receiver.ts, node:https on 127.0.0.2 with the test-only
-//    certificate of test/fixtures/webhooks, on its own thread) and measures its raw capacity: a
-//    bare keep-alive HTTPS POST loop from this process, same body size, same signing, no server.
+//    certificate of test/fixtures/webhooks, on its own thread) and measures its raw capacity: bare
+//    keep-alive HTTPS POST loops (bench/webhooks-baseline.ts) on as many threads as the server has
+//    dispatcher threads, same body size, same signing, no server.
 // 2. Starts `node dist/src/main.js --source sample` on 127.0.0.1 with a fresh data dir,
 //    `--webhook-allow-hosts 127.0.0.2 --webhook-ca-file <test cert>`, creates T tenants, a key
 //    each and H webhooks per tenant (every event fans out to its tenant's H endpoints), each with
@@ -25,13 +26,14 @@
 //    bench/out/webhooks-server.log; with --profile, CPU profiles in bench/out/webhooks-prof/).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { Agent, Pool, request } from 'undici';
+import { Pool } from 'undici';
+import type { BaselineData, BaselineDone } from './webhooks-baseline.js';
 import type { FromReceiver, ReceiverProgress, ReceiverReport, ToReceiver } from './webhooks-receiver.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -108,10 +110,6 @@ class ReceiverHandle {
   get base(): string { return `https://${RECEIVER_HOST}:${this.port}`; }
 }
 
-function sign(secret: string, ts: number, nonce: string, body: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${ts}.${nonce}.`).update(body).digest('hex');
-}
-
 // ---------------------------------------------------------------- CPU accounting
 
 const CLK_TCK = 100;
@@ -129,41 +127,35 @@ const selfCpuSeconds = (): number => { const u = process.cpuUsage(); return (u.u
 
 // ---------------------------------------------------------------- baseline: bare HTTPS POST loop
 
-interface Baseline { requests: number; seconds: number; perSecond: number; concurrency: number; bodyBytes: number; badSignatures: number; clientCpuSeconds: number; receiverPathsChecked: number }
+interface Baseline { requests: number; seconds: number; perSecond: number; threads: number; concurrency: number; bodyBytes: number; badSignatures: number; errors: number; clientCpuSeconds: number }
 
-async function baseline(receiver: ReceiverHandle, seconds: number, concurrency: number, bodyBytes: number): Promise<Baseline> {
+/** The receiver's raw capacity: `threads` bare POST loops (as many as the server has dispatcher threads), `concurrency` connections in all. */
+async function baseline(receiver: ReceiverHandle, seconds: number, concurrency: number, threads: number, bodyBytes: number): Promise<Baseline> {
   const secret = `whsec_${randomBytes(24).toString('hex')}`;
   const paths = Array.from({ length: 16 }, (_, i) => `/base/${i}`);
   receiver.send({ type: 'secrets', secrets: Object.fromEntries(paths.map((p) => [p, secret])) });
   receiver.send({ type: 'reset' });
-  const agent = new Agent({ connect: { ca: readFileSync(CERT_FILE, 'utf8') }, connections: concurrency, keepAliveTimeout: 30_000 });
-  const pad = 'x'.repeat(Math.max(0, bodyBytes - 120));
-  let seq = 0;
+  const ca = readFileSync(CERT_FILE, 'utf8');
+  const workers = await Promise.all(Array.from({ length: threads }, (_, thread) => new Promise<Worker>((res, rej) => {
+    const w = new Worker(new URL('./webhooks-baseline.js', import.meta.url), {
+      workerData: { base: receiver.base, paths, secret, seconds, connections: Math.max(1, Math.round(concurrency / threads)), bodyBytes, ca, thread } satisfies BaselineData,
+    });
+    w.once('message', () => res(w));
+    w.once('error', rej);
+  })));
   const cpu0 = selfCpuSeconds();
   const t0 = nowMs();
-  const end = t0 + seconds * 1000;
-  const loop = async (): Promise<void> => {
-    while (nowMs() < end) {
-      const i = seq++;
-      const id = `base-${i}`;
-      const body = JSON.stringify({ id, type: 'delivered', created_at: new Date().toISOString(), tenant_id: 'tn_base', data: { pad } });
-      const ts = Math.floor(Date.now() / 1000);
-      const nonce = randomBytes(16).toString('hex');
-      const res = await request(`${receiver.base}${paths[i % paths.length]}`, {
-        method: 'POST', dispatcher: agent, body,
-        headers: { 'content-type': 'application/json', 'x-mail-event': 'delivered', 'x-mail-event-id': id, 'x-mail-timestamp': String(ts), 'x-mail-nonce': nonce, 'x-mail-signature': sign(secret, ts, nonce, body) },
-      });
-      await res.body.dump();
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
+  const done = await Promise.all(workers.map((w) => new Promise<BaselineDone>((res, rej) => {
+    w.once('message', (m: BaselineDone) => { res(m); void w.terminate(); });
+    w.once('error', rej);
+    w.postMessage('go');
+  })));
   const t1 = nowMs();
   const cpu = selfCpuSeconds() - cpu0;
-  await agent.close();
   const r = await receiver.report();
   return {
-    requests: r.unique, seconds: round((t1 - t0) / 1000, 2), perSecond: Math.round(r.unique / ((t1 - t0) / 1000)), concurrency,
-    bodyBytes: r.requests ? Math.round(r.bodyBytes / r.requests) : 0, badSignatures: r.badSignatures, clientCpuSeconds: round(cpu, 2), receiverPathsChecked: paths.length,
+    requests: r.unique, seconds: round((t1 - t0) / 1000, 2), perSecond: Math.round(r.unique / ((t1 - t0) / 1000)), threads, concurrency,
+    bodyBytes: r.requests ? Math.round(r.bodyBytes / r.requests) : 0, badSignatures: r.badSignatures, errors: done.reduce((a, b) => a + b.errors, 0), clientCpuSeconds: round(cpu, 2),
   };
 }
 
@@ -280,9 +272,9 @@ async function main(): Promise<void> {
 
   // The body a dispatch carries: build one event exactly as the server will and measure it.
   const sampleBody = JSON.stringify({ id: 'tp-12345', type: 'delivered', created_at: new Date().toISOString(), tenant_id: 'tn_0123456789abcdef', data: { message_id: 'm-tp-12345', recipient: 'r12345@example.com', timestamp: 1_700_000_000, smtp_code: 250 } });
-  console.log(`\nbaseline: bare HTTPS POST loop from the bench to the receiver, ${opts.baselineConcurrency} keep-alive connections, ${opts.baselineSeconds} s, ~${sampleBody.length} B bodies, signed and verified`);
-  const base = await baseline(receiver, opts.baselineSeconds, opts.baselineConcurrency, sampleBody.length);
-  console.log(`  ${fmt(base.perSecond)} requests/s (${fmt(base.requests)} in ${base.seconds} s), bad signatures ${base.badSignatures}, bench CPU (client + receiver) ${base.clientCpuSeconds} s = ${Math.round((base.clientCpuSeconds * 1e6) / Math.max(1, base.requests))} µs per request`);
+  console.log(`\nbaseline: bare HTTPS POST loops from the bench to the receiver on ${opts.dispatchers} threads (as many as dispatcher threads), ${opts.baselineConcurrency} keep-alive connections in all, ${opts.baselineSeconds} s, ~${sampleBody.length} B bodies, signed and verified, no server`);
+  const base = await baseline(receiver, opts.baselineSeconds, opts.baselineConcurrency, opts.dispatchers, sampleBody.length);
+  console.log(`  ${fmt(base.perSecond)} requests/s (${fmt(base.requests)} in ${base.seconds} s), bad signatures ${base.badSignatures}, errors ${base.errors}, bench CPU (clients + receiver) ${base.clientCpuSeconds} s = ${Math.round((base.clientCpuSeconds * 1e6) / Math.max(1, base.requests))} µs per request`);
 
   const server = await startServer(opts, path.join(OUT, 'webhooks-server.log'), profDir);
   const pool = new Pool(server.base, { connections: Math.max(4, opts.intakeConcurrency + 2), pipelining: 1, keepAliveTimeout: 30_000 });

@@ -228,7 +228,8 @@ export class DispatchCenter {
     const outcomes: Outcome[] = [];
     const disabled: { id: string; reason: string }[] = [];
     const tests: { t: Test; r: DispatchResult }[] = [];
-    // no fsync: a result lost to a power cut only means the delivery goes out again (at least once)
+    // no fsync: a result lost to a power cut only means the delivery goes out again (at least
+    // once), and an endpoint health change lost with it is made again by the next answer
     relaxedTransaction(this.db, () => {
       for (const item of batch) {
         const r = item.r;

@@ -149,7 +149,10 @@ export class Outbox {
   add(d: NewDelivery, leased: boolean): Delivery {
     const id = newDeliveryId(d.created_at);
     const r = this.insert.run(id, d.webhook_id, d.tenant_id, d.event_id, d.event_type, d.body, d.next_attempt_at, d.created_at, leased ? 1 : 0);
-    return { ...d, id, seq: Number(r.lastInsertRowid), status: "pending", attempts: 0, trigger: "scheduled" };
+    return {
+      seq: Number(r.lastInsertRowid), id, webhook_id: d.webhook_id, tenant_id: d.tenant_id, event_id: d.event_id, event_type: d.event_type, body: d.body,
+      status: "pending", attempts: 0, next_attempt_at: d.next_attempt_at, trigger: "scheduled", created_at: d.created_at,
+    };
   }
 
   /**
