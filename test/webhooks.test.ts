@@ -8,6 +8,7 @@
 // resolver.
 
 import t from "tap";
+import Database from "better-sqlite3";
 import { readFileSync, statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
@@ -457,6 +458,21 @@ t.test("per-endpoint cap measured at the receiver; first attempts in event order
   t.equal((await api("POST", `/v1/webhooks/${rd.id}/deliveries/dl_nope/redeliver`, A.key)).status, 404);
   t.equal((await api("POST", `/v1/webhooks/${rd.id}/redeliver`, A.key, { since: "yesterday" })).status, 400);
   t.same((await api("POST", `/v1/webhooks/${rd.id}/redeliver`, A.key, { since: 0 })).body, { redelivering: 0 }, "nothing failed any more");
+
+  // a manual redelivery asked for while an attempt is on its way is not swallowed by that attempt's result
+  const busy = await mkHook(A.key, "/inflight", ["held"]);
+  receiver.behave("/inflight", () => ({ status: 200, delayMs: 500 }));
+  await post([ev(A.id, "if1", "held")]);
+  await receiver.waitFor(() => receiver.hits("/inflight").length >= 1, 5000, "first attempt under way");
+  const state = new Database(join(dataDir, "state.db"));
+  const busyId = (state.prepare("SELECT id FROM deliveries WHERE webhook_id = ?").get(busy.id) as { id: string }).id;
+  state.close();
+  t.equal((await api("POST", `/v1/webhooks/${busy.id}/deliveries/${busyId}/redeliver`, A.key)).status, 202, "asked while the first attempt waits for its answer");
+  await receiver.waitFor(() => receiver.hits("/inflight").length >= 2, 5000, "the redelivery after the first attempt's answer");
+  let busyLog: Res;
+  const busyUntil = Date.now() + 2000;
+  do { busyLog = await api("GET", `/v1/webhooks/${busy.id}/deliveries`, A.key); } while (busyLog.body.deliveries.length < 2 && Date.now() < busyUntil);
+  t.same(busyLog.body.deliveries.map((x: any) => [x.attempt, x.trigger, x.outcome]), [[2, "manual", "success"], [1, "scheduled", "success"]]);
 });
 
 t.test("inbound routes: operator CRUD, most specific match, signed dispatch, idempotent", async (t) => {

@@ -244,11 +244,14 @@ export class DispatchCenter {
         const attempt = d.attempts + 1;
         let w = this.webhooks.byIdAnyTenant(r.webhookId);
         const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale });
-        const next = v.kind === "retry" ? v.atMs : null;
+        // an endpoint disabled or deleted while this attempt was on its way gets no retry: its
+        // pending deliveries were failed, and this one must not come back to life
+        const retry = v.kind === "retry" && this.endpoint(r.webhookId) !== null;
+        const next = retry ? v.atMs : null;
         outcomes.push({
           seq: d.seq,
           attempt: { ...common, delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, attempt, trigger: d.trigger, next_attempt_at: next },
-          status: v.kind === "delivered" ? "delivered" : v.kind === "retry" ? "pending" : "failed", nextAttemptAt: next ?? 0,
+          status: v.kind === "delivered" ? "delivered" : retry ? "pending" : "failed", nextAttemptAt: next ?? 0,
         });
         if (!w) continue;
         if (v.kind === "delivered") {

@@ -138,8 +138,15 @@ export class Outbox {
     this.setLeased = db.prepare("UPDATE deliveries SET leased = ? WHERE seq = ?");
     this.insertAttempt = db.prepare(`INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, trigger, status_code, error, duration_ms,
       response_snippet, attempted_at, next_attempt_at, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.updateAfterAttempt = db.prepare(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, trigger = 'scheduled', leased = 0,
-      finished_at = ? WHERE seq = ?`);
+    // A manual redelivery asked for while a scheduled attempt was on its way (the row says
+    // 'manual', the attempt was not) survives that attempt's result: the row stays due now.
+    this.updateAfterAttempt = db.prepare(`UPDATE deliveries SET
+        status = CASE WHEN trigger = 'manual' AND :handed = 'scheduled' THEN 'pending' ELSE :status END,
+        next_attempt_at = CASE WHEN trigger = 'manual' AND :handed = 'scheduled' THEN next_attempt_at ELSE :next END,
+        finished_at = CASE WHEN trigger = 'manual' AND :handed = 'scheduled' THEN NULL ELSE :finished END,
+        trigger = CASE WHEN trigger = 'manual' AND :handed = 'scheduled' THEN 'manual' ELSE 'scheduled' END,
+        attempts = :attempts, leased = 0
+      WHERE seq = :seq`);
   }
 
   /**
@@ -191,7 +198,9 @@ export class Outbox {
     for (const { seq, attempt: a, status, nextAttemptAt } of outcomes) {
       this.insertAttempt.run(a.delivery_id, a.webhook_id, a.event_id, a.event_type, a.attempt, a.trigger, a.status_code, a.error, a.duration_ms,
         a.response_snippet, a.attempted_at, a.next_attempt_at, a.outcome);
-      if (a.trigger !== "test") this.updateAfterAttempt.run(status, a.attempt, nextAttemptAt, status === "pending" ? null : now, seq);
+      if (a.trigger !== "test") {
+        this.updateAfterAttempt.run({ handed: a.trigger, status, next: nextAttemptAt, finished: status === "pending" ? null : now, attempts: a.attempt, seq });
+      }
     }
   }
 
