@@ -1,10 +1,12 @@
-// One thread of the dispatch bench's baseline: a bare keep-alive HTTPS POST loop (undici) to the
-// bench receiver, each request signed like a dispatch (HMAC-SHA256 over timestamp.nonce.body), no
-// server in between. The bench runs as many of these threads as the server has dispatcher threads.
+// One thread of the dispatch bench's baseline: a bare keep-alive HTTPS POST loop to the bench
+// receiver through undici's dispatch API (no response streams: the leanest client undici has, the
+// same way the dispatcher threads send), each request signed like a dispatch (HMAC-SHA256 over
+// timestamp.nonce.body), no server in between. The bench runs as many of these threads as the
+// server has dispatcher threads.
 
 import { createHmac, randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 
 export interface BaselineData { base: string; paths: string[]; secret: string; seconds: number; connections: number; bodyBytes: number; ca: string; thread: number }
 export interface BaselineDone { requests: number; errors: number }
@@ -27,16 +29,19 @@ const loop = async (): Promise<void> => {
     const ts = Math.floor(Date.now() / 1000);
     const nonce = randomBytes(16).toString('hex');
     const sig = createHmac('sha256', Buffer.from(d.secret, 'utf8')).update(`${ts}.${nonce}.`).update(body).digest('hex');
-    try {
-      const res = await request(`${d.base}${d.paths[i % d.paths.length]}`, {
-        method: 'POST', dispatcher: agent, body,
+    const status = await new Promise<number>((resolve) => {
+      let code = 0;
+      agent.dispatch({
+        origin: d.base, path: d.paths[i % d.paths.length], method: 'POST', body,
         headers: { 'content-type': 'application/json', 'x-mail-event': 'delivered', 'x-mail-event-id': id, 'x-mail-timestamp': String(ts), 'x-mail-nonce': nonce, 'x-mail-signature': sig },
+      }, {
+        onRequestStart: () => undefined, // marks the handler as undici 7's controller API
+        onResponseStart: (_c, statusCode) => { code = statusCode; },
+        onResponseEnd: () => resolve(code),
+        onResponseError: () => resolve(0),
       });
-      await res.body.dump();
-      if (res.statusCode !== 200) errors++;
-    } catch {
-      errors++;
-    }
+    });
+    if (status !== 200) errors++;
   }
 };
 
