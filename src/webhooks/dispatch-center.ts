@@ -174,6 +174,15 @@ export class DispatchCenter {
 
   private pump(): void {
     if (this.stopped) return;
+    try {
+      this.pumpOnce();
+    } catch (err) {
+      // a failing disk must not take the server down from a timer; the next poll tries again
+      this.opts.log(`handing out webhook deliveries failed: ${(err as Error).message}`);
+    }
+  }
+
+  private pumpOnce(): void {
     for (;;) {
       const room = Math.min(BATCH, MAX_HANDED - this.handed.size);
       if (room <= 0) { this.backlog = true; return; }
@@ -224,55 +233,68 @@ export class DispatchCenter {
     if (this.returned.length === 0) return;
     const batch = this.returned;
     this.returned = [];
-    const now = this.opts.nowMs();
+    let written: { disabled: { id: string; reason: string }[]; tests: { t: Test; r: DispatchResult }[] };
+    try {
+      // no fsync: a result lost to a power cut only means the delivery goes out again (at least
+      // once), and an endpoint health change lost with it is made again by the next answer
+      written = relaxedTransaction(this.db, () => this.write(batch, this.opts.nowMs()));
+    } catch (err) {
+      // the disk refused (full, I/O error): keep the results and try again in a second rather
+      // than take the server down; their rows stay leased, so nothing is sent twice meanwhile
+      this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
+      this.returned = batch.concat(this.returned);
+      this.flushTimer ??= setTimeout(() => this.flush(), 1000);
+      return;
+    }
+    for (const x of written.disabled) this.opts.log(`webhook ${x.id} disabled: ${x.reason}`);
+    for (const { t, r } of written.tests) t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
+    // room was made: rows waiting in the outbox can go
+    if (this.backlog) this.kick();
+  }
+
+  /** The body of a flush's transaction: verdicts, the delivery log, delivery states, endpoint health. */
+  private write(batch: Returned[], now: number): { disabled: { id: string; reason: string }[]; tests: { t: Test; r: DispatchResult }[] } {
     const outcomes: Outcome[] = [];
     const disabled: { id: string; reason: string }[] = [];
     const tests: { t: Test; r: DispatchResult }[] = [];
-    // no fsync: a result lost to a power cut only means the delivery goes out again (at least
-    // once), and an endpoint health change lost with it is made again by the next answer
-    relaxedTransaction(this.db, () => {
-      for (const item of batch) {
-        const r = item.r;
-        const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
-        const common = { webhook_id: r.webhookId, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet, attempted_at: now, outcome: ok ? "success" as const : "failure" as const };
-        if (item.kind === "test") {
-          tests.push(item);
-          outcomes.push({ seq: 0, attempt: { ...common, delivery_id: r.key, event_id: item.t.eventId, event_type: item.t.eventType, attempt: 1, trigger: "test", next_attempt_at: null }, status: "delivered", nextAttemptAt: 0 });
-          continue;
-        }
-        const d = item.h.d;
-        const attempt = d.attempts + 1;
-        let w = this.webhooks.byIdAnyTenant(r.webhookId);
-        const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale });
-        // an endpoint disabled or deleted while this attempt was on its way gets no retry: its
-        // pending deliveries were failed, and this one must not come back to life
-        const retry = v.kind === "retry" && this.endpoint(r.webhookId) !== null;
-        const next = retry ? v.atMs : null;
-        outcomes.push({
-          seq: d.seq,
-          attempt: { ...common, delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, attempt, trigger: d.trigger, next_attempt_at: next },
-          status: v.kind === "delivered" ? "delivered" : retry ? "pending" : "failed", nextAttemptAt: next ?? 0,
-        });
-        if (!w) continue;
-        if (v.kind === "delivered") {
-          if (w.failing_since !== null) this.webhooks.update(w, { failing_since: null });
-        } else if (v.kind === "disable") {
-          if (w.status === "enabled") {
-            w = this.webhooks.update(w, { status: "disabled", disabled_reason: v.reason });
-            disabled.push({ id: w.id, reason: v.reason });
-          }
-        } else if (w.failing_since === null) {
-          this.webhooks.update(w, { failing_since: now });
-        }
+    for (const item of batch) {
+      const r = item.r;
+      const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+      const common = { webhook_id: r.webhookId, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet, attempted_at: now, outcome: ok ? "success" as const : "failure" as const };
+      if (item.kind === "test") {
+        tests.push(item);
+        outcomes.push({ seq: 0, attempt: { ...common, delivery_id: r.key, event_id: item.t.eventId, event_type: item.t.eventType, attempt: 1, trigger: "test", next_attempt_at: null }, status: "delivered", nextAttemptAt: 0 });
+        continue;
       }
-      this.outbox.record(outcomes, now);
-      // after the outcomes, so that a retry recorded in this batch cannot revive a disabled endpoint's row
-      for (const x of disabled) this.outbox.failPending(x.id, now);
-    });
-    for (const x of disabled) this.opts.log(`webhook ${x.id} disabled: ${x.reason}`);
-    for (const { t, r } of tests) t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
-    // room was made: rows waiting in the outbox can go
-    if (this.backlog) this.kick();
+      const d = item.h.d;
+      const attempt = d.attempts + 1;
+      let w = this.webhooks.byIdAnyTenant(r.webhookId);
+      const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale });
+      // an endpoint disabled or deleted while this attempt was on its way gets no retry: its
+      // pending deliveries were failed, and this one must not come back to life
+      const retry = v.kind === "retry" && this.endpoint(r.webhookId) !== null;
+      const next = retry ? v.atMs : null;
+      outcomes.push({
+        seq: d.seq,
+        attempt: { ...common, delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, attempt, trigger: d.trigger, next_attempt_at: next },
+        status: v.kind === "delivered" ? "delivered" : retry ? "pending" : "failed", nextAttemptAt: next ?? 0,
+      });
+      if (!w) continue;
+      if (v.kind === "delivered") {
+        if (w.failing_since !== null) this.webhooks.update(w, { failing_since: null });
+      } else if (v.kind === "disable") {
+        if (w.status === "enabled") {
+          w = this.webhooks.update(w, { status: "disabled", disabled_reason: v.reason });
+          disabled.push({ id: w.id, reason: v.reason });
+        }
+      } else if (w.failing_since === null) {
+        this.webhooks.update(w, { failing_since: now });
+      }
+    }
+    this.outbox.record(outcomes, now);
+    // after the outcomes, so that a retry recorded in this batch cannot revive a disabled endpoint's row
+    for (const x of disabled) this.outbox.failPending(x.id, now);
+    return { disabled, tests };
   }
 
   private onExit(part: number, w: Worker, code: number): void {
@@ -295,7 +317,12 @@ export class DispatchCenter {
       perEndpoint.set(t.webhookId, (perEndpoint.get(t.webhookId) ?? 0) + 1);
       t.done({ statusCode: null, error: "dispatcher thread died during the attempt", durationMs: 0, snippet: "" });
     }
-    this.outbox.lease(back.map((h) => h.d.seq), false);
+    try {
+      this.outbox.lease(back.map((h) => h.d.seq), false);
+    } catch (err) {
+      // still leased: they go out again at the next start (at least once), not before
+      this.opts.log(`releasing the deliveries of dispatcher ${part} failed: ${(err as Error).message}`);
+    }
     this.backlog = true;
     // the new thread's first messages: what may still be running at each receiver counts against its cap
     for (const [webhookId, n] of perEndpoint) {
