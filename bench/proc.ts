@@ -19,6 +19,20 @@ export function onCleanup(fn: Cleanup): () => void {
   return () => cleanups.delete(id);
 }
 
+/** Runs a bench CLI's main: exit 0 when it resolves, 1 with the error when it rejects; cleanups run either way. */
+export function runCli(name: string, main: () => Promise<void>): void {
+  main()
+    .then(() => {
+      runCleanups();
+      process.exit(0);
+    })
+    .catch((err: unknown) => {
+      process.stderr.write(`${name}: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      runCleanups();
+      process.exit(1);
+    });
+}
+
 export function runCleanups(): void {
   for (const [id, fn] of [...cleanups].reverse()) {
     cleanups.delete(id);

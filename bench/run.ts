@@ -23,7 +23,7 @@ import { startBareUws } from './bare-uws.js';
 import { ensureGoldenZip, GENERATOR_VERSION, writeQueryFile, type QueryFile } from './generate.js';
 import { runLoad, type LoadResult } from './loadgen.js';
 import { runPostgresBaseline, type PgBaselineResult } from './postgres.js';
-import { freePort, readMemory, removeDirLater, RssSampler, runCleanups, startServer, type ServerProcess } from './proc.js';
+import { freePort, readMemory, removeDirLater, RssSampler, runCleanups, runCli, startServer, type ServerProcess } from './proc.js';
 import { Rng } from './prng.js';
 import { buildQuerySet, type QueryEntry } from './queries.js';
 import { RecordFactory } from './records.js';
@@ -445,15 +445,4 @@ async function main(): Promise<void> {
   });
 }
 
-if (isMain(import.meta.url)) {
-  main()
-    .then(() => {
-      runCleanups();
-      process.exit(0);
-    })
-    .catch((err: unknown) => {
-      process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-      runCleanups();
-      process.exit(1);
-    });
-}
+if (isMain(import.meta.url)) runCli('bench', main);

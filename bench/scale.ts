@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Args, isMain } from './args.js';
 import { ensureGoldenZip } from './generate.js';
-import { freePort, readMemory, removeDirLater, RssSampler, runCleanups, startServer, type ServerProcess } from './proc.js';
+import { freePort, readMemory, removeDirLater, RssSampler, runCli, startServer, type ServerProcess } from './proc.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(REPO, 'bench', 'out');
@@ -123,15 +123,4 @@ async function main(): Promise<void> {
   writeFileSync(path.join(OUT, 'scale-results.json'), JSON.stringify({ at: new Date().toISOString(), cores: os.cpus().length, rows }, null, 2) + '\n');
 }
 
-if (isMain(import.meta.url)) {
-  main()
-    .then(() => {
-      runCleanups();
-      process.exit(0);
-    })
-    .catch((err: unknown) => {
-      process.stderr.write(`scale: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-      runCleanups();
-      process.exit(1);
-    });
-}
+if (isMain(import.meta.url)) runCli('scale', main);
