@@ -47,13 +47,13 @@ export default function handle(task: ShardTask): unknown {
       const builder = building.get(task.gen);
       if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
       building.delete(task.gen);
-      return finish(task.gen, builder.finish(), task.segment);
+      return thenReleaseMemory(finish(task.gen, builder.finish(), task.segment));
     }
     case "open":
-      return readSegment(task.segment).then((data) => serveGeneration(task.gen, data));
+      return thenReleaseMemory(readSegment(task.segment).then((data) => serveGeneration(task.gen, data)));
     case "drop":
       building.delete(task.gen);
-      if (generations.delete(task.gen)) setImmediate(releaseMemory);
+      if (generations.delete(task.gen)) releaseMemory();
       return null;
     case "batch": {
       const requests = decodeRequests(task.payload);
@@ -72,9 +72,18 @@ async function finish(gen: number, data: SliceData, segment: string | null): Pro
 function serveGeneration(gen: number, data: SliceData): FinishResult {
   const built = new WasmSlice(data);
   generations.set(gen, built);
-  // the build's (or the segment reader's) arrays are copied into the engine by now
-  setImmediate(releaseMemory);
   return { docs: built.docs };
+}
+
+/**
+ * Collects garbage once `work` has finished, inside the task: by then nothing holds the build's
+ * (or the segment reader's) arrays, which the engine has copied. Not later, from a timer: Piscina
+ * parks an idle worker in Atomics.wait, where timers never fire.
+ */
+async function thenReleaseMemory<T>(work: Promise<T>): Promise<T> {
+  const result = await work;
+  releaseMemory();
+  return result;
 }
 
 function toAnswer(r: SliceSearchResult): SearchAnswer {
