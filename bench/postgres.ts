@@ -56,6 +56,8 @@ export interface PgBaselineResult {
   /** Share of throughput queries that returned no row at all. */
   readonly emptyShare: number;
   readonly recallAt3: number;
+  /** recall queries that failed (timed out), counted as misses */
+  readonly recallErrors: number;
   readonly recallQueries: number;
   readonly note: string;
 }
@@ -241,11 +243,17 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
     // Recall@3: is the LEI the query was made from among the first three rows?
     let hits = 0;
     let next = 0;
+    // a query that fails (at 3.43M rows some pass the statement timeout) counts as a miss
+    let recallErrors = 0;
     const recallWorker = async (c: pg.Client): Promise<void> => {
       while (next < opts.recall.length) {
         const item = opts.recall[next++]!;
-        const r = await search(c, item.q);
-        if (r.rows.slice(0, 3).some((row) => row.lei === item.lei)) hits++;
+        try {
+          const r = await search(c, item.q);
+          if (r.rows.slice(0, 3).some((row) => row.lei === item.lei)) hits++;
+        } catch {
+          recallErrors++;
+        }
       }
     };
     await Promise.all(clients.slice(1).map(recallWorker));
@@ -266,6 +274,7 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
       distinctQueries: new Set(opts.queries).size,
       emptyShare: done === 0 ? 0 : empty / done,
       recallAt3: opts.recall.length === 0 ? 0 : hits / opts.recall.length,
+      recallErrors,
       recallQueries: opts.recall.length,
       note: 'PostgreSQL is queried directly through the pg driver (no HTTP, no JSON encoding): this favours PostgreSQL.',
     };
