@@ -101,7 +101,9 @@ export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): voi
   if (maxTypos <= 0 || trieNodes == 0) { matchExact(q, len, prefix); return; }
   wq = q; wm = m; wk = maxTypos; wPrefix = prefix;
   memory.fill(nearSets, 0, <usize>(MAX_DEPTH + 2) * 32);
-  for (let dc = 1; dc <= MAX_DEPTH + 1; dc++) {
+  // past depth m + maxTypos + 2 the window [wLo, wHi) is empty: those sets stay zero
+  const deepest = m + maxTypos + 2 < MAX_DEPTH + 1 ? m + maxTypos + 2 : MAX_DEPTH + 1;
+  for (let dc = 1; dc <= deepest; dc++) {
     const wLo = dc - maxTypos - 2 > 0 ? dc - maxTypos - 2 : 0, wHi = dc + maxTypos < m ? dc + maxTypos : m;
     const set = nearSets + <usize>dc * 32;
     for (let j = wLo; j < wHi; j++) {
