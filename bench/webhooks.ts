@@ -25,14 +25,15 @@
 //    (all must be 0). Prints the figures; writes bench/out/webhooks-results.json (server log in
 //    bench/out/webhooks-server.log; with --profile, CPU profiles in bench/out/webhooks-prof/).
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
+import { Args, isMain } from './args.js';
+import { removeDirLater, runCli, startServer, type ServerProcess } from './proc.js';
 import type { BaselineData, BaselineDone } from './webhooks-baseline.js';
 import type { FromReceiver, ReceiverProgress, ReceiverReport, ToReceiver } from './webhooks-receiver.js';
 
@@ -53,24 +54,13 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
+  const a = new Args(argv, ['profile']);
   const o: Options = {
-    events: 25_000, tenants: 8, hooksPerTenant: 2, cap: 32, batch: 500, intakeConcurrency: 2, dispatchers: 2, rate: 1000,
-    latencySeconds: 20, baselineSeconds: 8, baselineConcurrency: 64, drainTimeoutS: 120, profile: false,
+    events: a.int('events', 25_000), tenants: a.int('tenants', 8), hooksPerTenant: a.int('hooks-per-tenant', 2), cap: a.int('cap', 32),
+    batch: a.int('batch', 500), intakeConcurrency: a.int('intake-concurrency', 2), dispatchers: a.int('dispatchers', 2), rate: a.number('rate', 1000),
+    latencySeconds: a.number('latency-seconds', 20), baselineSeconds: a.number('baseline-seconds', 8), baselineConcurrency: a.int('baseline-concurrency', 64),
+    drainTimeoutS: a.number('drain-timeout', 120), profile: a.flag('profile'),
   };
-  const names: Record<string, keyof Options> = {
-    '--events': 'events', '--tenants': 'tenants', '--hooks-per-tenant': 'hooksPerTenant', '--cap': 'cap', '--batch': 'batch',
-    '--intake-concurrency': 'intakeConcurrency', '--dispatchers': 'dispatchers', '--rate': 'rate', '--latency-seconds': 'latencySeconds',
-    '--baseline-seconds': 'baselineSeconds', '--baseline-concurrency': 'baselineConcurrency', '--drain-timeout': 'drainTimeoutS',
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--profile') { o.profile = true; continue; }
-    const k = names[a];
-    const v = Number(argv[i + 1]);
-    if (!k || !Number.isFinite(v) || v < 0) throw new Error(`unknown flag or bad value: ${a} ${argv[i + 1] ?? ''}`);
-    (o[k] as number) = v;
-    i++;
-  }
   if (o.batch < 1 || o.batch > 1000) throw new Error('--batch must be 1..1000 (the intake limit)');
   if (o.cap < 1 || o.cap > 64) throw new Error('--cap must be 1..64 (the webhook limit)');
   return o;
@@ -161,42 +151,22 @@ async function baseline(receiver: ReceiverHandle, seconds: number, concurrency: 
 
 // ---------------------------------------------------------------- the server
 
-interface Server { child: ChildProcess; pid: number; base: string; dataDir: string; stop(): Promise<void> }
+interface Server { process: ServerProcess; base: string; dataDir: string; stop(): Promise<void> }
 
-async function startServer(opts: Options, logFile: string, profDir: string | null): Promise<Server> {
+async function startLeidex(opts: Options, logFile: string, profDir: string | null): Promise<Server> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-webhooks-bench-'));
-  const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const removeData = removeDirLater(dataDir);
   const args = [
-    ...nodeArgs, SERVER_MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--source', 'sample', '--shards', '1',
-    '--rate-limit', '0', '--dispatchers', String(opts.dispatchers), '--webhook-allow-hosts', RECEIVER_HOST, '--webhook-ca-file', CERT_FILE,
+    ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), SERVER_MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir,
+    '--source', 'sample', '--shards', '1', '--rate-limit', '0', '--dispatchers', String(opts.dispatchers),
+    '--webhook-allow-hosts', RECEIVER_HOST, '--webhook-ca-file', CERT_FILE,
   ];
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = createWriteStream(logFile);
-  let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { out += c; log.write(c); });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { out += c; log.write(c); });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
-  const killOnExit = (): void => { child.kill('SIGKILL'); rmSync(dataDir, { recursive: true, force: true }); };
-  process.on('exit', killOnExit);
-  const port = await new Promise<number>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`server did not start:\n${out}`)), 120_000);
-    const check = (): void => {
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); res(Number(m[1])); }
-    };
-    child.stdout!.on('data', check);
-    void exited.then(() => { clearTimeout(timer); rej(new Error(`server exited before listening:\n${out}`)); });
-  });
+  const server = await startServer({ command: process.execPath, args, readyTimeoutMs: 120_000, logFile, cwd: REPO });
   return {
-    child, pid: child.pid!, base: `http://127.0.0.1:${port}`, dataDir,
+    process: server, base: `http://127.0.0.1:${server.port}`, dataDir,
     stop: async () => {
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(t);
-      log.end();
-      process.off('exit', killOnExit);
-      rmSync(dataDir, { recursive: true, force: true });
+      await server.stop();
+      removeData();
     },
   };
 }
@@ -259,8 +229,6 @@ function checkDeliveries(r: ReceiverReport, endpoints: Endpoint[], expectedPerTe
 
 async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
-  // Ctrl-C: exit through process.on('exit'), which kills the server and removes its data dir
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
   if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run npm run build first`);
   mkdirSync(OUT, { recursive: true });
   const profDir = opts.profile ? path.join(OUT, 'webhooks-prof') : null;
@@ -276,7 +244,7 @@ async function main(): Promise<void> {
   const base = await baseline(receiver, opts.baselineSeconds, opts.baselineConcurrency, opts.dispatchers, sampleBody.length);
   console.log(`  ${fmt(base.perSecond)} requests/s (${fmt(base.requests)} in ${base.seconds} s), bad signatures ${base.badSignatures}, errors ${base.errors}, bench CPU (clients + receiver) ${base.clientCpuSeconds} s = ${Math.round((base.clientCpuSeconds * 1e6) / Math.max(1, base.requests))} µs per request`);
 
-  const server = await startServer(opts, path.join(OUT, 'webhooks-server.log'), profDir);
+  const server = await startLeidex(opts, path.join(OUT, 'webhooks-server.log'), profDir);
   const pool = new Pool(server.base, { connections: Math.max(4, opts.intakeConcurrency + 2), pipelining: 1, keepAliveTimeout: 30_000 });
   try {
     const op = readFileSync(path.join(server.dataDir, 'operator-key'), 'utf8').trim();
@@ -295,13 +263,13 @@ async function main(): Promise<void> {
     }
     receiver.send({ type: 'secrets', secrets: Object.fromEntries(endpoints.map((e) => [e.path, e.secret])) });
     const fanout = opts.hooksPerTenant;
-    console.log(`\nserver: pid ${server.pid}, ${opts.dispatchers} dispatcher threads, ${opts.tenants} tenants × ${fanout} webhooks = ${endpoints.length} endpoints, max_concurrency ${opts.cap} each`);
+    console.log(`\nserver: pid ${server.process.pid}, ${opts.dispatchers} dispatcher threads, ${opts.tenants} tenants × ${fanout} webhooks = ${endpoints.length} endpoints, max_concurrency ${opts.cap} each`);
 
     // ---- a. throughput
     receiver.send({ type: 'reset' });
     const expected = opts.events * fanout;
     console.log(`\nthroughput: ${fmt(opts.events)} events (× ${fanout} endpoints = ${fmt(expected)} deliveries), batches of ${opts.batch}, ${opts.intakeConcurrency} intake requests in flight`);
-    const srvCpu0 = cpuSecondsOf(server.pid);
+    const srvCpu0 = cpuSecondsOf(server.process.pid);
     const benchCpu0 = selfCpuSeconds();
     const t0 = nowMs();
     let next = 0, accepted = 0, outboxRows = 0, intakeErrors = 0;
@@ -320,7 +288,7 @@ async function main(): Promise<void> {
     const tIntake = nowMs();
     const drained = await waitForDeliveries(receiver, expected, opts.drainTimeoutS);
     const tp = await receiver.report();
-    const srvCpu1 = cpuSecondsOf(server.pid);
+    const srvCpu1 = cpuSecondsOf(server.process.pid);
     const benchCpu1 = selfCpuSeconds();
     const intakeS = (tIntake - t0) / 1000;
     const e2eS = (tp.lastResponseMs - t0) / 1000;
@@ -349,7 +317,7 @@ async function main(): Promise<void> {
     receiver.send({ type: 'reset' });
     const latExpectedEvents = Math.round(opts.rate * opts.latencySeconds);
     console.log(`\nlatency: open loop at ${fmt(opts.rate)} events/s for ${opts.latencySeconds} s (${fmt(latExpectedEvents)} events, ${fmt(latExpectedEvents * fanout)} deliveries)`);
-    const srvCpu2 = cpuSecondsOf(server.pid);
+    const srvCpu2 = cpuSecondsOf(server.process.pid);
     const l0 = nowMs();
     let sent = 0;
     const intakeMs: number[] = [];
@@ -374,7 +342,7 @@ async function main(): Promise<void> {
     await Promise.all(inflight);
     const latDrained = await waitForDeliveries(receiver, latExpectedEvents * fanout, opts.drainTimeoutS);
     const lat = await receiver.report();
-    const srvCpu3 = cpuSecondsOf(server.pid);
+    const srvCpu3 = cpuSecondsOf(server.process.pid);
     const latWall = (lat.lastResponseMs - l0) / 1000;
     const latCheck = checkDeliveries(lat, endpoints, new Map(tenants.map((id, i) => [id, Math.floor(latExpectedEvents / tenants.length) + (i < latExpectedEvents % tenants.length ? 1 : 0)])), opts.cap);
     const latency = {
@@ -399,7 +367,7 @@ async function main(): Promise<void> {
     };
     writeFileSync(path.join(OUT, 'webhooks-results.json'), `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote bench/out/webhooks-results.json`);
-    if (!ok) process.exitCode = 1;
+    if (!ok) throw new Error('a check failed: bad signatures, duplicates, missing deliveries or the cap exceeded (see above)');
   } finally {
     await pool.close();
     await server.stop();
@@ -408,7 +376,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: Error) => {
-  console.error(err.stack ?? err.message);
-  process.exit(1);
-});
+if (isMain(import.meta.url)) runCli('webhooks bench', main);
