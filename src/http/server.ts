@@ -70,7 +70,8 @@ const CORS_HEADERS: [string, string][] = [
 export class Reply {
   private readonly headers: [string, string][] = [];
   aborted = false;
-  private readonly abortHooks: (() => void)[] = [];
+  /** a streamed write waiting for the client to drain (at most one: the writer awaits each write) */
+  private waitingWrite: ((ok: boolean) => void) | null = null;
   sent = false;
   status = 0;
   cors = false;
@@ -85,7 +86,13 @@ export class Reply {
   /** The client went away (uWS onAborted): nothing more can be written. */
   markAborted(): void {
     this.aborted = true;
-    for (const hook of this.abortHooks.splice(0)) hook();
+    this.settleWrite(false);
+  }
+
+  private settleWrite(ok: boolean): void {
+    const waiting = this.waitingWrite;
+    this.waitingWrite = null;
+    waiting?.(ok);
   }
 
   header(name: string, value: string): this {
@@ -124,8 +131,8 @@ export class Reply {
         let ok = true;
         res.cork(() => { ok = res.write(chunk); });
         if (ok) { resolve(true); return; }
-        this.abortHooks.push(() => resolve(false));
-        res.onWritable(() => { resolve(!this.aborted); return true; });
+        this.waitingWrite = resolve;
+        res.onWritable(() => { this.settleWrite(!this.aborted); return true; });
       }),
       end: () => {
         if (ended) return;
