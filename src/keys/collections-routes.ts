@@ -7,7 +7,7 @@ import { BodyTooLargeError, type HttpServer, type Request } from "../http/server
 import { ParamError } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
 import { KeyAuth } from "./auth.js";
-import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, type Guarded, type Need } from "./keyed-route.js";
+import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded } from "./scoped.js";
 import { synonymVariants, withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet, type SynonymRule } from "./search-settings.js";
@@ -61,7 +61,6 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     const names = resolve(req.params[0] ?? "");
     return names ? { action, collections: names } : { status: 404, message: `Collection ${req.params[0]} not found` };
   };
-  const none = (action: string): Need => () => ({ action, collections: [] });
   registerSettingsRoutes(server, auth, settings, named);
 
   const describe = (c: { name: string; docs: number; loadedAt: string }): Record<string, unknown> => ({
@@ -69,7 +68,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     fields: DOCUMENT_FIELDS, default_sorting_field: "", enable_nested_fields: false,
   });
 
-  keyedRoute(server, auth, "get", "/collections", "collections-list", none("collections:list"), (g) => {
+  keyedRoute(server, auth, "get", "/collections", "collections-list", noCollection("collections:list"), (g) => {
     const current = live();
     const visible = current && (g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, [current.name, ALIAS]));
     g.reply.json(200, JSON.stringify(visible ? [describe(current)] : []));
@@ -91,17 +90,17 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   };
   const maySee = (g: Guarded, a: UserAlias): boolean => g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, resolve(a.name) ?? [a.name]);
 
-  keyedRoute(server, auth, "get", "/aliases", "aliases-list", none("aliases:list"), (g) => {
+  keyedRoute(server, auth, "get", "/aliases", "aliases-list", noCollection("aliases:list"), (g) => {
     g.reply.json(200, JSON.stringify({ aliases: allAliases().filter((a) => maySee(g, a)) }));
   });
 
-  keyedRoute(server, auth, "get", "/aliases/:name", "aliases-get", none("aliases:get"), (g) => {
+  keyedRoute(server, auth, "get", "/aliases/:name", "aliases-get", noCollection("aliases:get"), (g) => {
     const alias = allAliases().find((a) => a.name === g.req.params[0]);
     if (!alias || !maySee(g, alias)) g.reply.error(404, "Not Found");
     else g.reply.json(200, JSON.stringify(alias));
   });
 
-  keyedRoute(server, auth, "put", "/aliases/:name", "aliases-upsert", none("aliases:upsert"), async (g) => {
+  keyedRoute(server, auth, "put", "/aliases/:name", "aliases-upsert", noCollection("aliases:upsert"), async (g) => {
     const name = g.req.params[0];
     const body = await jsonBody(g);
     if (body === undefined) return;
@@ -117,7 +116,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     g.reply.json(200, JSON.stringify(settings.put<UserAlias>("alias", name, { name, collection_name: target })));
   }, JSON_BODY);
 
-  keyedRoute(server, auth, "del", "/aliases/:name", "aliases-delete", none("aliases:delete"), (g) => {
+  keyedRoute(server, auth, "del", "/aliases/:name", "aliases-delete", noCollection("aliases:delete"), (g) => {
     const name = g.req.params[0];
     if (name === ALIAS) { g.reply.error(409, `the alias ${ALIAS} is moved by each load, not by hand`); return; }
     const alias = settings.get<UserAlias>("alias", name);
@@ -147,16 +146,15 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       if (effective.q !== undefined) effective = { ...effective, q: withoutStopwords(effective.q, set) };
     }
     const query = fromTypesense(effective);
-    if (query.empty) return toTypesense({ found: 0, outOf: live()?.docs ?? 0, hits: [], facets: {}, tookMs: 0 }, query, collectionName);
+    if (query.empty) return toTypesense(service.emptyOutcome(), query, collectionName);
     const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
     const outcomes = await Promise.all(variants.map((q) => service.searchOutcome({ ...query.params, q })));
     return toTypesense(mergeVariants(outcomes), query, collectionName);
   };
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
+    // the key parameters stay in: fromTypesense accepts them and gives them no effect
     const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
-    delete raw["x-typesense-api-key"];
-    delete raw["x-search-api-key"];
     const merged = g.caller.kind === "scoped" ? applyEmbedded(raw, g.caller.embedded) : raw;
     try {
       g.reply.json(200, await searchAnswer(merged, g.req.params[0]));
@@ -214,8 +212,6 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   server.route("post", "/multi_search", { name: "multi-search", errorBody: keyedErrorBody, maxBodyBytes: MAX_JSON_BODY }, async (req, reply) => {
     const presented = KeyAuth.presented((h) => req.header(h), req.rawQuery);
     const common = Object.fromEntries(new URLSearchParams(req.rawQuery));
-    delete common["x-typesense-api-key"];
-    delete common["x-search-api-key"];
     const bytes = await req.body(); // a body over the cap rejects here and is answered 413
     let body: unknown;
     try {
@@ -236,18 +232,14 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       if (!caller.ok) { reply.error(caller.status, caller.message); return; }
     }
     if (searches.length > MAX_MULTI_SEARCHES) { reply.error(400, `Number of multi searches exceeds \`limit_multi_searches\` parameter (${MAX_MULTI_SEARCHES}).`); return; }
-    const current = live();
     const results: (Buffer | string)[] = [];
     for (const item of searches as unknown[]) {
       if (typeof item !== "object" || item === null || Array.isArray(item)) { reply.error(400, "Each search must be an object."); return; }
       const own = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, String(v)]));
       const name = own.collection ?? common.collection ?? "";
       const key = own["x-typesense-api-key"] ?? own["x-search-api-key"] ?? presented;
-      delete own.collection;
-      delete own["x-typesense-api-key"];
-      delete own["x-search-api-key"];
       const names = resolve(name);
-      if (!current || !names) {
+      if (!names) {
         results.push(JSON.stringify({ code: 404, error: `Collection ${name} not found` }));
         continue;
       }
@@ -282,7 +274,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     server.route(method, pattern, { name: "documents-write", errorBody: keyedErrorBody }, (_req, reply) => reply.error(405, readOnly));
   }
 
-  keyedRoute(server, auth, "post", "/operations/reload", "admin-reload", none("operations/reload:create"), (g) => {
+  keyedRoute(server, auth, "post", "/operations/reload", "admin-reload", noCollection("operations/reload:create"), (g) => {
     deps.reload();
     g.reply.json(202, JSON.stringify({ success: true, message: "reload of the configured source started; /v1/stats tells when it is live" }));
   });

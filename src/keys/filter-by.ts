@@ -7,7 +7,8 @@
 import { COLUMNS, type FilterParam } from "../engine/schema.js";
 import { ParamError } from "../lei/search-params.js";
 
-const PARAM_OF_FIELD = new Map<string, FilterParam>(COLUMNS.map((c) => [c.field, c.param]));
+/** Typesense field name (LegalEntity's) → Leidex filter parameter. */
+export const PARAM_OF_FIELD = new Map<string, FilterParam>(COLUMNS.map((c) => [c.field, c.param]));
 
 export interface FieldFilter {
   /** allowed values; null = any */

@@ -14,6 +14,9 @@ export interface Guarded { caller: Caller; req: Request; reply: Reply }
 /** Which action and collections a request needs; null collection = none (e.g. /keys). */
 export type Need = (req: Request) => { action: string; collections: string[] } | { status: number; message: string };
 
+/** An action on no collection in particular (keys, aliases, settings lists, admin). */
+export const noCollection = (action: string): Need => () => ({ action, collections: [] });
+
 export function keyedRoute(
   server: HttpServer, auth: KeyAuth, method: "get" | "post" | "put" | "del" | "patch", pattern: string, name: string,
   need: Need, handler: (g: Guarded) => void | Promise<void>, extra: Partial<RouteOptions> = {},

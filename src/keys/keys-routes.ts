@@ -6,7 +6,7 @@ import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
 import { randomKey } from "./bootstrap.js";
 import type { KeyStore } from "./key-store.js";
-import { JSON_BODY, keyedRoute, jsonBody } from "./keyed-route.js";
+import { JSON_BODY, keyedRoute, jsonBody, noCollection } from "./keyed-route.js";
 import { FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
 
 const PREFIX_CHARS = 4;
@@ -41,9 +41,8 @@ export function publicKey(k: ApiKey): Record<string, unknown> {
 }
 
 export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeyStore, nowSeconds: () => number): void {
-  const none = (action: string) => () => ({ action, collections: [] });
 
-  keyedRoute(server, auth, "post", "/keys", "keys-create", none("keys:create"), async (g) => {
+  keyedRoute(server, auth, "post", "/keys", "keys-create", noCollection("keys:create"), async (g) => {
     const parsed = await jsonBody(g);
     if (parsed === undefined) return;
     if (!validateCreate(parsed)) {
@@ -63,7 +62,7 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
     g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));
   }, JSON_BODY);
 
-  keyedRoute(server, auth, "get", "/keys", "keys-list", none("keys:list"), (g) => {
+  keyedRoute(server, auth, "get", "/keys", "keys-list", noCollection("keys:list"), (g) => {
     g.reply.json(200, JSON.stringify({ keys: keys.list().map(publicKey) }));
   });
 

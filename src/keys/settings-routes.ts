@@ -4,7 +4,7 @@
 import { Ajv } from "ajv";
 import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
-import { JSON_BODY, jsonBody, keyedRoute, type Guarded, type Need } from "./keyed-route.js";
+import { JSON_BODY, jsonBody, keyedRoute, noCollection, type Guarded, type Need } from "./keyed-route.js";
 import type { Preset, SearchSettings, StopwordSet, SynonymRule } from "./search-settings.js";
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -73,7 +73,7 @@ export function registerSettingsRoutes(server: HttpServer, auth: KeyAuth, settin
     if (!body) return;
     g.reply.json(200, JSON.stringify(settings.put<Preset>("preset", g.req.params[0], { name: g.req.params[0], value: body.value })));
   }, JSON_BODY);
-  keyedRoute(server, auth, "get", "/presets", "presets-list", () => ({ action: "presets:list", collections: [] }), (g) => {
+  keyedRoute(server, auth, "get", "/presets", "presets-list", noCollection("presets:list"), (g) => {
     g.reply.json(200, JSON.stringify({ presets: settings.list<Preset>("preset") }));
   });
   keyedRoute(server, auth, "get", "/presets/:name", "presets-get", named("presets:get", 0), (g) => {
@@ -91,7 +91,7 @@ export function registerSettingsRoutes(server: HttpServer, auth: KeyAuth, settin
     const set: StopwordSet = { id: g.req.params[0], stopwords: body.stopwords, ...(body.locale !== undefined ? { locale: body.locale } : {}) };
     g.reply.json(200, JSON.stringify(settings.put("stopwords", set.id, set)));
   }, JSON_BODY);
-  keyedRoute(server, auth, "get", "/stopwords", "stopwords-list", () => ({ action: "stopwords:list", collections: [] }), (g) => {
+  keyedRoute(server, auth, "get", "/stopwords", "stopwords-list", noCollection("stopwords:list"), (g) => {
     g.reply.json(200, JSON.stringify({ stopwords: settings.list<StopwordSet>("stopwords") }));
   });
   keyedRoute(server, auth, "get", "/stopwords/:name", "stopwords-get", named("stopwords:get", 0), (g) => {

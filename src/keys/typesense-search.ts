@@ -6,11 +6,10 @@
 import type { SearchOutcome } from "../engine/collection.js";
 import { COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
 import { ParamError, parseSearchParams, type SearchParams } from "../lei/search-params.js";
-import { parseFilterBy } from "./filter-by.js";
+import { PARAM_OF_FIELD, parseFilterBy } from "./filter-by.js";
 
 export const MAX_PER_PAGE = 250;
 const MAX_DEPTH = 10_000;
-const PARAM_OF_FIELD = new Map<string, FilterParam>(COLUMNS.map((c) => [c.field, c.param]));
 const FIELD_OF_PARAM = new Map<FilterParam, string>(COLUMNS.map((c) => [c.param, c.field]));
 const NAME_FIELDS = new Set(["legalName", "otherNames", "name"]);
 const ADDRESS_FIELDS = new Set(["legalAddress", "hqAddress", "city", "postalCode", "region", "address"]);

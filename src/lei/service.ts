@@ -54,7 +54,8 @@ export class LeiService {
     });
   }
 
-  private emptyOutcome(): SearchOutcome {
+  /** What a query that can match nothing answers (no engine round trip). */
+  emptyOutcome(): SearchOutcome {
     return { found: 0, outOf: this.collection.current?.docs ?? 0, hits: [], facets: {}, tookMs: 0 };
   }
 
