@@ -62,8 +62,9 @@ async function main(): Promise<void> {
   const bootstrap = bootstrapKey(config.apiKey, config.dataDir);
   log(bootstrap.banner);
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-  // a guard against guessing: 30 bad keys a minute per address, then 429
-  const keyAuth = new KeyAuth(keyStore, bootstrap.value, new RateLimiter(30, 60), nowSeconds);
+  // a guard against guessing: 30 bad keys a minute per address, then 429, whichever key family
+  const guessing = new RateLimiter(30, 60);
+  const keyAuth = new KeyAuth(keyStore, bootstrap.value, guessing, nowSeconds);
   registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
   registerCollectionRoutes(server, { auth: keyAuth, settings: new SearchSettings(stateDb), service: leiService, collection, reload: () => reloader.reloadInBackground(false),
     importFile: (path) => reloader.importFile(path), uploadDir: join(config.dataDir, "downloads"),
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   startKeyHousekeeping(keyStore, nowSeconds, log);
   const dispatch = startWebhookArea(server, stateDb, {
     dataDir: config.dataDir, operatorKey: config.operatorKey, dispatchers: config.dispatchers, allowHosts: config.webhookAllowHosts,
-    caFile: config.webhookCaFile, timeoutSeconds: config.webhookTimeoutSeconds,
+    caFile: config.webhookCaFile, timeoutSeconds: config.webhookTimeoutSeconds, guessing,
   }, log, metrics);
   registerFallback(server);
   const port = await server.listen(config.host, config.port);

@@ -4,7 +4,7 @@
 import { Ajv } from "ajv";
 import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
-import { randomKey } from "./bootstrap.js";
+import { randomKey } from "../store/persisted-key.js";
 import type { KeyStore } from "./key-store.js";
 import { JSON_BODY, keyedRoute, jsonBody, noCollection } from "./keyed-route.js";
 import { FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";

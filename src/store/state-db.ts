@@ -12,12 +12,32 @@ export function openStateDb(dataDir: string): StateDb {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, "state.db");
   const db = new Database(path);
+  // keys are stored in clear (scoped keys are HMACs keyed by their parent's value): owner only;
+  // before WAL mode, since SQLite gives the -wal and -shm files the database file's mode
+  chmodSync(path, 0o600);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("busy_timeout = 5000");
-  // keys are stored in clear (scoped keys are HMACs keyed by their parent's value): owner only
-  chmodSync(path, 0o600);
+  compileOnce(db);
   return db;
+}
+
+/**
+ * Makes db.prepare return the statement it compiled before for the same SQL: stores call it
+ * where they run it (some on every request or event), and compiling costs more than running.
+ * Safe because no caller changes a statement's mode (pluck, raw) or iterates one.
+ */
+function compileOnce(db: StateDb): void {
+  const compile = db.prepare.bind(db);
+  const compiled = new Map<string, ReturnType<StateDb["prepare"]>>();
+  db.prepare = ((sql: string) => {
+    let statement = compiled.get(sql);
+    if (statement === undefined) {
+      statement = compile(sql);
+      compiled.set(sql, statement);
+    }
+    return statement;
+  }) as StateDb["prepare"];
 }
 
 /** Runs each statement of a schema once; statements must be idempotent (IF NOT EXISTS). */

@@ -4,6 +4,7 @@
 
 import type { HttpServer } from "../http/server.js";
 import type { Metrics } from "../http/metrics.js";
+import type { RateLimiter } from "../http/rate-limit.js";
 import type { StateDb } from "../store/state-db.js";
 import { DispatchCenter, RESTARTS_METRIC } from "./dispatch-center.js";
 import { InboundStore } from "./inbound-store.js";
@@ -24,6 +25,8 @@ export interface WebhookConfig {
   allowHosts: string[];
   caFile: string | null;
   timeoutSeconds: number;
+  /** the guard against guessing keys, shared with the keyed API: one budget per address */
+  guessing: RateLimiter;
 }
 
 /** What the server keeps of the area: a way to stop its background work. */
@@ -55,7 +58,7 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
     metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [[{}, dispatch.inFlight]]);
   }
   const guard = new UrlGuard(config.allowHosts);
-  registerWebhookRoutes(server, { db, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, nowMs });
+  registerWebhookRoutes(server, { db, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, guessing: config.guessing, nowMs });
   dispatch.start();
   pruner.start();
   return {

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { Agent, type Dispatcher } from "undici";
+import { MAX_CONCURRENCY } from "./model.js";
 import type { DispatcherWorkerData, DispatchJob, DispatchResult } from "./protocol.js";
 import { signedHeaders } from "./signing.js";
 import { UrlGuard } from "./url-guard.js";
@@ -16,8 +17,8 @@ const TIMED_OUT = new Error("attempt timed out");
 const TOO_LARGE = new Error("response body too large");
 
 interface Target { origin: string; path: string }
-/** Connections per receiver origin: at least the largest per-endpoint cap (64), so the pool never caps below max_concurrency. */
-const CONNECTIONS_PER_ORIGIN = 64;
+/** Connections per receiver origin: the largest per-endpoint cap, so the pool never caps below max_concurrency. */
+const CONNECTIONS_PER_ORIGIN = MAX_CONCURRENCY;
 
 interface Queue { active: number; waiting: DispatchJob[]; head: number }
 

@@ -3,7 +3,7 @@
 // specific match wins across tenants (then the oldest). Matched inbound mail is dispatched to the
 // route's URL, signed with the route's own secret, through the same outbox and dispatchers.
 
-import { randomKey } from "../keys/bootstrap.js";
+import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
 import { DEFAULT_CONCURRENCY, newSecret } from "./webhook-store.js";
 

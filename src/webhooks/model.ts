@@ -1,5 +1,8 @@
 // Area C vocabulary: event kinds, message states and the transitions table, suppression reasons.
 
+/** The highest per-endpoint concurrency a webhook or inbound route may ask for. */
+export const MAX_CONCURRENCY = 64;
+
 export const DELIVERY_KINDS = ["queued", "processed", "held", "released", "deferred", "delivered", "bounced", "dropped"] as const;
 export const ENGAGEMENT_KINDS = ["opened", "clicked", "unsubscribed"] as const;
 /** Every kind can be subscribed to; the lifecycle markers (queued, processed, held, released) are opt-in like the rest. */

@@ -89,7 +89,6 @@ export class Outbox {
   private readonly insert;
   private readonly dueFresh;
   private readonly dueRetries;
-  private readonly byId;
   private readonly setLeased;
   private readonly insertAttempt;
   private readonly updateAfterAttempt;
@@ -134,7 +133,6 @@ export class Outbox {
     this.dueFresh = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts = 0 AND next_attempt_at <= ? ORDER BY seq LIMIT ?`);
     this.dueRetries = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts > 0 AND next_attempt_at <= ?
       ORDER BY next_attempt_at LIMIT ?`);
-    this.byId = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
     this.setLeased = db.prepare("UPDATE deliveries SET leased = ? WHERE seq = ?");
     this.insertAttempt = db.prepare(`INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, trigger, status_code, error, duration_ms,
       response_snippet, attempted_at, next_attempt_at, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -170,10 +168,6 @@ export class Outbox {
     const fresh = this.dueFresh.all(now, limit) as Delivery[];
     if (fresh.length >= limit) return fresh;
     return fresh.concat(this.dueRetries.all(now, limit - fresh.length) as Delivery[]);
-  }
-
-  get(id: string): Delivery | null {
-    return (this.byId.get(id) as Delivery | undefined) ?? null;
   }
 
   /** Marks rows (by seq) handed out (true) or taken back (false), in one transaction; leases need no fsync (cleared at start). */

@@ -5,8 +5,8 @@
 
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { HttpServer, Reply, Request } from "../http/server.js";
-import { RateLimiter } from "../http/rate-limit.js";
-import { randomKey } from "../keys/bootstrap.js";
+import type { RateLimiter } from "../http/rate-limit.js";
+import { randomKey } from "../store/persisted-key.js";
 import type { StateDb } from "../store/state-db.js";
 import type { DispatchCenter } from "./dispatch-center.js";
 import { registerInboundRoutes } from "./inbound-routes.js";
@@ -34,6 +34,8 @@ export interface WebhookArea {
   intake: Intake;
   dispatch: DispatchCenter;
   guard: UrlGuard;
+  /** unknown keys per address (shared with the keyed API), then 429; valid keys still work */
+  guessing: RateLimiter;
   nowMs: () => number;
 }
 
@@ -49,8 +51,7 @@ function bearer(req: Request): string | null {
 
 export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): void {
   const operatorDigest = digest(area.operatorKey);
-  // a guard against guessing: 30 unknown keys a minute per address, then 429 (valid keys still work)
-  const guessing = new RateLimiter(30, 60);
+  const guessing = area.guessing;
   const whoIs = (presented: string | null): Who | null => {
     if (presented === null) return null;
     if (timingSafeEqual(digest(presented), operatorDigest)) return { kind: "operator" };

@@ -1,9 +1,10 @@
 // Request bodies of area C, checked with ajv.
 
 import { Ajv } from "ajv";
-import { EVENT_KINDS, SUPPRESSION_REASONS } from "./model.js";
+import { EVENT_KINDS, MAX_CONCURRENCY, SUPPRESSION_REASONS } from "./model.js";
 
 const ajv = new Ajv({ allErrors: false });
+const maxConcurrency = { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY } as const;
 
 export const tenantCreateSchema = {
   type: "object", required: ["name"], additionalProperties: false,
@@ -17,7 +18,7 @@ export const webhookCreateSchema = {
   properties: {
     url: { type: "string", minLength: 1, maxLength: 2048 },
     event_types: eventTypes,
-    max_concurrency: { type: "integer", minimum: 1, maximum: 64 },
+    max_concurrency: maxConcurrency,
   },
 } as const;
 
@@ -27,7 +28,7 @@ export const webhookUpdateSchema = {
     url: { type: "string", minLength: 1, maxLength: 2048 },
     event_types: eventTypes,
     enabled: { type: "boolean" },
-    max_concurrency: { type: "integer", minimum: 1, maximum: 64 },
+    max_concurrency: maxConcurrency,
   },
 } as const;
 
@@ -83,12 +84,12 @@ const routeMatch = { type: "string", minLength: 1, maxLength: 320, pattern: "^(\
 
 export const inboundCreateSchema = {
   type: "object", required: ["match", "url"], additionalProperties: false,
-  properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: { type: "integer", minimum: 1, maximum: 64 } },
+  properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: maxConcurrency },
 } as const;
 
 export const inboundUpdateSchema = {
   type: "object", additionalProperties: false, minProperties: 1,
-  properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: { type: "integer", minimum: 1, maximum: 64 } },
+  properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: maxConcurrency },
 } as const;
 
 export const inboundMessageSchema = {

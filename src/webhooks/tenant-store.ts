@@ -2,7 +2,7 @@
 // file does not hold usable tenant credentials. Revoked keys are deleted.
 
 import { createHash } from "node:crypto";
-import { randomKey } from "../keys/bootstrap.js";
+import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
 
 export const TENANT_KEY_PREFIX = "lxt_";

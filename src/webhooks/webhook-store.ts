@@ -2,7 +2,7 @@
 // only. status is "enabled" or "disabled" (by the tenant, by a 410 from the receiver, or after five
 // days of failures; disabled_reason says which).
 
-import { randomKey } from "../keys/bootstrap.js";
+import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -38,7 +38,7 @@ export const newSecret = (): string => randomKey("whsec_", 32);
 
 export class WebhookStore {
   private readonly byId = new Map<string, Webhook>();
-  /** subscribers per "tenant kind", asked for every event at intake; dropped on any change */
+  /** subscribers per "tenant kind", asked for every event at intake (only their ids are read); dropped when a webhook comes, goes, or changes status or event types */
   private subs = new Map<string, Webhook[]>();
 
   constructor(private readonly db: StateDb) {
@@ -93,7 +93,8 @@ export class WebhookStore {
       updated_at = ?, failing_since = ? WHERE id = ?`).run(next.url, JSON.stringify(next.event_types), next.secret, next.status,
       next.disabled_reason, next.max_concurrency, next.updated_at, next.failing_since, next.id);
     this.byId.set(next.id, next);
-    this.subs = new Map();
+    // subscribers depend on status and event types only (a failing endpoint updates often)
+    if (change.status !== undefined || change.event_types !== undefined) this.subs = new Map();
     return next;
   }
 
