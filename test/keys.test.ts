@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Client, Errors, SearchClient } from "typesense";
-import { keyedRequest, nowSeconds, scopedDigest, scopedToken, startLeidex, type KeyedInit, type KeyedResponse } from "./helpers/keys.js";
+import { keyedRequest, nowSeconds, scopedDigest, scopedToken, type KeyedInit, type KeyedResponse } from "./helpers/keys.js";
 import { qs, ROOT, startServer, tempDir, type Params } from "./helpers/server.js";
 
 const API_KEY = `kt-boot-${randomBytes(12).toString("hex")}`;
@@ -834,7 +834,7 @@ t.test("persistence: generated bootstrap key, kill -9 right after a create and a
   const keyFile = join(dir, "bootstrap-key");
 
   // first start: a key is generated, kept 0600, printed once in full
-  const a = await startLeidex(t, { dataDir: dir });
+  const a = await startServer(t, { dataDir: dir, shards: 1 });
   const generated = readFileSync(keyFile, "utf8").trim();
   t.match(generated, /^lxb_[0-9A-Za-z]{32}$/, "lxb_ + 32 alphanumerics");
   t.equal(statSync(keyFile).mode & 0o777, 0o600, "the key file is mode 0600");
@@ -846,7 +846,7 @@ t.test("persistence: generated bootstrap key, kill -9 right after a create and a
   await a.kill9(); // right after the 201
 
   // second start: same key, prefix only in the banner; the acknowledged key survived
-  const b = await startLeidex(t, { dataDir: dir });
+  const b = await startServer(t, { dataDir: dir, shards: 1 });
   t.equal(readFileSync(keyFile, "utf8").trim(), generated, "the key file is unchanged");
   t.notMatch(b.stdout(), generated, "a later start does not print the full key");
   t.match(b.stdout(), generated.slice(0, 8), "it prints the prefix");
@@ -867,7 +867,7 @@ t.test("persistence: generated bootstrap key, kill -9 right after a create and a
 
   // third start with LEIDEX_API_KEY: that key is the bootstrap key; deleted keys stay deleted
   const envKey = `env-boot-${randomBytes(10).toString("hex")}`;
-  const c = await startLeidex(t, { dataDir: dir, env: { LEIDEX_API_KEY: envKey } });
+  const c = await startServer(t, { dataDir: dir, shards: 1, env: { LEIDEX_API_KEY: envKey } });
   const cReq = (path: string, init: KeyedInit = {}) => keyedRequest(c.port, path, { key: envKey, ...init });
   t.equal((await cReq("/keys")).status, 200, "LEIDEX_API_KEY sets the bootstrap key");
   t.equal((await keyedRequest(c.port, "/keys", { key: generated, localAddress: BAD_IP })).status, 401, "the file's key is not a second bootstrap key");

@@ -36,15 +36,8 @@ const metric = (text: string, name: string): number => Number(new RegExp(`^${nam
 
 /** A server with extra environment (read by the child at spawn), its operator key and one tenant. */
 async function serverWith(env: Record<string, string>, args: string[]): Promise<{ srv: RunningServer; op: string; tenant: string; key: string }> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
   const dataDir = tempDir(t, "leidex-webhooks-ops-");
-  let srv: RunningServer;
-  try {
-    srv = await startServer(t, { dataDir, shards: 1, args: ["--webhook-ca-file", CA_FILE, "--webhook-timeout", "1", "--dispatchers", "2", ...args] });
-  } finally {
-    for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
-  }
+  const srv = await startServer(t, { dataDir, shards: 1, env, args: ["--webhook-ca-file", CA_FILE, "--webhook-timeout", "1", "--dispatchers", "2", ...args] });
   const op = readFileSync(join(dataDir, "operator-key"), "utf8").trim();
   const tn = await api(srv, "POST", "/v1/tenants", op, { name: "ops" });
   const k = await api(srv, "POST", `/v1/tenants/${tn.body.id}/keys`, op);

@@ -30,6 +30,8 @@ export interface StartOptions {
   dataDir?: string;
   /** ms to wait for "listening on" */
   timeoutMs?: number;
+  /** extra environment for the server (read at spawn) */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningServer {
@@ -45,6 +47,8 @@ export interface RunningServer {
   json<T = any>(path: string, init?: RequestInit): Promise<T>;
   /** SIGTERM, wait for exit (SIGKILL after a grace period) */
   stop(): Promise<number | string>;
+  /** SIGKILL, and wait until the process is gone */
+  kill9(): Promise<number | string>;
 }
 
 export interface Got {
@@ -100,7 +104,8 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
   ];
   if (opts.source !== null) args.push("--source", opts.source ?? "sample");
   if (opts.args) args.push(...opts.args);
-  const p = spawnLeidex(args);
+  // a LEIDEX_API_KEY inherited from the environment running the tests must not leak in
+  const p = spawnLeidex(args, { LEIDEX_API_KEY: undefined, ...opts.env });
   let killed = false;
   const stop = async (): Promise<number | string> => {
     if (p.child.exitCode === null && p.child.signalCode === null && !killed) {
@@ -114,6 +119,10 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
     return p.exited;
   };
   t.teardown(stop);
+  const kill9 = async (): Promise<number | string> => {
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+    return p.exited;
+  };
 
   const port = await new Promise<number>((res, rej) => {
     const timer = setTimeout(() => {
@@ -134,7 +143,7 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
   const base = `http://127.0.0.1:${port}`;
   const get = (path: string, init?: RequestInit): Promise<Got> => fetchGot(base + path, init);
   return {
-    base, port, child: p.child, dataDir, stdout: p.stdout, stderr: p.stderr, exited: p.exited, stop, get,
+    base, port, child: p.child, dataDir, stdout: p.stdout, stderr: p.stderr, exited: p.exited, stop, kill9, get,
     json: async (path: string, init?: RequestInit) => {
       const r = await get(path, init);
       if (r.status !== 200) throw new Error(`GET ${path} -> ${r.status}: ${r.text}`);
