@@ -39,13 +39,13 @@ export class Reloader {
   private retryTimer: NodeJS.Timeout | null = null;
   private dailyTimer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private lastLoad: { seconds: number; records: number; at: number } | null = null;
+  private lastLoad: { seconds: number; recordsPerSecond: number; at: number } | null = null;
   private failedLoads = 0;
 
   constructor(private readonly collection: Collection, private readonly opts: ReloaderOptions, metrics: Metrics) {
     this.files = new CollectionFiles(opts.dataDir);
     metrics.gauge("leidex_load_duration_seconds", "Seconds the last successful load took (download and ingest)", () => this.lastLoad ? [[{}, this.lastLoad.seconds]] : []);
-    metrics.gauge("leidex_load_records_per_second", "Records per second of the last successful ingest", () => this.lastLoad ? [[{}, this.lastLoad.records]] : []);
+    metrics.gauge("leidex_load_records_per_second", "Records per second of the last successful ingest", () => this.lastLoad ? [[{}, this.lastLoad.recordsPerSecond]] : []);
     metrics.gauge("leidex_load_last_success_timestamp_seconds", "Unix time of the last successful load", () => this.lastLoad ? [[{}, this.lastLoad.at]] : []);
     metrics.gauge("leidex_load_failures", "Loads that failed since start-up", () => [[{}, this.failedLoads]]);
   }
@@ -213,7 +213,7 @@ export class Reloader {
       this.removeOtherDownloads(manifest.download);
     }
     const seconds = (Date.now() - started) / 1000;
-    this.lastLoad = { seconds, records: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001), at: Date.now() / 1000 };
+    this.lastLoad = { seconds, recordsPerSecond: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001), at: Date.now() / 1000 };
     this.opts.log(`loaded ${manifest.records} records as ${manifest.name} in ${seconds.toFixed(1)} s`);
     if (!manifest.fallback) this.succeeded();
     return manifest;

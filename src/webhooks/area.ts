@@ -6,7 +6,7 @@ import type { HttpServer } from "../http/server.js";
 import type { Metrics } from "../http/metrics.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import type { StateDb } from "../store/state-db.js";
-import { DispatchCenter, RESTARTS_METRIC } from "./dispatch-center.js";
+import { DispatchCenter } from "./dispatch-center.js";
 import { InboundStore } from "./inbound-store.js";
 import { Intake } from "./intake.js";
 import { operatorKey } from "./operator-key.js";
@@ -54,7 +54,6 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
   const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs, (rows) => dispatch.claimDirect(rows));
   const pruner = new OutboxPruner(outbox, { scale, nowMs, log, metrics });
   if (metrics) {
-    metrics.increment(RESTARTS_METRIC, "Dispatcher threads that died and were replaced.", 0);
     metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [[{}, dispatch.inFlight]]);
   }
   const guard = new UrlGuard(config.allowHosts);

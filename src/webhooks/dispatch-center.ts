@@ -19,7 +19,7 @@ import type { StateDb } from "../store/state-db.js";
 import type { InboundStore } from "./inbound-store.js";
 import { relaxedTransaction, type Delivery, type Outbox, type Outcome } from "./outbox.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
-import { verdict } from "./retry.js";
+import { isSuccess, verdict } from "./retry.js";
 import type { WebhookStore } from "./webhook-store.js";
 
 /** due rows read per query */
@@ -38,7 +38,8 @@ const FLUSH_MAX = 2000;
 const QUICK_DEATH_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 
-export const RESTARTS_METRIC = "leidex_webhook_dispatcher_restarts_total";
+const RESTARTS_METRIC = "leidex_webhook_dispatcher_restarts_total";
+const RESTARTS_HELP = "Dispatcher threads that died and were replaced.";
 
 export interface DispatchCenterOptions {
   workers: number;
@@ -77,6 +78,7 @@ export class DispatchCenter {
     private readonly inbound: InboundStore, private readonly opts: DispatchCenterOptions,
   ) {
     outbox.clearLeases();
+    opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP, 0);
     for (let i = 0; i < opts.workers; i++) this.parts.push({ worker: null, startedAt: 0, quickDeaths: 0, queued: [], restartTimer: null });
   }
 
@@ -259,7 +261,7 @@ export class DispatchCenter {
     const tests: { t: Test; r: DispatchResult }[] = [];
     for (const item of batch) {
       const r = item.r;
-      const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+      const ok = isSuccess(r.statusCode);
       const common = { webhook_id: r.webhookId, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet, attempted_at: now, outcome: ok ? "success" as const : "failure" as const };
       if (item.kind === "test") {
         tests.push(item);
@@ -301,7 +303,7 @@ export class DispatchCenter {
     const p = this.parts[part];
     if (this.stopped || p.worker !== w) return;
     p.worker = null;
-    this.opts.metrics?.increment(RESTARTS_METRIC, "Dispatcher threads that died and were replaced.");
+    this.opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP);
     p.quickDeaths = Date.now() - p.startedAt < QUICK_DEATH_MS ? p.quickDeaths + 1 : 1;
     // take back everything the thread held; the outbox hands it out again in order
     const back: Handed[] = [];

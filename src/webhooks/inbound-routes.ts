@@ -7,7 +7,7 @@ import type { StateDb } from "../store/state-db.js";
 import type { DispatchCenter, HandOff } from "./dispatch-center.js";
 import { publicRoute, type InboundStore } from "./inbound-store.js";
 import type { Outbox } from "./outbox.js";
-import { describeError, validators } from "./schemas.js";
+import { describeError, SMALL_BODY, validators } from "./schemas.js";
 import type { TenantStore } from "./tenant-store.js";
 import { refuseUrl, type UrlGuard } from "./url-guard.js";
 
@@ -20,9 +20,8 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
   db: StateDb; tenants: TenantStore; inbound: InboundStore; outbox: Outbox; dispatch: DispatchCenter; guard: UrlGuard; nowMs: () => number;
 }): void {
   const { tenants, inbound, guard } = deps;
-  const SMALL = 64 * 1024;
 
-  route("post", "/v1/tenants/:id/inbound-routes", "inbound-routes-create", SMALL, async ({ req, reply, body }) => {
+  route("post", "/v1/tenants/:id/inbound-routes", "inbound-routes-create", SMALL_BODY, async ({ req, reply, body }) => {
     const tenantId = req.params[0];
     if (!tenants.get(tenantId)) { reply.error(404, "no such tenant"); return; }
     if (!validators.inboundCreate(body)) { reply.error(400, describeError("inbound route", validators.inboundCreate)); return; }
@@ -38,7 +37,7 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
     const r = inbound.get(req.params[0], req.params[1]);
     if (!r) reply.error(404, "no such inbound route"); else reply.json(200, JSON.stringify(publicRoute(r)));
   });
-  route("patch", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-update", SMALL, async ({ req, reply, body }) => {
+  route("patch", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-update", SMALL_BODY, async ({ req, reply, body }) => {
     const [tenantId, routeId] = req.params;
     if (!inbound.get(tenantId, routeId)) { reply.error(404, "no such inbound route"); return; }
     if (!validators.inboundUpdate(body)) { reply.error(400, describeError("inbound route update", validators.inboundUpdate)); return; }

@@ -16,6 +16,9 @@ export type Verdict =
   | { kind: "disable"; reason: string };
 
 /** Retry-After as delta-seconds or an HTTP date, in ms from now; null when unreadable. */
+/** Only a 2xx answer counts as a delivery (a redirect is not followed, so it fails). */
+export const isSuccess = (statusCode: number | null): boolean => statusCode !== null && statusCode >= 200 && statusCode < 300;
+
 export function retryAfterMs(value: string | null, nowMs: number): number | null {
   if (value === null) return null;
   const v = value.trim();
@@ -29,7 +32,7 @@ export function verdict(opts: {
   scale: number; random?: () => number;
 }): Verdict {
   const { statusCode, attempt, nowMs, scale } = opts;
-  if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { kind: "delivered" };
+  if (isSuccess(statusCode)) return { kind: "delivered" };
   if (statusCode === 410) return { kind: "disable", reason: "receiver answered 410 Gone" };
   if (opts.failingSinceMs !== null && nowMs - opts.failingSinceMs >= DISABLE_AFTER_MS / scale) {
     return { kind: "disable", reason: "failing for 5 days" };

@@ -3,6 +3,9 @@
 import { Ajv } from "ajv";
 import { EVENT_KINDS, MAX_CONCURRENCY, SUPPRESSION_REASONS } from "./model.js";
 
+/** The cap on a JSON body of area C, except event batches. */
+export const SMALL_BODY = 64 * 1024;
+
 const ajv = new Ajv({ allErrors: false });
 const maxConcurrency = { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY } as const;
 
