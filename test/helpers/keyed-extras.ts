@@ -8,24 +8,15 @@ import { connect } from "node:net";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { csvLine, readSample, withCheckDigits } from "./fixture.js";
+import { readResponse, type KeyedResponse } from "./keys.js";
 
-export interface Plain { status: number; headers: Record<string, string | string[] | undefined>; text: string; body: any }
-
-const parse = (text: string): any => { try { return JSON.parse(text); } catch { return undefined; } };
+export type Plain = KeyedResponse;
 
 /** GETs over at most `sockets` kept-alive connections; close() frees them. */
 export function keepAliveClient(port: number, sockets = 8): { get(path: string, headers?: Record<string, string>): Promise<Plain>; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   const get = (path: string, headers: Record<string, string> = {}): Promise<Plain> => new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parse(text) });
-      });
-      res.on("error", reject);
-    });
+    const req = httpRequest({ host: "127.0.0.1", port, path, headers, agent }, (res) => { readResponse(res).then(resolve, reject); });
     req.on("error", reject);
     req.end();
   });
@@ -95,15 +86,7 @@ export function closedWithin(port: number, head: string, ms: number): Promise<{ 
 /** A POST whose body goes out as Transfer-Encoding: chunked, one chunk every `gapMs`. */
 export function chunkedPost(port: number, path: string, headers: Record<string, string>, chunks: Buffer[], gapMs = 0): Promise<Plain> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } }, (res) => {
-      const out: Buffer[] = [];
-      res.on("data", (c: Buffer) => out.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(out).toString("utf8");
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parse(text) });
-      });
-      res.on("error", reject);
-    });
+    const req = httpRequest({ host: "127.0.0.1", port, path, method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } }, (res) => { readResponse(res).then(resolve, reject); });
     req.on("error", reject);
     void (async () => {
       for (const chunk of chunks) {

@@ -3,7 +3,7 @@
 // scoped search keys computed independently of the server's code.
 
 import { createHmac } from "node:crypto";
-import { request as httpRequest } from "node:http";
+import { request as httpRequest, type IncomingMessage } from "node:http";
 
 /** Where a request carries its key. */
 export type Via = "x-search-api-key" | "x-typesense-api-key" | "query:x-search-api-key" | "query:x-typesense-api-key";
@@ -28,6 +28,21 @@ export interface KeyedResponse {
   body: any;
 }
 
+/** A whole response: status, headers, text, and the body parsed when it is JSON. */
+export function readResponse(res: IncomingMessage): Promise<KeyedResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on("data", (c: Buffer) => chunks.push(c));
+    res.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      let body: any;
+      try { body = JSON.parse(text); } catch { body = undefined; }
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+    });
+    res.on("error", reject);
+  });
+}
+
 export function keyedRequest(port: number, path: string, init: KeyedInit = {}): Promise<KeyedResponse> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   let fullPath = path;
@@ -46,17 +61,7 @@ export function keyedRequest(port: number, path: string, init: KeyedInit = {}): 
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: "127.0.0.1", port, path: fullPath, method: init.method ?? "GET", headers, ...(init.localAddress ? { localAddress: init.localAddress, agent: false } : {}) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let body: any;
-          try { body = JSON.parse(text); } catch { body = undefined; }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-        });
-        res.on("error", reject);
-      },
+      (res) => { readResponse(res).then(resolve, reject); },
     );
     req.on("error", reject);
     req.end(payload);
