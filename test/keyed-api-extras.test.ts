@@ -6,7 +6,7 @@
 // Requests meant to fail with 401 go out from 127.0.0.3, so 127.0.0.1 never meets the guessing
 // guard.
 
-import t from "tap";
+import t, { type Test } from "tap";
 import { randomBytes } from "node:crypto";
 import { keyedRequest, scopedToken, type KeyedInit, type KeyedResponse } from "./helpers/keys.js";
 import { qs, startServer, tempDir, type Params, type RunningServer } from "./helpers/server.js";
@@ -406,6 +406,17 @@ t.test("prefix: a truncated word prefix-matches by default, not with prefix=fals
 
 // ------------------------------------------------------------------------------ 3. synonyms, presets, stopwords
 
+/** PUTs each bad body to `path`: a 400 with {message} for each (a 413 for `tooLarge`), and nothing stored after. */
+async function refusesBodies(t: Test, path: string, bodies: [string, string][], tooLarge?: unknown): Promise<void> {
+  for (const [label, raw] of bodies) {
+    const r = await boot(path, { method: "PUT", rawBody: raw });
+    t.equal(r.status, 400, `${label} -> 400`);
+    t.match(r.body, { message: String }, `${label}: {message}`);
+  }
+  if (tooLarge !== undefined) t.equal((await boot(path, { method: "PUT", rawBody: JSON.stringify(tooLarge) })).status, 413, "a body over 64 KiB -> 413");
+  t.equal((await boot(path)).status, 404, "nothing was stored by the refused bodies");
+}
+
 t.test("synonyms: PUT, GET, list, DELETE in Typesense's shapes; 404s; 400s on bad ids and bodies", async (t) => {
   const base = "/collections/lei/synonyms";
   t.same((await boot(base)).body, { synonyms: [] }, "none at first: {synonyms: []}");
@@ -462,14 +473,7 @@ t.test("synonyms: PUT, GET, list, DELETE in Typesense's shapes; 404s; 400s on ba
     ["root a number", "{\"synonyms\": [\"ltd\"], \"root\": 5}"],
     ["root an array", "{\"synonyms\": [\"ltd\"], \"root\": [\"limited\"]}"],
   ];
-  for (const [label, raw] of bodies) {
-    const r = await boot(`${base}/bad-body`, { method: "PUT", rawBody: raw });
-    t.equal(r.status, 400, `${label} -> 400`);
-    t.match(r.body, { message: String }, `${label}: {message}`);
-  }
-  const huge = await boot(`${base}/bad-body`, { method: "PUT", rawBody: JSON.stringify({ synonyms: ["a", "b".repeat(70_000)] }) });
-  t.equal(huge.status, 413, "a body over 64 KiB -> 413");
-  t.equal((await boot(`${base}/bad-body`)).status, 404, "nothing was stored by the refused bodies");
+  await refusesBodies(t, `${base}/bad-body`, bodies, { synonyms: ["a", "b".repeat(70_000)] });
 });
 
 t.test("presets: PUT, GET, list, DELETE; 404s; 400s", async (t) => {
@@ -505,12 +509,7 @@ t.test("presets: PUT, GET, list, DELETE; 404s; 400s", async (t) => {
     ["an unknown field", "{\"value\": {}, \"searches\": []}"],
     ["name a number", "{\"value\": {}, \"name\": 5}"],
   ];
-  for (const [label, raw] of bodies) {
-    const r = await boot("/presets/bad-body", { method: "PUT", rawBody: raw });
-    t.equal(r.status, 400, `${label} -> 400`);
-    t.match(r.body, { message: String });
-  }
-  t.equal((await boot("/presets/bad-body")).status, 404, "nothing stored");
+  await refusesBodies(t, "/presets/bad-body", bodies);
 });
 
 t.test("stopwords: PUT, GET one as {stopwords: {id, stopwords}}, list, DELETE; 404s; 400s", async (t) => {
@@ -543,12 +542,7 @@ t.test("stopwords: PUT, GET one as {stopwords: {id, stopwords}}, list, DELETE; 4
     ["locale a number", "{\"stopwords\": [\"the\"], \"locale\": 5}"],
     ["an array body", "[\"the\"]"],
   ];
-  for (const [label, raw] of bodies) {
-    const r = await boot("/stopwords/bad-body", { method: "PUT", rawBody: raw });
-    t.equal(r.status, 400, `${label} -> 400`);
-    t.match(r.body, { message: String });
-  }
-  t.equal((await boot("/stopwords/bad-body")).status, 404, "nothing stored");
+  await refusesBodies(t, "/stopwords/bad-body", bodies);
 });
 
 t.test("synonyms, presets and stopwords need their actions", async (t) => {
