@@ -887,6 +887,22 @@ t.test("POST /collections/lei/documents/import: a golden copy uploaded becomes t
     t.equal(uploadFiles(b.dataDir).length, 1, "one upload file kept");
   });
 
+  await t.test("an upload that arrives while another import loads waits its turn and is not lost", async (t) => {
+    // the first import is loading when the second upload is whole: the first one's clean-up of
+    // older downloads must leave the waiting file alone
+    const loadingLines = (): number => (b.stdout().match(/loading \S*upload-/g) ?? []).length;
+    const before = loadingLines();
+    const big = upload(goldenCopyCsv(6147, synthetic).text);
+    while (loadingLines() === before) await new Promise((r) => setTimeout(r, 5));
+    const small = await upload(csv.text);
+    const bigDone = await big;
+    t.equal(bigDone.status, 200, "the import that was loading succeeds");
+    t.equal(small.status, 200, `the upload that waited is imported after it (${small.text})`);
+    t.equal(await records(), 205, "the last import is live");
+    imported = small.body?.collection ?? imported;
+    t.equal(uploadFiles(b.dataDir).length, 1, "one upload file kept");
+  });
+
   await t.test("the imported collection survives a restart, served from its segments", async (t) => {
     const dataDir = b.dataDir;
     t.equal(await b.stop(), 0);

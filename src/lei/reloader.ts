@@ -5,7 +5,7 @@
 // One load runs at a time; a load that fails leaves the live collection untouched.
 
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Collection } from "../engine/collection.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
@@ -35,6 +35,8 @@ export class Reloader {
   private loading: Promise<void> | null = null;
   /** every load, the fallback and rebuilds included, runs after the one before it */
   private queue: Promise<unknown> = Promise.resolve();
+  /** sources of the loads queued or running: their files are not to be cleaned away */
+  private readonly queuedSources: string[] = [];
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private dailyTimer: NodeJS.Timeout | null = null;
@@ -195,7 +197,10 @@ export class Reloader {
 
   /** The loaded collection's manifest; null when a fallback load found a real one live already. */
   private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<CollectionManifest | null> {
-    const next = this.queue.then(() => this.runNow(req));
+    this.queuedSources.push(req.source);
+    const next = this.queue.then(() => this.runNow(req)).finally(() => {
+      this.queuedSources.splice(this.queuedSources.indexOf(req.source), 1);
+    });
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -220,8 +225,9 @@ export class Reloader {
   }
 
   /**
-   * The golden copy just loaded is kept (to rebuild a broken segment); older ones go. An
-   * `upload-….part` file is an import still arriving: left alone unless a day old (a crashed one).
+   * The golden copy just loaded is kept (to rebuild a broken segment), and so is any waiting
+   * for its turn to load; older ones go. An `upload-….part` file is an import still arriving:
+   * left alone unless a day old (a crashed one).
    */
   private removeOtherDownloads(keep: string | null): void {
     const dir = join(this.opts.dataDir, "downloads");
@@ -229,7 +235,7 @@ export class Reloader {
     try { names = readdirSync(dir); } catch { return; }
     for (const name of names) {
       const path = join(dir, name);
-      if (path === keep) continue;
+      if (path === keep || this.queuedSources.some((source) => resolve(source) === resolve(path))) continue;
       if (name.startsWith("upload-") && name.endsWith(".part") && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 86_400_000) continue;
       rmSync(path, { force: true });
     }
