@@ -8,7 +8,7 @@
 // a deployment would: each subtest starts from the state the previous one left and checks it.
 
 import t, { type Test } from "tap";
-import { existsSync, openSync, readdirSync, readFileSync, writeSync, closeSync, statSync } from "node:fs";
+import { existsSync, openSync, readdirSync, readFileSync, writeSync, closeSync, statSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ENTITY_KEYS, mapRow, readSample, seededRandom, shuffle, withCheckDigits, zipSingle, type Entity } from "./helpers/fixture.js";
 import { csvText, goldenCopy, GleifImitation, sampleGoldenCopy, withAlteredBytes, type GoldenCopy } from "./helpers/gleif-imitation.js";
@@ -153,7 +153,7 @@ t.test("first start in GLEIF mode: downloads the latest publication (through a 3
   t.equal(currentAlias(mainDir), A.collection, "current.json points at lei_20260930-0800");
   t.same(collectionDirs(mainDir), [A.collection], "one collection on disk");
   const files = readdirSync(join(mainDir, "collections", A.collection)).sort();
-  t.same(files, ["manifest.json", "slice-0.seg", "slice-1.seg"], "a manifest and one segment per slice");
+  t.same(files, ["manifest.json", "slice-0.docs", "slice-0.seg", "slice-1.docs", "slice-1.seg"], "a manifest, and per slice a segment and its document file");
   const manifest = manifestOf(mainDir, A.collection);
   t.equal(manifest.name, A.collection);
   t.equal(manifest.records, A.rows);
@@ -480,6 +480,22 @@ t.test("a corrupt segment is refused and rebuilt from the kept download", async 
     t.match(srv.stdout(), /from its segments/);
     t.notMatch(srv.stdout(), /rebuilding|cannot be served/);
     t.equal((await srv.json("/v1/stats")).records, C.rows);
+  });
+
+  await t.test("a damaged or missing document file is refused and rebuilt", async (t) => {
+    for (const damage of ["flipped", "missing"] as const) {
+      t.equal(await srv.stop(), 0);
+      const alias = currentAlias(mainDir)!;
+      const docs = join(mainDir, "collections", alias, "slice-0.docs");
+      if (damage === "flipped") overwrite(docs, Math.floor(statSync(docs).size / 2), Buffer.from("not the documents"));
+      else rmSync(docs);
+      srv = await startGleif(root);
+      t.match(srv.stdout(), damage === "flipped" ? /slice-0\.docs fails its checksum/ : /slice-0\.docs cannot be opened/, `${damage}: detected`);
+      t.match(srv.stdout(), /rebuilding /, `${damage}: rebuilt`);
+      t.equal((await srv.json("/v1/stats")).records, C.rows);
+      t.same(await wrongLookups(srv, [...cExtraEntities.slice(0, 40), ...sharedPicks.slice(0, 30)]), [], `${damage}: lookups answer right`);
+      t.equal(gleif.fileRequestTotal, files, "not downloaded again");
+    }
   });
 });
 

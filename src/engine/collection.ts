@@ -51,10 +51,10 @@ export class Collection {
 
   get current(): LiveGeneration | null { return this.live; }
 
-  /** Starts building a new generation in every slice; returns its id. */
-  async begin(): Promise<number> {
+  /** Starts building a new generation in every slice, its documents growing in scratchDir; returns its id. */
+  async begin(scratchDir: string): Promise<number> {
     const gen = this.nextGen++;
-    await this.pool.broadcast({ op: "begin", gen });
+    await this.pool.broadcast({ op: "begin", gen, scratchDir });
     return gen;
   }
 
@@ -64,9 +64,9 @@ export class Collection {
 
   get slices(): number { return this.pool.slices; }
 
-  /** Finishes every slice of gen, each persisted to segmentOf(slice) when given; docs per slice. */
-  async finish(gen: number, segmentOf: ((slice: number) => string) | null): Promise<number[]> {
-    const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "finish", gen, segment: segmentOf?.(s) ?? null }));
+  /** Finishes every slice of gen, each persisted to segmentOf(slice); docs per slice. */
+  async finish(gen: number, segmentOf: (slice: number) => string): Promise<number[]> {
+    const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "finish", gen, segment: segmentOf(s) }));
     return results.map((r) => r.docs);
   }
 

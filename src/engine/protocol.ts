@@ -6,10 +6,11 @@ import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
 
 export type ShardTask =
-  | { op: "begin"; gen: number }
+  /** scratchDir: where the build's document files grow until finish moves them beside the segment */
+  | { op: "begin"; gen: number; scratchDir: string }
   | { op: "add"; gen: number; payload: Uint8Array }
-  /** segment: where to persist the built slice, or null to keep it in memory only */
-  | { op: "finish"; gen: number; segment: string | null }
+  /** segment: where to persist the built slice */
+  | { op: "finish"; gen: number; segment: string }
   /** serve a generation from a persisted segment */
   | { op: "open"; gen: number; segment: string }
   | { op: "drop"; gen: number }

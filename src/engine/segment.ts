@@ -1,9 +1,10 @@
 // A slice's immutable index on disk: written once when a load finishes, read back on restart so
-// that no CSV is parsed again. Layout:
+// that no CSV is parsed again. Its stored documents are a file of their own beside it
+// (doc-store.ts), which the directory names by length and CRC. Layout:
 //   header (32 bytes): magic "LEIDEXSG", format u32, CRC-32 of the body u32, body length u64,
 //                      docs u32, reserved u32
-//   body: directory length u32, directory JSON (scalars, column values, where each array lies),
-//         then every typed array at an 8-byte boundary.
+//   body: directory length u32, directory JSON (scalars, column values, the document file's
+//         facts, where each array lies), then every typed array at an 8-byte boundary.
 // Arrays are written from and read into their own typed arrays, so neither direction holds a
 // second copy of the slice. A file that is short, foreign, of another format or fails its
 // checksum is refused with a SegmentError: a broken segment is rebuilt, never served.
@@ -11,18 +12,25 @@
 import { mkdir, open, rename, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
+import { DocStoreReader, type DocFileFacts } from "./doc-store.js";
+import { SegmentError } from "./segment-error.js";
 import type { ColumnData, SliceData } from "./slice-builder.js";
 
+export { SegmentError };
+
 /** Bump whenever SliceData or the engine's reading of it changes. */
-export const SEGMENT_FORMAT = 2;
+export const SEGMENT_FORMAT = 3;
 const MAGIC = Buffer.from("LEIDEXSG", "latin1");
 const HEADER_BYTES = 32;
 const ALIGN = 8;
 
-export class SegmentError extends Error {}
+/** Where a segment's stored documents live: beside it, slice-0.seg -> slice-0.docs. */
+export function docFileOf(segment: string): string {
+  return `${segment.replace(/\.seg$/, "")}.docs`;
+}
 
-type ArrayKind = "u8" | "u16" | "u32";
-type TypedArray = Uint8Array | Uint16Array | Uint32Array;
+type ArrayKind = "u8" | "u16" | "u32" | "f64";
+type TypedArray = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 interface ArrayEntry { kind: ArrayKind; offset: number; length: number }
 
 /** Everything but the typed arrays, and where each array lies in the body. */
@@ -30,13 +38,14 @@ interface Directory {
   nDocs: number;
   trieNodes: number;
   columnValues: (string | null)[][];
+  docs: DocFileFacts;
   arrays: Record<string, ArrayEntry>;
 }
 
-const ARRAY_TYPES = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array } as const;
+const ARRAY_TYPES = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f64: Float64Array } as const;
 
 function kindOf(a: TypedArray): ArrayKind {
-  return a instanceof Uint8Array ? "u8" : a instanceof Uint16Array ? "u16" : "u32";
+  return a instanceof Uint8Array ? "u8" : a instanceof Uint16Array ? "u16" : a instanceof Float64Array ? "f64" : "u32";
 }
 
 /** The slice's typed arrays by a stable name. */
@@ -44,7 +53,7 @@ function arraysOf(data: SliceData): [string, TypedArray][] {
   const out: [string, TypedArray][] = [
     ["termBytes", data.termBytes], ["termOffs", data.termOffs], ["postOffs", data.postOffs], ["postDocs", data.postDocs],
     ["postMeta", data.postMeta], ["trie", data.trie.words], ["fwdOffs", data.fwdOffs], ["fwdTerms", data.fwdTerms],
-    ["fwdMeta", data.fwdMeta], ["nameLen", data.nameLen], ["docBytes", data.docBytes], ["docStart", data.docStart], ["docEnd", data.docEnd],
+    ["fwdMeta", data.fwdMeta], ["nameLen", data.nameLen], ["docStart", data.docStart], ["docLen", data.docLen],
   ];
   data.columns.forEach((c, i) => out.push([`col${i}.codes`, c.codes], [`col${i}.valOffs`, c.valOffs], [`col${i}.valDocs`, c.valDocs]));
   return out;
@@ -64,7 +73,9 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
     entries[name] = { kind: kindOf(a), offset: at, length: a.length };
     at = padTo(at + a.byteLength);
   }
-  const directory: Directory = { nDocs: data.nDocs, trieNodes: data.trie.nodes, columnValues: data.columns.map((c) => c.values), arrays: entries };
+  const directory: Directory = {
+    nDocs: data.nDocs, trieNodes: data.trie.nodes, columnValues: data.columns.map((c) => c.values), docs: data.docFacts, arrays: entries,
+  };
   const json = Buffer.from(JSON.stringify(directory));
   const lead = Buffer.alloc(padTo(4 + json.length));
   lead.writeUInt32LE(json.length, 0);
@@ -101,7 +112,8 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
   await rename(partial, path);
 }
 
-export async function readSegment(path: string): Promise<SliceData> {
+/** The slice written to `path`, and its document file, verified: a SegmentError if anything is off. */
+export async function readSegment(path: string): Promise<{ data: SliceData; docs: DocStoreReader }> {
   let fh: FileHandle;
   try {
     fh = await open(path, "r");
@@ -149,7 +161,8 @@ export async function readSegment(path: string): Promise<SliceData> {
     }
     if (crc !== header.readUInt32LE(12)) throw new SegmentError(`segment ${path} fails its checksum`);
     if (directory.nDocs !== header.readUInt32LE(24)) throw new SegmentError(`segment ${path}: header and directory disagree on docs`);
-    return sliceDataFrom(directory, arrays, path);
+    const data = sliceDataFrom(directory, arrays, path);
+    return { data, docs: DocStoreReader.verified(data.docFile, data.docFacts) };
   } finally {
     await fh.close();
   }
@@ -161,6 +174,7 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     if (!a || kindOf(a) !== kind) throw new SegmentError(`segment ${path} lacks array ${name}`);
     return a as InstanceType<(typeof ARRAY_TYPES)[K]>;
   }
+  if (typeof dir.docs?.bytes !== "number" || typeof dir.docs.crc !== "number") throw new SegmentError(`segment ${path} does not name its document file`);
   const columns: ColumnData[] = dir.columnValues.map((values, i) => ({
     values, codes: get(`col${i}.codes`, "u32"), valOffs: get(`col${i}.valOffs`, "u32"), valDocs: get(`col${i}.valDocs`, "u32"),
   }));
@@ -170,7 +184,7 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     postDocs: get("postDocs", "u32"), postMeta: get("postMeta", "u32"),
     trie: { nodes: dir.trieNodes, words: get("trie", "u32") },
     fwdOffs: get("fwdOffs", "u32"), fwdTerms: get("fwdTerms", "u32"), fwdMeta: get("fwdMeta", "u16"), nameLen: get("nameLen", "u8"),
-    columns, docBytes: get("docBytes", "u8"), docStart: get("docStart", "u32"), docEnd: get("docEnd", "u32"),
+    columns, docFile: docFileOf(path), docFacts: dir.docs, docStart: get("docStart", "f64"), docLen: get("docLen", "u32"),
   };
 }
 

@@ -2,6 +2,7 @@
 // from record batches, and answers batched requests against the generation each one names.
 // A slice is owned by exactly one worker, so there are no locks.
 
+import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
 import { decode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
@@ -9,7 +10,8 @@ import { planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory } from "./release-memory.js";
-import { readSegment, writeSegment } from "./segment.js";
+import { DocStoreReader } from "./doc-store.js";
+import { docFileOf, readSegment, writeSegment } from "./segment.js";
 import { SliceBuilder, type SliceData } from "./slice-builder.js";
 import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
 
@@ -35,7 +37,7 @@ const generations = new Map<number, WasmSlice>();
 export default function handle(task: ShardTask): unknown {
   switch (task.op) {
     case "begin":
-      building.set(task.gen, new SliceBuilder());
+      building.set(task.gen, new SliceBuilder(join(task.scratchDir, `build-${task.gen}-slice-${slice}.docs`)));
       return slice;
     case "add": {
       const builder = building.get(task.gen);
@@ -47,14 +49,21 @@ export default function handle(task: ShardTask): unknown {
       const builder = building.get(task.gen);
       if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
       building.delete(task.gen);
-      return thenReleaseMemory(finish(task.gen, builder.finish(), task.segment));
+      return thenReleaseMemory(finish(task.gen, builder.finish(docFileOf(task.segment)), task.segment));
     }
     case "open":
-      return thenReleaseMemory(readSegment(task.segment).then((data) => serveGeneration(task.gen, data)));
-    case "drop":
+      return thenReleaseMemory(readSegment(task.segment).then(({ data, docs }) => serveGeneration(task.gen, data, docs)));
+    case "drop": {
+      building.get(task.gen)?.abandon();
       building.delete(task.gen);
-      if (generations.delete(task.gen)) releaseMemory();
+      const dropped = generations.get(task.gen);
+      if (dropped) {
+        generations.delete(task.gen);
+        dropped.close();
+        releaseMemory();
+      }
       return null;
+    }
     case "batch": {
       const requests = decodeRequests(task.payload);
       const gen = generations.get(task.gen);
@@ -64,13 +73,13 @@ export default function handle(task: ShardTask): unknown {
   }
 }
 
-async function finish(gen: number, data: SliceData, segment: string | null): Promise<FinishResult> {
-  if (segment !== null) await writeSegment(segment, data);
-  return serveGeneration(gen, data);
+async function finish(gen: number, data: SliceData, segment: string): Promise<FinishResult> {
+  await writeSegment(segment, data);
+  return serveGeneration(gen, data, DocStoreReader.open(data.docFile));
 }
 
-function serveGeneration(gen: number, data: SliceData): FinishResult {
-  const built = new WasmSlice(data);
+function serveGeneration(gen: number, data: SliceData, docs: DocStoreReader): FinishResult {
+  const built = new WasmSlice(data, docs);
   generations.set(gen, built);
   return { docs: built.docs };
 }

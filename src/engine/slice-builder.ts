@@ -10,6 +10,7 @@ import {
   type EntityRecord, type LegalEntity,
 } from "./schema.js";
 import { compareCodePoints, tokenize } from "./text.js";
+import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
 
 export const LEI_TERM_MARKER = "\u0001";
 const MAX_POSITION = 254;
@@ -37,25 +38,27 @@ export interface SliceData {
   fwdMeta: Uint16Array;
   nameLen: Uint8Array;
   columns: ColumnData[];
-  /** stored documents: JSON of doc d is docBytes[docStart[d], docEnd[d]) */
-  docBytes: Uint8Array;
-  docStart: Uint32Array;
-  docEnd: Uint32Array;
+  /** stored documents: the JSON of doc d lies at docStart[d] in the document file, docLen[d] bytes */
+  docFile: string;
+  docFacts: DocFileFacts;
+  docStart: Float64Array;
+  docLen: Uint32Array;
 }
 
-class GrowableU32 {
-  data: Uint32Array;
+class Growable<T extends Uint32Array | Float64Array> {
   length = 0;
-  constructor(initial = 1024) { this.data = new Uint32Array(initial); }
+  constructor(public data: T) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
+      const next = new (this.data.constructor as new (n: number) => T)(this.data.length * 2);
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
   }
 }
+
+const growableU32 = (initial = 1024): Growable<Uint32Array> => new Growable(new Uint32Array(initial));
 
 class ByteArena {
   data = Buffer.allocUnsafe(1 << 20);
@@ -81,28 +84,33 @@ const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 export class SliceBuilder {
   private readonly termIds = new Map<string, number>();
   private readonly terms: string[] = [];
-  private readonly entryTerm = new GrowableU32(1 << 16);
-  private readonly entryMeta = new GrowableU32(1 << 16);
-  private readonly entryOffs = new GrowableU32();
-  private readonly nameLens = new GrowableU32();
+  private readonly entryTerm = growableU32(1 << 16);
+  private readonly entryMeta = growableU32(1 << 16);
+  private readonly entryOffs = growableU32();
+  private readonly nameLens = growableU32();
   private readonly leis: string[] = [];
-  private readonly docs = new ByteArena();
-  private readonly docStarts = new GrowableU32();
-  private readonly docEnds = new GrowableU32();
+  private readonly docs: DocStoreWriter;
+  private readonly docStarts = new Growable(new Float64Array(1024));
+  private readonly docLens = growableU32();
   private readonly columnCoders = COLUMNS.map(() => new Map<string, number>());
   private readonly columnValues: (string | null)[][] = COLUMNS.map(() => [null]);
-  private readonly codes = COLUMNS.map(() => new GrowableU32());
+  private readonly codes = COLUMNS.map(() => growableU32());
   private readonly docTerms = new Map<string, number>();
 
-  constructor() { this.entryOffs.push(0); }
+  /** Documents go to `docScratch` as they come; finish() moves the file to where it belongs. */
+  constructor(docScratch: string) {
+    this.docs = new DocStoreWriter(docScratch);
+    this.entryOffs.push(0);
+  }
 
   get size(): number { return this.leis.length; }
 
   add(record: EntityRecord): void {
     const { entity, otherNames } = record;
     this.leis.push(entity.lei);
-    this.docStarts.push(this.docs.append(JSON.stringify(entity)));
-    this.docEnds.push(this.docs.length);
+    const at = this.docs.append(JSON.stringify(entity));
+    this.docStarts.push(at);
+    this.docLens.push(this.docs.bytes - at);
 
     for (let c = 0; c < COLUMNS.length; c++) {
       const col = COLUMNS[c];
@@ -145,7 +153,12 @@ export class SliceBuilder {
     this.entryOffs.push(this.entryTerm.length);
   }
 
-  finish(): SliceData {
+  /** A build that will not be finished: its document file goes. */
+  abandon(): void { this.docs.abandon(); }
+
+  /** The slice's arrays; its document file, complete and synced, is moved to `docFile`. */
+  finish(docFile: string): SliceData {
+    const docFacts = this.docs.finish(docFile);
     const order = uniqueByLei(this.leis);
     const nDocs = order.length;
 
@@ -204,11 +217,11 @@ export class SliceBuilder {
     });
     const termBytes = termArena.data.subarray(0, termArena.length);
 
-    const docStart = new Uint32Array(nDocs);
-    const docEnd = new Uint32Array(nDocs);
+    const docStart = new Float64Array(nDocs);
+    const docLen = new Uint32Array(nDocs);
     for (let d = 0; d < nDocs; d++) {
       docStart[d] = this.docStarts.data[order[d]];
-      docEnd[d] = this.docEnds.data[order[d]];
+      docLen[d] = this.docLens.data[order[d]];
     }
     const columns = COLUMNS.map((_, c) => {
       const codes = new Uint32Array(nDocs);
@@ -218,9 +231,7 @@ export class SliceBuilder {
     return {
       nDocs, termBytes, termOffs, postOffs, postDocs, postMeta,
       trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
-      fwdOffs, fwdTerms, fwdMeta, nameLen, columns,
-      // the arena's unused tail was never written, so it costs address space, not memory
-      docBytes: this.docs.data.subarray(0, this.docs.length), docStart, docEnd,
+      fwdOffs, fwdTerms, fwdMeta, nameLen, columns, docFile, docFacts, docStart, docLen,
     };
   }
 }

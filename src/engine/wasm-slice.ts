@@ -1,8 +1,10 @@
 // One slice generation inside its own WASM engine instance: copies the built arrays into linear
 // memory once, then answers queries with no allocation beyond the engine's scratch. Stored
-// documents stay here as UTF-8 JSON, so a hit is a memory view, never a JSON.stringify.
+// documents are read from the slice's document file, as UTF-8 JSON, only for the hits returned:
+// never a JSON.stringify, and never the whole collection's documents in memory.
 
 import { readFileSync } from "node:fs";
+import type { DocStoreReader } from "./doc-store.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type ColumnData, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
@@ -65,8 +67,17 @@ const MAX_TOKENS = 16;
 const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
-const LEI_OFFSET_IN_DOC = '{"lei":"'.length;
+const LEI_LENGTH = 20;
 const NEWLINE = Buffer.from("\n");
+
+/** Twenty bytes of memory at `at` against an ASCII string, byte by byte: no string per probe. */
+function compareAscii(memory: Uint8Array, at: number, text: string): number {
+  for (let i = 0; i < LEI_LENGTH; i++) {
+    const diff = memory[at + i] - text.charCodeAt(i);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
 
 /** At most MAX_TOKENS: the first and the last half, since long names often differ at the tail. */
 function capTokens(tokens: string[]): string[] {
@@ -86,9 +97,12 @@ function byteTypoBudget(token: string, cap: number): number {
 export class WasmSlice {
   readonly docs: number;
   private readonly engine: EngineExports;
-  private readonly docBytes: Uint8Array;
-  private readonly docStart: Uint32Array;
-  private readonly docEnd: Uint32Array;
+  private readonly docStore: DocStoreReader;
+  private readonly docStart: Float64Array;
+  private readonly docLen: Uint32Array;
+  /** where the term dictionary lies in WASM memory: term d < docs is doc d's LEI, lower-cased */
+  private readonly termBytesAt: number;
+  private readonly termOffsAt: number;
   /** per column, what the host still needs once the arrays live in WASM memory */
   private readonly columns: Pick<ColumnData, "values" | "valOffs">[];
   private readonly codeByKey: Map<string, number>[];
@@ -97,15 +111,15 @@ export class WasmSlice {
   private readonly codesAt: number[] = [];
   private readonly bitmapAt: number[];
 
-  constructor(data: SliceData) {
+  constructor(data: SliceData, docStore: DocStoreReader) {
     const instance = new WebAssembly.Instance(engineModule, {
       env: { abort: () => { throw new Error("engine abort"); } },
     });
     this.engine = instance.exports as unknown as EngineExports;
     this.docs = data.nDocs;
-    this.docBytes = data.docBytes;
+    this.docStore = docStore;
     this.docStart = data.docStart;
-    this.docEnd = data.docEnd;
+    this.docLen = data.docLen;
     this.columns = data.columns.map(({ values, valOffs }) => ({ values, valOffs }));
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
@@ -118,8 +132,10 @@ export class WasmSlice {
       new Uint8Array(this.engine.memory.buffer, ptr, arr.byteLength).set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
       return ptr;
     };
+    this.termBytesAt = copy(data.termBytes);
+    this.termOffsAt = copy(data.termOffs);
     const words: number[] = [
-      data.nDocs, data.termOffs.length - 1, copy(data.termBytes), copy(data.termOffs), copy(data.postOffs), copy(data.postDocs),
+      data.nDocs, data.termOffs.length - 1, this.termBytesAt, this.termOffsAt, copy(data.postOffs), copy(data.postDocs),
       copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), copy(data.postMeta),
       data.trie.nodes, copy(data.trie.words),
       data.columns.length,
@@ -139,32 +155,31 @@ export class WasmSlice {
     this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
   }
 
-  doc(d: number): Uint8Array { return this.docBytes.subarray(this.docStart[d], this.docEnd[d]); }
+  doc(d: number): Uint8Array { return this.docStore.read(this.docStart[d], this.docLen[d]); }
+
+  /** Closes the document file: the generation is gone. */
+  close(): void { this.docStore.close(); }
+
+  /** Where doc d's LEI (lower case) starts in WASM memory, past the term's marker byte. */
+  private leiAt(d: number): number {
+    return this.termBytesAt + new Uint32Array(this.engine.memory.buffer, this.termOffsAt + d * 4, 1)[0] + 1;
+  }
 
   private leiOf(d: number): string {
-    const at = this.docStart[d] + LEI_OFFSET_IN_DOC;
-    return Buffer.from(this.docBytes.buffer, this.docBytes.byteOffset + at, 20).toString("latin1");
+    return Buffer.from(this.engine.memory.buffer, this.leiAt(d), LEI_LENGTH).toString("latin1").toUpperCase();
   }
 
   /** The stored document of an LEI (upper case), by binary search over the LEI-ordered docs. */
   lookup(lei: string): Uint8Array | null {
-    if (lei.length !== 20) return null;
+    if (lei.length !== LEI_LENGTH) return null;
+    const wanted = lei.toLowerCase();
+    const memory = new Uint8Array(this.engine.memory.buffer);
     let lo = 0, hi = this.docs;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compareLei(mid, lei) < 0) lo = mid + 1; else hi = mid;
+      if (compareAscii(memory, this.leiAt(mid), wanted) < 0) lo = mid + 1; else hi = mid;
     }
-    return lo < this.docs && this.compareLei(lo, lei) === 0 ? this.doc(lo) : null;
-  }
-
-  /** Doc d's LEI against an ASCII LEI, byte by byte: no string per probe. */
-  private compareLei(d: number, lei: string): number {
-    const at = this.docStart[d] + LEI_OFFSET_IN_DOC;
-    for (let i = 0; i < 20; i++) {
-      const diff = this.docBytes[at + i] - lei.charCodeAt(i);
-      if (diff !== 0) return diff;
-    }
-    return 0;
+    return lo < this.docs && compareAscii(memory, this.leiAt(lo), wanted) === 0 ? this.doc(lo) : null;
   }
 
   /** Every value of a facet column with its doc count. */

@@ -39,7 +39,7 @@ export class LoadCheckError extends Error {}
  * leaves the previous collection as the one a restart serves.
  */
 export async function loadInto(collection: Collection, req: LoadRequest): Promise<CollectionManifest> {
-  const gen = await collection.begin();
+  const gen = await collection.begin(req.files.scratch);
   let name: string | null = null;
   try {
     const done = await runLoaderThread(collection, gen, collection.slices, req);
@@ -55,6 +55,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     name = collectionName;
     req.files.prepare(collectionName);
     const sliceDocs = await collection.finish(gen, (s) => req.files.segment(collectionName, s));
+    req.files.clearScratch();
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
@@ -70,6 +71,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     return manifest;
   } catch (err) {
     await collection.abandon(gen);
+    req.files.clearScratch();
     if (name !== null) req.files.removeAllBut(req.files.current()?.name ?? "");
     throw err;
   }

@@ -1,6 +1,8 @@
 // The collections on disk, under <data-dir>/collections/:
 //   <name>/manifest.json   what was loaded (name, publication, counts, the kept download)
 //   <name>/slice-<s>.seg   one immutable segment per slice (see engine/segment.ts)
+//   <name>/slice-<s>.docs  its stored documents (see engine/doc-store.ts)
+//   .building/             document files of a load in progress, moved beside their segments
 //   current.json           the alias: which collection `lei` points at
 // Every file is written to a temporary name, synced and renamed, so a crash at any moment leaves
 // the previous alias and its collection whole.
@@ -39,6 +41,12 @@ export class CollectionFiles {
   dir(name: string): string { return join(this.root, name); }
 
   segment(name: string, slice: number): string { return join(this.dir(name), `slice-${slice}.seg`); }
+
+  /** Where a load in progress keeps its document files until its collection has a name. */
+  get scratch(): string { return join(this.root, ".building"); }
+
+  /** Once a load has finished or failed, its scratch directory goes, whatever is left in it. */
+  clearScratch(): void { rmSync(this.scratch, { recursive: true, force: true }); }
 
   /** The manifest the alias points at, or null when there is none or it cannot be read. */
   current(): CollectionManifest | null {

@@ -1,0 +1,169 @@
+// A slice's stored documents, on disk rather than in memory: the JSON of every record, appended
+// as it is indexed and read back a hit at a time. At full scale they are ~450 bytes a record, the
+// larger part of a slice, and only the page of hits a query returns is ever read; the page cache
+// keeps the hot ones without counting against the process.
+// Layout: header (32 bytes): magic "LEIDEXDS", format u32, CRC-32 of the body u32, body length
+// u64, reserved; then the documents back to back, in the order they were added. The segment
+// records where each document lies, and the body's length and CRC, so a document file that does
+// not belong to its segment is refused like a broken segment.
+
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { crc32 } from "node:zlib";
+import { SegmentError } from "./segment-error.js";
+
+const MAGIC = Buffer.from("LEIDEXDS", "latin1");
+const FORMAT = 1;
+const HEADER_BYTES = 32;
+const WRITE_BUFFER = 1 << 20;
+const VERIFY_CHUNK = 4 << 20;
+
+/** What the segment keeps of its document file to know it again. */
+export interface DocFileFacts { bytes: number; crc: number }
+
+/** Appends documents to a scratch file during a build; `finish` moves it to where it belongs. */
+export class DocStoreWriter {
+  private readonly fd: number;
+  private readonly buffer = Buffer.allocUnsafe(WRITE_BUFFER);
+  private buffered = 0;
+  /** body bytes so far, the buffered ones included */
+  private appended = 0;
+  /** body bytes on disk */
+  private written = 0;
+  private crc = 0;
+  private closed = false;
+
+  constructor(private readonly scratch: string) {
+    mkdirSync(dirname(scratch), { recursive: true });
+    this.fd = openSync(scratch, "w");
+    writeSync(this.fd, Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
+  }
+
+  /** body bytes appended so far */
+  get bytes(): number { return this.appended; }
+
+  /** Appends one document; returns where its body bytes start. */
+  append(json: string): number {
+    const at = this.appended;
+    const length = Buffer.byteLength(json);
+    if (this.buffered + length > WRITE_BUFFER) this.flush();
+    if (length > WRITE_BUFFER) {
+      this.writeOut(Buffer.from(json));
+    } else {
+      this.buffer.write(json, this.buffered);
+      this.buffered += length;
+    }
+    this.appended += length;
+    return at;
+  }
+
+  private flush(): void {
+    if (this.buffered === 0) return;
+    const chunk = this.buffer.subarray(0, this.buffered);
+    this.buffered = 0;
+    this.writeOut(chunk);
+  }
+
+  private writeOut(chunk: Buffer): void {
+    this.crc = crc32(chunk, this.crc);
+    writeFully(this.fd, chunk, HEADER_BYTES + this.written);
+    this.written += chunk.length;
+  }
+
+  /** Writes the header, syncs and moves the file to `path`: a crash leaves it whole or absent there. */
+  finish(path: string): DocFileFacts {
+    this.flush();
+    const header = Buffer.alloc(HEADER_BYTES);
+    MAGIC.copy(header, 0);
+    header.writeUInt32LE(FORMAT, 8);
+    header.writeUInt32LE(this.crc, 12);
+    header.writeBigUInt64LE(BigInt(this.appended), 16);
+    writeFully(this.fd, header, 0);
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.closed = true;
+    mkdirSync(dirname(path), { recursive: true });
+    renameSync(this.scratch, path);
+    return { bytes: this.appended, crc: this.crc };
+  }
+
+  /** A build that will not finish: its partial file goes. */
+  abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+    rmSync(this.scratch, { force: true });
+  }
+}
+
+/** Reads documents by position from a finished document file; the descriptor stays open. */
+export class DocStoreReader {
+  private fd: number | null;
+
+  private constructor(fd: number) { this.fd = fd; }
+
+  /** Opens a document file just written by this process. */
+  static open(path: string): DocStoreReader {
+    return new DocStoreReader(openSync(path, "r"));
+  }
+
+  /**
+   * Opens a document file from disk, refusing it with a SegmentError unless it is whole and is
+   * the one its segment was written with (same length and CRC, read through once).
+   */
+  static verified(path: string, expected: DocFileFacts): DocStoreReader {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch (err) {
+      throw new SegmentError(`document file ${path} cannot be opened: ${(err as Error).message}`);
+    }
+    try {
+      const header = Buffer.alloc(HEADER_BYTES);
+      if (readSync(fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES || !header.subarray(0, 8).equals(MAGIC)) {
+        throw new SegmentError(`${path} is not a Leidex document file`);
+      }
+      const format = header.readUInt32LE(8);
+      if (format !== FORMAT) throw new SegmentError(`document file ${path} has format ${format}, this build reads ${FORMAT}`);
+      const bytes = Number(header.readBigUInt64LE(16));
+      const crc = header.readUInt32LE(12);
+      if (bytes !== expected.bytes || crc !== expected.crc) throw new SegmentError(`document file ${path} does not belong to its segment`);
+      const chunk = Buffer.allocUnsafe(VERIFY_CHUNK);
+      let sum = 0;
+      for (let done = 0; done < bytes;) {
+        const n = readSync(fd, chunk, 0, Math.min(VERIFY_CHUNK, bytes - done), HEADER_BYTES + done);
+        if (n === 0) throw new SegmentError(`document file ${path} is truncated`);
+        sum = crc32(chunk.subarray(0, n), sum);
+        done += n;
+      }
+      if (readSync(fd, chunk, 0, 1, HEADER_BYTES + bytes) !== 0) throw new SegmentError(`document file ${path} is longer than its header says`);
+      if (sum !== crc) throw new SegmentError(`document file ${path} fails its checksum`);
+      return new DocStoreReader(fd);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** The document whose body bytes lie at [at, at + length): a buffer of its own. */
+  read(at: number, length: number): Buffer {
+    if (this.fd === null) throw new Error("document file is closed");
+    const out = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, out, done, length - done, HEADER_BYTES + at + done);
+      if (n === 0) throw new Error("document file ended early");
+      done += n;
+    }
+    return out;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+function writeFully(fd: number, bytes: Buffer, position: number): void {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+}

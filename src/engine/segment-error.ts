@@ -1,0 +1,2 @@
+/** A persisted slice file that is missing, foreign, of another format or damaged: rebuild it. */
+export class SegmentError extends Error {}
