@@ -3,7 +3,7 @@
 // old generation is dropped from the shards only once no query holds it any more.
 
 import type { ShardPool } from "./pool.js";
-import type { FinishResult, SearchAnswer, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
+import type { FinishResult, SearchAnswer, ShardRequest, ShardResponse, ShardTask, WireHit } from "./protocol.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
@@ -64,10 +64,17 @@ export class Collection {
 
   get slices(): number { return this.pool.slices; }
 
-  /** Finishes every slice of gen, each persisted to segmentOf(slice); docs per slice. */
-  async finish(gen: number, segmentOf: (slice: number) => string): Promise<number[]> {
-    const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "finish", gen, segment: segmentOf(s) }));
-    return results.map((r) => r.docs);
+  /**
+   * Finishes every slice of gen, each persisted to segmentOf(slice); docs per slice. Finishing
+   * is a slice's memory peak, so `oneAtATime` keeps the peaks apart, for a reload: the live
+   * collection holds its share of memory already, and a daily reload is in no hurry.
+   */
+  async finish(gen: number, segmentOf: (slice: number) => string, oneAtATime: boolean): Promise<number[]> {
+    const task = (s: number): ShardTask => ({ op: "finish", gen, segment: segmentOf(s) });
+    if (!oneAtATime) return (await this.pool.broadcast<FinishResult>(task)).map((r) => r.docs);
+    const docs: number[] = [];
+    for (let s = 0; s < this.pool.slices; s++) docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
+    return docs;
   }
 
   /** A new generation read from persisted segments (one per slice); docs per slice. */

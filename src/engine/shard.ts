@@ -53,17 +53,12 @@ export default function handle(task: ShardTask): unknown {
     }
     case "open":
       return thenReleaseMemory(readSegment(task.segment).then(({ data, docs }) => serveGeneration(task.gen, data, docs)));
-    case "drop": {
+    case "drop":
       building.get(task.gen)?.abandon();
       building.delete(task.gen);
-      const dropped = generations.get(task.gen);
-      if (dropped) {
-        generations.delete(task.gen);
-        dropped.close();
-        releaseMemory();
-      }
+      // collected once retire() has returned: nothing on this stack may still hold the slice
+      if (retire(task.gen)) releaseMemory();
       return null;
-    }
     case "batch": {
       const requests = decodeRequests(task.payload);
       const gen = generations.get(task.gen);
@@ -71,6 +66,14 @@ export default function handle(task: ShardTask): unknown {
       return move(encodeResponses(responses));
     }
   }
+}
+
+function retire(gen: number): boolean {
+  const slice = generations.get(gen);
+  if (!slice) return false;
+  generations.delete(gen);
+  slice.close();
+  return true;
 }
 
 async function finish(gen: number, data: SliceData, segment: string): Promise<FinishResult> {

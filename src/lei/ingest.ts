@@ -54,7 +54,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     const collectionName = collectionNameOf(done.published, req.sample, req.files.current()?.name ?? null);
     name = collectionName;
     req.files.prepare(collectionName);
-    const sliceDocs = await collection.finish(gen, (s) => req.files.segment(collectionName, s));
+    const sliceDocs = await collection.finish(gen, (s) => req.files.segment(collectionName, s), collection.current !== null);
     req.files.clearScratch();
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
