@@ -29,8 +29,17 @@ export function docFileOf(segment: string): string {
   return `${segment.replace(/\.seg$/, "")}.docs`;
 }
 
-type ArrayKind = "u8" | "u16" | "u32" | "f64";
-type TypedArray = Uint8Array | Uint16Array | Uint32Array | Float64Array;
+export type ArrayKind = "u8" | "u16" | "u32" | "f64";
+export type TypedArray = Uint8Array | Uint16Array | Uint32Array | Float64Array;
+/** An array of a segment as its directory describes it. */
+export interface SegmentArray { name: string; kind: ArrayKind; length: number }
+/**
+ * Where readSegment reads each array into, decided once the directory is known: by default an
+ * array of its own; the engine places its arrays straight into WASM memory instead.
+ */
+export type ArrayPlacer = (arrays: readonly SegmentArray[]) => (array: SegmentArray) => TypedArray;
+/** The arrays only the host reads; the engine reads every other one. */
+export const HOST_ARRAYS: readonly string[] = ["docStart", "docLen"];
 interface ArrayEntry { kind: ArrayKind; offset: number; length: number }
 
 /** Everything but the typed arrays, and where each array lies in the body. */
@@ -42,7 +51,8 @@ interface Directory {
   arrays: Record<string, ArrayEntry>;
 }
 
-const ARRAY_TYPES = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f64: Float64Array } as const;
+export const ARRAY_TYPES = { u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f64: Float64Array } as const;
+const ownArrays: ArrayPlacer = () => (a) => new ARRAY_TYPES[a.kind](a.length);
 
 function kindOf(a: TypedArray): ArrayKind {
   return a instanceof Uint8Array ? "u8" : a instanceof Uint16Array ? "u16" : a instanceof Float64Array ? "f64" : "u32";
@@ -112,8 +122,13 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
   await rename(partial, path);
 }
 
-/** The slice written to `path`, and its document file, verified: a SegmentError if anything is off. */
-export async function readSegment(path: string): Promise<{ data: SliceData; docs: DocStoreReader }> {
+/**
+ * The slice written to `path`, its arrays where `place` says, and its document file, verified
+ * (unless this process has just written it): a SegmentError if anything is off.
+ */
+export async function readSegment(
+  path: string, place: ArrayPlacer = ownArrays, docsJustWritten = false,
+): Promise<{ data: SliceData; docs: DocStoreReader }> {
   let fh: FileHandle;
   try {
     fh = await open(path, "r");
@@ -146,13 +161,19 @@ export async function readSegment(path: string): Promise<{ data: SliceData; docs
     }
 
     const dataStart = HEADER_BYTES + lead.length;
-    const arrays = new Map<string, TypedArray>();
-    for (const [name, entry] of Object.entries(directory.arrays)) {
+    const entries = Object.entries(directory.arrays ?? {});
+    for (const [name, entry] of entries) {
       const Type = ARRAY_TYPES[entry.kind];
-      if (!Type || entry.offset % ALIGN !== 0) throw new SegmentError(`segment ${path}: array ${name} is malformed`);
-      const array = new Type(entry.length);
+      if (!Type || entry.offset % ALIGN !== 0 || !Number.isSafeInteger(entry.length) || entry.length < 0) {
+        throw new SegmentError(`segment ${path}: array ${name} is malformed`);
+      }
+      if (dataStart + entry.offset + padTo(entry.length * Type.BYTES_PER_ELEMENT) > size) throw new SegmentError(`segment ${path}: array ${name} runs past the end`);
+    }
+    const destination = place(entries.map(([name, e]) => ({ name, kind: e.kind, length: e.length })));
+    const arrays = new Map<string, TypedArray>();
+    for (const [name, entry] of entries) {
+      const array = destination({ name, kind: entry.kind, length: entry.length });
       const bytes = bytesOf(array);
-      if (dataStart + entry.offset + padTo(bytes.length) > size) throw new SegmentError(`segment ${path}: array ${name} runs past the end`);
       await readAll(fh, bytes, dataStart + entry.offset, path);
       crc = crc32(bytes, crc);
       const pad = padTo(bytes.length) - bytes.length;
@@ -162,7 +183,7 @@ export async function readSegment(path: string): Promise<{ data: SliceData; docs
     if (crc !== header.readUInt32LE(12)) throw new SegmentError(`segment ${path} fails its checksum`);
     if (directory.nDocs !== header.readUInt32LE(24)) throw new SegmentError(`segment ${path}: header and directory disagree on docs`);
     const data = sliceDataFrom(directory, arrays, path);
-    return { data, docs: DocStoreReader.verified(data.docFile, data.docFacts) };
+    return { data, docs: docsJustWritten ? DocStoreReader.open(data.docFile) : DocStoreReader.verified(data.docFile, data.docFacts) };
   } finally {
     await fh.close();
   }

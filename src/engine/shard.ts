@@ -9,10 +9,9 @@ import { decode, type SearchAnswer, type ShardRequest, type ShardResponse, type 
 import { planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
-import { releaseMemory } from "./release-memory.js";
-import { DocStoreReader } from "./doc-store.js";
-import { docFileOf, readSegment, writeSegment } from "./segment.js";
-import { SliceBuilder, type SliceData } from "./slice-builder.js";
+import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";
+import { docFileOf, writeSegment } from "./segment.js";
+import { SliceBuilder } from "./slice-builder.js";
 import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
 
 export interface ShardWorkerData { claims: SharedArrayBuffer }
@@ -43,16 +42,17 @@ export default function handle(task: ShardTask): unknown {
       const builder = building.get(task.gen);
       if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
       for (const r of decode<WireRecord[]>(task.payload)) builder.add(fromWire(r));
+      releaseMemoryWhenGrown();
       return null;
     }
     case "finish": {
       const builder = building.get(task.gen);
       if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
       building.delete(task.gen);
-      return thenReleaseMemory(finish(task.gen, builder.finish(docFileOf(task.segment)), task.segment));
+      return thenReleaseMemory(finish(task.gen, builder, task.segment));
     }
     case "open":
-      return thenReleaseMemory(readSegment(task.segment).then(({ data, docs }) => serveGeneration(task.gen, data, docs)));
+      return thenReleaseMemory(WasmSlice.open(task.segment, false).then((slice) => serveGeneration(task.gen, slice)));
     case "drop":
       building.get(task.gen)?.abandon();
       building.delete(task.gen);
@@ -76,13 +76,22 @@ function retire(gen: number): boolean {
   return true;
 }
 
-async function finish(gen: number, data: SliceData, segment: string): Promise<FinishResult> {
-  await writeSegment(segment, data);
-  return serveGeneration(gen, data, DocStoreReader.open(data.docFile));
+/**
+ * Persists the built slice, lets its arrays go, then serves it from the segment just written:
+ * read straight into the engine's memory, so the built arrays and the engine's copy of them are
+ * never in memory together.
+ */
+async function finish(gen: number, builder: SliceBuilder, segment: string): Promise<FinishResult> {
+  await persist(builder, segment);
+  releaseMemory();
+  return serveGeneration(gen, await WasmSlice.open(segment, true));
 }
 
-function serveGeneration(gen: number, data: SliceData, docs: DocStoreReader): FinishResult {
-  const built = new WasmSlice(data, docs);
+async function persist(builder: SliceBuilder, segment: string): Promise<void> {
+  await writeSegment(segment, builder.finish(docFileOf(segment)));
+}
+
+function serveGeneration(gen: number, built: WasmSlice): FinishResult {
   generations.set(gen, built);
   return { docs: built.docs };
 }

@@ -45,20 +45,28 @@ export interface SliceData {
   docLen: Uint32Array;
 }
 
-class Growable<T extends Uint32Array | Float64Array> {
+/**
+ * An append-only array in fixed chunks: no doubling, so no copy and no unused half at the end,
+ * and a chunk is never larger than the allocator returns to the system when it is freed.
+ */
+class ChunkedArray<T extends Uint32Array | Float64Array> {
+  private static readonly SHIFT = 16;
+  private static readonly MASK = (1 << ChunkedArray.SHIFT) - 1;
+  private readonly chunks: T[] = [];
   length = 0;
-  constructor(public data: T) {}
+  constructor(private readonly make: (n: number) => T) {}
   push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = new (this.data.constructor as new (n: number) => T)(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
+    const at = this.length & ChunkedArray.MASK;
+    if (at === 0) this.chunks.push(this.make(1 << ChunkedArray.SHIFT));
+    this.chunks[this.chunks.length - 1][at] = v;
+    this.length++;
   }
+  get(i: number): number { return this.chunks[i >>> ChunkedArray.SHIFT][i & ChunkedArray.MASK]; }
+  /** Lets the chunks go: the builder is done with them. */
+  release(): void { this.chunks.length = 0; }
 }
 
-const growableU32 = (initial = 1024): Growable<Uint32Array> => new Growable(new Uint32Array(initial));
+const u32s = (): ChunkedArray<Uint32Array> => new ChunkedArray((n) => new Uint32Array(n));
 
 class ByteArena {
   data = Buffer.allocUnsafe(1 << 20);
@@ -84,17 +92,17 @@ const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 export class SliceBuilder {
   private readonly termIds = new Map<string, number>();
   private readonly terms: string[] = [];
-  private readonly entryTerm = growableU32(1 << 16);
-  private readonly entryMeta = growableU32(1 << 16);
-  private readonly entryOffs = growableU32();
-  private readonly nameLens = growableU32();
+  private readonly entryTerm = u32s();
+  private readonly entryMeta = u32s();
+  private readonly entryOffs = u32s();
+  private readonly nameLens = u32s();
   private readonly leis: string[] = [];
   private readonly docs: DocStoreWriter;
-  private readonly docStarts = new Growable(new Float64Array(1024));
-  private readonly docLens = growableU32();
+  private readonly docStarts = new ChunkedArray((n) => new Float64Array(n));
+  private readonly docLens = u32s();
   private readonly columnCoders = COLUMNS.map(() => new Map<string, number>());
   private readonly columnValues: (string | null)[][] = COLUMNS.map(() => [null]);
-  private readonly codes = COLUMNS.map(() => growableU32());
+  private readonly codes = COLUMNS.map(() => u32s());
   private readonly docTerms = new Map<string, number>();
 
   /** Documents go to `docScratch` as they come; finish() moves the file to where it belongs. */
@@ -170,7 +178,7 @@ export class SliceBuilder {
     this.termIds.clear();
 
     let entries = nDocs;
-    for (const old of order) entries += this.entryOffs.data[old + 1] - this.entryOffs.data[old];
+    for (const old of order) entries += this.entryOffs.get(old + 1) - this.entryOffs.get(old);
     const fwdOffs = new Uint32Array(nDocs + 1);
     const fwdTerms = new Uint32Array(entries);
     const fwdMeta = new Uint16Array(entries);
@@ -179,18 +187,20 @@ export class SliceBuilder {
     let e = 0;
     for (let d = 0; d < nDocs; d++) {
       const old = order[d];
-      nameLen[d] = this.nameLens.data[old];
+      nameLen[d] = this.nameLens.get(old);
       fwdTerms[e] = d;
       fwdMeta[e++] = LEI_META;
       df[d + 1]++;
-      for (let x = this.entryOffs.data[old]; x < this.entryOffs.data[old + 1]; x++) {
-        const id = remap[this.entryTerm.data[x]];
+      for (let x = this.entryOffs.get(old), end = this.entryOffs.get(old + 1); x < end; x++) {
+        const id = remap[this.entryTerm.get(x)];
         fwdTerms[e] = id;
-        fwdMeta[e++] = this.entryMeta.data[x];
+        fwdMeta[e++] = this.entryMeta.get(x);
         df[id + 1]++;
       }
       fwdOffs[d + 1] = e;
     }
+    // the forward index holds it all now: the rest of finish() may reuse this memory
+    for (const chunks of [this.entryTerm, this.entryMeta, this.entryOffs, this.nameLens]) chunks.release();
 
     const postOffs = df;
     for (let t = 0; t < nTerms; t++) postOffs[t + 1] += postOffs[t];
@@ -216,16 +226,21 @@ export class SliceBuilder {
       termOffs[nDocs + rank + 1] = termArena.length;
     });
     const termBytes = termArena.data.subarray(0, termArena.length);
+    this.leis.length = 0;
+    this.terms.length = 0;
 
     const docStart = new Float64Array(nDocs);
     const docLen = new Uint32Array(nDocs);
     for (let d = 0; d < nDocs; d++) {
-      docStart[d] = this.docStarts.data[order[d]];
-      docLen[d] = this.docLens.data[order[d]];
+      docStart[d] = this.docStarts.get(order[d]);
+      docLen[d] = this.docLens.get(order[d]);
     }
+    this.docStarts.release();
+    this.docLens.release();
     const columns = COLUMNS.map((_, c) => {
       const codes = new Uint32Array(nDocs);
-      for (let d = 0; d < nDocs; d++) codes[d] = this.codes[c].data[order[d]];
+      for (let d = 0; d < nDocs; d++) codes[d] = this.codes[c].get(order[d]);
+      this.codes[c].release();
       return valueLists(codes, this.columnValues[c]);
     });
     return {

@@ -5,8 +5,9 @@
 
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
+import { ARRAY_TYPES, HOST_ARRAYS, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
-import { LEI_TERM_MARKER, type ColumnData, type SliceData } from "./slice-builder.js";
+import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
 
 const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
@@ -103,49 +104,72 @@ export class WasmSlice {
   /** where the term dictionary lies in WASM memory: term d < docs is doc d's LEI, lower-cased */
   private readonly termBytesAt: number;
   private readonly termOffsAt: number;
-  /** per column, what the host still needs once the arrays live in WASM memory */
-  private readonly columns: Pick<ColumnData, "values" | "valOffs">[];
+  /** per column: its values, and where its per-doc codes and value-list offsets lie in WASM memory */
+  private readonly columns: { values: (string | null)[]; codesAt: number; valOffsAt: number }[];
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
-  /** where each column's per-doc codes live in WASM memory */
-  private readonly codesAt: number[] = [];
   private readonly bitmapAt: number[];
 
-  constructor(data: SliceData, docStore: DocStoreReader) {
-    const instance = new WebAssembly.Instance(engineModule, {
+  /**
+   * A slice served from its segment. The engine's arrays are read straight into WASM memory,
+   * so a slice never exists twice in memory, not even while it loads.
+   */
+  static async open(segment: string, docsJustWritten: boolean): Promise<WasmSlice> {
+    const engine = new WebAssembly.Instance(engineModule, {
       env: { abort: () => { throw new Error("engine abort"); } },
-    });
-    this.engine = instance.exports as unknown as EngineExports;
+    }).exports as unknown as EngineExports;
+    const at = new Map<string, number>();
+    const place: ArrayPlacer = (arrays) => {
+      let size = 0;
+      const offsets: [string, number][] = [];
+      for (const a of arrays) {
+        if (HOST_ARRAYS.includes(a.name)) continue;
+        offsets.push([a.name, size]);
+        size += Math.ceil((a.length * ARRAY_TYPES[a.kind].BYTES_PER_ELEMENT) / 8) * 8;
+      }
+      const base = engine.alloc(size);
+      for (const [name, offset] of offsets) at.set(name, base + offset);
+      return (a) => {
+        const ptr = at.get(a.name);
+        const Type = ARRAY_TYPES[a.kind];
+        return ptr === undefined ? new Type(a.length) : new Type(engine.memory.buffer, ptr, a.length);
+      };
+    };
+    const { data, docs } = await readSegment(segment, place, docsJustWritten);
+    return new WasmSlice(engine, data, at, docs);
+  }
+
+  /** `data`'s engine arrays lie in WASM memory at `at` (its views of them may be stale by now). */
+  private constructor(engine: EngineExports, data: SliceData, at: ReadonlyMap<string, number>, docStore: DocStoreReader) {
+    this.engine = engine;
     this.docs = data.nDocs;
     this.docStore = docStore;
     this.docStart = data.docStart;
     this.docLen = data.docLen;
-    this.columns = data.columns.map(({ values, valOffs }) => ({ values, valOffs }));
+    const ptr = (name: string): number => {
+      const p = at.get(name);
+      if (p === undefined) throw new Error(`the engine's array ${name} is not in its memory`);
+      return p;
+    };
+    this.termBytesAt = ptr("termBytes");
+    this.termOffsAt = ptr("termOffs");
+    this.columns = data.columns.map((col, c) => ({ values: col.values, codesAt: ptr(`col${c}.codes`), valOffsAt: ptr(`col${c}.valOffs`) }));
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
       col.values.forEach((v, code) => { if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code); });
       return m;
     });
 
-    const copy = (arr: ArrayBufferView): number => {
-      const ptr = this.engine.alloc(arr.byteLength);
-      new Uint8Array(this.engine.memory.buffer, ptr, arr.byteLength).set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
-      return ptr;
-    };
-    this.termBytesAt = copy(data.termBytes);
-    this.termOffsAt = copy(data.termOffs);
     const words: number[] = [
-      data.nDocs, data.termOffs.length - 1, this.termBytesAt, this.termOffsAt, copy(data.postOffs), copy(data.postDocs),
-      copy(data.fwdOffs), copy(data.fwdTerms), copy(data.fwdMeta), copy(data.nameLen), copy(data.postMeta),
-      data.trie.nodes, copy(data.trie.words),
+      data.nDocs, data.termOffs.length - 1, this.termBytesAt, this.termOffsAt, ptr("postOffs"), ptr("postDocs"),
+      ptr("fwdOffs"), ptr("fwdTerms"), ptr("fwdMeta"), ptr("nameLen"), ptr("postMeta"), data.trie.nodes, ptr("trie"),
       data.columns.length,
     ];
-    for (const col of data.columns) {
-      const codes = copy(col.codes);
-      this.codesAt.push(codes);
-      words.push(codes, col.values.length, copy(col.valOffs), copy(col.valDocs));
-    }
-    this.engine.configure(copy(Uint32Array.from(words)));
+    data.columns.forEach((col, c) => words.push(ptr(`col${c}.codes`), col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)));
+    const descriptor = Uint32Array.from(words);
+    const descriptorAt = engine.alloc(descriptor.byteLength);
+    new Uint32Array(engine.memory.buffer, descriptorAt, descriptor.length).set(descriptor);
+    engine.configure(descriptorAt);
 
     // query scratch: token bytes, then one filter bitmap per column
     this.bitmapAt = [];
@@ -186,9 +210,10 @@ export class WasmSlice {
   facetValues(param: FacetParam): [string, number][] {
     const c = columnIndex(param);
     const col = this.columns[c];
+    const valOffs = new Uint32Array(this.engine.memory.buffer, col.valOffsAt, col.values.length + 1);
     const out: [string, number][] = [];
     for (let code = 1; code < col.values.length; code++) {
-      const n = col.valOffs[code + 1] - col.valOffs[code];
+      const n = valOffs[code + 1] - valOffs[code];
       if (n > 0) out.push([col.values[code]!, n]);
     }
     return out;
@@ -291,7 +316,7 @@ export class WasmSlice {
     filters: Partial<Record<FilterParam, string[]>>, exclude: Partial<Record<FilterParam, string[]>>, from: number, maxBytes: number,
   ): { lines: Uint8Array; next: number | null } {
     const tests = this.allowedCodes(filters, exclude).map(({ c, allowed }) => (
-      { codes: new Uint32Array(this.engine.memory.buffer, this.codesAt[c], this.docs), allowed: new Set(allowed) }
+      { codes: new Uint32Array(this.engine.memory.buffer, this.columns[c].codesAt, this.docs), allowed: new Set(allowed) }
     ));
     const parts: Uint8Array[] = [];
     let bytes = 0;
