@@ -52,7 +52,7 @@ export default function handle(task: ShardTask): unknown {
       return thenReleaseMemory(finish(task.gen, builder, task.segment));
     }
     case "open":
-      return thenReleaseMemory(WasmSlice.open(task.segment, false).then((slice) => serveGeneration(task.gen, slice)));
+      return thenReleaseMemory(WasmSlice.open(task.segment, false).then((opened) => serveGeneration(task.gen, opened)));
     case "drop":
       building.get(task.gen)?.abandon();
       building.delete(task.gen);
@@ -69,10 +69,10 @@ export default function handle(task: ShardTask): unknown {
 }
 
 function retire(gen: number): boolean {
-  const slice = generations.get(gen);
-  if (!slice) return false;
+  const retired = generations.get(gen);
+  if (!retired) return false;
   generations.delete(gen);
-  slice.close();
+  retired.close();
   return true;
 }
 
