@@ -109,6 +109,7 @@ export class WasmSlice {
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
   private readonly bitmapAt: number[];
+  private views: { bytes: Buffer; words: Uint32Array } | null = null;
 
   /**
    * A slice served from its segment. The engine's arrays are read straight into WASM memory,
@@ -186,18 +187,26 @@ export class WasmSlice {
 
   /** Where doc d's LEI (lower case) starts in WASM memory, past the term's marker byte. */
   private leiAt(d: number): number {
-    return this.termBytesAt + new Uint32Array(this.engine.memory.buffer, this.termOffsAt + d * 4, 1)[0] + 1;
+    return this.termBytesAt + this.memory().words[(this.termOffsAt >> 2) + d] + 1;
   }
 
   private leiOf(d: number): string {
-    return Buffer.from(this.engine.memory.buffer, this.leiAt(d), LEI_LENGTH).toString("latin1").toUpperCase();
+    const at = this.leiAt(d);
+    return this.memory().bytes.toString("latin1", at, at + LEI_LENGTH).toUpperCase();
+  }
+
+  /** Views of the whole WASM memory, made again only if it ever grew (which detaches the old). */
+  private memory(): { bytes: Buffer; words: Uint32Array } {
+    const buffer = this.engine.memory.buffer;
+    if (this.views?.bytes.buffer !== buffer) this.views = { bytes: Buffer.from(buffer), words: new Uint32Array(buffer) };
+    return this.views;
   }
 
   /** The stored document of an LEI (upper case), by binary search over the LEI-ordered docs. */
   lookup(lei: string): Uint8Array | null {
     if (lei.length !== LEI_LENGTH) return null;
     const wanted = lei.toLowerCase();
-    const memory = new Uint8Array(this.engine.memory.buffer);
+    const memory = this.memory().bytes;
     let lo = 0, hi = this.docs;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
