@@ -1,9 +1,12 @@
 // The live collection: which generation queries go to, scatter/gather over its slices, and the
 // atomic swap to a freshly built generation. A query pins the generation it started on, and an
-// old generation is dropped from the shards only once no query holds it any more.
+// old generation is dropped from the shards only once no query holds it any more. The slices
+// answer where their hits' stored documents lie; only the merged page's are read, here.
 
+import { DocStoreReader } from "./doc-store.js";
 import type { ShardPool } from "./pool.js";
-import type { FinishResult, SearchAnswer, ShardRequest, ShardResponse, ShardTask, WireHit } from "./protocol.js";
+import type { FinishResult, HitRef, SearchAnswer, ShardRequest, ShardResponse, ShardTask, WireHit } from "./protocol.js";
+import { docFileOf } from "./segment.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
@@ -45,6 +48,8 @@ export class ShardFailedError extends Error {}
 export class Collection {
   private live: LiveGeneration | null = null;
   private readonly holds = new Map<number, number>();
+  /** per generation, each slice's document file */
+  private readonly docFiles = new Map<number, DocStoreReader[]>();
   private nextGen = 1;
 
   constructor(private readonly pool: ShardPool) {}
@@ -71,10 +76,16 @@ export class Collection {
    */
   async finish(gen: number, segmentOf: (slice: number) => string, oneAtATime: boolean): Promise<number[]> {
     const task = (s: number): ShardTask => ({ op: "finish", gen, segment: segmentOf(s) });
-    if (!oneAtATime) return (await this.pool.broadcast<FinishResult>(task)).map((r) => r.docs);
     const docs: number[] = [];
-    for (let s = 0; s < this.pool.slices; s++) docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
+    if (oneAtATime) for (let s = 0; s < this.pool.slices; s++) docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
+    else docs.push(...(await this.pool.broadcast<FinishResult>(task)).map((r) => r.docs));
+    this.openDocFiles(gen, segmentOf);
     return docs;
+  }
+
+  /** Once the shards have checked them: the document files of gen, one per slice. */
+  private openDocFiles(gen: number, segmentOf: (slice: number) => string): void {
+    this.docFiles.set(gen, Array.from({ length: this.pool.slices }, (_, s) => DocStoreReader.open(docFileOf(segmentOf(s)))));
   }
 
   /** A new generation read from persisted segments (one per slice); docs per slice. */
@@ -82,6 +93,7 @@ export class Collection {
     const gen = this.nextGen++;
     try {
       const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "open", gen, segment: segmentOf(s) }));
+      this.openDocFiles(gen, segmentOf);
       return { gen, sliceDocs: results.map((r) => r.docs) };
     } catch (err) {
       await this.abandon(gen);
@@ -90,7 +102,16 @@ export class Collection {
   }
 
   async abandon(gen: number): Promise<void> {
+    for (const file of this.docFiles.get(gen) ?? []) file.close();
+    this.docFiles.delete(gen);
     await this.pool.broadcast({ op: "drop", gen }).catch(() => undefined);
+  }
+
+  /** The stored JSON of each hit, read from its slice's document file. */
+  private withDocs(gen: number, hits: HitRef[]): WireHit[] {
+    const files = this.docFiles.get(gen);
+    if (!files) throw new ShardFailedError(`generation ${gen} has no document files open`);
+    return hits.map(([score, lei, slice, at, length]) => [score, lei, files[slice].read(at, length)]);
   }
 
   /** Makes gen the live generation. Queries already running finish on the old one. */
@@ -144,7 +165,8 @@ export class Collection {
       );
       const fallback = planFallback(exact);
       const parts = fallback ? keepBestRequired(await this.typoRound(live, request, fallback, exact)) : exact;
-      return { ...mergeSearchParts(parts, request.window), outOf: live.docs, tookMs: performance.now() - started };
+      const merged = mergeSearchParts(parts, request.window);
+      return { ...merged, hits: this.withDocs(live.gen, merged.hits), outOf: live.docs, tookMs: performance.now() - started };
     });
   }
 
@@ -173,11 +195,16 @@ export class Collection {
     const live = this.live;
     if (!live) return Promise.reject(new NotReadyError("no collection is loaded yet"));
     this.hold(live.gen, 1);
-    return this.pool.request(sliceOf(lei, live.sliceDocs.length), live.gen, { kind: "lookup", lei }).then(
+    const slice = sliceOf(lei, live.sliceDocs.length);
+    return this.pool.request(slice, live.gen, { kind: "lookup", lei }).then(
       (response) => {
-        this.hold(live.gen, -1);
-        if (response.kind === "error") throw new ShardFailedError(response.message);
-        return response.kind === "lookup" ? response.doc : null;
+        try {
+          if (response.kind === "error") throw new ShardFailedError(response.message);
+          const doc = response.kind === "lookup" ? response.doc : null;
+          return doc === null ? null : this.withDocs(live.gen, [[0, lei, slice, doc.at, doc.length]])[0][2];
+        } finally {
+          this.hold(live.gen, -1);
+        }
       },
       (err: unknown) => {
         this.hold(live.gen, -1);

@@ -1,19 +1,19 @@
 // Gathering the slices' answers: hits merged by score then LEI (deterministic across slices and
 // runs), facet counts summed per value and sorted by count then value.
 
-import type { SearchAnswer, WireHit } from "./protocol.js";
+import type { HitRef, SearchAnswer } from "./protocol.js";
 import type { FacetParam } from "./schema.js";
 
 export interface MergedSearch {
   found: number;
   /** best first, at most the window */
-  hits: WireHit[];
+  hits: HitRef[];
   facets: Partial<Record<FacetParam, [string, number][]>>;
 }
 
 export function mergeSearchParts(parts: SearchAnswer[], window: number): MergedSearch {
   let found = 0;
-  const hits: WireHit[] = [];
+  const hits: HitRef[] = [];
   const facetParts: Partial<Record<FacetParam, [string, number][][]>> = {};
   for (const part of parts) {
     found += part.found;

@@ -1,5 +1,6 @@
 // Messages between the front and the shard workers. Payloads are msgpackr bytes, transferred
-// rather than structured-cloned; stored documents travel as raw JSON bytes.
+// rather than structured-cloned; a stored document travels as where it lies in its slice's
+// document file, which the front reads once the merged page is known.
 
 import { Packr } from "msgpackr";
 import type { FacetParam, FilterParam } from "./schema.js";
@@ -24,13 +25,19 @@ export type ShardRequest =
   /** the stored documents from doc `from` on that pass the filters, as JSON lines */
   | { kind: "export"; filters: Partial<Record<FilterParam, string[]>>; exclude: Partial<Record<FilterParam, string[]>>; from: number };
 
-/** A hit: [score, lei, stored JSON bytes]. */
+/** Where a stored document lies in its slice's document file. */
+export interface DocRef { at: number; length: number }
+
+/** A hit as a slice answers it: its stored JSON stays on disk until the merged page is known. */
+export type HitRef = [score: number, lei: string, slice: number, at: number, length: number];
+
+/** A hit as the collection answers it: [score, lei, stored JSON bytes]. */
 export type WireHit = [number, string, Uint8Array];
 
 /** One slice's answer to one engine query. */
 export interface SearchAnswer {
   found: number;
-  hits: WireHit[];
+  hits: HitRef[];
   facets: Partial<Record<FacetParam, [string, number][]>>;
   plan: QueryPlanFacts;
 }
@@ -40,7 +47,7 @@ export type GuessedAnswer = SearchAnswer & { typoMask: number };
 
 export type ShardResponse =
   | ({ kind: "search"; guess?: GuessedAnswer } & SearchAnswer)
-  | { kind: "lookup"; doc: Uint8Array | null }
+  | { kind: "lookup"; doc: DocRef | null }
   | { kind: "facet"; values: [string, number][] }
   | { kind: "export"; lines: Uint8Array; next: number | null }
   | { kind: "error"; message: string };

@@ -1,8 +1,8 @@
 // A batch of requests to a shard worker, and its answers, each in one flat binary buffer.
 // Searches and lookups are the hot path: a generic encoder spends most of its time on object
 // keys and per-value tags, and its decoder builds an object per hit on the front thread, the
-// busiest one. Here a hit is a score, 20 LEI bytes and its stored JSON, which stays a view into
-// the batch buffer. Rare parts (filters, facets, export pages, errors) ride along as msgpack.
+// busiest one. Here a hit is a score, 20 LEI bytes and where its stored JSON lies. Rare parts
+// (filters, facets, export pages, errors) ride along as msgpack.
 //
 // Layout, little-endian: u32 count, then per item a u8 kind and its body.
 // Requests:
@@ -13,13 +13,14 @@
 //   other:  u32 length, msgpack bytes of the whole request
 // Answers:
 //   search: answer, u8 hasGuess, [u32 typoMask, answer]
-//   lookup: u32 length (NONE for no document), bytes
+//   lookup: u32 length (NONE for no document), f64 offset in the document file
 //   other:  u32 length, msgpack bytes of the whole response
 //   answer: u32 found, u8 tokens, u8 required, u32 exactMask, u32 typoable, u8 bestWhole,
-//           u8 matched, u32 hits, per hit (f64 score, 20 LEI bytes, u32 length, JSON bytes),
+//           u8 matched, u32 hits, per hit (f64 score, 20 LEI bytes, u32 slice, f64 offset and
+//           u32 length of its JSON in the slice's document file),
 //           u32 facets length (0: none), msgpack bytes of the facets
 
-import { decode, encode, type SearchAnswer, type ShardRequest, type ShardResponse, type WireHit } from "./protocol.js";
+import { decode, encode, type HitRef, type SearchAnswer, type ShardRequest, type ShardResponse } from "./protocol.js";
 import { SEARCH_FIELDS, type SearchField } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 
@@ -99,7 +100,7 @@ export function encodeResponses(responses: ShardResponse[]): Uint8Array {
   responses.forEach((r, i) => {
     size += 1;
     if (r.kind === "search") size += answerSize(r, packed[i][0]) + 1 + (r.guess ? 4 + answerSize(r.guess, packed[i][1]) : 0);
-    else if (r.kind === "lookup") size += 4 + (r.doc?.length ?? 0);
+    else if (r.kind === "lookup") size += 4 + 8;
     else size += 4 + packed[i][0].length;
   });
   const w = new Writer(size);
@@ -115,8 +116,8 @@ export function encodeResponses(responses: ShardResponse[]): Uint8Array {
       }
     } else if (r.kind === "lookup") {
       w.u8(KIND_LOOKUP);
-      if (r.doc === null) w.u32(NONE);
-      else w.bytes(r.doc);
+      w.u32(r.doc === null ? NONE : r.doc.length);
+      w.f64(r.doc?.at ?? 0);
     } else {
       w.u8(KIND_OTHER);
       w.bytes(packed[i][0]);
@@ -136,7 +137,8 @@ export function decodeResponses(bytes: Uint8Array): ShardResponse[] {
       const guess = r.u8() === 1 ? { typoMask: r.u32(), ...r.answer() } : undefined;
       out.push(guess ? { kind: "search", ...answer, guess } : { kind: "search", ...answer });
     } else if (kind === KIND_LOOKUP) {
-      out.push({ kind: "lookup", doc: r.bytesOrNull() });
+      const length = r.u32(), at = r.f64();
+      out.push({ kind: "lookup", doc: length === NONE ? null : { at, length } });
     } else if (kind === KIND_OTHER) {
       out.push(decode<ShardResponse>(r.bytesOrNull() ?? EMPTY));
     } else {
@@ -152,7 +154,7 @@ function packFacets(a: SearchAnswer): Uint8Array {
 
 function answerSize(a: SearchAnswer, facets: Uint8Array): number {
   let size = 4 + 1 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + facets.length;
-  for (const h of a.hits) size += 8 + LEI_BYTES + 4 + h[2].length;
+  size += a.hits.length * (8 + LEI_BYTES + 4 + 8 + 4);
   return size;
 }
 
@@ -168,6 +170,7 @@ class Writer {
 
   u8(v: number): void { this.view.setUint8(this.at, v); this.at += 1; }
   u32(v: number): void { this.view.setUint32(this.at, v, true); this.at += 4; }
+  f64(v: number): void { this.view.setFloat64(this.at, v, true); this.at += 8; }
 
   bytes(b: Uint8Array): void {
     this.u32(b.length);
@@ -185,13 +188,14 @@ class Writer {
     this.u8(p.bestWhole);
     this.u8(p.matched ? 1 : 0);
     this.u32(a.hits.length);
-    for (const [score, lei, doc] of a.hits) {
-      this.view.setFloat64(this.at, score, true);
-      this.at += 8;
+    for (const [score, lei, slice, at, length] of a.hits) {
+      this.f64(score);
       // LEIs are ASCII, so latin1 writes exactly their 20 bytes
       this.buf.write(lei, this.at, LEI_BYTES, "latin1");
       this.at += LEI_BYTES;
-      this.bytes(doc);
+      this.u32(slice);
+      this.f64(at);
+      this.u32(length);
     }
     this.bytes(facets);
   }
@@ -209,6 +213,7 @@ class Reader {
 
   u8(): number { return this.view.getUint8(this.at++); }
   u32(): number { const v = this.view.getUint32(this.at, true); this.at += 4; return v; }
+  f64(): number { const v = this.view.getFloat64(this.at, true); this.at += 8; return v; }
 
   string(encoding: "utf8" | "latin1"): string | null {
     const n = this.u32();
@@ -246,13 +251,13 @@ class Reader {
     const tokens = this.u8(), required = this.u8(), exactMask = this.u32(), typoable = this.u32();
     const bestWhole = this.u8(), matched = this.u8() === 1;
     const n = this.u32();
-    const hits: WireHit[] = new Array<WireHit>(n);
+    const hits: HitRef[] = new Array<HitRef>(n);
     for (let i = 0; i < n; i++) {
-      const score = this.view.getFloat64(this.at, true);
-      this.at += 8;
+      const score = this.f64();
       const lei = this.buf.toString("latin1", this.at, this.at + LEI_BYTES);
       this.at += LEI_BYTES;
-      hits[i] = [score, lei, this.bytesOrNull() ?? EMPTY];
+      const slice = this.u32(), at = this.f64(), length = this.u32();
+      hits[i] = [score, lei, slice, at, length];
     }
     const facetBytes = this.bytesOrNull() ?? EMPTY;
     const facets = facetBytes.length > 0 ? decode<SearchAnswer["facets"]>(facetBytes) : {};

@@ -108,7 +108,7 @@ async function thenReleaseMemory<T>(work: Promise<T>): Promise<T> {
 }
 
 function toAnswer(r: SliceSearchResult): SearchAnswer {
-  return { found: r.found, hits: r.hits.map((h) => [h.score, h.lei, h.doc]), facets: r.facets, plan: r.plan };
+  return { found: r.found, hits: r.hits.map((h) => [h.score, h.lei, slice, h.doc.at, h.doc.length]), facets: r.facets, plan: r.plan };
 }
 
 function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest): ShardResponse {

@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
+import type { DocRef } from "./protocol.js";
 import { ARRAY_TYPES, HOST_ARRAYS, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
@@ -41,7 +42,7 @@ export interface EngineQuery {
   exclude?: Partial<Record<FilterParam, string[]>>;
 }
 
-export interface SliceHit { score: number; lei: string; doc: Uint8Array }
+export interface SliceHit { score: number; lei: string; doc: DocRef }
 export interface SliceSearchResult {
   found: number;
   hits: SliceHit[];
@@ -180,7 +181,9 @@ export class WasmSlice {
     this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
   }
 
-  doc(d: number): Uint8Array { return this.docStore.read(this.docStart[d], this.docLen[d]); }
+  private docRef(d: number): DocRef { return { at: this.docStart[d], length: this.docLen[d] }; }
+
+  private doc(d: number): Uint8Array { return this.docStore.read(this.docStart[d], this.docLen[d]); }
 
   /** Closes the document file: the generation is gone. */
   close(): void { this.docStore.close(); }
@@ -202,8 +205,8 @@ export class WasmSlice {
     return this.views;
   }
 
-  /** The stored document of an LEI (upper case), by binary search over the LEI-ordered docs. */
-  lookup(lei: string): Uint8Array | null {
+  /** Where the stored document of an LEI (upper case) lies, by binary search over the LEI-ordered docs. */
+  lookup(lei: string): DocRef | null {
     if (lei.length !== LEI_LENGTH) return null;
     const wanted = lei.toLowerCase();
     const memory = this.memory().bytes;
@@ -212,7 +215,7 @@ export class WasmSlice {
       const mid = (lo + hi) >> 1;
       if (compareAscii(memory, this.leiAt(mid), wanted) < 0) lo = mid + 1; else hi = mid;
     }
-    return lo < this.docs && compareAscii(memory, this.leiAt(lo), wanted) === 0 ? this.doc(lo) : null;
+    return lo < this.docs && compareAscii(memory, this.leiAt(lo), wanted) === 0 ? this.docRef(lo) : null;
   }
 
   /** Every value of a facet column with its doc count. */
@@ -292,7 +295,7 @@ export class WasmSlice {
       const p = out + OUT_HEADER + i * 12;
       const d = mem.getUint32(p, true);
       const score = mem.getUint32(p + 4, true) * 2 ** 32 + mem.getUint32(p + 8, true);
-      hits.push({ score, lei: this.leiOf(d), doc: this.doc(d) });
+      hits.push({ score, lei: this.leiOf(d), doc: this.docRef(d) });
     }
     const facets: Partial<Record<FacetParam, [string, number][]>> = {};
     for (const f of query.facets) {
