@@ -257,7 +257,8 @@ class LoadGenerator {
     if (rate === null || !this.running) return;
     const now = performance.now();
     if (this.openedAt === 0) this.openedAt = now;
-    const target = Math.floor(((now - this.openedAt) / 1000) * rate);
+    // request k falls due at openedAt + k / rate, so by now requests 0 … floor(elapsed · rate) are due
+    const target = Math.floor(((now - this.openedAt) / 1000) * rate) + 1;
     for (; this.dueCount < target; this.dueCount++) this.due.push(this.openedAt + (this.dueCount * 1000) / rate);
     if (this.dueHead > 4096) {
       this.due.splice(0, this.dueHead);
