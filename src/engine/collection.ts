@@ -107,11 +107,16 @@ export class Collection {
     await this.pool.broadcast({ op: "drop", gen }).catch(() => undefined);
   }
 
-  /** The stored JSON of each hit, read from its slice's document file. */
-  private withDocs(gen: number, hits: HitRef[]): WireHit[] {
+  /** The stored JSON at `at` in the document file of gen's slice. */
+  private readDoc(gen: number, slice: number, at: number, length: number): Uint8Array {
     const files = this.docFiles.get(gen);
     if (!files) throw new ShardFailedError(`generation ${gen} has no document files open`);
-    return hits.map(([score, lei, slice, at, length]) => [score, lei, files[slice].read(at, length)]);
+    return files[slice].read(at, length);
+  }
+
+  /** Each hit with its stored JSON. */
+  private withDocs(gen: number, hits: HitRef[]): WireHit[] {
+    return hits.map(([score, lei, slice, at, length]) => [score, lei, this.readDoc(gen, slice, at, length)]);
   }
 
   /** Makes gen the live generation. Queries already running finish on the old one. */
@@ -201,7 +206,7 @@ export class Collection {
         try {
           if (response.kind === "error") throw new ShardFailedError(response.message);
           const doc = response.kind === "lookup" ? response.doc : null;
-          return doc === null ? null : this.withDocs(live.gen, [[0, lei, slice, doc.at, doc.length]])[0][2];
+          return doc === null ? null : this.readDoc(live.gen, slice, doc.at, doc.length);
         } finally {
           this.hold(live.gen, -1);
         }

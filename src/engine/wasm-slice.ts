@@ -1,7 +1,7 @@
-// One slice generation inside its own WASM engine instance: copies the built arrays into linear
-// memory once, then answers queries with no allocation beyond the engine's scratch. Stored
-// documents are read from the slice's document file, as UTF-8 JSON, only for the hits returned:
-// never a JSON.stringify, and never the whole collection's documents in memory.
+// One slice generation inside its own WASM engine instance: reads its segment straight into
+// linear memory, then answers queries with no allocation beyond the engine's scratch. Stored
+// documents stay in the slice's document file: a hit or a lookup answers where its JSON lies,
+// and only an export reads them here. Never a JSON.stringify, never all documents in memory.
 
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
