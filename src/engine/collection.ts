@@ -71,13 +71,13 @@ export class Collection {
 
   /**
    * Finishes every slice of gen, each persisted to segmentOf(slice); docs per slice. Finishing
-   * is a slice's memory peak, so `oneAtATime` keeps the peaks apart, for a reload: the live
-   * collection holds its share of memory already, and a daily reload is in no hurry.
+   * is a slice's memory peak, so a reload finishes one slice at a time: the live collection
+   * holds its share of memory already, and a daily reload is in no hurry.
    */
-  async finish(gen: number, segmentOf: (slice: number) => string, oneAtATime: boolean): Promise<number[]> {
+  async finish(gen: number, segmentOf: (slice: number) => string): Promise<number[]> {
     const task = (s: number): ShardTask => ({ op: "finish", gen, segment: segmentOf(s) });
     const docs: number[] = [];
-    if (oneAtATime) for (let s = 0; s < this.pool.slices; s++) docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
+    if (this.live !== null) for (let s = 0; s < this.pool.slices; s++) docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
     else docs.push(...(await this.pool.broadcast<FinishResult>(task)).map((r) => r.docs));
     this.openDocFiles(gen, segmentOf);
     return docs;

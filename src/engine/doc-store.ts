@@ -45,15 +45,18 @@ export class DocStoreWriter {
   /** Appends one document; returns where its body bytes start. */
   append(json: string): number {
     const at = this.appended;
-    const length = Buffer.byteLength(json);
-    if (this.buffered + length > WRITE_BUFFER) this.flush();
-    if (length > WRITE_BUFFER) {
-      this.writeOut(Buffer.from(json));
+    // a UTF-16 unit is at most 3 UTF-8 bytes: room for that, and the write itself says how many
+    const room = json.length * 3;
+    if (this.buffered + room > WRITE_BUFFER) this.flush();
+    if (room > WRITE_BUFFER) {
+      const bytes = Buffer.from(json);
+      this.writeOut(bytes);
+      this.appended += bytes.length;
     } else {
-      this.buffer.write(json, this.buffered);
+      const length = this.buffer.write(json, this.buffered);
       this.buffered += length;
+      this.appended += length;
     }
-    this.appended += length;
     return at;
   }
 

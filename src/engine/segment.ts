@@ -38,8 +38,6 @@ export interface SegmentArray { name: string; kind: ArrayKind; length: number }
  * array of its own; the engine places its arrays straight into WASM memory instead.
  */
 export type ArrayPlacer = (arrays: readonly SegmentArray[]) => (array: SegmentArray) => TypedArray;
-/** The arrays only the host reads; the engine reads every other one. */
-export const HOST_ARRAYS: readonly string[] = ["docStart", "docLen"];
 interface ArrayEntry { kind: ArrayKind; offset: number; length: number }
 
 /** Everything but the typed arrays, and where each array lies in the body. */
@@ -69,7 +67,8 @@ function arraysOf(data: SliceData): [string, TypedArray][] {
   return out;
 }
 
-const padTo = (n: number): number => (n + ALIGN - 1) & ~(ALIGN - 1);
+/** n rounded up to the arrays' alignment (arithmetic, not bit masks: bodies may pass 2 GiB). */
+export const padTo = (n: number): number => Math.ceil(n / ALIGN) * ALIGN;
 const bytesOf = (a: TypedArray): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 /** Writes atomically: a crash leaves either no segment or a whole one, never a torn file. */

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
 import type { DocRef } from "./protocol.js";
-import { ARRAY_TYPES, HOST_ARRAYS, readSegment, type ArrayPlacer } from "./segment.js";
+import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
@@ -70,6 +70,8 @@ const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const LEI_LENGTH = 20;
+/** The segment's arrays only the host reads; the engine reads every other one. */
+const HOST_ARRAYS: readonly string[] = ["docStart", "docLen"];
 const NEWLINE = Buffer.from("\n");
 
 /** Twenty bytes of memory at `at` against an ASCII string, byte by byte: no string per probe. */
@@ -127,7 +129,7 @@ export class WasmSlice {
       for (const a of arrays) {
         if (HOST_ARRAYS.includes(a.name)) continue;
         offsets.push([a.name, size]);
-        size += Math.ceil((a.length * ARRAY_TYPES[a.kind].BYTES_PER_ELEMENT) / 8) * 8;
+        size += padTo(a.length * ARRAY_TYPES[a.kind].BYTES_PER_ELEMENT);
       }
       const base = engine.alloc(size);
       for (const [name, offset] of offsets) at.set(name, base + offset);

@@ -54,8 +54,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     const collectionName = collectionNameOf(done.published, req.sample, req.files.current()?.name ?? null);
     name = collectionName;
     req.files.prepare(collectionName);
-    const sliceDocs = await collection.finish(gen, (s) => req.files.segment(collectionName, s), collection.current !== null);
-    req.files.clearScratch();
+    const sliceDocs = await collection.finish(gen, (s) => req.files.segment(collectionName, s));
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
@@ -71,9 +70,10 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     return manifest;
   } catch (err) {
     await collection.abandon(gen);
-    req.files.clearScratch();
     if (name !== null) req.files.removeAllBut(req.files.current()?.name ?? "");
     throw err;
+  } finally {
+    req.files.clearScratch();
   }
 }
 
