@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Collection } from "./engine/collection.js";
+import { pinMmapThreshold } from "./engine/native-heap.js";
 import { ShardPool } from "./engine/pool.js";
 import { ConfigError, parseConfig, usage, type Config } from "./config/cli.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     console.error(`\n!!! WARNING: ${uwsProblem}\n!!! Serving with the slow pure-JS fallback. Expect a fraction of the normal throughput.\n`);
   }
 
+  pinMmapThreshold();
   const pool = new ShardPool(config.shards);
   await pool.ready();
   const collection = new Collection(pool);

@@ -12,6 +12,7 @@ import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 import { mergeFacetValues, mergeSearchParts } from "./merge.js";
 import { keepBestRequired, planFallback, type SearchRequest } from "./planner.js";
+import { returnFreedMemory } from "./native-heap.js";
 
 export interface CollectionMeta {
   name: string;
@@ -77,8 +78,15 @@ export class Collection {
   async finish(gen: number, segmentOf: (slice: number) => string): Promise<number[]> {
     const task = (s: number): ShardTask => ({ op: "finish", gen, segment: segmentOf(s) });
     const docs: number[] = [];
-    if (this.live !== null) for (let s = 0; s < this.pool.slices; s++) docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
-    else docs.push(...(await this.pool.broadcast<FinishResult>(task)).map((r) => r.docs));
+    if (this.live !== null) {
+      for (let s = 0; s < this.pool.slices; s++) {
+        docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
+        returnFreedMemory(); // the finished slice's build memory, before the next slice needs its own
+      }
+    } else {
+      docs.push(...(await this.pool.broadcast<FinishResult>(task)).map((r) => r.docs));
+      returnFreedMemory();
+    }
     this.openDocFiles(gen, segmentOf);
     return docs;
   }
@@ -105,6 +113,7 @@ export class Collection {
     for (const file of this.docFiles.get(gen) ?? []) file.close();
     this.docFiles.delete(gen);
     await this.pool.broadcast({ op: "drop", gen }).catch(() => undefined);
+    returnFreedMemory();
   }
 
   /** The stored JSON at `at` in the document file of gen's slice. */
