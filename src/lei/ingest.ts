@@ -5,6 +5,7 @@
 import { basename } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
+import { WORKER_YOUNG_GENERATION_MB } from "../engine/pool.js";
 import { MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import type { LoaderControl, LoaderInput, LoaderMessage } from "./golden-copy/load.js";
 import { isUrl } from "./golden-copy/source.js";
@@ -51,6 +52,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       throw new LoadCheckError(`golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`);
     }
     const buildStarted = Date.now();
+    req.log(`parsed ${done.records} records in ${done.ingestSeconds.toFixed(1)} s; finishing ${collection.slices} slice(s)`);
     const collectionName = collectionNameOf(done.published, req.sample, req.files.current()?.name ?? null);
     name = collectionName;
     req.files.prepare(collectionName);
@@ -91,7 +93,9 @@ type Done = Extract<LoaderMessage, { type: "done" }>;
 
 function runLoaderThread(collection: Collection, gen: number, slices: number, req: LoadRequest): Promise<Done> {
   const input: LoaderInput = { source: req.source, dataDir: req.dataDir, slices, published: req.published };
-  const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), { workerData: input });
+  const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
+    workerData: input, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  });
   const label = isUrl(req.source) ? req.source : basename(req.source);
   // The loader posts "done" only once every batch was acknowledged, that is, added to its slice.
   return new Promise<Done>((resolve, reject) => {
