@@ -182,3 +182,28 @@ t.test("loads that must fail: non-zero exit, a clear message, never listening", 
     t.notMatch(r.stdout, /listening on/, `${c.label}: never announced listening`);
   });
 });
+
+// A column's codes are kept as narrow as its values allow (one byte, then two, then four) while
+// a slice is built. One slice with 70,000 distinct cities crosses both widths: cities first seen
+// before, between and after the widenings must all filter exactly.
+t.test("a column with more than 65,536 values: every city still filters exactly", async (t) => {
+  const { header, rows } = readSample();
+  const LEI = header.indexOf("LEI"), CITY = header.indexOf("Entity.LegalAddress.City");
+  const CITIES = 70_000;
+  const lines = [csvLine(header)];
+  for (let i = 0; i < CITIES; i++) {
+    const row = [...rows[i % rows.length]];
+    row[LEI] = `LEIDEXCITY${String(i).padStart(8, "0")}00`;
+    row[CITY] = `Town ${i}`;
+    lines.push(csvLine(row));
+  }
+  const source = join(tempDir(t), "cities.csv");
+  writeFileSync(source, lines.join("\n") + "\n");
+  const srv = await startServer(t, { source, shards: 1, rateLimit: 0 });
+  t.equal((await srv.json("/v1/stats")).records, CITIES);
+  for (const i of [0, 200, 255, 256, 257, 40_000, 65_534, 65_535, 65_536, 65_537, 69_999]) {
+    const page = await srv.json(`/v1/entities?city=${encodeURIComponent(`Town ${i}`)}`);
+    t.same(page.results.map((e: { lei: string }) => e.lei), [`LEIDEXCITY${String(i).padStart(8, "0")}00`], `city Town ${i}`);
+  }
+  await srv.stop();
+});

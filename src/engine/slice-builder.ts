@@ -9,7 +9,8 @@ import {
   COLUMNS, columnKey, FIELD_ADDRESS, FIELD_LEGAL_NAME, FIELD_LEI, FIELD_OTHER_NAME,
   type EntityRecord, type LegalEntity,
 } from "./schema.js";
-import { compareCodePoints, tokenize } from "./text.js";
+import { tokenize } from "./text.js";
+import { TermTable } from "./term-table.js";
 import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
 
 export const LEI_TERM_MARKER = "\u0001";
@@ -54,7 +55,7 @@ class ChunkedArray<T extends Uint8Array | Uint16Array | Uint32Array | Float64Arr
   private static readonly MASK = (1 << ChunkedArray.SHIFT) - 1;
   private readonly chunks: T[] = [];
   length = 0;
-  constructor(private readonly make: (n: number) => T) {}
+  constructor(protected make: (n: number) => T) {}
   push(v: number): void {
     const at = this.length & ChunkedArray.MASK;
     if (at === 0) this.chunks.push(this.make(1 << ChunkedArray.SHIFT));
@@ -71,6 +72,39 @@ class ChunkedArray<T extends Uint8Array | Uint16Array | Uint32Array | Float64Arr
   }
   /** Lets the chunks go: the builder is done with them. */
   release(): void { this.chunks.length = 0; }
+  /** After `make` changed: the chunk being filled is copied into one of the new kind. */
+  protected remakeOpenChunk(): void {
+    if ((this.length & ChunkedArray.MASK) === 0) return; // the next push starts a new chunk
+    const open = this.chunks[this.chunks.length - 1];
+    const remade = this.make(open.length);
+    remade.set(open);
+    this.chunks[this.chunks.length - 1] = remade;
+  }
+}
+
+type Codes = Uint8Array | Uint16Array | Uint32Array;
+const CODE_WIDTHS: readonly { max: number; make: (n: number) => Codes }[] = [
+  { max: 0xff, make: (n) => new Uint8Array(n) },
+  { max: 0xffff, make: (n) => new Uint16Array(n) },
+  { max: 0xffffffff, make: (n) => new Uint32Array(n) },
+];
+
+/**
+ * A column's per-doc codes, in chunks only as wide as its codes so far: most columns have a few
+ * hundred values at most, so a doc costs them one byte, not four. Chunks filled before a wider
+ * code arrived stay narrow.
+ */
+class CodeChunks extends ChunkedArray<Codes> {
+  private width = 0;
+  constructor() { super(CODE_WIDTHS[0].make); }
+  override push(code: number): void {
+    if (code > CODE_WIDTHS[this.width].max) {
+      while (code > CODE_WIDTHS[this.width].max) this.width++;
+      this.make = CODE_WIDTHS[this.width].make;
+      this.remakeOpenChunk();
+    }
+    super.push(code);
+  }
 }
 
 const u32s = (): ChunkedArray<Uint32Array> => new ChunkedArray((n) => new Uint32Array(n));
@@ -78,8 +112,8 @@ const f64s = (): ChunkedArray<Float64Array> => new ChunkedArray((n) => new Float
 
 /**
  * A copy of s that shares no memory with the string it was cut from. The record decoder hands
- * out slices of one string per batch, so a kept slice (a new term, a new column value) would
- * pin its whole batch's text for the rest of the build. JSON keeps every code unit as it is.
+ * out slices of one string per batch, so a kept slice (a new column value) would pin its whole
+ * batch's text for the rest of the build. JSON keeps every code unit as it is.
  */
 function ownCopy(s: string): string { return JSON.parse(JSON.stringify(s)) as string; }
 
@@ -101,27 +135,31 @@ const leiHalfText = (v: number): string => v.toString(36).padStart(LEI_HALF, "0"
 class ByteArena {
   data = Buffer.allocUnsafe(1 << 20);
   length = 0;
-  /** Appends the UTF-8 of text; returns its start offset. */
-  append(text: string): number {
-    const need = this.length + text.length * 3;
-    if (need > this.data.length) {
-      let size = this.data.length * 2;
-      while (size < need) size *= 2;
-      const next = Buffer.allocUnsafe(size);
-      this.data.copy(next, 0, 0, this.length);
-      this.data = next;
-    }
-    const start = this.length;
-    this.length += this.data.write(text, start);
-    return start;
+  /** Appends the UTF-8 of text. */
+  append(text: string): void {
+    this.reserve(text.length * 3);
+    this.length += this.data.write(text, this.length);
+  }
+  appendBytes(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.data.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+  private reserve(bytes: number): void {
+    const need = this.length + bytes;
+    if (need <= this.data.length) return;
+    let size = this.data.length * 2;
+    while (size < need) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.data.copy(next, 0, 0, this.length);
+    this.data = next;
   }
 }
 
 const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 
 export class SliceBuilder {
-  private readonly termIds = new Map<string, number>();
-  private readonly terms: string[] = [];
+  private readonly terms = new TermTable();
   private readonly entryTerm = u32s();
   private readonly entryMeta = new ChunkedArray((n) => new Uint16Array(n));
   private readonly entryOffs = u32s();
@@ -134,7 +172,7 @@ export class SliceBuilder {
   private readonly docLens = u32s();
   private readonly columnCoders = COLUMNS.map(() => new Map<string, number>());
   private readonly columnValues: (string | null)[][] = COLUMNS.map(() => [null]);
-  private readonly codes = COLUMNS.map(() => u32s());
+  private readonly codes = COLUMNS.map(() => new CodeChunks());
   private readonly docTerms = new Map<string, number>();
 
   /** Documents go to `docScratch` as they come; finish() moves the file to where it belongs. */
@@ -182,14 +220,7 @@ export class SliceBuilder {
     for (const name of otherNames) for (const t of tokenize(name)) add(t, FIELD_OTHER_NAME, NO_POSITION);
     for (const text of addressTexts(entity)) for (const t of tokenize(text)) add(t, FIELD_ADDRESS, NO_POSITION);
     for (const [term, meta] of entries) {
-      let id = this.termIds.get(term);
-      if (id === undefined) {
-        id = this.terms.length;
-        const own = ownCopy(term);
-        this.termIds.set(own, id);
-        this.terms.push(own);
-      }
-      this.entryTerm.push(id);
+      this.entryTerm.push(this.terms.idOf(term));
       this.entryMeta.push(meta);
     }
     this.entryOffs.push(this.entryTerm.length);
@@ -206,11 +237,10 @@ export class SliceBuilder {
     const nDocs = order.length;
 
     // final term ids: LEIs first (id = doc), then text terms in byte order
-    const textOrder = sortedTermIds(this.terms, this.termIds);
-    const remap = new Uint32Array(this.terms.length);
+    const textOrder = this.terms.sortedIds();
+    const remap = new Uint32Array(this.terms.size);
     textOrder.forEach((temp, rank) => { remap[temp] = nDocs + rank; });
-    const nTerms = nDocs + this.terms.length;
-    this.termIds.clear();
+    const nTerms = nDocs + this.terms.size;
 
     let entries = nDocs;
     for (const old of order) entries += this.entryOffs.get(old + 1) - this.entryOffs.get(old);
@@ -257,11 +287,11 @@ export class SliceBuilder {
       termOffs[d + 1] = termArena.length;
     }
     textOrder.forEach((temp, rank) => {
-      termArena.append(this.terms[temp]);
+      termArena.appendBytes(this.terms.bytesOf(temp));
       termOffs[nDocs + rank + 1] = termArena.length;
     });
     const termBytes = termArena.data.subarray(0, termArena.length);
-    this.terms.length = 0;
+    this.terms.release();
 
     const docStart = new Float64Array(nDocs);
     const docLen = new Uint32Array(nDocs);
@@ -306,16 +336,6 @@ function valueLists(codes: Uint32Array, values: (string | null)[]): ColumnData {
   const valDocs = new Uint32Array(codes.length);
   for (let d = 0; d < codes.length; d++) valDocs[cursor[codes[d]]++] = d;
   return { values, codes, valOffs, valDocs };
-}
-
-/**
- * Term ids in UTF-8 byte order. The engine compares bytes; JS sorts UTF-16 units, which agree
- * unless a term holds a character from U+D800 up, so the native sort serves nearly always.
- */
-function sortedTermIds(terms: string[], ids: Map<string, number>): number[] {
-  const sorted = terms.slice().sort();
-  if (sorted.some((t) => /[\uD800-\uFFFF]/.test(t))) sorted.sort(compareCodePoints);
-  return sorted.map((t) => ids.get(t)!);
 }
 
 /** Insertion indices in LEI order; of indices repeating an LEI, the last added wins. */

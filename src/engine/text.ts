@@ -73,19 +73,3 @@ export function typoBudget(term: string): number {
   return length < 8 ? 1 : 2;
 }
 
-/** Byte order of UTF-8, which is code point order; JS string comparison is UTF-16 order. */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    // surrogates (astral code points) sort after U+E000..U+FFFF in code point order
-    if (x >= 0xd800 && x < 0xe000) x += 0x2000;
-    else if (x >= 0xe000) x -= 0x800;
-    if (y >= 0xd800 && y < 0xe000) y += 0x2000;
-    else if (y >= 0xe000) y -= 0x800;
-    return x - y;
-  }
-  return a.length - b.length;
-}
