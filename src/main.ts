@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     console.error(`\n!!! WARNING: ${uwsProblem}\n!!! Serving with the slow pure-JS fallback. Expect a fraction of the normal throughput.\n`);
   }
 
-  pinMmapThreshold();
+  if (!pinMmapThreshold()) log("no glibc malloc controls here: memory a load frees may stay with the process until a restart");
   const pool = new ShardPool(config.shards);
   await pool.ready();
   const collection = new Collection(pool);

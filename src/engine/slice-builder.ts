@@ -11,6 +11,7 @@ import {
 } from "./schema.js";
 import { tokenize } from "./text.js";
 import { TermTable } from "./term-table.js";
+import { ChunkedArray, CodeChunks } from "./chunked-array.js";
 import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
 
 export const LEI_TERM_MARKER = "\u0001";
@@ -44,67 +45,6 @@ export interface SliceData {
   docFacts: DocFileFacts;
   docStart: Float64Array;
   docLen: Uint32Array;
-}
-
-/**
- * An append-only array in fixed chunks: no doubling, so no copy and no unused half at the end,
- * and a chunk is never larger than the allocator returns to the system when it is freed.
- */
-class ChunkedArray<T extends Uint8Array | Uint16Array | Uint32Array | Float64Array> {
-  private static readonly SHIFT = 16;
-  private static readonly MASK = (1 << ChunkedArray.SHIFT) - 1;
-  private readonly chunks: T[] = [];
-  length = 0;
-  constructor(protected make: (n: number) => T) {}
-  push(v: number): void {
-    const at = this.length & ChunkedArray.MASK;
-    if (at === 0) this.chunks.push(this.make(1 << ChunkedArray.SHIFT));
-    this.chunks[this.chunks.length - 1][at] = v;
-    this.length++;
-  }
-  get(i: number): number { return this.chunks[i >>> ChunkedArray.SHIFT][i & ChunkedArray.MASK]; }
-  /** One contiguous copy; the chunks are let go. */
-  toArray(): T {
-    const out = this.make(this.length);
-    this.chunks.forEach((chunk, c) => out.set(chunk.subarray(0, Math.min(chunk.length, this.length - (c << ChunkedArray.SHIFT))), c << ChunkedArray.SHIFT));
-    this.release();
-    return out;
-  }
-  /** Lets the chunks go: the builder is done with them. */
-  release(): void { this.chunks.length = 0; }
-  /** After `make` changed: the chunk being filled is copied into one of the new kind. */
-  protected remakeOpenChunk(): void {
-    if ((this.length & ChunkedArray.MASK) === 0) return; // the next push starts a new chunk
-    const open = this.chunks[this.chunks.length - 1];
-    const remade = this.make(open.length);
-    remade.set(open);
-    this.chunks[this.chunks.length - 1] = remade;
-  }
-}
-
-type Codes = Uint8Array | Uint16Array | Uint32Array;
-const CODE_WIDTHS: readonly { max: number; make: (n: number) => Codes }[] = [
-  { max: 0xff, make: (n) => new Uint8Array(n) },
-  { max: 0xffff, make: (n) => new Uint16Array(n) },
-  { max: 0xffffffff, make: (n) => new Uint32Array(n) },
-];
-
-/**
- * A column's per-doc codes, in chunks only as wide as its codes so far: most columns have a few
- * hundred values at most, so a doc costs them one byte, not four. Chunks filled before a wider
- * code arrived stay narrow.
- */
-class CodeChunks extends ChunkedArray<Codes> {
-  private width = 0;
-  constructor() { super(CODE_WIDTHS[0].make); }
-  override push(code: number): void {
-    if (code > CODE_WIDTHS[this.width].max) {
-      while (code > CODE_WIDTHS[this.width].max) this.width++;
-      this.make = CODE_WIDTHS[this.width].make;
-      this.remakeOpenChunk();
-    }
-    super.push(code);
-  }
 }
 
 const u32s = (): ChunkedArray<Uint32Array> => new ChunkedArray((n) => new Uint32Array(n));
