@@ -210,21 +210,13 @@ export class Collection {
     if (!live) return Promise.reject(new NotReadyError("no collection is loaded yet"));
     this.hold(live.gen, 1);
     const slice = sliceOf(lei, live.sliceDocs.length);
-    return this.pool.request(slice, live.gen, { kind: "lookup", lei }).then(
-      (response) => {
-        try {
-          if (response.kind === "error") throw new ShardFailedError(response.message);
-          const doc = response.kind === "lookup" ? response.doc : null;
-          return doc === null ? null : this.readDoc(live.gen, slice, doc.at, doc.length);
-        } finally {
-          this.hold(live.gen, -1);
-        }
-      },
-      (err: unknown) => {
-        this.hold(live.gen, -1);
-        throw err;
-      },
-    );
+    return this.pool.request(slice, live.gen, { kind: "lookup", lei })
+      .then((response) => {
+        if (response.kind === "error") throw new ShardFailedError(response.message);
+        const doc = response.kind === "lookup" ? response.doc : null;
+        return doc === null ? null : this.readDoc(live.gen, slice, doc.at, doc.length);
+      })
+      .finally(() => this.hold(live.gen, -1));
   }
 
   /**

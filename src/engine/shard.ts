@@ -87,6 +87,7 @@ async function finish(gen: number, builder: SliceBuilder, segment: string): Prom
   return serveGeneration(gen, await WasmSlice.open(segment, true));
 }
 
+/** Its own frame, so that the built arrays are unreachable once it returns, before finish() collects. */
 async function persist(builder: SliceBuilder, segment: string): Promise<void> {
   await writeSegment(segment, builder.finish(docFileOf(segment)));
 }

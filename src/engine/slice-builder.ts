@@ -60,41 +60,21 @@ function ownCopy(s: string): string { return JSON.parse(JSON.stringify(s)) as st
 // An LEI is 20 characters of [0-9A-Z] (the loader skips rows that are not): two base-36 halves,
 // each below 36^10 < 2^53, so held exactly by a double, in the same order as the text.
 const LEI_HALF = 10;
+const LEI_CHARS = 2 * LEI_HALF;
 function leiHalf(lei: string, from: number): number {
+  if (lei.length !== LEI_CHARS) throw new Error(`not an LEI: ${JSON.stringify(lei)}`);
   let v = 0;
   for (let i = from; i < from + LEI_HALF; i++) {
     const c = lei.charCodeAt(i);
     const digit = c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 90 ? c - 55 : -1;
-    if (digit < 0 || lei.length !== 2 * LEI_HALF) throw new Error(`not an LEI: ${JSON.stringify(lei)}`);
+    if (digit < 0) throw new Error(`not an LEI: ${JSON.stringify(lei)}`);
     v = v * 36 + digit;
   }
   return v;
 }
 const leiHalfText = (v: number): string => v.toString(36).padStart(LEI_HALF, "0");
-
-class ByteArena {
-  data = Buffer.allocUnsafe(1 << 20);
-  length = 0;
-  /** Appends the UTF-8 of text. */
-  append(text: string): void {
-    this.reserve(text.length * 3);
-    this.length += this.data.write(text, this.length);
-  }
-  appendBytes(bytes: Uint8Array): void {
-    this.reserve(bytes.length);
-    this.data.set(bytes, this.length);
-    this.length += bytes.length;
-  }
-  private reserve(bytes: number): void {
-    const need = this.length + bytes;
-    if (need <= this.data.length) return;
-    let size = this.data.length * 2;
-    while (size < need) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.data.copy(next, 0, 0, this.length);
-    this.data = next;
-  }
-}
+/** an LEI's term: the marker byte, then its 20 characters in lower case */
+const LEI_TERM_BYTES = 1 + LEI_CHARS;
 
 const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 
@@ -220,17 +200,20 @@ export class SliceBuilder {
       }
     }
 
-    const termArena = new ByteArena();
+    // every term's size is known by now: the dictionary is allocated once, at its exact size
+    const termBytes = Buffer.alloc(nDocs * LEI_TERM_BYTES + this.terms.byteLength);
     const termOffs = new Uint32Array(nTerms + 1);
+    let used = 0;
     for (let d = 0; d < nDocs; d++) {
-      termArena.append(LEI_TERM_MARKER + leiHalfText(leiHigh[order[d]]) + leiHalfText(leiLow[order[d]]));
-      termOffs[d + 1] = termArena.length;
+      used += termBytes.write(LEI_TERM_MARKER + leiHalfText(leiHigh[order[d]]) + leiHalfText(leiLow[order[d]]), used, "latin1");
+      termOffs[d + 1] = used;
     }
     textOrder.forEach((temp, rank) => {
-      termArena.appendBytes(this.terms.bytesOf(temp));
-      termOffs[nDocs + rank + 1] = termArena.length;
+      const bytes = this.terms.bytesOf(temp);
+      termBytes.set(bytes, used);
+      used += bytes.length;
+      termOffs[nDocs + rank + 1] = used;
     });
-    const termBytes = termArena.data.subarray(0, termArena.length);
     this.terms.release();
 
     const docStart = new Float64Array(nDocs);

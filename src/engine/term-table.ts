@@ -18,6 +18,8 @@ export class TermTable {
   private scratch = Buffer.allocUnsafe(256);
 
   get size(): number { return this.count; }
+  /** the UTF-8 bytes of every term together */
+  get byteLength(): number { return this.used; }
 
   /** The id of term, added if new. Ids count up from 0 in order of first sight. */
   idOf(term: string): number {
