@@ -21,8 +21,16 @@ const twins = Array.from({ length: 13 }, (_, i) => {
   row[NAME] = i === 0 ? "ZORBAX HOLDINGS LIMITED" : `ZORBEX HOLDINGS ${i} LIMITED`;
   return csvLine(row);
 });
+// A long word one typo from BRACKENFOLD and two from BRACKENFELT: one typo a word comes first.
+const LONG_TWINS = ["BRACKENFOLD MARITIME LIMITED", "BRACKENFELT MARITIME LIMITED"];
+const longTwins = LONG_TWINS.map((name, i) => {
+  const row = [...rows[20 + i]];
+  row[LEI] = withCheckDigits(`LEIDEXLONG${String(i).padStart(8, "0")}`);
+  row[NAME] = name;
+  return csvLine(row);
+});
 const source = join(tempDir(t), "twins.csv");
-writeFileSync(source, `${text.trimEnd()}\r\n${twins.join("\r\n")}\r\n`);
+writeFileSync(source, `${text.trimEnd()}\r\n${[...twins, ...longTwins].join("\r\n")}\r\n`);
 
 const one = await startServer(t, { rateLimit: 0, shards: 1, source });
 const four = await startServer(t, { rateLimit: 0, shards: 4, source });
@@ -38,7 +46,10 @@ function misspell(word: string): string {
   return rnd() < 0.5 ? word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2) : word.slice(0, i) + word.slice(i + 1);
 }
 
-const queries: Record<string, string>[] = [{ q: "zorbax holdngs" }, { q: "zorbax holdngs limted" }, { q: "zorbax holdi" }];
+const queries: Record<string, string>[] = [
+  { q: "zorbax holdngs" }, { q: "zorbax holdngs limted" }, { q: "zorbax holdi" },
+  { q: "brackenfild maritime" }, { q: "brackenfexx maritime" }, { q: "brackenfild maritme" },
+];
 for (const r of picked) {
   const words = r[NAME].split(/\s+/).filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
   if (words.length === 0) continue;
@@ -68,6 +79,16 @@ t.test("a word that exists in one slice takes no typos in the others", async (t)
   const page = await four.json("/v1/entities?q=zorbax+holdngs");
   t.equal(page.found, 1, "only ZORBAX HOLDINGS: zorbax is a word of the data, so it is taken as typed");
   t.equal(page.results[0]?.legalName, "ZORBAX HOLDINGS LIMITED");
+});
+
+t.test("a long word takes two typos only when one typo a word matches nothing", async (t) => {
+  for (const server of [one, four]) {
+    const oneTypo = await server.json("/v1/entities?q=brackenfild+maritime");
+    t.same(oneTypo.results.map((e: { legalName: string }) => e.legalName), [LONG_TWINS[0]], "brackenfild: BRACKENFOLD, one typo away; not BRACKENFELT, two away");
+    t.equal(oneTypo.found, 1, "and only it is counted");
+    const twoTypos = await server.json("/v1/entities?q=brackenfexx+maritime");
+    t.same(twoTypos.results.map((e: { legalName: string }) => e.legalName), [LONG_TWINS[1]], "brackenfexx: nothing one typo away, so BRACKENFELT, two away");
+  }
 });
 
 t.test("dropped-token queries still find the entity they name", async (t) => {

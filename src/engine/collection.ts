@@ -11,7 +11,7 @@ import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 import { mergeFacetValues, mergeSearchParts } from "./merge.js";
-import { keepBestRequired, planFallback, type SearchRequest } from "./planner.js";
+import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
 import { returnFreedMemory } from "./native-heap.js";
 
 export interface CollectionMeta {
@@ -41,7 +41,6 @@ export interface SearchOutcome {
 }
 
 type SearchPart = Extract<ShardResponse, { kind: "search" }>;
-type Fallback = NonNullable<ReturnType<typeof planFallback>>;
 
 export class NotReadyError extends Error {}
 export class ShardFailedError extends Error {}
@@ -177,25 +176,35 @@ export class Collection {
       const exact = await Promise.all(
         live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, { ...request, typoMask: 0, dropTokens: false }, true)),
       );
-      const fallback = planFallback(exact);
-      const parts = fallback ? keepBestRequired(await this.typoRound(live, request, fallback, exact)) : exact;
+      const parts = await this.typoRounds(live, request, exact);
       const merged = mergeSearchParts(parts, request.window);
       return { ...merged, hits: this.withDocs(live.gen, merged.hits), outOf: live.docs, tookMs: performance.now() - started };
     });
   }
 
+  /** The exact round's answers, or the typo round's: one typo a token first, when so planned. */
+  private async typoRounds(live: LiveGeneration, request: SearchRequest, exact: SearchPart[]): Promise<SearchAnswer[]> {
+    const full = planFallback(exact);
+    if (!full) return exact;
+    const first = oneTypoFirst(exact, full);
+    if (first) {
+      const oneTypo = await this.typoRound(live, request, first, exact);
+      if (oneTypo.some((p) => p.plan.matched)) return keepBestRequired(oneTypo);
+    }
+    return keepBestRequired(await this.typoRound(live, request, full, exact));
+  }
+
   /**
-   * A right guess (same typo tokens) is the slice's answer when it matched every token, or
+   * A right guess (the same round) is the slice's answer when it matched every token, or
    * when fewer may not be required, or when another slice matched every token: answers that
    * required fewer would be dropped by keepBestRequired anyway.
    */
-  private typoRound(live: LiveGeneration, request: SearchRequest, plan: Fallback, exact: SearchPart[]): Promise<SearchAnswer[]> {
-    const guesses = exact.map((p) => (p.guess?.typoMask === plan.typoMask ? p.guess : null));
+  private typoRound(live: LiveGeneration, request: SearchRequest, plan: TypoRound, exact: SearchPart[]): Promise<SearchAnswer[]> {
+    const guesses = exact.map((p) => (p.guess && sameRound(p.guess, plan) ? p.guess : null));
     const allMatchedSomewhere = guesses.some((g) => g?.plan.matched === true);
     const dropTokens = plan.dropTokens && !allMatchedSomewhere;
-    return Promise.all(guesses.map((g, s) =>
-      g && (g.plan.matched || !dropTokens) ? g : this.askSearch(s, live.gen, { ...request, typoMask: plan.typoMask, dropTokens }, false),
-    ));
+    const query = { ...request, typoMask: plan.typoMask, dropTokens, maxTypos: plan.maxTypos ?? request.maxTypos };
+    return Promise.all(guesses.map((g, s) => (g && (g.plan.matched || !dropTokens) ? g : this.askSearch(s, live.gen, query, false))));
   }
 
   private async askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {

@@ -42,8 +42,11 @@ export interface SearchAnswer {
   plan: QueryPlanFacts;
 }
 
-/** The answer to the typo round a slice guessed, all tokens required; typoMask says which round. */
-export type GuessedAnswer = SearchAnswer & { typoMask: number };
+/**
+ * The answer to the typo round a slice guessed, all tokens required; typoMask and maxTypos (absent:
+ * the query's own cap) say which round.
+ */
+export type GuessedAnswer = SearchAnswer & { typoMask: number; maxTypos?: number };
 
 export type ShardResponse =
   | ({ kind: "search"; guess?: GuessedAnswer } & SearchAnswer)

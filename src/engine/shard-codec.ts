@@ -12,15 +12,15 @@
 //   lookup: u32 length, LEI bytes
 //   other:  u32 length, msgpack bytes of the whole request
 // Answers:
-//   search: answer, u8 hasGuess, [u32 typoMask, answer]
+//   search: answer, u8 hasGuess, [u32 typoMask, u8 maxTypos (0: the query's own), answer]
 //   lookup: u32 length (NONE for no document), f64 offset in the document file
 //   other:  u32 length, msgpack bytes of the whole response
-//   answer: u32 found, u8 tokens, u8 required, u32 exactMask, u32 typoable, u8 bestWhole,
+//   answer: u32 found, u8 tokens, u8 required, u32 exactMask, u32 typoable, u32 wideTypos, u8 bestWhole,
 //           u8 matched, u32 hits, per hit (f64 score, 20 LEI bytes, u32 slice, f64 offset and
 //           u32 length of its JSON in the slice's document file),
 //           u32 facets length (0: none), msgpack bytes of the facets
 
-import { decode, encode, type HitRef, type SearchAnswer, type ShardRequest, type ShardResponse } from "./protocol.js";
+import { decode, encode, type GuessedAnswer, type HitRef, type SearchAnswer, type ShardRequest, type ShardResponse } from "./protocol.js";
 import { SEARCH_FIELDS, type SearchField } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 
@@ -99,7 +99,7 @@ export function encodeResponses(responses: ShardResponse[]): Uint8Array {
   let size = 4;
   responses.forEach((r, i) => {
     size += 1;
-    if (r.kind === "search") size += answerSize(r, packed[i][0]) + 1 + (r.guess ? 4 + answerSize(r.guess, packed[i][1]) : 0);
+    if (r.kind === "search") size += answerSize(r, packed[i][0]) + 1 + (r.guess ? 4 + 1 + answerSize(r.guess, packed[i][1]) : 0);
     else if (r.kind === "lookup") size += 4 + 8;
     else size += 4 + packed[i][0].length;
   });
@@ -112,6 +112,7 @@ export function encodeResponses(responses: ShardResponse[]): Uint8Array {
       w.u8(r.guess ? 1 : 0);
       if (r.guess) {
         w.u32(r.guess.typoMask);
+        w.u8(r.guess.maxTypos ?? 0);
         w.answer(r.guess, packed[i][1]);
       }
     } else if (r.kind === "lookup") {
@@ -134,7 +135,7 @@ export function decodeResponses(bytes: Uint8Array): ShardResponse[] {
     const kind = r.u8();
     if (kind === KIND_SEARCH) {
       const answer = r.answer();
-      const guess = r.u8() === 1 ? { typoMask: r.u32(), ...r.answer() } : undefined;
+      const guess = r.u8() === 1 ? r.guess() : undefined;
       out.push(guess ? { kind: "search", ...answer, guess } : { kind: "search", ...answer });
     } else if (kind === KIND_LOOKUP) {
       const length = r.u32(), at = r.f64();
@@ -153,7 +154,7 @@ function packFacets(a: SearchAnswer): Uint8Array {
 }
 
 function answerSize(a: SearchAnswer, facets: Uint8Array): number {
-  let size = 4 + 1 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + facets.length;
+  let size = 4 + 1 + 1 + 4 + 4 + 4 + 1 + 1 + 4 + 4 + facets.length;
   size += a.hits.length * (8 + LEI_BYTES + 4 + 8 + 4);
   return size;
 }
@@ -185,6 +186,7 @@ class Writer {
     this.u8(p.required);
     this.u32(p.exactMask);
     this.u32(p.typoable);
+    this.u32(p.wideTypos);
     this.u8(p.bestWhole);
     this.u8(p.matched ? 1 : 0);
     this.u32(a.hits.length);
@@ -246,9 +248,15 @@ class Reader {
     return b;
   }
 
+  guess(): GuessedAnswer {
+    const typoMask = this.u32(), maxTypos = this.u8();
+    const answer = this.answer();
+    return maxTypos === 0 ? { typoMask, ...answer } : { typoMask, maxTypos, ...answer };
+  }
+
   answer(): SearchAnswer {
     const found = this.u32();
-    const tokens = this.u8(), required = this.u8(), exactMask = this.u32(), typoable = this.u32();
+    const tokens = this.u8(), required = this.u8(), exactMask = this.u32(), typoable = this.u32(), wideTypos = this.u32();
     const bestWhole = this.u8(), matched = this.u8() === 1;
     const n = this.u32();
     const hits: HitRef[] = new Array<HitRef>(n);
@@ -261,6 +269,6 @@ class Reader {
     }
     const facetBytes = this.bytesOrNull() ?? EMPTY;
     const facets = facetBytes.length > 0 ? decode<SearchAnswer["facets"]>(facetBytes) : {};
-    return { found, hits, facets, plan: { tokens, required, exactMask, typoable, bestWhole, matched } };
+    return { found, hits, facets, plan: { tokens, required, exactMask, typoable, wideTypos, bestWhole, matched } };
   }
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
 import { decode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
-import { planFallback } from "./planner.js";
+import { oneTypoFirst, planFallback } from "./planner.js";
 import { fromWire, type WireRecord } from "./schema.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";
@@ -117,13 +117,14 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
   try {
     switch (request.kind) {
       case "search": {
-        const exact = toAnswer(gen.search(request.query));
+        const exact = gen.search(request.query);
         // Guessing the typo round from this slice's own facts saves a round trip whenever the
         // front's plan, made over every slice, comes out the same; it checks that.
-        const plan = request.guess ? planFallback([exact]) : null;
-        if (!plan || plan.typoMask === 0) return { kind: "search", ...exact };
-        const guess = toAnswer(gen.search({ ...request.query, typoMask: plan.typoMask, dropTokens: false }));
-        return { kind: "search", ...exact, guess: { ...guess, typoMask: plan.typoMask } };
+        const full = request.guess ? planFallback([exact]) : null;
+        if (!full || full.typoMask === 0) return { kind: "search", ...toAnswer(exact) };
+        const round = oneTypoFirst([exact], full) ?? full;
+        const guess = toAnswer(gen.retryWithTypos(round.typoMask, round.maxTypos));
+        return { kind: "search", ...toAnswer(exact), guess: { ...guess, typoMask: round.typoMask, ...(round.maxTypos !== undefined ? { maxTypos: round.maxTypos } : {}) } };
       }
       case "lookup":
         return { kind: "lookup", doc: gen.lookup(request.lei) };

@@ -59,6 +59,8 @@ export interface QueryPlanFacts {
   exactMask: number;
   /** bit t: token t is long enough to take typos */
   typoable: number;
+  /** bit t: token t is long enough to take two typos, under the query's cap */
+  wideTypos: number;
   /** whole-token matches of the best match, ignoring filters */
   bestWhole: number;
   /** whether anything matched the required tokens, ignoring filters */
@@ -98,6 +100,16 @@ function byteTypoBudget(token: string, cap: number): number {
   return Buffer.byteLength(token) > token.length ? chars * 2 : chars;
 }
 
+/** A query as written into the engine's buffer, with what a retry must rewrite or report. */
+interface WrittenQuery {
+  tokens: number;
+  facets: FacetParam[];
+  maxTypos: number;
+  wideTypos: number;
+  /** per probe that may take typos: where its budget word lies, and its token */
+  typoProbes: { at: number; token: string }[];
+}
+
 export class WasmSlice {
   readonly docs: number;
   private readonly engine: EngineExports;
@@ -113,6 +125,8 @@ export class WasmSlice {
   private readonly scratch: number;
   private readonly bitmapAt: number[];
   private views: { bytes: Buffer; words: Uint32Array } | null = null;
+  /** what retryWithTypos() needs of the query last searched */
+  private lastQuery: WrittenQuery | null = null;
 
   /**
    * A slice served from its segment. The engine's arrays are read straight into WASM memory,
@@ -234,16 +248,41 @@ export class WasmSlice {
   }
 
   search(query: EngineQuery): SliceSearchResult {
+    this.lastQuery = this.writeQuery(query);
+    return this.run(this.lastQuery);
+  }
+
+  /**
+   * The query of the last search() again, with typo candidates for the tokens of typoMask, at
+   * most maxTypos each (default: the query's own cap), and no dropped tokens. The query is still
+   * in the engine's buffer, so it is not analysed again: only the typo settings are rewritten.
+   */
+  retryWithTypos(typoMask: number, maxTypos?: number): SliceSearchResult {
+    const last = this.lastQuery;
+    if (!last) throw new Error("retryWithTypos() before any search()");
+    const mem = new DataView(this.engine.memory.buffer);
+    const qb = this.engine.queryBuffer();
+    const cap = Math.min(maxTypos ?? last.maxTypos, last.maxTypos);
+    for (const probe of last.typoProbes) mem.setUint32(probe.at, byteTypoBudget(probe.token, cap), true);
+    mem.setUint32(qb + 20, typoMask, true);
+    mem.setUint32(qb + 24, 0, true);
+    return this.run(last);
+  }
+
+  /** Writes the query descriptor (see native/assembly/query.ts). */
+  private writeQuery(query: EngineQuery): WrittenQuery {
     const e = this.engine;
-    let mem = new DataView(e.memory.buffer);
+    const mem = new DataView(e.memory.buffer);
     const qb = e.queryBuffer();
     const bytes = new Uint8Array(e.memory.buffer);
     for (let i = 0; i < 128 + MAX_TOKENS * 32; i += 4) mem.setUint32(qb + i, 0, true);
-
     const tokens = query.q ? capTokens(tokenize(query.q)) : [];
     const fieldMask = SEARCH_FIELDS[query.fields];
     let n = 0;
     let cursor = this.scratch;
+    const maxTypos = query.maxTypos ?? 2;
+    let wideTypos = 0;
+    const typoProbes: WrittenQuery["typoProbes"] = [];
     const writeProbe = (t: number, p: number, text: string, typos: number, prefix: boolean): void => {
       const encoded = Buffer.from(text);
       const len = Math.min(encoded.length, MAX_TOKEN_BYTES);
@@ -254,8 +293,10 @@ export class WasmSlice {
       mem.setUint32(base + 8, typos, true);
       mem.setUint32(base + 12, prefix ? 1 : 0, true);
       cursor += 64;
+      if (typos === 0) return;
+      typoProbes.push({ at: base + 8, token: text });
+      if (Math.min(typoBudget(text), maxTypos) > 1) wideTypos |= 1 << t;
     };
-    const maxTypos = query.maxTypos ?? 2;
     tokens.forEach((token, i) => {
       const last = i === tokens.length - 1 && query.prefix !== false;
       if (query.fields === "lei") writeProbe(n, 0, LEI_TERM_MARKER + token, 0, last);
@@ -286,9 +327,15 @@ export class WasmSlice {
     mem.setUint32(qb + 16, filterMask, true);
     mem.setUint32(qb + 20, query.typoMask, true);
     mem.setUint32(qb + 24, query.dropTokens ? 2 : 0, true);
-    e.search();
+    return { tokens: n, facets: query.facets, maxTypos, wideTypos, typoProbes };
+  }
 
-    mem = new DataView(e.memory.buffer);
+  /** Runs the query in the engine's buffer and reads its results. */
+  private run(query: WrittenQuery): SliceSearchResult {
+    const e = this.engine;
+    e.search();
+    const mem = new DataView(e.memory.buffer);
+
     const out = e.resultBuffer();
     const found = mem.getUint32(out, true);
     const nHits = mem.getUint32(out + 4, true);
@@ -312,10 +359,11 @@ export class WasmSlice {
       facets[f] = list;
     }
     const plan: QueryPlanFacts = {
-      tokens: n,
+      tokens: query.tokens,
       required: mem.getUint32(out + 8, true),
       exactMask: mem.getUint32(out + 12, true),
       typoable: mem.getUint32(out + 16, true),
+      wideTypos: query.wideTypos,
       bestWhole: mem.getUint32(out + 20, true),
       matched: mem.getUint32(out + 24, true) !== 0,
     };
