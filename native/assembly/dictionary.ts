@@ -83,9 +83,9 @@ const ROW: i32 = MAX_Q + 1;
 const MAX_DEPTH: i32 = MAX_Q + 4;
 const rows: usize = allocate(<usize>(MAX_DEPTH + 1) * <usize>ROW);
 const pathBytes: usize = allocate(<usize>(MAX_DEPTH + 1));
-// Per child depth, the set of query bytes near its diagonal (256 bits): the strict child filter
-// below becomes one bit test instead of a scan of the query window for every child.
-const nearSets: usize = allocate(<usize>(MAX_DEPTH + 2) * 32);
+// Per depth, the bytes a child of the node walked there may have (256 bits), once that node's row
+// has spent its budget: the strict child filter below is one bit test per child, not a row.
+const allowedSets: usize = allocate(<usize>(MAX_DEPTH + 1) * 32);
 
 let wq: usize = 0;
 let wm: i32 = 0;
@@ -100,18 +100,6 @@ export function matchFuzzy(q: usize, len: u32, maxTypos: i32, prefix: bool): voi
   const m = <i32>len > MAX_Q ? MAX_Q : <i32>len;
   if (maxTypos <= 0 || trieNodes == 0) { matchExact(q, len, prefix); return; }
   wq = q; wm = m; wk = maxTypos; wPrefix = prefix;
-  memory.fill(nearSets, 0, <usize>(MAX_DEPTH + 2) * 32);
-  // past depth m + maxTypos + 2 the window [wLo, wHi) is empty: those sets stay zero
-  const deepest = m + maxTypos + 2 < MAX_DEPTH + 1 ? m + maxTypos + 2 : MAX_DEPTH + 1;
-  for (let dc = 1; dc <= deepest; dc++) {
-    const wLo = dc - maxTypos - 2 > 0 ? dc - maxTypos - 2 : 0, wHi = dc + maxTypos < m ? dc + maxTypos : m;
-    const set = nearSets + <usize>dc * 32;
-    for (let j = wLo; j < wHi; j++) {
-      const b = <u32>load<u8>(q + <usize>j);
-      const w = set + <usize>((b >> 5) << 2);
-      store<u32>(w, load<u32>(w) | (<u32>1 << (b & 31)));
-    }
-  }
   for (let j = 0; j <= m; j++) store<u8>(rows + <usize>j, <u8>(j <= maxTypos ? j : maxTypos + 1));
   walk(0, 0, 255);
 }
@@ -133,6 +121,31 @@ export function prepareTrie(): void {
   for (let n: u32 = 0; n < trieNodes; n++) store<u8>(nodeBytes + <usize>n, <u8>(nodeWord(n, 3) & 0xff));
 }
 @inline function nodeByte(n: u32): i32 { return <i32>load<u8>(nodeBytes + <usize>n); }
+
+/**
+ * The bytes a child of the node at depth d (byte c) may have to keep a cell within `budget`, when
+ * every cell of the node's row is at or above it: the child's cell J gets there only along a
+ * matching diagonal (this row's cell J-1 at the budget, the child's byte the query's byte J-1) or
+ * by a transposition (c the query's byte J-1, the child's byte its byte J-2, and the parent row's
+ * cell J-2 under the budget). Up or left moves add an edit. J runs over the child's band.
+ */
+function allowChildren(set: usize, d: i32, c: i32, budget: i32): void {
+  memory.fill(set, 0, 32);
+  const dc = d + 1;
+  const lo = dc - wk > 1 ? dc - wk : 1, hi = dc + wk < wm ? dc + wk : wm;
+  const cur = rows + <usize>(d * ROW), parent = cur - <usize>ROW;
+  for (let j = lo; j <= hi; j++) {
+    if (<i32>load<u8>(cur + <usize>(j - 1)) == budget) allow(set, <u32>load<u8>(wq + <usize>(j - 1)));
+    if (j >= 2 && c == <i32>load<u8>(wq + <usize>(j - 1)) && <i32>load<u8>(parent + <usize>(j - 2)) < budget) {
+      allow(set, <u32>load<u8>(wq + <usize>(j - 2)));
+    }
+  }
+}
+
+@inline function allow(set: usize, b: u32): void {
+  const at = set + <usize>((b >> 5) << 2);
+  store<u32>(at, load<u32>(at) | (<u32>1 << (b & 31)));
+}
 
 function walk(node: u32, d: i32, inherited: i32): void {
   nodesVisited++;
@@ -196,21 +209,22 @@ function walk(node: u32, d: i32, inherited: i32): void {
   const first = <u32>load<u8>(wq), second = m >= 2 ? <u32>load<u8>(wq + 1) : 256;
   const from = nodeWord(node, 2) & ~TERMINAL, to = from + (nodeWord(node, 3) >> 8);
   // With this row's budget spent (and no prefix match to inherit), a child stays within budget
-  // only by matching a query byte on the band's diagonal, or by a transposition: its byte must
-  // be one of the query's bytes around its depth. Most children fail that, and skipping them
-  // here saves computing a row for each. (With budget below k, a prefix whole-match could still
-  // count, so only when the query is too long for one at the child's depth.)
+  // only by matching a query byte on a live diagonal, or by a transposition: allowChildren()
+  // finds those bytes. Most children fail that, and skipping them here saves computing a row
+  // for each. (With budget below k, a prefix whole-match could still count, so only when the
+  // query is too long for one at the child's depth.)
   const dc = d + 1;
   const childBudget = k > 1 && dc <= 3 ? 1 : k;
   const strict = d > 0 && eff > k && rowMin >= childBudget && (childBudget == k || m > dc + k);
-  const near = nearSets + <usize>dc * 32;
+  const allowed = allowedSets + <usize>d * 32;
+  if (strict) allowChildren(allowed, d, nodeByte(node), childBudget);
   for (let child = from; child < to; child++) {
     const b = nodeByte(child);
     // The first letter is taken as typed (or swapped with the second): typos there are rare,
     // and allowing them multiplies the walk by the alphabet.
     if (d == 0) {
       if (<u32>b != first && <u32>b != second) continue;
-    } else if (strict && (load<u32>(near + <usize>((b >> 5) << 2)) & (<u32>1 << (<u32>b & 31))) == 0) {
+    } else if (strict && (load<u32>(allowed + <usize>((b >> 5) << 2)) & (<u32>1 << (<u32>b & 31))) == 0) {
       continue;
     }
     walk(child, dc, eff);
