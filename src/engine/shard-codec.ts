@@ -250,8 +250,7 @@ class Reader {
 
   guess(): GuessedAnswer {
     const typoMask = this.u32(), maxTypos = this.u8();
-    const answer = this.answer();
-    return maxTypos === 0 ? { typoMask, ...answer } : { typoMask, maxTypos, ...answer };
+    return { typoMask, maxTypos: maxTypos === 0 ? undefined : maxTypos, ...this.answer() };
   }
 
   answer(): SearchAnswer {

@@ -124,7 +124,7 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
         if (!full || full.typoMask === 0) return { kind: "search", ...toAnswer(exact) };
         const round = oneTypoFirst([exact], full) ?? full;
         const guess = toAnswer(gen.retryWithTypos(round.typoMask, round.maxTypos));
-        return { kind: "search", ...toAnswer(exact), guess: { ...guess, typoMask: round.typoMask, ...(round.maxTypos !== undefined ? { maxTypos: round.maxTypos } : {}) } };
+        return { kind: "search", ...toAnswer(exact), guess: { ...guess, typoMask: round.typoMask, maxTypos: round.maxTypos } };
       }
       case "lookup":
         return { kind: "lookup", doc: gen.lookup(request.lei) };
