@@ -152,10 +152,10 @@ function walk(node: u32, d: i32, inherited: i32): void {
   const m = wm, k = wk, cap = wk + 1;
   let rowMin: i32 = 0;
   let here: i32 = m <= k ? m : cap;
+  const c = nodeByte(node); // the root's is unused
   if (d > 0) {
     // Only cells within k of the diagonal can stay within budget: compute that band, and pin
     // its two neighbours to the cap so the next depth reads no stale cells of a sibling path.
-    const c = nodeByte(node);
     store<u8>(pathBytes + <usize>(d - 1), <u8>c);
     const prevC = d > 1 ? <i32>load<u8>(pathBytes + <usize>(d - 2)) : -1;
     const jLo = d - k > 1 ? d - k : 1;
@@ -217,7 +217,7 @@ function walk(node: u32, d: i32, inherited: i32): void {
   const childBudget = k > 1 && dc <= 3 ? 1 : k;
   const strict = d > 0 && eff > k && rowMin >= childBudget && (childBudget == k || m > dc + k);
   const allowed = allowedSets + <usize>d * 32;
-  if (strict) allowChildren(allowed, d, nodeByte(node), childBudget);
+  if (strict) allowChildren(allowed, d, c, childBudget);
   for (let child = from; child < to; child++) {
     const b = nodeByte(child);
     // The first letter is taken as typed (or swapped with the second): typos there are rare,

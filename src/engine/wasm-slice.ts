@@ -95,8 +95,7 @@ function capTokens(tokens: string[]): string[] {
  * The engine counts edits in UTF-8 bytes. A Cyrillic, Greek, Arabic or Hebrew letter is two
  * bytes, so one inserted or deleted letter is two byte edits: such tokens get twice the budget.
  */
-function byteTypoBudget(token: string, cap: number): number {
-  const chars = Math.min(typoBudget(token), cap);
+function inBytes(token: string, chars: number): number {
   return Buffer.byteLength(token) > token.length ? chars * 2 : chars;
 }
 
@@ -106,8 +105,8 @@ interface WrittenQuery {
   facets: FacetParam[];
   maxTypos: number;
   wideTypos: number;
-  /** per probe that may take typos: where its budget word lies, and its token */
-  typoProbes: { at: number; token: string }[];
+  /** per probe that may take typos: where its budget word lies, its token, and its budget in characters */
+  typoProbes: { at: number; token: string; chars: number }[];
 }
 
 export class WasmSlice {
@@ -262,8 +261,8 @@ export class WasmSlice {
     if (!last) throw new Error("retryWithTypos() before any search()");
     const mem = new DataView(this.engine.memory.buffer);
     const qb = this.engine.queryBuffer();
-    const cap = Math.min(maxTypos ?? last.maxTypos, last.maxTypos);
-    for (const probe of last.typoProbes) mem.setUint32(probe.at, byteTypoBudget(probe.token, cap), true);
+    const cap = maxTypos ?? last.maxTypos;
+    for (const p of last.typoProbes) mem.setUint32(p.at, inBytes(p.token, Math.min(p.chars, cap)), true);
     mem.setUint32(qb + 20, typoMask, true);
     mem.setUint32(qb + 24, 0, true);
     return this.run(last);
@@ -283,25 +282,25 @@ export class WasmSlice {
     const maxTypos = query.maxTypos ?? 2;
     let wideTypos = 0;
     const typoProbes: WrittenQuery["typoProbes"] = [];
-    const writeProbe = (t: number, p: number, text: string, typos: number, prefix: boolean): void => {
+    const writeProbe = (t: number, p: number, text: string, chars: number, prefix: boolean): void => {
       const encoded = Buffer.from(text);
       const len = Math.min(encoded.length, MAX_TOKEN_BYTES);
       bytes.set(encoded.subarray(0, len), cursor);
       const base = qb + 128 + t * 32 + p * 16;
       mem.setUint32(base, cursor, true);
       mem.setUint32(base + 4, len, true);
-      mem.setUint32(base + 8, typos, true);
+      mem.setUint32(base + 8, inBytes(text, chars), true);
       mem.setUint32(base + 12, prefix ? 1 : 0, true);
       cursor += 64;
-      if (typos === 0) return;
-      typoProbes.push({ at: base + 8, token: text });
-      if (Math.min(typoBudget(text), maxTypos) > 1) wideTypos |= 1 << t;
+      if (chars === 0) return;
+      typoProbes.push({ at: base + 8, token: text, chars });
+      if (chars > 1) wideTypos |= 1 << t;
     };
     tokens.forEach((token, i) => {
       const last = i === tokens.length - 1 && query.prefix !== false;
       if (query.fields === "lei") writeProbe(n, 0, LEI_TERM_MARKER + token, 0, last);
       else if (query.fields === "all" && LEI_TOKEN.test(token)) writeProbe(n, 0, LEI_TERM_MARKER + token, 0, false);
-      if (query.fields !== "lei") writeProbe(n, 1, token, byteTypoBudget(token, maxTypos), last);
+      if (query.fields !== "lei") writeProbe(n, 1, token, Math.min(typoBudget(token), maxTypos), last);
       n++;
     });
 
