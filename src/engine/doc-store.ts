@@ -42,21 +42,16 @@ export class DocStoreWriter {
   /** body bytes appended so far */
   get bytes(): number { return this.appended; }
 
-  /** Appends one document; returns where its body bytes start. */
-  append(json: string): number {
+  /** Appends one document, bytes[0, length); returns where its body bytes start. */
+  append(bytes: Uint8Array, length: number): number {
     const at = this.appended;
-    // a UTF-16 unit is at most 3 UTF-8 bytes: room for that, and the write itself says how many
-    const room = json.length * 3;
-    if (this.buffered + room > WRITE_BUFFER) this.flush();
-    if (room > WRITE_BUFFER) {
-      const bytes = Buffer.from(json);
-      this.writeOut(bytes);
-      this.appended += bytes.length;
-    } else {
-      const length = this.buffer.write(json, this.buffered);
+    if (this.buffered + length > WRITE_BUFFER) this.flush();
+    if (length > WRITE_BUFFER) this.writeOut(Buffer.from(bytes.buffer, bytes.byteOffset, length));
+    else {
+      this.buffer.set(bytes.subarray(0, length), this.buffered);
       this.buffered += length;
-      this.appended += length;
     }
+    this.appended += length;
     return at;
   }
 

@@ -1,12 +1,21 @@
 // Which slice owns an LEI: FNV-1a over the upper-cased LEI, so the loader and lookups agree.
 
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+function step(h: number, c: number): number {
+  return Math.imul(h ^ (c >= 97 && c <= 122 ? c - 32 : c), FNV_PRIME);
+}
+
 export function sliceOf(lei: string, slices: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < lei.length; i++) {
-    let c = lei.charCodeAt(i);
-    if (c >= 97 && c <= 122) c -= 32;
-    h ^= c;
-    h = Math.imul(h, 0x01000193);
-  }
+  let h = FNV_OFFSET;
+  for (let i = 0; i < lei.length; i++) h = step(h, lei.charCodeAt(i));
+  return (h >>> 0) % slices;
+}
+
+/** sliceOf for an LEI given as its ASCII bytes, bytes[start, end): the loader never makes it a string. */
+export function sliceOfBytes(bytes: Uint8Array, start: number, end: number, slices: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = step(h, bytes[i]);
   return (h >>> 0) % slices;
 }

@@ -9,6 +9,7 @@ import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
 export type ShardTask =
   /** scratchDir: where the build's document files grow until finish moves them beside the segment */
   | { op: "begin"; gen: number; scratchDir: string }
+  /** payload: a record batch (record-batch.ts) */
   | { op: "add"; gen: number; payload: Uint8Array }
   /** segment: where to persist the built slice */
   | { op: "finish"; gen: number; segment: string }

@@ -22,29 +22,11 @@ export interface LegalEntity {
   lastUpdatedAt: string | null;
 }
 
-/** What the loader hands to a shard for one record: the document plus its searchable text. */
-export interface EntityRecord {
-  entity: LegalEntity;
-  otherNames: string[];
-}
-
 /** LegalEntity's fields in document order. */
 export const ENTITY_FIELDS = [
   "lei", "legalName", "entityStatus", "entityCategory", "registrationStatus", "legalForm", "jurisdiction", "country",
   "region", "city", "postalCode", "legalAddress", "hqAddress", "managingLou", "registeredAt", "lastUpdatedAt",
 ] as const satisfies readonly (keyof LegalEntity)[];
-
-/**
- * A record between threads: the entity's values in ENTITY_FIELDS order, then its other names.
- * Arrays pack several times faster than keyed objects, and the loader is one thread.
- */
-export type WireRecord = (string | null)[];
-
-export function fromWire(wire: WireRecord): EntityRecord {
-  const entity = {} as Record<keyof LegalEntity, string | null>;
-  for (let i = 0; i < ENTITY_FIELDS.length; i++) entity[ENTITY_FIELDS[i]] = wire[i] ?? null;
-  return { entity: entity as LegalEntity, otherNames: wire.slice(ENTITY_FIELDS.length) as string[] };
-}
 
 export const FIELD_LEGAL_NAME = 1;
 export const FIELD_OTHER_NAME = 2;

@@ -5,9 +5,8 @@
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
-import { decode, type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
+import { type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
 import { oneTypoFirst, planFallback } from "./planner.js";
-import { fromWire, type WireRecord } from "./schema.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";
 import { docFileOf, writeSegment } from "./segment.js";
@@ -41,7 +40,7 @@ export default function handle(task: ShardTask): unknown {
     case "add": {
       const builder = building.get(task.gen);
       if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
-      for (const r of decode<WireRecord[]>(task.payload)) builder.add(fromWire(r));
+      builder.addBatch(task.payload);
       releaseMemoryWhenGrown();
       return null;
     }

@@ -1,15 +1,17 @@
 // Indexer: turns the records of one slice into the flat arrays the WASM engine reads. Records
-// are analysed as they arrive (add), so tokenising overlaps with the loader's parsing and no
-// record objects are kept; finish() orders docs by LEI and lays out the arrays. Docs are
+// are analysed as they arrive (addBatch), so tokenising overlaps with the loader's parsing and no
+// record objects are kept; a value is read as bytes, and made a string only when it is not ASCII
+// or is a column value not seen before. finish() orders docs by LEI and lays out the arrays. Docs are
 // numbered in LEI order. Term ids: the first nDocs ids are the docs' own LEIs (marker
 // byte 0x01 + LEI, which sorts before every text term, and doc order is LEI order), then the text
 // terms in UTF-8 byte order, so every prefix is one contiguous id range.
 
 import {
-  COLUMNS, columnKey, FIELD_ADDRESS, FIELD_LEGAL_NAME, FIELD_LEI, FIELD_OTHER_NAME,
-  type EntityRecord, type LegalEntity,
+  COLUMNS, columnKey, ENTITY_FIELDS, FIELD_ADDRESS, FIELD_LEGAL_NAME, FIELD_LEI, FIELD_OTHER_NAME,
+  type LegalEntity,
 } from "./schema.js";
-import { tokenize } from "./text.js";
+import { AsciiTerms, tokenize } from "./text.js";
+import { ENTITY_VALUES, RecordBatchReader } from "./record-batch.js";
 import { TermTable } from "./term-table.js";
 import { ChunkedArray, CodeChunks } from "./chunked-array.js";
 import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
@@ -50,36 +52,45 @@ export interface SliceData {
 const u32s = (): ChunkedArray<Uint32Array> => new ChunkedArray((n) => new Uint32Array(n));
 const f64s = (): ChunkedArray<Float64Array> => new ChunkedArray((n) => new Float64Array(n));
 
-/**
- * A copy of s that shares no memory with the string it was cut from. The record decoder hands
- * out slices of one string per batch, so a kept slice (a new column value) would pin its whole
- * batch's text for the rest of the build. JSON keeps every code unit as it is.
- */
-function ownCopy(s: string): string { return JSON.parse(JSON.stringify(s)) as string; }
-
 // An LEI is 20 characters of [0-9A-Z] (the loader skips rows that are not): two base-36 halves,
 // each below 36^10 < 2^53, so held exactly by a double, in the same order as the text.
 const LEI_HALF = 10;
 const LEI_CHARS = 2 * LEI_HALF;
-function leiHalf(lei: string, from: number): number {
-  if (lei.length !== LEI_CHARS) throw new Error(`not an LEI: ${JSON.stringify(lei)}`);
+function leiHalf(bytes: Uint8Array, start: number, end: number, from: number): number {
+  if (end - start !== LEI_CHARS) throw new Error(`not an LEI: ${JSON.stringify(Buffer.from(bytes.subarray(start, end)).toString())}`);
   let v = 0;
-  for (let i = from; i < from + LEI_HALF; i++) {
-    const c = lei.charCodeAt(i);
+  for (let i = start + from; i < start + from + LEI_HALF; i++) {
+    const c = bytes[i];
     const digit = c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 90 ? c - 55 : -1;
-    if (digit < 0) throw new Error(`not an LEI: ${JSON.stringify(lei)}`);
+    if (digit < 0) throw new Error(`not an LEI: ${JSON.stringify(Buffer.from(bytes.subarray(start, end)).toString())}`);
     v = v * 36 + digit;
   }
   return v;
 }
-const leiHalfText = (v: number): string => v.toString(36).padStart(LEI_HALF, "0");
+/** Writes a half back as its 10 characters, in lower case; returns the position after them. */
+function writeLeiHalf(v: number, out: Uint8Array, at: number): number {
+  for (let i = LEI_HALF - 1; i >= 0; i--) {
+    const digit = v % 36;
+    v = (v - digit) / 36;
+    out[at + i] = digit < 10 ? 48 + digit : 87 + digit;
+  }
+  return at + LEI_HALF;
+}
 /** an LEI's term: the marker byte, then its 20 characters in lower case */
 const LEI_TERM_BYTES = 1 + LEI_CHARS;
 
 const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 
+/** Where each LegalEntity field's value sits in a record of a batch. */
+const VALUE_OF = Object.fromEntries(ENTITY_FIELDS.map((f, i) => [f, i])) as Record<keyof LegalEntity, number>;
+/** Each field's JSON key with what goes before it: `{"lei":`, `,"legalName":` and so on. */
+const JSON_KEYS = ENTITY_FIELDS.map((f, i) => Buffer.from(`${i === 0 ? "{" : ","}${JSON.stringify(f)}:`));
+const JSON_NULL = Buffer.from("null");
+const QUOTE = 0x22, BACKSLASH = 0x5c, CLOSE_BRACE = 0x7d;
+
 export class SliceBuilder {
   private readonly terms = new TermTable();
+  private readonly ascii = new AsciiTerms();
   private readonly entryTerm = u32s();
   private readonly entryMeta = new ChunkedArray((n) => new Uint16Array(n));
   private readonly entryOffs = u32s();
@@ -90,10 +101,20 @@ export class SliceBuilder {
   private readonly docs: DocStoreWriter;
   private readonly docStarts = f64s();
   private readonly docLens = u32s();
+  private json = Buffer.allocUnsafe(4096);
   private readonly columnCoders = COLUMNS.map(() => new Map<string, number>());
   private readonly columnValues: (string | null)[][] = COLUMNS.map(() => [null]);
   private readonly codes = COLUMNS.map(() => new CodeChunks());
-  private readonly docTerms = new Map<string, number>();
+  /** per column, each distinct value's bytes: most values come again, and are coded without a string */
+  private readonly rawValues = COLUMNS.map(() => new TermTable(1 << 8));
+  private readonly rawCodes: number[][] = COLUMNS.map(() => []);
+  /** the doc's terms so far, in order of first sight, and their meta (field bits | legal position << 8) */
+  private docTerms = new Uint32Array(256);
+  private docMetas = new Uint16Array(256);
+  private docTermCount = 0;
+  /** per term id: 1 + the doc that saw it last, and where in docTerms it is for that doc */
+  private termSeenBy = new Uint32Array(1 << 16);
+  private termSlot = new Uint32Array(1 << 16);
 
   /** Documents go to `docScratch` as they come; finish() moves the file to where it belongs. */
   constructor(docScratch: string) {
@@ -103,47 +124,138 @@ export class SliceBuilder {
 
   get size(): number { return this.leiHigh.length; }
 
-  add(record: EntityRecord): void {
-    const { entity, otherNames } = record;
-    this.leiHigh.push(leiHalf(entity.lei, 0));
-    this.leiLow.push(leiHalf(entity.lei, LEI_HALF));
-    const at = this.docs.append(JSON.stringify(entity));
-    this.docStarts.push(at);
-    this.docLens.push(this.docs.bytes - at);
+  /** Adds every record of a batch (see record-batch.ts). */
+  addBatch(batch: Uint8Array): void {
+    const records = new RecordBatchReader(batch);
+    while (records.next()) this.add(records);
+  }
+
+  private add(r: RecordBatchReader): void {
+    const stamp = this.leiHigh.length + 1;
+    const bytes = r.bytes;
+    const lei = VALUE_OF.lei;
+    this.leiHigh.push(leiHalf(bytes, r.start[lei], r.end[lei], 0));
+    this.leiLow.push(leiHalf(bytes, r.start[lei], r.end[lei], LEI_HALF));
+    const length = this.writeJson(r);
+    this.docStarts.push(this.docs.append(this.json, length));
+    this.docLens.push(length);
 
     for (let c = 0; c < COLUMNS.length; c++) {
-      const col = COLUMNS[c];
-      const value = entity[col.field];
+      const v = VALUE_OF[COLUMNS[c].field];
       let code = 0;
-      if (value !== null && value !== "") {
-        const key = columnKey(col.param, value);
-        const known = this.columnCoders[c].get(key);
-        if (known === undefined) {
-          code = this.columnValues[c].length;
-          this.columnCoders[c].set(ownCopy(key), code);
-          this.columnValues[c].push(ownCopy(col.param === "city" ? value : key));
-        } else code = known;
+      if (r.end[v] > r.start[v]) {
+        const raw = this.rawValues[c].idOfBytes(bytes, r.start[v], r.end[v] - r.start[v]);
+        code = raw < this.rawCodes[c].length ? this.rawCodes[c][raw] : this.newRawValue(c, r.text(v)!);
       }
       this.codes[c].push(code);
     }
 
-    const entries = this.docTerms; // term -> meta (field bits | legal position << 8)
-    entries.clear();
-    const add = (term: string, bits: number, position: number): void => {
-      const prev = entries.get(term);
-      if (prev === undefined) entries.set(term, bits | (position << 8));
-      else entries.set(term, (prev & 0xff) | bits | (Math.min(prev >> 8, position) << 8));
-    };
-    const legal = tokenize(entity.legalName ?? "");
-    this.nameLens.push(Math.min(legal.length, 255));
-    for (let i = 0; i < legal.length; i++) add(legal[i], FIELD_LEGAL_NAME, Math.min(i, MAX_POSITION));
-    for (const name of otherNames) for (const t of tokenize(name)) add(t, FIELD_OTHER_NAME, NO_POSITION);
-    for (const text of addressTexts(entity)) for (const t of tokenize(text)) add(t, FIELD_ADDRESS, NO_POSITION);
-    for (const [term, meta] of entries) {
-      this.entryTerm.push(this.terms.idOf(term));
-      this.entryMeta.push(meta);
+    this.docTermCount = 0;
+    const legal = this.addText(r, VALUE_OF.legalName, FIELD_LEGAL_NAME, true, stamp);
+    this.nameLens.push(Math.min(legal, 255));
+    for (let v = ENTITY_VALUES; v < r.values; v++) this.addText(r, v, FIELD_OTHER_NAME, false, stamp);
+    for (const v of [VALUE_OF.legalAddress, VALUE_OF.hqAddress, VALUE_OF.city, VALUE_OF.postalCode]) {
+      this.addText(r, v, FIELD_ADDRESS, false, stamp);
+    }
+    this.addJoinedPostalCode(r, stamp);
+    for (let i = 0; i < this.docTermCount; i++) {
+      this.entryTerm.push(this.docTerms[i]);
+      this.entryMeta.push(this.docMetas[i]);
     }
     this.entryOffs.push(this.entryTerm.length);
+  }
+
+  /** The stored document: the entity as JSON, as JSON.stringify writes it, into this.json; its length. */
+  private writeJson(r: RecordBatchReader): number {
+    let need = 64 + JSON_KEYS.length * 24;
+    for (let v = 0; v < ENTITY_VALUES; v++) need += 6 * (r.end[v] - r.start[v]);
+    if (need > this.json.length) this.json = Buffer.allocUnsafe(need);
+    const json = this.json, bytes = r.bytes;
+    let o = 0;
+    for (let v = 0; v < ENTITY_VALUES; v++) {
+      o += JSON_KEYS[v].copy(json, o);
+      const start = r.start[v], end = r.end[v];
+      if (start === end) o += JSON_NULL.copy(json, o);
+      else if (jsonAsIs(bytes, start, end)) {
+        json[o++] = QUOTE;
+        o += bytes.copy(json, o, start, end);
+        json[o++] = QUOTE;
+      } else o += json.write(JSON.stringify(r.text(v)), o);
+    }
+    json[o++] = CLOSE_BRACE;
+    return o;
+  }
+
+  /** The code of a column value whose bytes come for the first time (the same key may have come before in another spelling). */
+  private newRawValue(c: number, value: string): number {
+    const col = COLUMNS[c];
+    const key = columnKey(col.param, value);
+    let code = this.columnCoders[c].get(key);
+    if (code === undefined) {
+      code = this.columnValues[c].length;
+      this.columnCoders[c].set(key, code);
+      this.columnValues[c].push(col.param === "city" ? value : key);
+    }
+    this.rawCodes[c].push(code);
+    return code;
+  }
+
+  /** The terms of value v, with field bits; a legal name's terms keep their positions. Returns how many. */
+  private addText(r: RecordBatchReader, v: number, bits: number, positions: boolean, stamp: number): number {
+    const start = r.start[v], end = r.end[v];
+    if (start === end) return 0;
+    const ascii = this.ascii;
+    const n = ascii.terms(r.bytes, start, end);
+    if (n >= 0) {
+      for (let i = 0; i < n; i++) {
+        const id = this.terms.idOfBytes(ascii.out, ascii.termStart[i], ascii.termLength[i]);
+        this.addTerm(id, bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
+      }
+      return n;
+    }
+    const words = tokenize(r.text(v)!);
+    for (let i = 0; i < words.length; i++) {
+      this.addTerm(this.terms.idOf(words[i]), bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
+    }
+    return words.length;
+  }
+
+  /** A postal code with spaces or dashes is also found written without them (SW1A 1AA as sw1a1aa). */
+  private addJoinedPostalCode(r: RecordBatchReader, stamp: number): void {
+    const v = VALUE_OF.postalCode;
+    const start = r.start[v], end = r.end[v];
+    if (start === end) return;
+    const n = this.ascii.joined(r.bytes, start, end);
+    if (n >= 0) {
+      if (n > 0 && n < end - start) this.addTerm(this.terms.idOfBytes(this.ascii.out, 0, n), FIELD_ADDRESS, NO_POSITION, stamp);
+      return;
+    }
+    const code = r.text(v)!;
+    const joined = code.replace(/[^\p{L}\p{N}]/gu, "");
+    if (joined === code) return;
+    for (const t of tokenize(joined)) this.addTerm(this.terms.idOf(t), FIELD_ADDRESS, NO_POSITION, stamp);
+  }
+
+  /** Records term id for the doc being added; a term met again in the doc merges its fields and keeps its first position. */
+  private addTerm(id: number, bits: number, position: number, stamp: number): void {
+    if (id >= this.termSeenBy.length) {
+      this.termSeenBy = grownTo(this.termSeenBy, id + 1);
+      this.termSlot = grownTo(this.termSlot, id + 1);
+    }
+    if (this.termSeenBy[id] === stamp) {
+      const slot = this.termSlot[id];
+      const prev = this.docMetas[slot];
+      this.docMetas[slot] = (prev & 0xff) | bits | (Math.min(prev >> 8, position) << 8);
+      return;
+    }
+    if (this.docTermCount === this.docTerms.length) {
+      this.docTerms = grownTo(this.docTerms, this.docTermCount + 1);
+      this.docMetas = grownTo(this.docMetas, this.docTermCount + 1);
+    }
+    this.termSeenBy[id] = stamp;
+    this.termSlot[id] = this.docTermCount;
+    this.docTerms[this.docTermCount] = id;
+    this.docMetas[this.docTermCount++] = bits | (position << 8);
   }
 
   /** A build that will not be finished: its document file goes. */
@@ -186,6 +298,9 @@ export class SliceBuilder {
     }
     // the forward index holds it all now: the rest of finish() may reuse this memory
     for (const chunks of [this.entryTerm, this.entryMeta, this.entryOffs, this.nameLens]) chunks.release();
+    this.termSeenBy = new Uint32Array(0);
+    this.termSlot = new Uint32Array(0);
+    for (const raw of this.rawValues) raw.release();
 
     const postOffs = df;
     for (let t = 0; t < nTerms; t++) postOffs[t + 1] += postOffs[t];
@@ -205,7 +320,8 @@ export class SliceBuilder {
     const termOffs = new Uint32Array(nTerms + 1);
     let used = 0;
     for (let d = 0; d < nDocs; d++) {
-      used += termBytes.write(LEI_TERM_MARKER + leiHalfText(leiHigh[order[d]]) + leiHalfText(leiLow[order[d]]), used, "latin1");
+      termBytes[used++] = LEI_TERM_MARKER.charCodeAt(0);
+      used = writeLeiHalf(leiLow[order[d]], termBytes, writeLeiHalf(leiHigh[order[d]], termBytes, used));
       termOffs[d + 1] = used;
     }
     textOrder.forEach((temp, rank) => {
@@ -238,15 +354,20 @@ export class SliceBuilder {
   }
 }
 
-function addressTexts(e: LegalEntity): string[] {
-  const texts: string[] = [];
-  for (const t of [e.legalAddress, e.hqAddress, e.city]) if (t) texts.push(t);
-  if (e.postalCode) {
-    texts.push(e.postalCode);
-    const joined = e.postalCode.replace(/[^\p{L}\p{N}]/gu, "");
-    if (joined !== e.postalCode) texts.push(joined);
+/** Whether JSON.stringify writes these ASCII bytes as they are: no quote, backslash, control character or non-ASCII byte. */
+function jsonAsIs(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i];
+    if (b < 0x20 || b >= 0x80 || b === QUOTE || b === BACKSLASH) return false;
   }
-  return texts;
+  return true;
+}
+
+/** A copy of `array` with room for at least `need` elements, twice as many as before at least. */
+function grownTo<T extends Uint16Array | Uint32Array>(array: T, need: number): T {
+  const next = new (array.constructor as new (n: number) => T)(Math.max(need, array.length * 2));
+  next.set(array);
+  return next;
 }
 
 /** Per-value doc lists (counting sort by code), doc ids ascending within each value. */

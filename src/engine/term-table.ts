@@ -9,13 +9,20 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 export class TermTable {
-  private bytes = new Uint8Array(1 << 20);
+  private bytes: Uint8Array;
   private used = 0;
   /** term id -> start of its bytes; the next term's start is its end */
-  private starts = new Uint32Array(1 << 16);
-  private slots = new Uint32Array(1 << 16);
+  private starts: Uint32Array;
+  private slots: Uint32Array;
   private count = 0;
   private scratch = Buffer.allocUnsafe(256);
+
+  /** `slots`: the table's first size, a power of two; it doubles as terms come */
+  constructor(slots = 1 << 16) {
+    this.bytes = new Uint8Array(slots * 16);
+    this.starts = new Uint32Array(slots);
+    this.slots = new Uint32Array(slots);
+  }
 
   get size(): number { return this.count; }
   /** the UTF-8 bytes of every term together */
@@ -23,15 +30,18 @@ export class TermTable {
 
   /** The id of term, added if new. Ids count up from 0 in order of first sight. */
   idOf(term: string): number {
-    const len = this.encode(term);
-    const key = this.scratch;
+    return this.idOfBytes(this.scratch, 0, this.encode(term));
+  }
+
+  /** The id of the term whose UTF-8 is bytes[start, start + len), added if new. */
+  idOfBytes(bytes: Uint8Array, start: number, len: number): number {
     const mask = this.slots.length - 1;
-    let slot = hashBytes(key, 0, len) & mask;
+    let slot = hashBytes(bytes, start, len) & mask;
     for (let held = this.slots[slot]; held !== EMPTY; held = this.slots[slot]) {
-      if (this.equals(held - 1, key, len)) return held - 1;
+      if (this.equals(held - 1, bytes, start, len)) return held - 1;
       slot = (slot + 1) & mask;
     }
-    const id = this.append(key, len);
+    const id = this.append(bytes, start, len);
     this.slots[slot] = id + 1;
     if (this.count * 2 > this.slots.length) this.rehash(this.slots.length * 2);
     return id;
@@ -64,10 +74,10 @@ export class TermTable {
     return this.scratch.write(term, 0);
   }
 
-  private equals(id: number, key: Uint8Array, len: number): boolean {
+  private equals(id: number, key: Uint8Array, from: number, len: number): boolean {
     const start = this.starts[id];
     if (this.end(id) - start !== len) return false;
-    for (let i = 0; i < len; i++) if (this.bytes[start + i] !== key[i]) return false;
+    for (let i = 0; i < len; i++) if (this.bytes[start + i] !== key[from + i]) return false;
     return true;
   }
 
@@ -82,10 +92,10 @@ export class TermTable {
     return aLen - bLen;
   }
 
-  private append(key: Uint8Array, len: number): number {
+  private append(key: Uint8Array, from: number, len: number): number {
     if (this.used + len > this.bytes.length) this.bytes = grown(this.bytes, this.used + len);
     if (this.count + 1 > this.starts.length) this.starts = grown(this.starts, this.count + 1);
-    this.bytes.set(key.subarray(0, len), this.used);
+    this.bytes.set(key.subarray(from, from + len), this.used);
     this.starts[this.count] = this.used;
     this.used += len;
     return this.count++;

@@ -73,3 +73,73 @@ export function typoBudget(term: string): number {
   return length < 8 ? 1 : 2;
 }
 
+
+const isDigit = (b: number): boolean => b >= 0x30 && b <= 0x39;
+const isLetter = (b: number): boolean => (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7a;
+
+/**
+ * tokenize() for ASCII text given as bytes, without making strings: what the builder runs on
+ * most fields. `terms(bytes, start, end)` returns how many terms the text has, or -1 when it is
+ * not all ASCII (then tokenize() must do it); term i is out[termStart[i], termStart[i] + termLength[i]).
+ */
+export class AsciiTerms {
+  out = new Uint8Array(256);
+  termStart = new Uint32Array(128);
+  termLength = new Uint32Array(128);
+
+  terms(bytes: Uint8Array, start: number, end: number): number {
+    this.room(end - start);
+    const out = this.out, termStart = this.termStart, termLength = this.termLength;
+    let n = 0;
+    let o = 0;
+    let singles = false; // the last term is a run of single letters, still open
+    for (let i = start; i < end;) {
+      const b = bytes[i];
+      if (b >= 0x80) return -1;
+      if (!isDigit(b) && !isLetter(b)) { i++; continue; }
+      const wordStart = o;
+      let j = i;
+      for (; j < end; j++) {
+        const c = bytes[j];
+        if (isDigit(c)) out[o++] = c;
+        else if (isLetter(c)) out[o++] = c | 0x20;
+        else break;
+      }
+      if (j - i === 1 && isLetter(b)) {
+        // single letters join into one term (S.R.L. and SRL): this byte went right after the open run
+        if (singles) termLength[n - 1]++;
+        else { termStart[n] = wordStart; termLength[n++] = 1; singles = true; }
+      } else {
+        termStart[n] = wordStart;
+        termLength[n++] = j - i;
+        singles = false;
+      }
+      i = j;
+    }
+    return n;
+  }
+
+  /**
+   * The text with only its letters and digits, in lower case, into out[0, n): how a postal code
+   * such as SW1A 1AA is also indexed (sw1a1aa). Returns n, or -1 when the text is not all ASCII.
+   */
+  joined(bytes: Uint8Array, start: number, end: number): number {
+    this.room(end - start);
+    const out = this.out;
+    let n = 0;
+    for (let i = start; i < end; i++) {
+      const b = bytes[i];
+      if (b >= 0x80) return -1;
+      if (isDigit(b)) out[n++] = b;
+      else if (isLetter(b)) out[n++] = b | 0x20;
+    }
+    return n;
+  }
+
+  private room(bytes: number): void {
+    if (bytes <= this.out.length) return;
+    this.out = new Uint8Array(bytes);
+    this.termStart = new Uint32Array(bytes);
+    this.termLength = new Uint32Array(bytes);
+  }
+}

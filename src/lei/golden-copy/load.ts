@@ -4,11 +4,9 @@
 
 import { basename, join } from "node:path";
 import type { MessagePort } from "node:worker_threads";
-import { sliceOf } from "../../engine/partition.js";
-import { encode } from "../../engine/protocol.js";
-import type { WireRecord } from "../../engine/schema.js";
+import { RecordBatchWriter } from "../../engine/record-batch.js";
 import { CsvReader, type CsvRow } from "./csv.js";
-import { recordMapper, type RecordMapper } from "./record.js";
+import { rowEncoder, type RowEncoder } from "./record.js";
 import { download, isUrl, openLocal } from "./source.js";
 
 export interface LoaderInput {
@@ -58,30 +56,28 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
 
   const started = Date.now();
   const opened = await openLocal(path);
-  const pending: WireRecord[][] = Array.from({ length: input.slices }, () => []);
-  let mapper: RecordMapper | null = null;
+  const pending = Array.from({ length: input.slices }, () => new RecordBatchWriter());
+  let encoder: RowEncoder | null = null;
   let records = 0;
   let skipped = 0;
   const full: number[] = [];
 
   const reader = new CsvReader((row: CsvRow) => {
-    if (!mapper) {
-      mapper = recordMapper(Array.from({ length: row.length }, (_, i) => row.field(i)));
+    if (!encoder) {
+      encoder = rowEncoder(Array.from({ length: row.length }, (_, i) => row.field(i)));
       return;
     }
-    const record = mapper(row);
-    if (!record) { skipped++; return; }
+    const s = encoder.sliceOf(row, input.slices);
+    if (s < 0) { skipped++; return; }
     records++;
-    const s = sliceOf(record[0]!, input.slices);
-    pending[s].push(record);
-    if (pending[s].length >= BATCH_RECORDS) full.push(s);
+    encoder.write(row, pending[s]);
+    if (pending[s].records === BATCH_RECORDS) full.push(s);
   });
 
   const flush = async (s: number): Promise<void> => {
-    if (pending[s].length === 0) return;
+    if (pending[s].records === 0) return;
     while (outstanding >= WINDOW) await new Promise<void>((r) => { wake = r; });
-    const payload = encode(pending[s]);
-    pending[s] = [];
+    const payload = pending[s].finish();
     outstanding++;
     post({ type: "batch", slice: s, payload }, [payload.buffer as ArrayBuffer]);
   };
@@ -95,7 +91,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   } finally {
     opened.close();
   }
-  if (!mapper) throw new Error("golden copy is empty: no header row");
+  if (!encoder) throw new Error("golden copy is empty: no header row");
   for (let s = 0; s < input.slices; s++) await flush(s);
   while (outstanding > 0) await new Promise<void>((r) => { wake = r; });
   post({

@@ -1,8 +1,11 @@
 // Golden-copy columns -> LegalEntity. Columns are found by name in the header, so any order and
-// any extra columns work. Values are reproduced as published; the only rewrite is the literal
-// `NULL` of Entity.EntityStatus, which is how the file says "no status".
+// any extra columns work. Values are reproduced as published; the only rewrites are the literal
+// `NULL` of Entity.EntityStatus, which is how the file says "no status", and a headquarters
+// address that repeats the legal one, which is left out.
 
-import { ENTITY_FIELDS, type LegalEntity, type WireRecord } from "../../engine/schema.js";
+import { sliceOfBytes } from "../../engine/partition.js";
+import type { RecordBatchWriter } from "../../engine/record-batch.js";
+import { ENTITY_FIELDS, type LegalEntity } from "../../engine/schema.js";
 import type { CsvRow } from "./csv.js";
 
 const ENTITY_COLUMNS: Record<keyof LegalEntity, string> = {
@@ -31,14 +34,22 @@ const OTHER_NAME_COLUMNS = [1, 2, 3, 4, 5].flatMap((i) => [
   `Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.${i}`,
 ]);
 
-const LEI_SHAPE = /^[0-9A-Z]{20}$/;
-
 export class MissingColumnsError extends Error {}
 
-export type RecordMapper = (row: CsvRow) => WireRecord | null;
+/** A golden-copy row as a record: which slice owns it, and its values into a batch for that slice. */
+export interface RowEncoder {
+  /**
+   * The slice that owns the row's LEI; -1 when the row cannot be a record at all, because its LEI
+   * is not 20 upper-case letters or digits (the engine orders and finds docs by LEI bytes). The
+   * loader skips and counts such rows.
+   */
+  sliceOf(row: CsvRow, slices: number): number;
+  /** Appends the row's record to `batch`: values as published, as bytes, never decoded here. */
+  write(row: CsvRow, batch: RecordBatchWriter): void;
+}
 
-/** Builds the row -> record mapping from the header row. */
-export function recordMapper(header: string[]): RecordMapper {
+/** Builds the row -> record encoding from the header row. */
+export function rowEncoder(header: string[]): RowEncoder {
   const index = new Map<string, number>();
   header.forEach((name, i) => index.set(name.trim(), i));
   const missing = REQUIRED_COLUMNS.filter((c) => !index.has(c));
@@ -47,24 +58,42 @@ export function recordMapper(header: string[]): RecordMapper {
   const at = (name: string): number => index.get(name) ?? -1;
   const columns = ENTITY_FIELDS.map((field) => at(ENTITY_COLUMNS[field]));
   const otherNames = OTHER_NAME_COLUMNS.map(at).filter((i) => i >= 0);
+  const LEI = columns[ENTITY_FIELDS.indexOf("lei")];
   const STATUS = ENTITY_FIELDS.indexOf("entityStatus");
   const LEGAL_ADDRESS = ENTITY_FIELDS.indexOf("legalAddress");
   const HQ_ADDRESS = ENTITY_FIELDS.indexOf("hqAddress");
-
-  return (row) => {
-    const wire: WireRecord = columns.map((i) => {
-      const value = row.field(i);
-      return value === "" ? null : value;
-    });
-    // The engine orders and finds docs by LEI bytes; a row whose LEI is not 20 upper-case
-    // letters or digits cannot be an LEI at all, and is skipped (and counted) by the loader.
-    if (!wire[0] || !LEI_SHAPE.test(wire[0])) return null;
-    if (wire[STATUS] === "NULL") wire[STATUS] = null;
-    if (wire[HQ_ADDRESS] !== null && wire[HQ_ADDRESS] === wire[LEGAL_ADDRESS]) wire[HQ_ADDRESS] = null;
-    for (const i of otherNames) {
-      const v = row.field(i);
-      if (v !== "") wire.push(v);
-    }
-    return wire;
+  const present = (row: CsvRow, i: number): boolean => i >= 0 && i < row.length && row.ends[i] > row.starts[i];
+  const append = (row: CsvRow, i: number, batch: RecordBatchWriter): void => {
+    if (present(row, i)) batch.value(row.buf, row.starts[i], row.ends[i], row.escaped[i] === 1);
+    else batch.empty();
   };
+
+  return {
+    sliceOf(row, slices) {
+      if (!present(row, LEI) || row.escaped[LEI] === 1) return -1;
+      const start = row.starts[LEI], end = row.ends[LEI];
+      if (end - start !== LEI_LENGTH) return -1;
+      for (let i = start; i < end; i++) if (!isLeiByte(row.buf[i])) return -1;
+      return sliceOfBytes(row.buf, start, end, slices);
+    },
+    write(row, batch) {
+      batch.beginRecord();
+      for (let f = 0; f < columns.length; f++) {
+        append(row, columns[f], batch);
+        if (f === STATUS && isNullLiteral(row, columns[f])) batch.emptyLast();
+        if (f === HQ_ADDRESS && batch.sameValues(HQ_ADDRESS, LEGAL_ADDRESS)) batch.emptyLast();
+      }
+      for (const i of otherNames) if (present(row, i)) append(row, i, batch);
+    },
+  };
+}
+
+const LEI_LENGTH = 20;
+const isLeiByte = (b: number): boolean => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a);
+
+const NULL_LITERAL = Buffer.from("NULL", "latin1");
+/** Entity.EntityStatus's literal `NULL`, which is how the file says "no status". */
+function isNullLiteral(row: CsvRow, i: number): boolean {
+  if (i < 0 || i >= row.length || row.escaped[i] === 1) return false;
+  return row.buf.compare(NULL_LITERAL, 0, NULL_LITERAL.length, row.starts[i], row.ends[i]) === 0;
 }
