@@ -5,6 +5,8 @@
 const QUOTE = 0x22, COMMA = 0x2c, LF = 0x0a, CR = 0x0d;
 
 const MAX_FIELDS = 4096;
+/** `"","","","",` as three little-endian words */
+const EMPTY4_A = 0x222c2222, EMPTY4_B = 0x22222c22, EMPTY4_C = 0x2c22222c;
 
 export class CsvRow {
   buf: Buffer = Buffer.alloc(0);
@@ -17,6 +19,18 @@ export class CsvRow {
     if (i < 0 || i >= this.length || this.starts[i] === this.ends[i]) return "";
     const text = this.buf.toString("utf8", this.starts[i], this.ends[i]);
     return this.escaped[i] === 1 ? text.replaceAll('""', '"') : text;
+  }
+  /** Four empty quoted fields, the first one's opening quote at `at`. */
+  pushEmpty4(at: number): void {
+    const n = this.length;
+    if (n + 4 > MAX_FIELDS) throw new CsvError(`a row has more than ${MAX_FIELDS} fields`);
+    const starts = this.starts, ends = this.ends, escaped = this.escaped;
+    starts[n] = ends[n] = at + 1;
+    starts[n + 1] = ends[n + 1] = at + 4;
+    starts[n + 2] = ends[n + 2] = at + 7;
+    starts[n + 3] = ends[n + 3] = at + 10;
+    escaped[n] = escaped[n + 1] = escaped[n + 2] = escaped[n + 3] = 0;
+    this.length = n + 4;
   }
   push(start: number, end: number, escaped: boolean): void {
     if (this.length >= MAX_FIELDS) throw new CsvError(`a row has more than ${MAX_FIELDS} fields`);
@@ -55,6 +69,7 @@ export class CsvReader {
   private parse(buf: Buffer, final: boolean): number {
     const end = buf.length;
     const row = this.row;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     let pos = 0;
     let rowStart = 0;
     while (pos < end) {
@@ -64,6 +79,12 @@ export class CsvReader {
       if (buf[pos] === LF || buf[pos] === CR) { pos++; continue; } // blank line
       for (;;) {
         let fieldEnd: number;
+        // Four empty fields at once, `"","","","",` read as three words: most of the golden
+        // copy's 338 columns are empty, and a byte at a time this loop was the loader's largest cost.
+        while (pos + 12 <= end && view.getUint32(pos, true) === EMPTY4_A && view.getUint32(pos + 4, true) === EMPTY4_B && view.getUint32(pos + 8, true) === EMPTY4_C) {
+          row.pushEmpty4(pos);
+          pos += 12;
+        }
         if (buf[pos] === QUOTE && pos + 2 < end && buf[pos + 1] === QUOTE && buf[pos + 2] !== QUOTE) {
           // "" : the empty field, most of the golden copy's 338 columns
           row.push(pos + 1, pos + 1, false);
