@@ -171,14 +171,15 @@ export class SliceBuilder {
     for (let v = 0; v < ENTITY_VALUES; v++) need += 6 * (r.end[v] - r.start[v]);
     if (need > this.json.length) this.json = Buffer.allocUnsafe(need);
     const json = this.json, bytes = r.bytes;
+    // byte loops, not Buffer.copy: the pieces are a few dozen bytes, and copy() costs more to call
     let o = 0;
     for (let v = 0; v < ENTITY_VALUES; v++) {
-      o += JSON_KEYS[v].copy(json, o);
+      o = put(JSON_KEYS[v], 0, JSON_KEYS[v].length, json, o);
       const start = r.start[v], end = r.end[v];
-      if (start === end) o += JSON_NULL.copy(json, o);
+      if (start === end) o = put(JSON_NULL, 0, JSON_NULL.length, json, o);
       else if (jsonAsIs(bytes, start, end)) {
         json[o++] = QUOTE;
-        o += bytes.copy(json, o, start, end);
+        o = put(bytes, start, end, json, o);
         json[o++] = QUOTE;
       } else o += json.write(JSON.stringify(r.text(v)), o);
     }
@@ -275,7 +276,9 @@ export class SliceBuilder {
     const nTerms = nDocs + this.terms.size;
 
     let entries = nDocs;
-    for (const old of order) entries += this.entryOffs.get(old + 1) - this.entryOffs.get(old);
+    // flat copies of the small per-doc arrays: the loop below reads them in LEI order, not as added
+    const entryOffs = this.entryOffs.toArray(), nameLens = this.nameLens.toArray();
+    for (const old of order) entries += entryOffs[old + 1] - entryOffs[old];
     const fwdOffs = new Uint32Array(nDocs + 1);
     const fwdTerms = new Uint32Array(entries);
     const fwdMeta = new Uint16Array(entries);
@@ -284,11 +287,11 @@ export class SliceBuilder {
     let e = 0;
     for (let d = 0; d < nDocs; d++) {
       const old = order[d];
-      nameLen[d] = this.nameLens.get(old);
+      nameLen[d] = nameLens[old];
       fwdTerms[e] = d;
       fwdMeta[e++] = LEI_META;
       df[d + 1]++;
-      for (let x = this.entryOffs.get(old), end = this.entryOffs.get(old + 1); x < end; x++) {
+      for (let x = entryOffs[old], end = entryOffs[old + 1]; x < end; x++) {
         const id = remap[this.entryTerm.get(x)];
         fwdTerms[e] = id;
         fwdMeta[e++] = this.entryMeta.get(x);
@@ -297,7 +300,7 @@ export class SliceBuilder {
       fwdOffs[d + 1] = e;
     }
     // the forward index holds it all now: the rest of finish() may reuse this memory
-    for (const chunks of [this.entryTerm, this.entryMeta, this.entryOffs, this.nameLens]) chunks.release();
+    for (const chunks of [this.entryTerm, this.entryMeta]) chunks.release();
     this.termSeenBy = new Uint32Array(0);
     this.termSlot = new Uint32Array(0);
     for (const raw of this.rawValues) raw.release();
@@ -361,6 +364,12 @@ function jsonAsIs(bytes: Uint8Array, start: number, end: number): boolean {
     if (b < 0x20 || b >= 0x80 || b === QUOTE || b === BACKSLASH) return false;
   }
   return true;
+}
+
+/** Copies from[start, end) to out at `at`; returns the position after. */
+function put(from: Uint8Array, start: number, end: number, out: Uint8Array, at: number): number {
+  for (let i = start; i < end; i++) out[at++] = from[i];
+  return at;
 }
 
 /** A copy of `array` with room for at least `need` elements, twice as many as before at least. */
