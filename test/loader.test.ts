@@ -207,3 +207,36 @@ t.test("a column with more than 65,536 values: every city still filters exactly"
   }
   await srv.stop();
 });
+
+// Docs are ordered by LEI when a slice is finished; an LEI on several rows keeps the file's last
+// row (README, Loading), wherever its copies lie in the file and in whichever slice.
+t.test("an LEI repeated across the file keeps its last row", async (t) => {
+  const { header, rows } = readSample();
+  const LEI = header.indexOf("LEI"), NAME = header.indexOf("Entity.LegalName");
+  const UNIQUE = 1_000, COPIES = 3;
+  const COPY_WORDS = ["Zqxfirstrow", "Zqxmiddlerow", "Zqxlastrow"];
+  const rnd = seededRandom(11);
+  const copies = shuffle(Array.from({ length: UNIQUE * COPIES }, (_, i) => i % UNIQUE), rnd);
+  const lastCopy = new Map<number, number>();
+  const lines = [csvLine(header)];
+  copies.forEach((lei) => {
+    const row = [...rows[lei]];
+    const copy = (lastCopy.get(lei) ?? -1) + 1;
+    lastCopy.set(lei, copy);
+    row[NAME] = `Repeatwin ${lei} ${COPY_WORDS[copy]}`;
+    lines.push(csvLine(row));
+  });
+  const source = join(tempDir(t), "repeated.csv");
+  writeFileSync(source, lines.join("\n") + "\n");
+  const srv = await startServer(t, { source, shards: 2, rateLimit: 0 });
+  t.equal((await srv.json("/v1/stats")).records, UNIQUE, "one record a distinct LEI");
+  const wrong: string[] = [];
+  await pMap(Array.from({ length: UNIQUE }, (_, i) => i), 8, async (i) => {
+    const r = await srv.get(`/v1/entities/${rows[i][LEI]}`);
+    if (r.body.legalName !== `Repeatwin ${i} ${COPY_WORDS[COPIES - 1]}`) wrong.push(`${rows[i][LEI]}: ${r.status} ${JSON.stringify(r.body.legalName)}`);
+  });
+  t.same(wrong.slice(0, 5), [], "every LEI answers with its last row");
+  t.equal((await srv.json(`/v1/entities?q=Zqxfirstrow&fields=name&limit=1`)).found, 0, "earlier rows are not searchable");
+  t.equal((await srv.json(`/v1/entities?q=Zqxlastrow&fields=name&limit=1`)).found, UNIQUE, "the last rows are");
+  await srv.stop();
+});

@@ -69,12 +69,19 @@ function leiHalf(bytes: Uint8Array, start: number, end: number, from: number): n
 }
 /** Writes a half back as its 10 characters, in lower case; returns the position after them. */
 function writeLeiHalf(v: number, out: Uint8Array, at: number): number {
-  for (let i = LEI_HALF - 1; i >= 0; i--) {
-    const digit = v % 36;
-    v = (v - digit) / 36;
+  // as two int32 halves of 5 digits: % on a double is a call to fmod, on an int32 one instruction
+  const high = Math.floor(v / LEI_QUARTER);
+  writeBase36(high, out, at);
+  writeBase36(v - high * LEI_QUARTER, out, at + LEI_HALF / 2);
+  return at + LEI_HALF;
+}
+const LEI_QUARTER = 36 ** (LEI_HALF / 2);
+function writeBase36(v: number, out: Uint8Array, at: number): void {
+  for (let i = LEI_HALF / 2 - 1; i >= 0; i--) {
+    const digit = v % 36 | 0;
+    v = (v / 36) | 0;
     out[at + i] = digit < 10 ? 48 + digit : 87 + digit;
   }
-  return at + LEI_HALF;
 }
 /** an LEI's term: the marker byte, then its 20 characters in lower case */
 const LEI_TERM_BYTES = 1 + LEI_CHARS;
@@ -335,20 +342,10 @@ export class SliceBuilder {
     });
     this.terms.release();
 
-    const docStart = new Float64Array(nDocs);
-    const docLen = new Uint32Array(nDocs);
-    for (let d = 0; d < nDocs; d++) {
-      docStart[d] = this.docStarts.get(order[d]);
-      docLen[d] = this.docLens.get(order[d]);
-    }
-    this.docStarts.release();
-    this.docLens.release();
-    const columns = COLUMNS.map((_, c) => {
-      const codes = new Uint32Array(nDocs);
-      for (let d = 0; d < nDocs; d++) codes[d] = this.codes[c].get(order[d]);
-      this.codes[c].release();
-      return valueLists(codes, this.columnValues[c]);
-    });
+    const docStart = inOrder(this.docStarts.toArray(), order, new Float64Array(nDocs));
+    const docLen = inOrder(this.docLens.toArray(), order, new Uint32Array(nDocs));
+    // a column's chunks differ in width; read through one flat copy, not chunk by chunk
+    const columns = COLUMNS.map((_, c) => valueLists(inOrder(this.codes[c].toArray(), order, new Uint32Array(nDocs)), this.columnValues[c]));
     return {
       nDocs, termBytes, termOffs, postOffs, postDocs, postMeta,
       trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
@@ -364,6 +361,12 @@ function jsonAsIs(bytes: Uint8Array, start: number, end: number): boolean {
     if (b < 0x20 || b >= 0x80 || b === QUOTE || b === BACKSLASH) return false;
   }
   return true;
+}
+
+/** out[d] = values[order[d]]: a per-doc array, from the order docs were added to LEI order. */
+function inOrder<T extends Float64Array | Uint32Array>(values: ArrayLike<number>, order: Uint32Array, out: T): T {
+  for (let d = 0; d < order.length; d++) out[d] = values[order[d]];
+  return out;
 }
 
 /** Copies from[start, end) to out at `at`; returns the position after. */
@@ -392,16 +395,39 @@ function valueLists(codes: Uint32Array, values: (string | null)[]): ColumnData {
 }
 
 /** Insertion indices in LEI order; of indices repeating an LEI, the last added wins. */
-function uniqueByLei(high: Float64Array, low: Float64Array): number[] {
-  const order = Array.from({ length: high.length }, (_, i) => i);
-  order.sort((a, b) => high[a] - high[b] || low[a] - low[b] || a - b);
-  const out: number[] = [];
-  for (const i of order) {
-    const last = out.length > 0 ? out[out.length - 1] : -1;
-    if (last >= 0 && high[last] === high[i] && low[last] === low[i]) out[out.length - 1] = i;
-    else out.push(i);
+function uniqueByLei(high: Float64Array, low: Float64Array): Uint32Array {
+  // An LSD radix sort, 13 bits a pass over each 52-bit half, low half first: several times faster
+  // than a comparison sort of 1.7M indices, and stable, so equal LEIs stay in the order added.
+  const n = high.length;
+  let order = new Uint32Array(n), next = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const counts = new Uint32Array(RADIX);
+  for (const half of [low, high]) {
+    for (let pass = 0; pass < 4; pass++) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[digit(half[i], pass)]++;
+      for (let b = 0, sum = 0; b < RADIX; b++) { const c = counts[b]; counts[b] = sum; sum += c; }
+      for (let i = 0; i < n; i++) { const x = order[i]; next[counts[digit(half[x], pass)]++] = x; }
+      [order, next] = [next, order];
+    }
   }
-  return out;
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const x = order[i];
+    if (kept > 0 && high[next[kept - 1]] === high[x] && low[next[kept - 1]] === low[x]) next[kept - 1] = x;
+    else next[kept++] = x;
+  }
+  return next.subarray(0, kept);
+}
+
+const RADIX_BITS = 13;
+const RADIX = 1 << RADIX_BITS;
+const TWO_26 = 2 ** 26;
+/** Digit `pass` (0 lowest) of a 52-bit half, as four 13-bit digits of its two 26-bit int halves. */
+function digit(v: number, pass: number): number {
+  const upper = Math.floor(v / TWO_26);
+  const part = pass < 2 ? v - upper * TWO_26 : upper;
+  return (pass & 1 ? part >> RADIX_BITS : part) & (RADIX - 1);
 }
 
 /**
