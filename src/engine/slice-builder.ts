@@ -90,6 +90,7 @@ const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 
 /** Where each LegalEntity field's value sits in a record of a batch. */
 const VALUE_OF = Object.fromEntries(ENTITY_FIELDS.map((f, i) => [f, i])) as Record<keyof LegalEntity, number>;
+const CITY_COLUMN = COLUMNS.findIndex((c) => c.field === "city");
 /** Each field's JSON key with what goes before it: `{"lei":`, `,"legalName":` and so on. */
 const JSON_KEYS = ENTITY_FIELDS.map((f, i) => Buffer.from(`${i === 0 ? "{" : ","}${JSON.stringify(f)}:`));
 const JSON_NULL = Buffer.from("null");
@@ -122,11 +123,16 @@ export class SliceBuilder {
   /** per term id: 1 + the doc that saw it last, and where in docTerms it is for that doc */
   private termSeenBy = new Uint32Array(1 << 16);
   private termSlot = new Uint32Array(1 << 16);
+  private textIds = new Uint32Array(64);
+  /** per distinct city spelling: its term ids, at cityTermOffs[raw] to cityTermOffs[raw + 1] */
+  private readonly cityTerms = u32s();
+  private readonly cityTermOffs = u32s();
 
   /** Documents go to `docScratch` as they come; finish() moves the file to where it belongs. */
   constructor(docScratch: string) {
     this.docs = new DocStoreWriter(docScratch);
     this.entryOffs.push(0);
+    this.cityTermOffs.push(0);
   }
 
   get size(): number { return this.leiHigh.length; }
@@ -147,12 +153,14 @@ export class SliceBuilder {
     this.docStarts.push(this.docs.append(this.json, length));
     this.docLens.push(length);
 
+    let cityRaw = -1;
     for (let c = 0; c < COLUMNS.length; c++) {
       const v = VALUE_OF[COLUMNS[c].field];
       let code = 0;
       if (r.end[v] > r.start[v]) {
         const raw = this.rawValues[c].idOfBytes(bytes, r.start[v], r.end[v] - r.start[v]);
         code = raw < this.rawCodes[c].length ? this.rawCodes[c][raw] : this.newRawValue(c, r.text(v)!);
+        if (c === CITY_COLUMN) cityRaw = raw;
       }
       this.codes[c].push(code);
     }
@@ -161,9 +169,10 @@ export class SliceBuilder {
     const legal = this.addText(r, VALUE_OF.legalName, FIELD_LEGAL_NAME, true, stamp);
     this.nameLens.push(Math.min(legal, 255));
     for (let v = ENTITY_VALUES; v < r.values; v++) this.addText(r, v, FIELD_OTHER_NAME, false, stamp);
-    for (const v of [VALUE_OF.legalAddress, VALUE_OF.hqAddress, VALUE_OF.city, VALUE_OF.postalCode]) {
-      this.addText(r, v, FIELD_ADDRESS, false, stamp);
-    }
+    this.addText(r, VALUE_OF.legalAddress, FIELD_ADDRESS, false, stamp);
+    this.addText(r, VALUE_OF.hqAddress, FIELD_ADDRESS, false, stamp);
+    this.addCity(r, cityRaw, stamp);
+    this.addText(r, VALUE_OF.postalCode, FIELD_ADDRESS, false, stamp);
     this.addJoinedPostalCode(r, stamp);
     for (let i = 0; i < this.docTermCount; i++) {
       this.entryTerm.push(this.docTerms[i]);
@@ -210,22 +219,42 @@ export class SliceBuilder {
 
   /** The terms of value v, with field bits; a legal name's terms keep their positions. Returns how many. */
   private addText(r: RecordBatchReader, v: number, bits: number, positions: boolean, stamp: number): number {
+    const n = this.textTerms(r, v);
+    for (let i = 0; i < n; i++) this.addTerm(this.textIds[i], bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
+    return n;
+  }
+
+  /** The term ids of value v, in order, into this.textIds; how many. */
+  private textTerms(r: RecordBatchReader, v: number): number {
     const start = r.start[v], end = r.end[v];
     if (start === end) return 0;
     const ascii = this.ascii;
     const n = ascii.terms(r.bytes, start, end);
     if (n >= 0) {
-      for (let i = 0; i < n; i++) {
-        const id = this.terms.idOfBytes(ascii.out, ascii.termStart[i], ascii.termLength[i]);
-        this.addTerm(id, bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
-      }
+      if (n > this.textIds.length) this.textIds = new Uint32Array(n);
+      for (let i = 0; i < n; i++) this.textIds[i] = this.terms.idOfBytes(ascii.out, ascii.termStart[i], ascii.termLength[i]);
       return n;
     }
     const words = tokenize(r.text(v)!);
-    for (let i = 0; i < words.length; i++) {
-      this.addTerm(this.terms.idOf(words[i]), bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
-    }
+    if (words.length > this.textIds.length) this.textIds = new Uint32Array(words.length);
+    for (let i = 0; i < words.length; i++) this.textIds[i] = this.terms.idOf(words[i]);
     return words.length;
+  }
+
+  /**
+   * A city's terms, worked out once for each spelling (`raw`, its id among the column's values;
+   * -1 for none): cities repeat across a slice, and one in eight is not ASCII.
+   */
+  private addCity(r: RecordBatchReader, raw: number, stamp: number): void {
+    if (raw < 0) return;
+    if (raw === this.cityTermOffs.length - 1) { // the first doc in this city
+      const n = this.textTerms(r, VALUE_OF.city);
+      for (let i = 0; i < n; i++) this.cityTerms.push(this.textIds[i]);
+      this.cityTermOffs.push(this.cityTerms.length);
+    }
+    for (let x = this.cityTermOffs.get(raw), end = this.cityTermOffs.get(raw + 1); x < end; x++) {
+      this.addTerm(this.cityTerms.get(x), FIELD_ADDRESS, NO_POSITION, stamp);
+    }
   }
 
   /** A postal code with spaces or dashes is also found written without them (SW1A 1AA as sw1a1aa). */
@@ -311,6 +340,8 @@ export class SliceBuilder {
     this.termSeenBy = new Uint32Array(0);
     this.termSlot = new Uint32Array(0);
     for (const raw of this.rawValues) raw.release();
+    this.cityTerms.release();
+    this.cityTermOffs.release();
 
     const postOffs = df;
     for (let t = 0; t < nTerms; t++) postOffs[t + 1] += postOffs[t];
