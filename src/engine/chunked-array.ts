@@ -61,3 +61,10 @@ export class CodeChunks extends ChunkedArray<Codes> {
     super.push(code);
   }
 }
+
+/** A copy of `array` with room for at least `need` elements: half as much again, so growth copies little. */
+export function grown<T extends Uint8Array | Uint16Array | Uint32Array>(array: T, need: number): T {
+  const next = new (array.constructor as new (n: number) => T)(Math.max(need, Math.ceil(array.length * 1.5)));
+  next.set(array);
+  return next;
+}

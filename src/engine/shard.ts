@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
-import { type SearchAnswer, type ShardRequest, type ShardResponse, type ShardTask, type FinishResult } from "./protocol.js";
+import type { SearchAnswer, ShardRequest, ShardResponse, ShardTask, FinishResult } from "./protocol.js";
 import { oneTypoFirst, planFallback } from "./planner.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";

@@ -13,7 +13,7 @@ import {
 import { AsciiTerms, tokenize } from "./text.js";
 import { ENTITY_VALUES, RecordBatchReader } from "./record-batch.js";
 import { TermTable } from "./term-table.js";
-import { ChunkedArray, CodeChunks } from "./chunked-array.js";
+import { ChunkedArray, CodeChunks, grown } from "./chunked-array.js";
 import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
 
 export const LEI_TERM_MARKER = "\u0001";
@@ -57,16 +57,18 @@ const f64s = (): ChunkedArray<Float64Array> => new ChunkedArray((n) => new Float
 const LEI_HALF = 10;
 const LEI_CHARS = 2 * LEI_HALF;
 function leiHalf(bytes: Uint8Array, start: number, end: number, from: number): number {
-  if (end - start !== LEI_CHARS) throw new Error(`not an LEI: ${JSON.stringify(Buffer.from(bytes.subarray(start, end)).toString())}`);
+  if (end - start !== LEI_CHARS) throw notAnLei(bytes, start, end);
   let v = 0;
   for (let i = start + from; i < start + from + LEI_HALF; i++) {
     const c = bytes[i];
     const digit = c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 90 ? c - 55 : -1;
-    if (digit < 0) throw new Error(`not an LEI: ${JSON.stringify(Buffer.from(bytes.subarray(start, end)).toString())}`);
+    if (digit < 0) throw notAnLei(bytes, start, end);
     v = v * 36 + digit;
   }
   return v;
 }
+const notAnLei = (bytes: Uint8Array, start: number, end: number): Error =>
+  new Error(`not an LEI: ${JSON.stringify(Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString())}`);
 /** Writes a half back as its 10 characters, in lower case; returns the position after them. */
 function writeLeiHalf(v: number, out: Uint8Array, at: number): number {
   // as two int32 halves of 5 digits: % on a double is a call to fmod, on an int32 one instruction
@@ -230,13 +232,16 @@ export class SliceBuilder {
     if (start === end) return 0;
     const ascii = this.ascii;
     const n = ascii.terms(r.bytes, start, end);
-    if (n >= 0) {
-      if (n > this.textIds.length) this.textIds = new Uint32Array(n);
-      for (let i = 0; i < n; i++) this.textIds[i] = this.terms.idOfBytes(ascii.out, ascii.termStart[i], ascii.termLength[i]);
-      return n;
-    }
-    const words = tokenize(r.text(v)!);
-    if (words.length > this.textIds.length) this.textIds = new Uint32Array(words.length);
+    if (n < 0) return this.stringTerms(r.text(v)!);
+    if (n > this.textIds.length) this.textIds = grown(this.textIds, n);
+    for (let i = 0; i < n; i++) this.textIds[i] = this.terms.idOfBytes(ascii.out, ascii.termStart[i], ascii.termLength[i]);
+    return n;
+  }
+
+  /** textTerms() for text that is not all ASCII: through tokenize(), as the query side does. */
+  private stringTerms(text: string): number {
+    const words = tokenize(text);
+    if (words.length > this.textIds.length) this.textIds = grown(this.textIds, words.length);
     for (let i = 0; i < words.length; i++) this.textIds[i] = this.terms.idOf(words[i]);
     return words.length;
   }
@@ -270,14 +275,14 @@ export class SliceBuilder {
     const code = r.text(v)!;
     const joined = code.replace(/[^\p{L}\p{N}]/gu, "");
     if (joined === code) return;
-    for (const t of tokenize(joined)) this.addTerm(this.terms.idOf(t), FIELD_ADDRESS, NO_POSITION, stamp);
+    for (let i = 0, terms = this.stringTerms(joined); i < terms; i++) this.addTerm(this.textIds[i], FIELD_ADDRESS, NO_POSITION, stamp);
   }
 
   /** Records term id for the doc being added; a term met again in the doc merges its fields and keeps its first position. */
   private addTerm(id: number, bits: number, position: number, stamp: number): void {
     if (id >= this.termSeenBy.length) {
-      this.termSeenBy = grownTo(this.termSeenBy, id + 1);
-      this.termSlot = grownTo(this.termSlot, id + 1);
+      this.termSeenBy = grown(this.termSeenBy, id + 1);
+      this.termSlot = grown(this.termSlot, id + 1);
     }
     if (this.termSeenBy[id] === stamp) {
       const slot = this.termSlot[id];
@@ -286,8 +291,8 @@ export class SliceBuilder {
       return;
     }
     if (this.docTermCount === this.docTerms.length) {
-      this.docTerms = grownTo(this.docTerms, this.docTermCount + 1);
-      this.docMetas = grownTo(this.docMetas, this.docTermCount + 1);
+      this.docTerms = grown(this.docTerms, this.docTermCount + 1);
+      this.docMetas = grown(this.docMetas, this.docTermCount + 1);
     }
     this.termSeenBy[id] = stamp;
     this.termSlot[id] = this.docTermCount;
@@ -406,12 +411,6 @@ function put(from: Uint8Array, start: number, end: number, out: Uint8Array, at: 
   return at;
 }
 
-/** A copy of `array` with room for at least `need` elements, twice as many as before at least. */
-function grownTo<T extends Uint16Array | Uint32Array>(array: T, need: number): T {
-  const next = new (array.constructor as new (n: number) => T)(Math.max(need, array.length * 2));
-  next.set(array);
-  return next;
-}
 
 /** Per-value doc lists (counting sort by code), doc ids ascending within each value. */
 function valueLists(codes: Uint32Array, values: (string | null)[]): ColumnData {

@@ -4,6 +4,8 @@
 // while it doubles); this holds a term in its bytes plus about 12. At full scale a slice has over
 // a million terms, and the build of the next collection runs beside the live one.
 
+import { grown } from "./chunked-array.js";
+
 const EMPTY = 0; // a slot holds id + 1
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -126,11 +128,4 @@ function hashBytes(bytes: Uint8Array, from: number, len: number): number {
   let h = FNV_OFFSET;
   for (let i = from; i < from + len; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
   return h >>> 0;
-}
-
-/** A copy of `array` with room for at least `need` elements: half as much again, so growth copies little. */
-function grown<T extends Uint8Array | Uint32Array>(array: T, need: number): T {
-  const next = new (array.constructor as new (n: number) => T)(Math.max(need, Math.ceil(array.length * 1.5)));
-  next.set(array);
-  return next;
 }

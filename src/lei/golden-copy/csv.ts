@@ -86,7 +86,7 @@ export class CsvReader {
           pos += 12;
         }
         if (buf[pos] === QUOTE && pos + 2 < end && buf[pos + 1] === QUOTE && buf[pos + 2] !== QUOTE) {
-          // "" : the empty field, most of the golden copy's 338 columns
+          // "" : one empty field
           row.push(pos + 1, pos + 1, false);
           pos += 2;
         } else if (buf[pos] === QUOTE) {

@@ -62,7 +62,6 @@ export function rowEncoder(header: string[]): RowEncoder {
   const STATUS = ENTITY_FIELDS.indexOf("entityStatus");
   const LEGAL_ADDRESS = ENTITY_FIELDS.indexOf("legalAddress");
   const HQ_ADDRESS = ENTITY_FIELDS.indexOf("hqAddress");
-  const present = (row: CsvRow, i: number): boolean => i >= 0 && i < row.length && row.ends[i] > row.starts[i];
   const append = (row: CsvRow, i: number, batch: RecordBatchWriter): void => {
     if (present(row, i)) batch.value(row.buf, row.starts[i], row.ends[i], row.escaped[i] === 1);
     else batch.empty();
@@ -79,13 +78,19 @@ export function rowEncoder(header: string[]): RowEncoder {
     write(row, batch) {
       batch.beginRecord();
       for (let f = 0; f < columns.length; f++) {
-        append(row, columns[f], batch);
-        if (f === STATUS && isNullLiteral(row, columns[f])) batch.emptyLast();
+        if (f === STATUS && isNullLiteral(row, columns[f])) batch.empty();
+        else append(row, columns[f], batch);
+        // compared as written, that is unescaped
         if (f === HQ_ADDRESS && batch.sameValues(HQ_ADDRESS, LEGAL_ADDRESS)) batch.emptyLast();
       }
       for (const i of otherNames) if (present(row, i)) append(row, i, batch);
     },
   };
+}
+
+/** Whether row field i exists and is not empty. */
+function present(row: CsvRow, i: number): boolean {
+  return i >= 0 && i < row.length && row.ends[i] > row.starts[i];
 }
 
 const LEI_LENGTH = 20;
@@ -94,6 +99,6 @@ const isLeiByte = (b: number): boolean => (b >= 0x30 && b <= 0x39) || (b >= 0x41
 const NULL_LITERAL = Buffer.from("NULL", "latin1");
 /** Entity.EntityStatus's literal `NULL`, which is how the file says "no status". */
 function isNullLiteral(row: CsvRow, i: number): boolean {
-  if (i < 0 || i >= row.length || row.escaped[i] === 1) return false;
+  if (!present(row, i) || row.escaped[i] === 1) return false;
   return row.buf.compare(NULL_LITERAL, 0, NULL_LITERAL.length, row.starts[i], row.ends[i]) === 0;
 }
