@@ -22,6 +22,11 @@ export function resetCollector(k: i32): void {
   capacity = k < 0 ? 0 : (k > MAX_WINDOW ? MAX_WINDOW : k);
 }
 
+/** Whether no doc scoring at most `ceiling` can still enter: the window is full of better hits. */
+export function excludes(ceiling: u64): bool {
+  return capacity > 0 && size == capacity && ceiling < scoreAt(0);
+}
+
 export function offer(doc: u32, score: u64): void {
   if (capacity == 0) return;
   if (size < capacity) {

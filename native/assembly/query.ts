@@ -16,7 +16,7 @@ import {
   postingStart, postingDoc, postingMeta, docCode, MAX_COLS,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
-import { resetCollector, offer, drain, MAX_WINDOW } from "./collector";
+import { resetCollector, offer, drain, excludes, MAX_WINDOW } from "./collector";
 
 export const MAX_TOKENS: i32 = 16;
 // field bits of a meta word; 4 = address
@@ -223,8 +223,11 @@ function assemble(nl: i32, minMatch: i32): u64 {
   }
 }
 
-/** Score of doc by its forward index, or 0 when it matches fewer than minMatch tokens. */
-function scoreDoc(doc: u32, minMatch: i32): u64 {
+/**
+ * Score of doc by its forward index, or 0 when it matches fewer than minMatch tokens. The legal
+ * name's length comes from the posting that led here when there is one: a cache miss fewer.
+ */
+function scoreDoc(doc: u32, minMatch: i32, nl: i32): u64 {
   docsScored++;
   resetBest();
   const end = load<u32>(fwdOffs + (<usize>(doc + 1) << 2));
@@ -239,7 +242,7 @@ function scoreDoc(doc: u32, minMatch: i32): u64 {
       if (cf >= 0) improve(t, cf, meta, bits);
     }
   }
-  return assemble(<i32>load<u8>(nameLen + <usize>doc), minMatch);
+  return assemble(nl, minMatch);
 }
 
 let bestScore: u64 = 0;
@@ -307,12 +310,12 @@ function unmarkTokens(): void {
   return count >= minMatch;
 }
 
-function consider(doc: u32, minMatch: i32): void {
+function consider(doc: u32, minMatch: i32, nl: i32): void {
   docsConsidered++;
   if (!firstSight(doc) || !passesFilters(doc) || !mayReach(doc, minMatch)) return;
   let score: u64 = 1;
   if (nTokens > 0) {
-    score = scoreDoc(doc, minMatch);
+    score = scoreDoc(doc, minMatch, nl);
     if (score == 0) return;
   }
   accept(doc, score);
@@ -342,7 +345,10 @@ function driveByFilter(minMatch: i32): void {
   for (let code: u32 = 0; code < n; code++) {
     if (!bitSet(bm, code)) continue;
     const end = load<u32>(offs + (<usize>(code + 1) << 2));
-    for (let i = load<u32>(offs + (<usize>code << 2)); i < end && !stopped; i++) consider(load<u32>(docs + (<usize>i << 2)), minMatch);
+    for (let i = load<u32>(offs + (<usize>code << 2)); i < end && !stopped; i++) {
+      const doc = load<u32>(docs + (<usize>i << 2));
+      consider(doc, minMatch, <i32>load<u8>(nameLen + <usize>doc));
+    }
   }
 }
 
@@ -365,7 +371,9 @@ function driveSinglePass(t: i32, fields: u32): void {
       const cf = rangeCost(r);
       if ((cf & 0xff) != cost) continue;
       const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) {
+      const ceiling = rangeCeiling(t, cf, fields);
+      let p = postingStart(rangeLo(r));
+      for (; p < end && !stopped && !excludes(ceiling); p++) {
         const meta = postingMeta(p);
         const bits = meta & 0xf & fieldMask;
         if ((bits & fields) == 0) continue;
@@ -376,8 +384,29 @@ function driveSinglePass(t: i32, fields: u32): void {
         improve(t, <i32>cf, meta, bits);
         accept(doc, assemble(<i32>(meta >> 16), 1));
       }
+      // The window holds better hits than any of the range's docs can score: they only count.
+      for (; p < end && !stopped; p++) {
+        if ((postingMeta(p) & 0xf & fieldMask & fields) == 0) continue;
+        const doc = postingDoc(p);
+        docsConsidered++;
+        if (!firstSight(doc) || !passesFilters(doc)) continue;
+        found++;
+        if (facetMask != 0) countFacets(doc);
+      }
     }
   }
+}
+
+/**
+ * The best score a doc matching token t alone through a range of cost/flags cf can reach in
+ * this pass: every field bit the pass allows at once, at the head of the legal name, the name
+ * as short as can be (as long as the query, for the exact-name bit, or empty).
+ */
+function rangeCeiling(t: i32, cf: u32, fields: u32): u64 {
+  resetBest();
+  improve(t, <i32>cf, 0, fieldMask & fields & 0xf);
+  const asExactName = assemble(nTokens, 1), asShortest = assemble(0, 1);
+  return asExactName > asShortest ? asExactName : asShortest;
 }
 
 /** Whether anything matches minMatch tokens, ignoring filters; bestScore of what was seen. */
@@ -455,7 +484,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
     const t = unchecked(order[i]);
     for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) consider(postingDoc(p), minMatch);
+      for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) consider(postingDoc(p), minMatch, <i32>(postingMeta(p) >> 16));
     }
   }
   unmarkTokens();
