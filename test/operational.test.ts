@@ -2,7 +2,9 @@
 // /metrics, per-IP rate limiting with a small limit, SIGTERM draining.
 
 import t from "tap";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { getPriority } from "node:os";
 import { pMap, runLeidex, startServer, type Got } from "./helpers/server.js";
 
 const LIMIT = 5;
@@ -28,6 +30,16 @@ t.test("bad flags exit 2 with a message", async (t) => {
     t.match(r.stderr, message, `${args.join(" ")}: says what is wrong`);
     t.match(r.stderr, /Usage/, `${args.join(" ")}: shows usage`);
   });
+});
+
+t.test("shard threads run at a lower priority than the front", { skip: existsSync("/proc/self/task") ? false : "no /proc here" }, async (t) => {
+  const pid = srv.child.pid!;
+  const niceOf = (tid: string): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ")[16]);
+  const base = getPriority(); // the server inherits the test runner's
+  const tids = readdirSync(`/proc/${pid}/task`);
+  t.equal(niceOf(String(pid)), base, "the front (main thread) keeps the process's priority");
+  const lowered = tids.filter((tid) => niceOf(tid) === Math.min(19, base + 5));
+  t.equal(lowered.length, 2, "each of the 2 shard threads runs 5 nice levels lower");
 });
 
 const metric = (text: string, name: string, labels: Record<string, string> = {}): number | null => {
