@@ -2,7 +2,6 @@
 // from record batches, and answers batched requests against the generation each one names.
 // A slice is owned by exactly one worker, so there are no locks.
 
-import { getPriority, setPriority } from "node:os";
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { move, workerData } from "piscina";
@@ -28,24 +27,6 @@ function claimSlice(): number {
   }
   return -1;
 }
-
-/**
- * Every request passes through the front thread, and a shard thread woken by a task would
- * otherwise take the front's core from it whenever both cores are busy: the front then sat
- * preempted inside Piscina's run() for 120-250 us per task, every request behind it waiting.
- * A lower priority for this thread (on Linux, setpriority with pid 0 is the calling thread)
- * lets the front finish its turn first; shards still get every cycle the front does not use.
- */
-const SHARD_NICE = 5;
-
-function yieldToFront(): void {
-  try {
-    setPriority(Math.min(19, getPriority() + SHARD_NICE));
-  } catch {
-    // not permitted or not supported here: the shard runs at the process's priority
-  }
-}
-yieldToFront();
 
 const building = new Map<number, SliceBuilder>();
 const EXPORT_PAGE_BYTES = 256 * 1024;
