@@ -371,27 +371,25 @@ function driveSinglePass(t: i32, fields: u32): void {
       const cf = rangeCost(r);
       if ((cf & 0xff) != cost) continue;
       const end = postingStart(rangeHi(r));
+      // Once the window holds better hits than any of the range's docs can score, they only count.
       const ceiling = rangeCeiling(t, cf, fields);
-      let p = postingStart(rangeLo(r));
-      for (; p < end && !stopped && !excludes(ceiling); p++) {
+      let countOnly = excludes(ceiling);
+      for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) {
         const meta = postingMeta(p);
         const bits = meta & 0xf & fieldMask;
         if ((bits & fields) == 0) continue;
         const doc = postingDoc(p);
         docsConsidered++;
         if (!firstSight(doc) || !passesFilters(doc)) continue;
+        if (countOnly) {
+          found++;
+          if (facetMask != 0) countFacets(doc);
+          continue;
+        }
         resetBest();
         improve(t, <i32>cf, meta, bits);
         accept(doc, assemble(<i32>(meta >> 16), 1));
-      }
-      // The window holds better hits than any of the range's docs can score: they only count.
-      for (; p < end && !stopped; p++) {
-        if ((postingMeta(p) & 0xf & fieldMask & fields) == 0) continue;
-        const doc = postingDoc(p);
-        docsConsidered++;
-        if (!firstSight(doc) || !passesFilters(doc)) continue;
-        found++;
-        if (facetMask != 0) countFacets(doc);
+        countOnly = excludes(ceiling);
       }
     }
   }

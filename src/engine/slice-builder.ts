@@ -411,7 +411,6 @@ function put(from: Uint8Array, start: number, end: number, out: Uint8Array, at: 
   return at;
 }
 
-
 /** Per-value doc lists (counting sort by code), doc ids ascending within each value. */
 function valueLists(codes: Uint32Array, values: (string | null)[]): ColumnData {
   const nCodes = values.length;
