@@ -1,7 +1,9 @@
-// Messages between the front and the shard workers. Payloads are msgpackr bytes, transferred
-// rather than structured-cloned; a stored document travels as where it lies in its slice's
-// document file, which the front reads once the merged page is known.
+// Messages between the front and the shard workers: tasks through Piscina, request batches
+// through each slice's query channel. Payloads are bytes, transferred rather than
+// structured-cloned; a stored document travels as where it lies in its slice's document file,
+// which the front reads once the merged page is known.
 
+import type { MessagePort } from "node:worker_threads";
 import { Packr } from "msgpackr";
 import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
@@ -16,7 +18,8 @@ export type ShardTask =
   /** serve a generation from a persisted segment */
   | { op: "open"; gen: number; segment: string }
   | { op: "drop"; gen: number }
-  | { op: "batch"; gen: number; payload: Uint8Array };
+  /** the worker's end of the slice's query channel (slice-channel.ts) */
+  | { op: "attach"; port: MessagePort };
 
 export type ShardRequest =
   /** `guess`: with an exact query, also run the typo round this slice's own facts call for. */

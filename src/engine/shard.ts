@@ -1,14 +1,16 @@
 // What a shard worker does: it claims one slice at start-up, builds generations of that slice
-// from record batches, and answers batched requests against the generation each one names.
+// from record batches, and answers batched requests, arriving on its query channel, against the
+// generation each one names.
 // A slice is owned by exactly one worker, so there are no locks.
 
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
-import { move, workerData } from "piscina";
+import { workerData } from "piscina";
 import type { SearchAnswer, ShardRequest, ShardResponse, ShardTask, FinishResult } from "./protocol.js";
 import { oneTypoFirst, planFallback } from "./planner.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";
+import type { ChannelBatch, ChannelReply } from "./slice-channel.js";
 import { docFileOf, writeSegment } from "./segment.js";
 import { SliceBuilder } from "./slice-builder.js";
 import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
@@ -58,12 +60,23 @@ export default function handle(task: ShardTask): unknown {
       // collected once retire() has returned: nothing on this stack may still hold the slice
       if (retire(task.gen)) releaseMemory();
       return null;
-    case "batch": {
-      const requests = decodeRequests(task.payload);
-      const gen = generations.get(task.gen);
-      const responses = requests.map((r) => answer(gen, task.gen, r));
-      return move(encodeResponses(responses));
+    case "attach": {
+      const port = task.port;
+      port.on("message", (batch: ChannelBatch) => {
+        const reply = answerBatch(batch);
+        port.postMessage(reply, reply instanceof Uint8Array ? [reply.buffer as ArrayBuffer] : []);
+      });
+      return slice;
     }
+  }
+}
+
+function answerBatch(batch: ChannelBatch): ChannelReply {
+  try {
+    const gen = generations.get(batch.gen);
+    return encodeResponses(decodeRequests(batch.payload).map((r) => answer(gen, batch.gen, r)));
+  } catch (err) {
+    return { error: `slice ${slice} could not answer a batch: ${(err as Error).message}` };
   }
 }
 
@@ -98,8 +111,8 @@ function serveGeneration(gen: number, built: WasmSlice): FinishResult {
 
 /**
  * Collects garbage once `work` has finished, inside the task: by then nothing holds the build's
- * (or the segment reader's) arrays, which the engine has copied. Not later, from a timer: Piscina
- * parks an idle worker in Atomics.wait, where timers never fire.
+ * (or the segment reader's) arrays, which the engine has copied, and the caller learns the
+ * slice is served only once its memory is given back.
  */
 async function thenReleaseMemory<T>(work: Promise<T>): Promise<T> {
   const result = await work;

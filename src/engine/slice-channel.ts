@@ -1,0 +1,52 @@
+// The front's end of a query channel to one shard worker: a MessagePort of its own, beside the
+// Piscina pool. A Piscina task costs the front about twice the CPU of a port message and
+// promotes about 1 KB to its old generation, and queries are the one traffic where that counts;
+// loads and drops stay Piscina tasks. The worker answers a port's batches in the order they
+// came, so the answers resolve a FIFO of waiting batches.
+
+import type { MessagePort } from "node:worker_threads";
+
+/** A batch of encoded requests against one generation (shard-codec.ts). */
+export interface ChannelBatch { gen: number; payload: Uint8Array }
+
+/** What the worker sends back: the encoded answers, or why the whole batch failed. */
+export type ChannelReply = Uint8Array | { error: string };
+
+interface Waiting { resolve: (bytes: Uint8Array) => void; reject: (err: Error) => void }
+
+export class SliceChannel {
+  private readonly waiting: Waiting[] = [];
+  private closedBecause: string | null = null;
+
+  constructor(private readonly port: MessagePort) {
+    port.on("message", (reply: ChannelReply) => {
+      const next = this.waiting.shift();
+      if (!next) return;
+      if (reply instanceof Uint8Array) next.resolve(reply);
+      else next.reject(new Error(reply.error));
+    });
+    // the worker's end closes when its thread dies: nothing in flight will be answered
+    port.on("close", () => this.close("its shard worker is gone"));
+    // the pool's own liveness comes from Piscina's threads, not from this port
+    port.unref();
+  }
+
+  get open(): boolean {
+    return this.closedBecause === null;
+  }
+
+  ask(batch: ChannelBatch): Promise<Uint8Array> {
+    if (this.closedBecause !== null) return Promise.reject(new Error(this.closedBecause));
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.port.postMessage(batch, [batch.payload.buffer as ArrayBuffer]);
+    });
+  }
+
+  close(reason: string): void {
+    if (this.closedBecause !== null) return;
+    this.closedBecause = reason;
+    for (const w of this.waiting.splice(0)) w.reject(new Error(reason));
+    this.port.close();
+  }
+}
