@@ -58,8 +58,9 @@ export class ShardPool {
       idleTimeout: Infinity,
       concurrentTasksPerWorker: 1024,
       maxQueue: Infinity,
-      // an idle worker must keep its event loop turning to hear its query channel
-      atomics: "async",
+      // tasks as plain port messages: with atomics, Piscina parks an idle worker in Atomics.wait,
+      // where its event loop stands still and its query channel goes unheard
+      atomics: "disabled",
       workerData: { claims: shared },
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       loadBalancer: (task, workers) => this.owner(task, workers),

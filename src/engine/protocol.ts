@@ -38,10 +38,23 @@ export type HitRef = [score: number, lei: string, slice: number, at: number, len
 /** A hit as the collection answers it: [score, lei, stored JSON bytes]. */
 export type WireHit = [number, string, Uint8Array];
 
-/** One slice's answer to one engine query. */
-export interface SearchAnswer {
+/**
+ * A slice's hits as its shard writes them: read where they lie in the engine's memory while the
+ * answer is encoded, so that on the shard no hit becomes an object and no LEI a string.
+ */
+export interface HitSource {
+  readonly count: number;
+  score(i: number): number;
+  /** the hit's 20 LEI bytes, upper case, into `into` at `at` */
+  copyLei(i: number, into: Uint8Array, at: number): void;
+  docAt(i: number): number;
+  docLength(i: number): number;
+}
+
+/** One slice's answer to one engine query: its hits as the front decodes them, or a HitSource on the shard. */
+export interface SearchAnswer<Hits = HitRef[]> {
   found: number;
-  hits: HitRef[];
+  hits: Hits;
   facets: Partial<Record<FacetParam, [string, number][]>>;
   plan: QueryPlanFacts;
 }
@@ -50,14 +63,17 @@ export interface SearchAnswer {
  * The answer to the typo round a slice guessed, all tokens required; typoMask and maxTypos (absent:
  * the query's own cap) say which round.
  */
-export type GuessedAnswer = SearchAnswer & { typoMask: number; maxTypos?: number };
+export type GuessedAnswer<Hits = HitRef[]> = SearchAnswer<Hits> & { typoMask: number; maxTypos?: number };
 
-export type ShardResponse =
-  | ({ kind: "search"; guess?: GuessedAnswer } & SearchAnswer)
+export type ShardResponse<Hits = HitRef[]> =
+  | ({ kind: "search"; guess?: GuessedAnswer<Hits> } & SearchAnswer<Hits>)
   | { kind: "lookup"; doc: DocRef | null }
   | { kind: "facet"; values: [string, number][] }
   | { kind: "export"; lines: Uint8Array; next: number | null }
   | { kind: "error"; message: string };
+
+/** A response as a shard writes it. */
+export type ShardReply = ShardResponse<HitSource>;
 
 export interface FinishResult { docs: number }
 

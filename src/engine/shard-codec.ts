@@ -20,7 +20,9 @@
 //           u32 length of its JSON in the slice's document file),
 //           u32 facets length (0: none), msgpack bytes of the facets
 
-import { decode, encode, type GuessedAnswer, type HitRef, type SearchAnswer, type ShardRequest, type ShardResponse } from "./protocol.js";
+import {
+  decode, encode, type GuessedAnswer, type HitRef, type HitSource, type SearchAnswer, type ShardReply, type ShardRequest, type ShardResponse,
+} from "./protocol.js";
 import { SEARCH_FIELDS, type SearchField } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 
@@ -89,7 +91,8 @@ function packExtras(q: EngineQuery): Uint8Array {
   return plain ? EMPTY : encode({ filters: q.filters, facets: q.facets, ...(q.exclude !== undefined ? { exclude: q.exclude } : {}) });
 }
 
-export function encodeResponses(responses: ShardResponse[]): Uint8Array {
+/** `slice`: the answering slice, written into each of its hits. */
+export function encodeResponses(responses: ShardReply[], slice: number): Uint8Array {
   // Facets and rare answers are packed first, so that the size is known before writing.
   const packed = responses.map((r) => {
     if (r.kind === "search") return [packFacets(r), r.guess ? packFacets(r.guess) : EMPTY];
@@ -108,12 +111,12 @@ export function encodeResponses(responses: ShardResponse[]): Uint8Array {
   responses.forEach((r, i) => {
     if (r.kind === "search") {
       w.u8(KIND_SEARCH);
-      w.answer(r, packed[i][0]);
+      w.answer(r, packed[i][0], slice);
       w.u8(r.guess ? 1 : 0);
       if (r.guess) {
         w.u32(r.guess.typoMask);
         w.u8(r.guess.maxTypos ?? 0);
-        w.answer(r.guess, packed[i][1]);
+        w.answer(r.guess, packed[i][1], slice);
       }
     } else if (r.kind === "lookup") {
       w.u8(KIND_LOOKUP);
@@ -149,13 +152,13 @@ export function decodeResponses(bytes: Uint8Array): ShardResponse[] {
   return out;
 }
 
-function packFacets(a: SearchAnswer): Uint8Array {
+function packFacets(a: SearchAnswer<HitSource>): Uint8Array {
   return Object.keys(a.facets).length > 0 ? encode(a.facets) : EMPTY;
 }
 
-function answerSize(a: SearchAnswer, facets: Uint8Array): number {
+function answerSize(a: SearchAnswer<HitSource>, facets: Uint8Array): number {
   let size = 4 + 1 + 1 + 4 + 4 + 4 + 1 + 1 + 4 + 4 + facets.length;
-  size += a.hits.length * (8 + LEI_BYTES + 4 + 8 + 4);
+  size += a.hits.count * (8 + LEI_BYTES + 4 + 8 + 4);
   return size;
 }
 
@@ -179,7 +182,7 @@ class Writer {
     this.at += b.length;
   }
 
-  answer(a: SearchAnswer, facets: Uint8Array): void {
+  answer(a: SearchAnswer<HitSource>, facets: Uint8Array, slice: number): void {
     const p = a.plan;
     this.u32(a.found);
     this.u8(p.tokens);
@@ -189,15 +192,15 @@ class Writer {
     this.u32(p.wideTypos);
     this.u8(p.bestWhole);
     this.u8(p.matched ? 1 : 0);
-    this.u32(a.hits.length);
-    for (const [score, lei, slice, at, length] of a.hits) {
-      this.f64(score);
-      // LEIs are ASCII, so latin1 writes exactly their 20 bytes
-      this.buf.write(lei, this.at, LEI_BYTES, "latin1");
+    const hits = a.hits;
+    this.u32(hits.count);
+    for (let i = 0; i < hits.count; i++) {
+      this.f64(hits.score(i));
+      hits.copyLei(i, this.buf, this.at);
       this.at += LEI_BYTES;
       this.u32(slice);
-      this.f64(at);
-      this.u32(length);
+      this.f64(hits.docAt(i));
+      this.u32(hits.docLength(i));
     }
     this.bytes(facets);
   }

@@ -6,14 +6,14 @@
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { workerData } from "piscina";
-import type { SearchAnswer, ShardRequest, ShardResponse, ShardTask, FinishResult } from "./protocol.js";
+import type { ShardReply, ShardRequest, ShardTask, FinishResult } from "./protocol.js";
 import { oneTypoFirst, planFallback } from "./planner.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";
 import type { ChannelBatch, ChannelReply } from "./slice-channel.js";
 import { docFileOf, writeSegment } from "./segment.js";
 import { SliceBuilder } from "./slice-builder.js";
-import { WasmSlice, type SliceSearchResult } from "./wasm-slice.js";
+import { WasmSlice } from "./wasm-slice.js";
 
 export interface ShardWorkerData { claims: SharedArrayBuffer }
 
@@ -74,7 +74,7 @@ export default function handle(task: ShardTask): unknown {
 function answerBatch(batch: ChannelBatch): ChannelReply {
   try {
     const gen = generations.get(batch.gen);
-    return encodeResponses(decodeRequests(batch.payload).map((r) => answer(gen, batch.gen, r)));
+    return encodeResponses(decodeRequests(batch.payload).map((r) => answer(gen, batch.gen, r)), slice);
   } catch (err) {
     return { error: `slice ${slice} could not answer a batch: ${(err as Error).message}` };
   }
@@ -120,11 +120,7 @@ async function thenReleaseMemory<T>(work: Promise<T>): Promise<T> {
   return result;
 }
 
-function toAnswer(r: SliceSearchResult): SearchAnswer {
-  return { found: r.found, hits: r.hits.map((h) => [h.score, h.lei, slice, h.doc.at, h.doc.length]), facets: r.facets, plan: r.plan };
-}
-
-function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest): ShardResponse {
+function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest): ShardReply {
   if (!gen) return { kind: "error", message: `slice ${slice} has no generation ${genId}` };
   try {
     switch (request.kind) {
@@ -133,10 +129,10 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
         // Guessing the typo round from this slice's own facts saves a round trip whenever the
         // front's plan, made over every slice, comes out the same; it checks that.
         const full = request.guess ? planFallback([exact]) : null;
-        if (!full || full.typoMask === 0) return { kind: "search", ...toAnswer(exact) };
+        if (!full || full.typoMask === 0) return { kind: "search", ...exact };
         const round = oneTypoFirst([exact], full) ?? full;
-        const guess = toAnswer(gen.retryWithTypos(round.typoMask, round.maxTypos));
-        return { kind: "search", ...toAnswer(exact), guess: { ...guess, typoMask: round.typoMask, maxTypos: round.maxTypos } };
+        const guess = gen.retryWithTypos(round.typoMask, round.maxTypos);
+        return { kind: "search", ...exact, guess: { ...guess, typoMask: round.typoMask, maxTypos: round.maxTypos } };
       }
       case "lookup":
         return { kind: "lookup", doc: gen.lookup(request.lei) };

@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
-import type { DocRef } from "./protocol.js";
+import type { DocRef, HitSource, SearchAnswer } from "./protocol.js";
 import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
@@ -42,13 +42,7 @@ export interface EngineQuery {
   exclude?: Partial<Record<FilterParam, string[]>>;
 }
 
-export interface SliceHit { score: number; lei: string; doc: DocRef }
-export interface SliceSearchResult {
-  found: number;
-  hits: SliceHit[];
-  facets: Partial<Record<FacetParam, [string, number][]>>;
-  plan: QueryPlanFacts;
-}
+export type SliceSearchResult = SearchAnswer<HitSource>;
 
 /** What a slice learnt about the query, for the caller's decision on typos and dropped tokens. */
 export interface QueryPlanFacts {
@@ -75,6 +69,7 @@ const LEI_LENGTH = 20;
 /** The segment's arrays only the host reads; the engine reads every other one. */
 const HOST_ARRAYS: readonly string[] = ["docStart", "docLen"];
 const NEWLINE = Buffer.from("\n");
+const LOWER_A = 0x61, LOWER_Z = 0x7a, CASE_GAP = 0x20;
 
 /** Twenty bytes of memory at `at` against an ASCII string, byte by byte: no string per probe. */
 function compareAscii(memory: Uint8Array, at: number, text: string): number {
@@ -208,9 +203,14 @@ export class WasmSlice {
     return this.termBytesAt + this.memory().words[(this.termOffsAt >> 2) + d] + 1;
   }
 
-  private leiOf(d: number): string {
-    const at = this.leiAt(d);
-    return this.memory().bytes.toString("latin1", at, at + LEI_LENGTH).toUpperCase();
+  /** Doc d's LEI, upper case, into `into` at `at`: twenty bytes, no string. */
+  private copyLei(d: number, into: Uint8Array, at: number): void {
+    const bytes = this.memory().bytes;
+    const from = this.leiAt(d);
+    for (let i = 0; i < LEI_LENGTH; i++) {
+      const c = bytes[from + i];
+      into[at + i] = c >= LOWER_A && c <= LOWER_Z ? c - CASE_GAP : c;
+    }
   }
 
   /** Views of the whole WASM memory, made again only if it ever grew (which detaches the old). */
@@ -338,13 +338,15 @@ export class WasmSlice {
     const out = e.resultBuffer();
     const found = mem.getUint32(out, true);
     const nHits = mem.getUint32(out + 4, true);
-    const hits: SliceHit[] = [];
-    for (let i = 0; i < nHits; i++) {
-      const p = out + OUT_HEADER + i * 12;
-      const d = mem.getUint32(p, true);
-      const score = mem.getUint32(p + 4, true) * 2 ** 32 + mem.getUint32(p + 8, true);
-      hits.push({ score, lei: this.leiOf(d), doc: this.docRef(d) });
-    }
+    // copied: the next run (a guessed typo round) writes over the result buffer
+    const hitWords = new Uint32Array(e.memory.buffer, out + OUT_HEADER, nHits * 3).slice();
+    const hits: HitSource = {
+      count: nHits,
+      score: (i) => hitWords[i * 3 + 1] * 2 ** 32 + hitWords[i * 3 + 2],
+      copyLei: (i, into, at) => this.copyLei(hitWords[i * 3], into, at),
+      docAt: (i) => this.docStart[hitWords[i * 3]],
+      docLength: (i) => this.docLen[hitWords[i * 3]],
+    };
     const facets: Partial<Record<FacetParam, [string, number][]>> = {};
     for (const f of query.facets) {
       const c = columnIndex(f);
