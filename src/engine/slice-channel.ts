@@ -1,8 +1,8 @@
 // The front's end of a query channel to one shard worker: a MessagePort of its own, beside the
-// Piscina pool. A Piscina task costs the front about twice the CPU of a port message and
-// promotes about 1 KB to its old generation, and queries are the one traffic where that counts;
-// loads and drops stay Piscina tasks. The worker answers a port's batches in the order they
-// came, so the answers resolve a FIFO of waiting batches.
+// Piscina pool. On a bare pool, a Piscina task cost the caller about twice the CPU of a port
+// message and promoted about 1 KB to its old generation; queries are the one traffic where that
+// counts, so loads and drops stay Piscina tasks. The worker answers a port's batches in the
+// order they came, so the answers resolve a FIFO of waiting batches.
 
 import type { MessagePort } from "node:worker_threads";
 
