@@ -149,22 +149,25 @@ export class ShardPool {
       });
   }
 
-  /** Opens the slice's query channel to its current owner; concurrent callers share one attempt. */
+  /** The slice's query channel to its current owner, once opened; concurrent callers share one attempt. */
   private attach(slice: number): Promise<SliceChannel> {
-    const pending = this.attaching[slice] ?? (async () => {
-      const { port1, port2 } = new MessageChannel();
-      try {
-        await this.run(slice, { op: "attach", port: port2 }, [port2]);
-      } catch (err) {
-        port1.close();
-        throw err;
-      } finally {
-        this.attaching[slice] = null;
-      }
-      return (this.channels[slice] = new SliceChannel(port1));
-    })();
-    this.attaching[slice] ??= pending;
-    return pending;
+    const pending = this.attaching[slice];
+    if (pending) return pending;
+    // cleared once settled, so that a failed attempt is not the answer for good
+    const attempt = this.openChannel(slice).finally(() => { this.attaching[slice] = null; });
+    this.attaching[slice] = attempt;
+    return attempt;
+  }
+
+  private async openChannel(slice: number): Promise<SliceChannel> {
+    const { port1, port2 } = new MessageChannel();
+    try {
+      await this.run(slice, { op: "attach", port: port2 }, [port2]);
+    } catch (err) {
+      port1.close();
+      throw err;
+    }
+    return (this.channels[slice] = new SliceChannel(port1));
   }
 
   private dropChannel(slice: number, reason: string): void {

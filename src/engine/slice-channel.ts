@@ -21,13 +21,14 @@ export class SliceChannel {
   constructor(private readonly port: MessagePort) {
     port.on("message", (reply: ChannelReply) => {
       const next = this.waiting.shift();
+      if (this.waiting.length === 0) port.unref();
       if (!next) return;
       if (reply instanceof Uint8Array) next.resolve(reply);
       else next.reject(new Error(reply.error));
     });
     // the worker's end closes when its thread dies: nothing in flight will be answered
     port.on("close", () => this.close("its shard worker is gone"));
-    // the pool's own liveness comes from Piscina's threads, not from this port
+    // an idle channel does not keep the process alive; one with batches in flight does
     port.unref();
   }
 
@@ -38,6 +39,7 @@ export class SliceChannel {
   ask(batch: ChannelBatch): Promise<Uint8Array> {
     if (this.closedBecause !== null) return Promise.reject(new Error(this.closedBecause));
     return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) this.port.ref();
       this.waiting.push({ resolve, reject });
       this.port.postMessage(batch, [batch.payload.buffer as ArrayBuffer]);
     });
