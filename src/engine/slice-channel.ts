@@ -39,9 +39,10 @@ export class SliceChannel {
   ask(batch: ChannelBatch): Promise<Uint8Array> {
     if (this.closedBecause !== null) return Promise.reject(new Error(this.closedBecause));
     return new Promise((resolve, reject) => {
+      // posted first: a batch that cannot be sent must not take the place of one that was
+      this.port.postMessage(batch, [batch.payload.buffer as ArrayBuffer]);
       if (this.waiting.length === 0) this.port.ref();
       this.waiting.push({ resolve, reject });
-      this.port.postMessage(batch, [batch.payload.buffer as ArrayBuffer]);
     });
   }
 
