@@ -66,7 +66,7 @@ export default function handle(task: ShardTask): unknown {
         const reply = answerBatch(batch);
         port.postMessage(reply, reply instanceof Uint8Array ? [reply.buffer as ArrayBuffer] : []);
       });
-      return slice;
+      return null;
     }
   }
 }

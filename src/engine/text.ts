@@ -77,6 +77,9 @@ export function typoBudget(term: string): number {
 const isDigit = (b: number): boolean => b >= 0x30 && b <= 0x39;
 const isLetter = (b: number): boolean => (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7a;
 
+/** An ASCII byte (or char code) upper-cased; any other left as it is. */
+export const upperAscii = (b: number): number => (b >= 0x61 && b <= 0x7a ? b - 0x20 : b);
+
 /**
  * tokenize() for ASCII text given as bytes, without making strings: what the builder runs on
  * most fields. `terms(bytes, start, end)` returns how many terms the text has, or -1 when it is

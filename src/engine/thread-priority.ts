@@ -1,8 +1,8 @@
 // Background threads (shard workers, the loader) yield the CPU to the front thread. Every request
 // passes through the front, and a background thread woken while both cores are busy would
-// otherwise take the front's core from it: the front sat preempted inside Piscina's run() for
-// 120-250 us per task, every request behind it waiting (44-130 us with this). Background threads
-// still get every cycle the front does not use.
+// otherwise take the front's core from it: the front sat preempted right after waking a shard
+// (120-250 us per task measured then, 44-130 us with this), every request behind it waiting.
+// Background threads still get every cycle the front does not use.
 
 import { getPriority, setPriority } from "node:os";
 

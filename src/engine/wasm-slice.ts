@@ -9,7 +9,7 @@ import type { DocRef, HitSource, SearchAnswer } from "./protocol.js";
 import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
-import { tokenize, typoBudget } from "./text.js";
+import { tokenize, typoBudget, upperAscii } from "./text.js";
 
 const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
 
@@ -69,7 +69,6 @@ const LEI_LENGTH = 20;
 /** The segment's arrays only the host reads; the engine reads every other one. */
 const HOST_ARRAYS: readonly string[] = ["docStart", "docLen"];
 const NEWLINE = Buffer.from("\n");
-const LOWER_A = 0x61, LOWER_Z = 0x7a, CASE_GAP = 0x20;
 
 /** Twenty bytes of memory at `at` against an ASCII string, byte by byte: no string per probe. */
 function compareAscii(memory: Uint8Array, at: number, text: string): number {
@@ -207,10 +206,7 @@ export class WasmSlice {
   private copyLei(d: number, into: Uint8Array, at: number): void {
     const bytes = this.memory().bytes;
     const from = this.leiAt(d);
-    for (let i = 0; i < LEI_LENGTH; i++) {
-      const c = bytes[from + i];
-      into[at + i] = c >= LOWER_A && c <= LOWER_Z ? c - CASE_GAP : c;
-    }
+    for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(bytes[from + i]);
   }
 
   /** Views of the whole WASM memory, made again only if it ever grew (which detaches the old). */
