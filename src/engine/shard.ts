@@ -132,7 +132,8 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
         if (!full || full.typoMask === 0) return { kind: "search", ...exact };
         const round = oneTypoFirst([exact], full) ?? full;
         const guess = gen.retryWithTypos(round.typoMask, round.maxTypos);
-        return { kind: "search", ...exact, guess: { ...guess, typoMask: round.typoMask, maxTypos: round.maxTypos } };
+        // written out, not spread: see roundQuery() in collection.ts
+        return { kind: "search", ...exact, guess: { found: guess.found, hits: guess.hits, facets: guess.facets, plan: guess.plan, typoMask: round.typoMask, maxTypos: round.maxTypos } };
       }
       case "lookup":
         return { kind: "lookup", doc: gen.lookup(request.lei) };

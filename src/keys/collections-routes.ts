@@ -4,7 +4,7 @@
 
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
-import { ParamError } from "../lei/search-params.js";
+import { ParamError, withQuery } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
 import { KeyAuth } from "./auth.js";
 import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
@@ -148,7 +148,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     const query = fromTypesense(effective);
     if (query.empty) return toTypesense(service.emptyOutcome(), query, collectionName);
     const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
-    const outcomes = await Promise.all(variants.map((q) => service.searchOutcome({ ...query.params, q })));
+    const outcomes = await Promise.all(variants.map((q) => service.searchOutcome(withQuery(query.params, q))));
     return toTypesense(mergeVariants(outcomes), query, collectionName);
   };
 

@@ -52,12 +52,13 @@ export function fromTypesense(raw: Record<string, string>): TypesenseQuery {
   const page = positive(raw.page, "page", 1);
   const perPage = Math.min(positive(raw.per_page, "per_page", 10), MAX_PER_PAGE);
   if (page * perPage > MAX_DEPTH) throw new ParamError(`page × per_page may not exceed ${MAX_DEPTH}`);
-  const typing = {
-    ...(raw.num_typos !== undefined ? { maxTypos: numTypos(raw.num_typos) } : {}),
-    ...(raw.prefix !== undefined ? { prefix: prefixFlag(raw.prefix) } : {}),
-  };
-  const exclude = Object.keys(excluded).length > 0 ? { exclude: excluded } : {};
-  return { params: { ...params, page, limit: perPage, ...typing, ...exclude }, perPage, page, q: raw.q, empty: filters === null };
+  // set on the fresh parse rather than spread into a copy (see roundQuery() in engine/collection.ts)
+  params.page = page;
+  params.limit = perPage;
+  if (raw.num_typos !== undefined) params.maxTypos = numTypos(raw.num_typos);
+  if (raw.prefix !== undefined) params.prefix = prefixFlag(raw.prefix);
+  if (Object.keys(excluded).length > 0) params.exclude = excluded;
+  return { params, perPage, page, q: raw.q, empty: filters === null };
 }
 
 /** Typesense takes one value per query_by field; the engine has one budget, so the largest wins. */

@@ -97,6 +97,11 @@ export function parseSearchParams(rawQuery: string): SearchParams {
   };
 }
 
+/** The same search for another q: a copy written out, not spread (see roundQuery() in engine/collection.ts). */
+export function withQuery(p: SearchParams, q: string | null): SearchParams {
+  return { q, fields: p.fields, filters: p.filters, facets: p.facets, page: p.page, limit: p.limit, maxTypos: p.maxTypos, prefix: p.prefix, exclude: p.exclude };
+}
+
 function describe(err: ErrorObject | undefined): string {
   if (!err) return "invalid query parameters";
   if (err.keyword === "additionalProperties") {

@@ -48,9 +48,7 @@ export class LeiService {
     if (params.q !== null && !SEARCHABLE.test(params.q)) return Promise.resolve(this.emptyOutcome());
     return this.collection.search({
       q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
-      ...(params.maxTypos !== undefined ? { maxTypos: params.maxTypos } : {}),
-      ...(params.prefix !== undefined ? { prefix: params.prefix } : {}),
-      ...(params.exclude !== undefined ? { exclude: params.exclude } : {}),
+      maxTypos: params.maxTypos, prefix: params.prefix, exclude: params.exclude,
     });
   }
 
