@@ -1,8 +1,8 @@
 // The LEI area's core API, shared by the HTTP routes and the MCP tools so both give the same
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
-import { LRUCache } from "lru-cache";
 import type { Collection, SearchOutcome } from "../engine/collection.js";
+import { AnswerCache } from "./answer-cache.js";
 import type { FacetParam } from "../engine/schema.js";
 import { checkDigitsValid, hasLeiForm } from "./lei-code.js";
 import type { SearchParams } from "./search-params.js";
@@ -27,19 +27,20 @@ export interface DatasetStats {
 
 export class LeiService {
   /** Serialised answers of the live generation; a new generation's keys never meet old ones. */
-  private readonly cache: LRUCache<string, Buffer> | null;
+  private readonly cache: AnswerCache | null;
 
   constructor(private readonly collection: Collection, cacheBytes = 64 << 20) {
-    this.cache = cacheBytes > 0 ? new LRUCache({ maxSize: cacheBytes, sizeCalculation: (b) => b.length + 64 }) : null;
+    this.cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : null;
   }
 
   /** A SearchPage, serialised: stored documents are spliced in as they are. */
   async search(params: SearchParams): Promise<Buffer> {
+    if (!this.cache) return renderSearchPage(await this.searchOutcome(params), params);
     const key = `${this.collection.current?.gen}|s|${JSON.stringify(params)}`;
-    const cached = this.cache?.get(key);
+    const cached = this.cache.get(key);
     if (cached) return cached;
     const page = renderSearchPage(await this.searchOutcome(params), params);
-    this.cache?.set(key, page);
+    this.cache.set(key, page);
     return page;
   }
 
