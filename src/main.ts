@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const metrics = new Metrics();
   const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds));
   registerHealthRoutes(server, collection, metrics);
-  const leiService = new LeiService(collection, config.cacheMegabytes << 20);
+  const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024);
   registerLeiRoutes(server, leiService);
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
   const stateDb = openStateDb(config.dataDir);

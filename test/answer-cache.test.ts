@@ -57,6 +57,16 @@ t.test("an answer asked for often survives the ring wrapping (second chance)", a
   t.equal(cache.get("cold 0"), null);
 });
 
+t.test("a hot answer also survives when the ring, not the index, runs out first", async (t) => {
+  const cache = new AnswerCache(64 * 1024); // 64 index slots, but room for 14 answers of 4 KB
+  cache.set("hot", answer("hot", 4000));
+  for (let i = 0; i < 300; i++) {
+    cache.set(`cold ${i}`, answer(`cold ${i}`, 4000));
+    if (i % 4 === 0) t.same(cache.get("hot"), answer("hot", 4000), `hot after ${i} others`);
+  }
+  t.equal(cache.get("cold 0"), null);
+});
+
 t.test("answers too big for the ring are not kept, and break nothing", async (t) => {
   const cache = new AnswerCache(64 * 1024);
   cache.set("small", answer("small", 100));

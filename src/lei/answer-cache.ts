@@ -4,8 +4,9 @@
 // Map promoted every answer to the old generation and counted its bytes as external memory, so
 // under thousands of distinct searches a second the front ran a full collection every 2 s.
 //
-// Eviction is first in, first out by ring position. A hit on an answer in the older half of the
-// ring writes it again at the head (a second chance), so answers asked for often stay.
+// The ring's bytes go first in, first out: a hit on an answer in the ring's older half writes it
+// again at the head (a second chance). An index set that is full gives up its least recently
+// used slot. So answers asked for often stay, whichever of the two runs out first.
 //
 // Record in the ring: u32 key length, u32 answer length, key bytes (UTF-8), answer bytes.
 // Records never straddle a chunk's end: the writer skips to the next chunk instead.
@@ -24,9 +25,11 @@ export class AnswerCache {
   /** absolute bytes written so far; a record at absolute position p is intact while head - p <= capacity */
   private head = 0;
   private readonly mask: number;
-  /** per slot: the key's hash (0: empty) and its record's absolute position */
+  /** per slot: the key's hash (0: empty), its record's absolute position, and when it was last used */
   private readonly hashes: Uint32Array;
   private readonly positions: Float64Array;
+  private readonly used: Float64Array;
+  private tick = 0;
   private readonly keyScratch = Buffer.allocUnsafeSlow(MAX_KEY_BYTES);
 
   constructor(bytes: number) {
@@ -34,11 +37,12 @@ export class AnswerCache {
     const count = Math.max(1, Math.floor(bytes / this.chunkSize));
     this.capacity = count * this.chunkSize;
     this.chunks = Array.from({ length: count }, () => Buffer.allocUnsafeSlow(this.chunkSize));
-    // about one slot per 512 bytes of answers, a power of two and at least one set
-    const slots = Math.max(WAYS, 2 ** Math.ceil(Math.log2(Math.max(1, this.capacity / 512))));
+    // about one slot per KB of ring (a page of hits is several KB), a power of two, at least one set
+    const slots = Math.max(WAYS, 2 ** Math.ceil(Math.log2(Math.max(1, this.capacity / 1024))));
     this.mask = slots - WAYS;
     this.hashes = new Uint32Array(slots);
     this.positions = new Float64Array(slots);
+    this.used = new Float64Array(slots);
   }
 
   /** A copy of the answer stored under key, or null. */
@@ -55,6 +59,7 @@ export class AnswerCache {
       const length = chunk.readUInt32LE(offset + 4);
       const start = offset + RECORD_HEADER + keyLength;
       const answer = Buffer.from(chunk.subarray(start, start + length));
+      this.used[slot] = ++this.tick;
       if (this.head - at > this.capacity / 2) this.write(slot, hash, keyLength, answer);
       return answer;
     }
@@ -66,16 +71,18 @@ export class AnswerCache {
     if (keyLength < 0 || RECORD_HEADER + keyLength + answer.length > this.chunkSize / MAX_SHARE) return;
     const hash = hashOf(this.keyScratch, keyLength);
     const set = hash & this.mask;
-    // the key's own slot if it has one, else a free one (empty or overwritten), else the set's oldest
-    let free = -1, oldest = set;
+    // the key's own slot if it has one, else a free one (empty or overwritten), else the set's least recently used
+    let free = -1, stalest = set;
     for (let slot = set; slot < set + WAYS; slot++) {
       const at = this.positions[slot];
       const live = this.hashes[slot] !== 0 && this.intact(at);
       if (live && this.hashes[slot] === hash && this.keyAt(at, keyLength)) { free = slot; break; }
       if (!live && free < 0) free = slot;
-      if (at < this.positions[oldest]) oldest = slot;
+      if (this.used[slot] < this.used[stalest]) stalest = slot;
     }
-    this.write(free >= 0 ? free : oldest, hash, keyLength, answer);
+    const slot = free >= 0 ? free : stalest;
+    this.used[slot] = ++this.tick;
+    this.write(slot, hash, keyLength, answer);
   }
 
   /** Appends the record (key from keyScratch) at the head and points the slot at it. */
