@@ -67,6 +67,17 @@ t.test("a hot answer also survives when the ring, not the index, runs out first"
   t.equal(cache.get("cold 0"), null);
 });
 
+t.test("a ring of several chunks: no answer straddles two, and wrapping stays exact", async (t) => {
+  const cache = new AnswerCache(64 * 1024, 16 * 1024); // four chunks of 16 KB
+  const sizes = [1500, 900, 1999, 700, 1300];
+  for (let i = 0; i < 400; i++) {
+    cache.set(`k ${i}`, answer(`k ${i}`, sizes[i % sizes.length]));
+    // the latest answers always come back whole, whichever chunk they landed in
+    for (let j = Math.max(0, i - 20); j <= i; j++) t.same(cache.get(`k ${j}`), answer(`k ${j}`, sizes[j % sizes.length]), `k ${j} after ${i}`);
+  }
+  t.equal(cache.get("k 0"), null, "the oldest are gone once the four chunks wrapped");
+});
+
 t.test("answers too big for the ring are not kept, and break nothing", async (t) => {
   const cache = new AnswerCache(64 * 1024);
   cache.set("small", answer("small", 100));

@@ -1,9 +1,7 @@
 // Which slice owns an LEI: FNV-1a over the upper-cased LEI, so the loader and lookups agree.
 
+import { FNV_OFFSET, FNV_PRIME } from "./fnv.js";
 import { upperAscii } from "./text.js";
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 function step(h: number, c: number): number {
   return Math.imul(h ^ upperAscii(c), FNV_PRIME);

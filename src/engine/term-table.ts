@@ -5,10 +5,9 @@
 // a million terms, and the build of the next collection runs beside the live one.
 
 import { grown } from "./chunked-array.js";
+import { fnv1a } from "./fnv.js";
 
 const EMPTY = 0; // a slot holds id + 1
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 export class TermTable {
   private bytes: Uint8Array;
@@ -38,7 +37,7 @@ export class TermTable {
   /** The id of the term whose UTF-8 is bytes[start, start + len), added if new. */
   idOfBytes(bytes: Uint8Array, start: number, len: number): number {
     const mask = this.slots.length - 1;
-    let slot = hashBytes(bytes, start, len) & mask;
+    let slot = fnv1a(bytes, start, len) & mask;
     for (let held = this.slots[slot]; held !== EMPTY; held = this.slots[slot]) {
       if (this.equals(held - 1, bytes, start, len)) return held - 1;
       slot = (slot + 1) & mask;
@@ -116,16 +115,10 @@ export class TermTable {
     const slots = new Uint32Array(capacity);
     const mask = capacity - 1;
     for (let id = 0; id < this.count; id++) {
-      let slot = hashBytes(this.bytes, this.starts[id], this.end(id) - this.starts[id]) & mask;
+      let slot = fnv1a(this.bytes, this.starts[id], this.end(id) - this.starts[id]) & mask;
       while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
       slots[slot] = id + 1;
     }
     this.slots = slots;
   }
-}
-
-function hashBytes(bytes: Uint8Array, from: number, len: number): number {
-  let h = FNV_OFFSET;
-  for (let i = from; i < from + len; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
-  return h >>> 0;
 }

@@ -11,6 +11,8 @@
 // Record in the ring: u32 key length, u32 answer length, key bytes (UTF-8), answer bytes.
 // Records never straddle a chunk's end: the writer skips to the next chunk instead.
 
+import { fnv1a } from "../engine/fnv.js";
+
 const WAYS = 8;
 const RECORD_HEADER = 8;
 /** Answers larger than this share of the ring are not kept: one would evict too many others. */
@@ -32,8 +34,9 @@ export class AnswerCache {
   private tick = 0;
   private readonly keyScratch = Buffer.allocUnsafeSlow(MAX_KEY_BYTES);
 
-  constructor(bytes: number) {
-    this.chunkSize = Math.min(bytes, MAX_CHUNK);
+  /** `chunkBytes`: the largest single buffer (a Buffer stops at a few GB; tests pass small ones). */
+  constructor(bytes: number, chunkBytes = MAX_CHUNK) {
+    this.chunkSize = Math.min(bytes, chunkBytes);
     const count = Math.max(1, Math.floor(bytes / this.chunkSize));
     this.capacity = count * this.chunkSize;
     this.chunks = Array.from({ length: count }, () => Buffer.allocUnsafeSlow(this.chunkSize));
@@ -55,7 +58,7 @@ export class AnswerCache {
       if (this.hashes[slot] !== hash) continue;
       const at = this.positions[slot];
       if (!this.intact(at) || !this.keyAt(at, keyLength)) continue;
-      const { chunk, offset } = this.locate(at);
+      const chunk = this.chunkOf(at), offset = at % this.chunkSize;
       const length = chunk.readUInt32LE(offset + 4);
       const start = offset + RECORD_HEADER + keyLength;
       const answer = Buffer.from(chunk.subarray(start, start + length));
@@ -90,7 +93,7 @@ export class AnswerCache {
     const size = RECORD_HEADER + keyLength + answer.length;
     if ((this.head % this.chunkSize) + size > this.chunkSize) this.head += this.chunkSize - (this.head % this.chunkSize);
     const at = this.head;
-    const { chunk, offset } = this.locate(at);
+    const chunk = this.chunkOf(at), offset = at % this.chunkSize;
     chunk.writeUInt32LE(keyLength, offset);
     chunk.writeUInt32LE(answer.length, offset + 4);
     this.keyScratch.copy(chunk, offset + RECORD_HEADER, 0, keyLength);
@@ -104,14 +107,14 @@ export class AnswerCache {
     return this.head - at <= this.capacity;
   }
 
-  private locate(at: number): { chunk: Buffer; offset: number } {
-    const inRing = at % this.capacity;
-    return { chunk: this.chunks[Math.floor(inRing / this.chunkSize)], offset: inRing % this.chunkSize };
+  /** The chunk holding absolute position `at`; its offset there is at % chunkSize (the ring is whole chunks). */
+  private chunkOf(at: number): Buffer {
+    return this.chunks[Math.floor((at % this.capacity) / this.chunkSize)];
   }
 
   /** Whether the record at `at` has the key in keyScratch. */
   private keyAt(at: number, keyLength: number): boolean {
-    const { chunk, offset } = this.locate(at);
+    const chunk = this.chunkOf(at), offset = at % this.chunkSize;
     if (chunk.readUInt32LE(offset) !== keyLength) return false;
     return chunk.compare(this.keyScratch, 0, keyLength, offset + RECORD_HEADER, offset + RECORD_HEADER + keyLength) === 0;
   }
@@ -123,9 +126,5 @@ export class AnswerCache {
   }
 }
 
-/** FNV-1a over the key's bytes, never 0 (0 marks an empty slot). */
-function hashOf(bytes: Uint8Array, length: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
-  return (h >>> 0) || 1;
-}
+/** The key's hash, never 0 (0 marks an empty slot). */
+const hashOf = (bytes: Uint8Array, length: number): number => fnv1a(bytes, 0, length) || 1;
