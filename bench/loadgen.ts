@@ -41,7 +41,11 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     ratePerS: opts.ratePerS ?? null,
   };
   return new Promise<LoadResult>((resolve, reject) => {
-    const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    // The client's own garbage collections run on its own thread: by default V8 adds up to four
+    // helper threads to each one, and on a 2-core box they preempt the server under test for
+    // tens of ms at a time, a stall that an open loop then reports as the server's latency.
+    // --expose-gc lets the child collect its set-up's garbage before it starts measuring.
+    const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--single-threaded-gc', '--expose-gc'] });
     const unregister = onCleanup(() => child.kill('SIGKILL'));
     let settled = false;
     const finish = (err: Error | null, result?: LoadResult): void => {
