@@ -130,20 +130,24 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
    * each synonym variant of q is searched, their hits merged. ParamError on bad parameters.
    */
   const searchAnswer = async (params: Record<string, string>, collectionName: string): Promise<Buffer> => {
-    const { preset: presetName, ...rest } = params;
-    let withSettings = rest;
+    // params is the route's own copy: the settings' parameters are taken out of it in place (a
+    // rest pattern or a spread per request kept its short-lived objects alive, see roundQuery()
+    // in engine/collection.ts)
+    const presetName = params.preset;
+    delete params.preset;
+    let effective = params;
     if (presetName !== undefined) {
       const preset = settings.get<Preset>("preset", presetName);
       if (!preset) throw new SettingNotFound(`Preset \`${presetName}\` not found.`);
-      withSettings = withPreset(rest, preset);
+      effective = withPreset(params, preset);
     }
     // a preset may name the stopword set, so it is read after the preset is applied
-    const { stopwords: stopwordsName, ...effectiveRest } = withSettings;
-    let effective = effectiveRest;
+    const stopwordsName = effective.stopwords;
+    delete effective.stopwords;
     if (stopwordsName !== undefined) {
       const set = settings.get<StopwordSet>("stopwords", stopwordsName);
       if (!set) throw new SettingNotFound(`Stopword \`${stopwordsName}\` not found.`);
-      if (effective.q !== undefined) effective = { ...effective, q: withoutStopwords(effective.q, set) };
+      if (effective.q !== undefined) effective.q = withoutStopwords(effective.q, set);
     }
     const query = fromTypesense(effective);
     if (query.empty) return toTypesense(service.emptyOutcome(), query, collectionName);
@@ -245,7 +249,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       }
       const outcome = auth.check(req.ip, key, "documents:search", names);
       if (!outcome.ok) { reply.error(outcome.status, outcome.message); return; }
-      const params = { ...common, ...own };
+      const params = Object.assign({}, common, own);
       delete params.collection;
       const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : params;
       try {
@@ -289,7 +293,7 @@ function mergeVariants(outcomes: SearchOutcome[]): SearchOutcome {
   for (const o of outcomes) for (const hit of o.hits) if ((best.get(hit[1])?.[0] ?? -1) < hit[0]) best.set(hit[1], hit);
   const widest = outcomes.reduce((a, b) => (b.found > a.found ? b : a));
   const hits = [...best.values()].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
-  return { ...widest, found: Math.max(widest.found, hits.length), hits, tookMs: Math.max(...outcomes.map((o) => o.tookMs)) };
+  return { found: Math.max(widest.found, hits.length), outOf: widest.outOf, hits, facets: widest.facets, tookMs: Math.max(...outcomes.map((o) => o.tookMs)) };
 }
 
 function failed(g: Guarded, err: unknown): void {

@@ -52,9 +52,12 @@ export function embeddedParams(token: ScopedToken): Record<string, string | numb
   return out;
 }
 
-/** Embedded params override the request's, except filter_by, which is ANDed with it. */
+/**
+ * Embedded params override the request's, except filter_by, which is ANDed with it. A copy by
+ * Object.assign, not a leading spread: see roundQuery() in engine/collection.ts.
+ */
 export function applyEmbedded(request: Record<string, string>, embedded: Record<string, string | number | boolean>): Record<string, string> {
-  const out = { ...request };
+  const out = Object.assign({}, request);
   for (const [k, v] of Object.entries(embedded)) {
     if (k === "expires_at") continue;
     const value = String(v);

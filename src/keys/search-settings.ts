@@ -51,7 +51,7 @@ export function withPreset(params: Record<string, string>, preset: Preset | null
   if (!preset) return params;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(preset.value)) out[k] = String(v);
-  return { ...out, ...params };
+  return Object.assign(out, params);
 }
 
 export function withoutStopwords(q: string, set: StopwordSet): string {
