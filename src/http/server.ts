@@ -15,7 +15,8 @@ export interface Request {
   path: string;
   rawQuery: string;
   params: string[];
-  ip: string;
+  /** The client's address; read it before the response is sent. */
+  readonly ip: string;
   /** A request header; readable only before the handler's first await (uWS frees the request). */
   header(name: string): string;
   /** Every header, lower-case names; like header(), only before the first await. */
@@ -62,10 +63,33 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Service Unavailable",
 };
 const GZIP_MIN_BYTES = 1024;
-const CORS_HEADERS: [string, string][] = [
-  ["Access-Control-Allow-Origin", "*"],
-  ["Access-Control-Expose-Headers", "X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After"],
+
+/**
+ * Fixed header text as bytes, encoded once: uWS takes bytes as they are, where a string is
+ * measured and encoded to UTF-8 again on every call.
+ */
+const encoded = new Map<string, Buffer>();
+const MAX_ENCODED = 256;
+function bytesOf(text: string): Buffer {
+  let bytes = encoded.get(text);
+  if (!bytes) {
+    bytes = Buffer.from(text);
+    if (encoded.size < MAX_ENCODED) encoded.set(text, bytes); // the texts are the code's own; a bound all the same
+  }
+  return bytes;
+}
+
+const CORS_HEADERS: [Buffer, Buffer][] = [
+  [bytesOf("Access-Control-Allow-Origin"), bytesOf("*")],
+  [bytesOf("Access-Control-Expose-Headers"), bytesOf("X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After")],
 ];
+const CONTENT_TYPE = bytesOf("Content-Type");
+const CONTENT_ENCODING = bytesOf("Content-Encoding");
+const GZIP = bytesOf("gzip");
+const VARY = bytesOf("Vary");
+const ACCEPT_ENCODING = bytesOf("Accept-Encoding");
+
+const statusLine = (status: number): Buffer => bytesOf(`${status} ${STATUS_TEXT[status] ?? ""}`);
 
 export class Reply {
   private readonly headers: [string, string][] = [];
@@ -118,8 +142,8 @@ export class Reply {
     const res = this.res;
     if (!this.aborted) {
       res.cork(() => {
-        res.writeStatus("200 OK");
-        res.writeHeader("Content-Type", contentType);
+        res.writeStatus(statusLine(200));
+        res.writeHeader(CONTENT_TYPE, bytesOf(contentType));
         if (this.cors) for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
         for (const [k, v] of this.headers) res.writeHeader(k, v);
       });
@@ -155,10 +179,10 @@ export class Reply {
       gzipped = true;
     }
     this.res.cork(() => {
-      this.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ""}`);
-      this.res.writeHeader("Content-Type", contentType);
-      if (gzipped) this.res.writeHeader("Content-Encoding", "gzip");
-      this.res.writeHeader("Vary", "Accept-Encoding");
+      this.res.writeStatus(statusLine(status));
+      this.res.writeHeader(CONTENT_TYPE, bytesOf(contentType));
+      if (gzipped) this.res.writeHeader(CONTENT_ENCODING, GZIP);
+      this.res.writeHeader(VARY, ACCEPT_ENCODING);
       if (this.cors) for (const [k, v] of CORS_HEADERS) this.res.writeHeader(k, v);
       for (const [k, v] of this.headers) this.res.writeHeader(k, v);
       this.res.end(payload);
@@ -184,7 +208,7 @@ export class HttpServer {
       this.preflight.add(pattern);
       this.app.options(pattern, (res) => {
         res.cork(() => {
-          res.writeStatus("204 No Content");
+          res.writeStatus(statusLine(204));
           for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
           res.writeHeader("Access-Control-Allow-Methods", "GET, OPTIONS");
           res.writeHeader("Access-Control-Allow-Headers", "*");
@@ -198,6 +222,8 @@ export class HttpServer {
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
     const started = performance.now();
     let live = true;
+    let aborted = false;
+    let ip: string | null = null;
     const params: string[] = [];
     for (let i = 0; i < paramCount; i++) params.push(decodeURIComponentSafe(raw.getParameter(i) ?? ""));
     const req: Request = {
@@ -205,7 +231,11 @@ export class HttpServer {
       path: raw.getUrl(),
       rawQuery: raw.getQuery() ?? "",
       params,
-      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      // asked of the socket only when read (getpeername is a system call); a client gone has none
+      get ip(): string {
+        ip ??= aborted ? "" : Buffer.from(res.getRemoteAddressAsText()).toString();
+        return ip;
+      },
       header: (name) => {
         if (!live) throw new Error(`header '${name}' read after the request was released`);
         return raw.getHeader(name.toLowerCase());
@@ -247,6 +277,7 @@ export class HttpServer {
       this.metrics.observe(options.name, status, performance.now() - started);
     });
     res.onAborted(() => {
+      aborted = true;
       reply.markAborted();
       uploadTo?.onAbort?.();
     });
