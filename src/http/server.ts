@@ -103,9 +103,16 @@ export class Reply {
   constructor(
     private readonly res: uWS.HttpResponse,
     private readonly acceptsGzip: boolean,
-    private readonly errorBody: ErrorBody,
-    private readonly onSent: (status: number) => void,
+    private readonly route: RouteOptions,
+    private readonly started: number,
+    private readonly done: RequestDone,
   ) {}
+
+  private get errorBody(): ErrorBody { return this.route.errorBody; }
+
+  private onSent(status: number): void {
+    this.done.requestDone(this.route.name, status, this.started);
+  }
 
   /** The client went away (uWS onAborted): nothing more can be written. */
   markAborted(): void {
@@ -191,6 +198,88 @@ export class Reply {
   }
 }
 
+/** Where a Reply reports that it was sent. */
+interface RequestDone { requestDone(route: string, status: number, started: number): void }
+
+/** A handler that threw, or whose promise failed: 413 for a body over its cap, else 500. */
+function failed(reply: Reply, options: RouteOptions, err: unknown): void {
+  if (err instanceof BodyTooLargeError) {
+    reply.header("Connection", "close");
+    reply.error(413, err.message);
+    return;
+  }
+  console.error(`${options.name}: ${(err as Error)?.stack ?? String(err)}`);
+  reply.error(500, "internal error");
+}
+
+/** The handler's view of one uWS request; uWS frees its request object when the handler first awaits. */
+class UwsRequest implements Request {
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly params: string[] = [];
+  private live = true;
+  private aborted = false;
+  private address: string | null = null;
+  private bodyRead: Promise<Buffer> = NO_BODY;
+  private uploadTo: UploadTarget | null = null;
+  private uploading: Promise<string> | null = null;
+
+  constructor(private readonly res: uWS.HttpResponse, private readonly raw: uWS.HttpRequest, paramCount: number) {
+    this.method = raw.getCaseSensitiveMethod ? raw.getCaseSensitiveMethod() : raw.getMethod().toUpperCase();
+    this.path = raw.getUrl();
+    this.rawQuery = raw.getQuery() ?? "";
+    for (let i = 0; i < paramCount; i++) this.params.push(decodeURIComponentSafe(raw.getParameter(i) ?? ""));
+  }
+
+  /** Asked of the socket only when read (getpeername is a system call); a client gone has none. */
+  get ip(): string {
+    this.address ??= this.aborted ? "" : Buffer.from(this.res.getRemoteAddressAsText()).toString();
+    return this.address;
+  }
+
+  header(name: string): string {
+    if (!this.live) throw new Error(`header '${name}' read after the request was released`);
+    return this.raw.getHeader(name.toLowerCase());
+  }
+
+  headers(): [string, string][] {
+    if (!this.live) throw new Error("headers read after the request was released");
+    const all: [string, string][] = [];
+    this.raw.forEach((k, v) => { all.push([k, v]); });
+    return all;
+  }
+
+  body(): Promise<Buffer> { return this.bodyRead; }
+
+  upload(): Promise<string> {
+    if (!this.uploadTo) return Promise.reject(new Error("this route takes no upload"));
+    this.uploading ??= uploadBody(this.uploadTo);
+    return this.uploading;
+  }
+
+  readBody(limit: number): void {
+    this.bodyRead = readBody(this.res, limit, Number(this.raw.getHeader("content-length") || "0"));
+    this.bodyRead.catch(() => undefined);
+  }
+
+  acceptUpload(dir: string, limit: number): void {
+    const target: UploadTarget = {
+      dir, limit, declared: Number(this.raw.getHeader("content-length") || "0"), chunked: this.raw.getHeader("transfer-encoding") !== "", sink: null, onAbort: null,
+    };
+    this.uploadTo = target;
+    this.res.onData((chunk, isLast) => target.sink?.(chunk, isLast));
+  }
+
+  /** The handler returned (or awaited): uWS's request object is gone. */
+  release(): void { this.live = false; }
+
+  markAborted(): void {
+    this.aborted = true;
+    this.uploadTo?.onAbort?.();
+  }
+}
+
 export class HttpServer {
   readonly app = uWS.App();
   private listenSocket: uWS.us_listen_socket | null = null;
@@ -219,67 +308,28 @@ export class HttpServer {
     }
   }
 
+  /** A reply was sent: one request less in flight, and its metrics. */
+  requestDone(route: string, status: number, started: number): void {
+    this.inFlight--;
+    this.metrics.observe(route, status, performance.now() - started);
+  }
+
+  // Per request: an UwsRequest, a Reply and the abort handler, nothing else. Both are classes:
+  // an object literal per request with closures (or a getter) for each method made the front
+  // promote several hundred bytes a request to its old generation, and collect it every second.
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
     const started = performance.now();
-    let live = true;
-    let aborted = false;
-    let ip: string | null = null;
-    const params: string[] = [];
-    for (let i = 0; i < paramCount; i++) params.push(decodeURIComponentSafe(raw.getParameter(i) ?? ""));
-    const req: Request = {
-      method: raw.getCaseSensitiveMethod ? raw.getCaseSensitiveMethod() : raw.getMethod().toUpperCase(),
-      path: raw.getUrl(),
-      rawQuery: raw.getQuery() ?? "",
-      params,
-      // asked of the socket only when read (getpeername is a system call); a client gone has none
-      get ip(): string {
-        ip ??= aborted ? "" : Buffer.from(res.getRemoteAddressAsText()).toString();
-        return ip;
-      },
-      header: (name) => {
-        if (!live) throw new Error(`header '${name}' read after the request was released`);
-        return raw.getHeader(name.toLowerCase());
-      },
-      headers: () => {
-        if (!live) throw new Error("headers read after the request was released");
-        const all: [string, string][] = [];
-        raw.forEach((k, v) => { all.push([k, v]); });
-        return all;
-      },
-      body: () => body,
-      upload: () => {
-        if (!uploadTo) return Promise.reject(new Error("this route takes no upload"));
-        upload ??= uploadBody(uploadTo);
-        return upload;
-      },
-    };
+    const req = new UwsRequest(res, raw, paramCount);
     // Only routes that take a body pay for one. uWS hands the body over in chunks right after
     // the handler is called: a JSON body is read from the start; an upload is written only once
     // the handler (synchronously) takes it, so one that refuses the request never writes a file.
-    let body = NO_BODY;
-    if (options.maxBodyBytes !== undefined) {
-      body = readBody(res, options.maxBodyBytes, Number(raw.getHeader("content-length") || "0"));
-      body.catch(() => undefined);
-    }
-    let upload: Promise<string> | null = null;
-    let uploadTo: UploadTarget | null = null;
-    if (options.uploadDir !== undefined) {
-      const target: UploadTarget = {
-        dir: options.uploadDir, limit: options.maxUploadBytes ?? Number.MAX_SAFE_INTEGER,
-        declared: Number(raw.getHeader("content-length") || "0"), chunked: raw.getHeader("transfer-encoding") !== "", sink: null, onAbort: null,
-      };
-      uploadTo = target;
-      res.onData((chunk, isLast) => target.sink?.(chunk, isLast));
-    }
+    if (options.maxBodyBytes !== undefined) req.readBody(options.maxBodyBytes);
+    if (options.uploadDir !== undefined) req.acceptUpload(options.uploadDir, options.maxUploadBytes ?? Number.MAX_SAFE_INTEGER);
     this.inFlight++;
-    const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options.errorBody, (status) => {
-      this.inFlight--;
-      this.metrics.observe(options.name, status, performance.now() - started);
-    });
+    const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options, started, this);
     res.onAborted(() => {
-      aborted = true;
+      req.markAborted();
       reply.markAborted();
-      uploadTo?.onAbort?.();
     });
     if (options.cors) reply.cors = true;
     if (this.draining) reply.header("Connection", "close");
@@ -295,22 +345,13 @@ export class HttpServer {
         return;
       }
     }
-    const fail = (err: unknown): void => {
-      if (err instanceof BodyTooLargeError) {
-        reply.header("Connection", "close");
-        reply.error(413, err.message);
-        return;
-      }
-      console.error(`${options.name}: ${(err as Error)?.stack ?? String(err)}`);
-      reply.error(500, "internal error");
-    };
     try {
       const result = handler(req, reply);
-      live = false;
-      if (result instanceof Promise) result.catch(fail);
+      req.release();
+      if (result instanceof Promise) result.catch((err: unknown) => failed(reply, options, err));
     } catch (err) {
-      live = false;
-      fail(err);
+      req.release();
+      failed(reply, options, err);
     }
   }
 
