@@ -106,8 +106,40 @@ function markCandidates(on: bool): void {
 }
 
 function clearSeen(): void {
-  for (let i: u32 = 0; i < touchedCount; i++) store<u32>(seenBits + (<usize>load<u32>(touched + (<usize>i << 2)) << 2), 0);
+  if (bulkMarked) {
+    zero(seenBits, docWords << 2);
+    bulkMarked = false;
+  } else {
+    for (let i: u32 = 0; i < touchedCount; i++) store<u32>(seenBits + (<usize>load<u32>(touched + (<usize>i << 2)) << 2), 0);
+  }
   touchedCount = 0;
+}
+
+// ---- counting in bulk: once a one-token query's page is settled, the rest of a long range
+// only adds to `found`. Without filters or facets, each of its postings just sets its doc's
+// seen bit, with no test and no bookkeeping; the evaluation then counts the set bits once (and
+// clears the whole bitmap). That fixed cost pays from about a posting per 64 docs on.
+let bulkMarked = false;
+
+function markInBulk(from: u32, end: u32, fields: u32): void {
+  const mask = fieldMask & fields & 0xf;
+  for (let p = from; p < end; p++) {
+    if ((postingMeta(p) & mask) == 0) continue;
+    const doc = postingDoc(p);
+    const at = seenBits + (<usize>(doc >> 5) << 2);
+    store<u32>(at, load<u32>(at) | (<u32>1 << (doc & 31)));
+  }
+  docsConsidered += end - from;
+  bulkMarked = true;
+}
+
+/** Docs marked seen by this evaluation: with bulk counting, its `found`. */
+function countSeen(): u32 {
+  let n: u64 = 0;
+  const words = docWords >> 1;
+  for (let w: usize = 0; w < words; w++) n += popcnt<u64>(load<u64>(seenBits + (w << 3)));
+  if ((docWords & 1) != 0) n += <u64>popcnt<u32>(load<u32>(seenBits + ((docWords - 1) << 2)));
+  return <u32>n;
 }
 
 @inline function filterBitmap(c: i32): usize { return load<u32>(queryBuf + 32 + (<usize>c << 2)); }
@@ -375,6 +407,11 @@ function driveSinglePass(t: i32, fields: u32): void {
       const ceiling = rangeCeiling(t, cf, fields);
       let countOnly = excludes(ceiling);
       for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) {
+        // (countOnly stays true for the rest of the range: nothing more enters the window)
+        if (countOnly && filterMask == 0 && facetMask == 0 && end - p > <u32>(docWords >> 1)) {
+          markInBulk(p, end, fields);
+          break;
+        }
         const meta = postingMeta(p);
         const bits = meta & 0xf & fieldMask;
         if ((bits & fields) == 0) continue;
@@ -460,8 +497,8 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
   let tokenCost: u32 = 0;
   for (let i = 0; i < drivers; i++) tokenCost += unchecked(tokPostings[order[i]]);
   if (tokenCost == 0) return;
-  let active = 0, only = 0;
-  for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) { active++; only = t; }
+  let active = 0;
+  for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) active++;
   if (active < minMatch) return;
   if (filterMask != 0) {
     const filterCost = cheapestFilter();
@@ -472,9 +509,11 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
       return;
     }
   }
-  if (active == 1) { driveSingleToken(only); return; }
-  if (exclusive && minMatch == 1) {
+  // one token with candidates, or tokens that no doc holds two of: each scored from its postings
+  if (active == 1 || (exclusive && minMatch == 1)) {
     for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) driveSingleToken(t);
+    // every doc seen was counted (no filters when counting in bulk), the bulk ones only here
+    if (bulkMarked) found = countSeen();
     return;
   }
   markTokens(tokenCost);
