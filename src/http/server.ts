@@ -232,9 +232,18 @@ class UwsRequest implements Request {
     for (let i = 0; i < paramCount; i++) this.params.push(decodeURIComponentSafe(raw.getParameter(i) ?? ""));
   }
 
-  /** Asked of the socket only when read (getpeername is a system call); a client gone has none. */
+  /**
+   * Asked of the socket only when read (getpeername is a system call). A client gone has none,
+   * and neither has an answered request: uWS refuses access to a response once it has ended.
+   */
   get ip(): string {
-    this.address ??= this.aborted ? "" : Buffer.from(this.res.getRemoteAddressAsText()).toString();
+    if (this.address === null) {
+      try {
+        this.address = this.aborted ? "" : Buffer.from(this.res.getRemoteAddressAsText()).toString();
+      } catch {
+        this.address = "";
+      }
+    }
     return this.address;
   }
 
