@@ -323,9 +323,10 @@ export class HttpServer {
     this.metrics.observe(route, status, performance.now() - started);
   }
 
-  // Per request: an UwsRequest, a Reply and the abort handler, nothing else. Both are classes:
-  // an object literal per request with closures (or a getter) for each method made the front
-  // promote several hundred bytes a request to its old generation, and collect it every second.
+  // Per request: an UwsRequest, a Reply and the abort handler, nothing else. Both are classes
+  // with their methods on the prototype: a request as an object literal with a getter (the lazy
+  // address) made the front promote ~400 B a request to its old generation and collect it
+  // every second under load; with a closure per method it allocated more besides.
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
     const started = performance.now();
     const req = new UwsRequest(res, raw, paramCount);
