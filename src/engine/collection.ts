@@ -226,19 +226,21 @@ export class Collection {
     return response;
   }
 
-  /** The hottest path: one slice, one request, no async layers of its own. */
+  /** The hottest path: one slice, one request, one promise hop (the pool's answer never rejects). */
   lookup(lei: string): Promise<Uint8Array | null> {
     const live = this.live;
     if (!live) return Promise.reject(new NotReadyError("no collection is loaded yet"));
     this.hold(live.gen, 1);
     const slice = sliceOf(lei, live.sliceDocs.length);
-    return this.pool.request(slice, live.gen, { kind: "lookup", lei })
-      .then((response) => {
+    return this.pool.request(slice, live.gen, { kind: "lookup", lei }).then((response) => {
+      try {
         if (response.kind === "error") throw new ShardFailedError(response.message);
         const doc = response.kind === "lookup" ? response.doc : null;
         return doc === null ? null : this.readDoc(live.gen, slice, doc.at, doc.length);
-      })
-      .finally(() => this.hold(live.gen, -1));
+      } finally {
+        this.hold(live.gen, -1);
+      }
+    });
   }
 
   /**

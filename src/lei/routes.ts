@@ -20,17 +20,15 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService): void
     await answer(reply, async () => reply.json(200, await service.search(params)));
   });
 
-  server.route("get", "/v1/entities/:lei", options("entity"), async (req, reply) => {
-    await answer(reply, async () => {
-      const result = await service.entity(req.params[0]);
+  server.route("get", "/v1/entities/:lei", options("entity"), (req, reply) =>
+    service.entity(req.params[0]).then((result) => {
       switch (result.kind) {
         case "found": return reply.json(200, result.json);
         case "malformed":
         case "bad-check-digits": return reply.error(400, result.message);
         case "not-found": return reply.error(404, result.message);
       }
-    });
-  });
+    }, (err: unknown) => unavailable(reply, err)));
 
   server.route("get", "/v1/facets/:field", options("facets"), async (req, reply) => {
     const field = req.params[0];
@@ -69,10 +67,15 @@ async function answer(reply: Reply, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (err) {
-    if (err instanceof NotReadyError || err instanceof ShardFailedError) {
-      reply.header("Retry-After", "5").error(503, `temporarily unavailable: ${(err as Error).message}`);
-      return;
-    }
-    throw err;
+    unavailable(reply, err);
   }
+}
+
+/** A collection not loaded yet, or a shard gone: 503 with Retry-After; anything else goes on up. */
+function unavailable(reply: Reply, err: unknown): void {
+  if (err instanceof NotReadyError || err instanceof ShardFailedError) {
+    reply.header("Retry-After", "5").error(503, `temporarily unavailable: ${(err as Error).message}`);
+    return;
+  }
+  throw err;
 }

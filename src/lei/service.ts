@@ -58,16 +58,18 @@ export class LeiService {
     return { found: 0, outOf: this.collection.current?.docs ?? 0, hits: [], facets: {}, tookMs: 0 };
   }
 
-  async entity(input: string): Promise<EntityLookup> {
+  /** Not async: a lookup is the hottest route, and each await layer costs a promise hop. */
+  entity(input: string): Promise<EntityLookup> {
     const lei = input.trim().toUpperCase();
     if (!hasLeiForm(lei)) {
-      return { kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` };
+      return Promise.resolve({ kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` });
     }
     const valid = checkDigitsValid(lei);
-    const json = await this.collection.lookup(lei);
-    if (json) return { kind: "found", json, checkDigitsValid: valid };
-    if (!valid) return { kind: "bad-check-digits", message: `LEI '${lei}' fails the ISO 17442 check digits and is not in the dataset` };
-    return { kind: "not-found", message: `no entity with LEI '${lei}'` };
+    return this.collection.lookup(lei).then((json): EntityLookup => {
+      if (json) return { kind: "found", json, checkDigitsValid: valid };
+      if (!valid) return { kind: "bad-check-digits", message: `LEI '${lei}' fails the ISO 17442 check digits and is not in the dataset` };
+      return { kind: "not-found", message: `no entity with LEI '${lei}'` };
+    });
   }
 
   facetValues(field: FacetParam): Promise<[string, number][]> {
