@@ -220,10 +220,13 @@ export class Collection {
     return Promise.all(guesses.map((g, s) => (g && (g.plan.matched || !dropTokens) ? g : this.askSearch(s, live.gen, query, false))));
   }
 
-  private async askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
-    const response = await this.ask(slice, gen, { kind: "search", query, guess });
-    if (response.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${response.kind}`);
-    return response;
+  /** One promise hop, not two async layers: every search asks each slice at least once. */
+  private askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
+    return this.pool.request(slice, gen, { kind: "search", query, guess }).then((response) => {
+      if (response.kind === "error") throw new ShardFailedError(response.message);
+      if (response.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${response.kind}`);
+      return response;
+    });
   }
 
   /** The hottest path: one slice, one request, one promise hop (the pool's answer never rejects). */
