@@ -25,6 +25,23 @@ t.test("a stored answer comes back byte for byte, as a copy", async (t) => {
   t.equal(cache.get("one "), null, "a longer key is a miss");
 });
 
+t.test("peek answers the stored bytes in place, also where the second chance moves them", async (t) => {
+  const cache = new AnswerCache(64 * 1024);
+  const hot = answer("hot", 500);
+  cache.set("hot", hot);
+  const first = cache.peek("hot");
+  t.same(first, hot);
+  first![0] ^= 0xff; // a view: the cache's own bytes (no caller may write them; this test checks it is not a copy)
+  t.not(cache.get("hot")![0], hot[0], "peek is a view into the ring, get a copy");
+  first![0] ^= 0xff;
+  for (let i = 0; i < 300; i++) {
+    cache.set(`cold ${i}`, answer(`cold ${i}`, 700));
+    if (i % 10 === 0) t.same(cache.peek("hot"), hot, `hot after ${i} others`);
+  }
+  t.equal(cache.peek("cold 0"), null);
+  t.equal(cache.peek("nope"), null);
+});
+
 t.test("the same key stored again answers with the newer answer", async (t) => {
   const cache = new AnswerCache(1 << 20);
   cache.set("k", answer("old", 100));

@@ -7,7 +7,9 @@ import { request as httpRequest, Agent } from "node:http";
 import { readSample, seededRandom, shuffle, withCheckDigits } from "./helpers/fixture.js";
 import { pMap, qs, startServer } from "./helpers/server.js";
 
-const srv = await startServer(t, { rateLimit: 0, shards: 2 });
+// Without the answer cache, every search is rendered afresh, so concurrent searches meet in the
+// front's shared scratch (engine/scratch-bytes.ts): one sent late would carry another's bytes.
+const srv = await startServer(t, { rateLimit: 0, shards: 2, args: ["--cache-mb", "0"] });
 
 const { header, rows } = readSample();
 const LEI = header.indexOf("LEI"), NAME = header.indexOf("Entity.LegalName");

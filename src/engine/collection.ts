@@ -13,6 +13,7 @@ import type { EngineQuery } from "./wasm-slice.js";
 import { mergeFacetValues, mergeSearchParts } from "./merge.js";
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
 import { returnFreedMemory } from "./native-heap.js";
+import { ScratchBytes } from "./scratch-bytes.js";
 
 export interface CollectionMeta {
   name: string;
@@ -55,6 +56,20 @@ function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolea
   };
 }
 
+/** The outcome with its documents copied into one buffer of its own, for callers that keep it. */
+function keptOutcome(outcome: SearchOutcome): SearchOutcome {
+  let size = 0;
+  for (const hit of outcome.hits) size += hit[2].length;
+  const docs = Buffer.allocUnsafe(size);
+  let offset = 0;
+  const hits = outcome.hits.map(([score, lei, doc]): WireHit => {
+    docs.set(doc, offset);
+    offset += doc.length;
+    return [score, lei, docs.subarray(offset - doc.length, offset)];
+  });
+  return { found: outcome.found, outOf: outcome.outOf, hits, facets: outcome.facets, tookMs: outcome.tookMs };
+}
+
 export class NotReadyError extends Error {}
 export class ShardFailedError extends Error {}
 
@@ -64,6 +79,8 @@ export class Collection {
   /** per generation, each slice's document file */
   private readonly docFiles = new Map<number, DocStoreReader[]>();
   private nextGen = 1;
+  /** the documents of the search being answered (searchWith) */
+  private readonly docScratch = new ScratchBytes();
 
   constructor(private readonly pool: ShardPool) {}
 
@@ -128,16 +145,29 @@ export class Collection {
     returnFreedMemory();
   }
 
-  /** The stored JSON at `at` in the document file of gen's slice. */
-  private readDoc(gen: number, slice: number, at: number, length: number): Uint8Array {
+  private docFilesOf(gen: number): DocStoreReader[] {
     const files = this.docFiles.get(gen);
     if (!files) throw new ShardFailedError(`generation ${gen} has no document files open`);
-    return files[slice].read(at, length);
+    return files;
   }
 
-  /** Each hit with its stored JSON. */
+  /** The stored JSON at `at` in the document file of gen's slice. */
+  private readDoc(gen: number, slice: number, at: number, length: number): Uint8Array {
+    return this.docFilesOf(gen)[slice].read(at, length);
+  }
+
+  /** Each hit with its stored JSON, read into the search scratch: views valid until the next search's. */
   private withDocs(gen: number, hits: HitRef[]): WireHit[] {
-    return hits.map(([score, lei, slice, at, length]) => [score, lei, this.readDoc(gen, slice, at, length)]);
+    const files = this.docFilesOf(gen);
+    let size = 0;
+    for (const hit of hits) size += hit[4];
+    const into = this.docScratch.take(size);
+    let offset = 0;
+    return hits.map(([score, lei, slice, at, length]) => {
+      files[slice].readInto(at, length, into, offset);
+      offset += length;
+      return [score, lei, into.subarray(offset - length, offset)];
+    });
   }
 
   /** Makes gen the live generation. Queries already running finish on the old one. */
@@ -182,8 +212,11 @@ export class Collection {
    * comes a typo round (and, when nothing matched, fewer required tokens): decided here, over
    * all slices, so the answer does not depend on how the data is sliced. Each slice guesses the
    * typo round alongside the exact one; only slices that guessed wrong are asked again.
+   *
+   * The outcome goes to `use` while its generation is pinned. Its hits' stored JSON are views
+   * into scratch memory the next search reuses (scratch-bytes.ts says why): valid during `use` only.
    */
-  search(request: SearchRequest): Promise<SearchOutcome> {
+  searchWith<T>(request: SearchRequest, use: (outcome: SearchOutcome) => T): Promise<T> {
     return this.pinned(async (live) => {
       const started = performance.now();
       const exact = await Promise.all(
@@ -191,8 +224,13 @@ export class Collection {
       );
       const parts = await this.typoRounds(live, request, exact);
       const merged = mergeSearchParts(parts, request.window);
-      return { found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits), facets: merged.facets, tookMs: performance.now() - started };
+      return use({ found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits), facets: merged.facets, tookMs: performance.now() - started });
     });
+  }
+
+  /** A search whose outcome may be kept: its documents are copied out of the scratch, into one buffer. */
+  search(request: SearchRequest): Promise<SearchOutcome> {
+    return this.searchWith(request, keptOutcome);
   }
 
   /** The exact round's answers, or the typo round's: one typo a token first, when so planned. */

@@ -145,15 +145,20 @@ export class DocStoreReader {
 
   /** The document whose body bytes lie at [at, at + length): a buffer of its own. */
   read(at: number, length: number): Buffer {
-    if (this.fd === null) throw new Error("document file is closed");
     const out = Buffer.allocUnsafe(length);
+    this.readInto(at, length, out, 0);
+    return out;
+  }
+
+  /** The same document, written into `into` from `offset` on. */
+  readInto(at: number, length: number, into: Uint8Array, offset: number): void {
+    if (this.fd === null) throw new Error("document file is closed");
     let done = 0;
     while (done < length) {
-      const n = readSync(this.fd, out, done, length - done, HEADER_BYTES + at + done);
+      const n = readSync(this.fd, into, offset + done, length - done, HEADER_BYTES + at + done);
       if (n === 0) throw new Error("document file ended early");
       done += n;
     }
-    return out;
   }
 
   close(): void {

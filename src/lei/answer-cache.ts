@@ -50,6 +50,15 @@ export class AnswerCache {
 
   /** A copy of the answer stored under key, or null. */
   get(key: string): Buffer | null {
+    const answer = this.peek(key);
+    return answer && Buffer.from(answer);
+  }
+
+  /**
+   * The answer stored under key, as a view into the ring, or null. Valid until the cache is next
+   * written (a set, or the second chance of a get or peek): read it before anything else runs.
+   */
+  peek(key: string): Buffer | null {
     const keyLength = this.encodeKey(key);
     if (keyLength < 0) return null;
     const hash = hashOf(this.keyScratch, keyLength);
@@ -58,15 +67,17 @@ export class AnswerCache {
       if (this.hashes[slot] !== hash) continue;
       const at = this.positions[slot];
       if (!this.intact(at) || !this.keyAt(at, keyLength)) continue;
-      const chunk = this.chunkOf(at), offset = at % this.chunkSize;
-      const length = chunk.readUInt32LE(offset + 4);
-      const start = offset + RECORD_HEADER + keyLength;
-      const answer = Buffer.from(chunk.subarray(start, start + length));
       this.used[slot] = ++this.tick;
-      if (this.head - at > this.capacity / 2) this.write(slot, hash, keyLength, answer);
-      return answer;
+      if (this.head - at > this.capacity / 2) this.write(slot, hash, keyLength, this.answerAt(at, keyLength));
+      return this.answerAt(this.positions[slot], keyLength);
     }
     return null;
+  }
+
+  private answerAt(at: number, keyLength: number): Buffer {
+    const chunk = this.chunkOf(at), offset = at % this.chunkSize;
+    const start = offset + RECORD_HEADER + keyLength;
+    return chunk.subarray(start, start + chunk.readUInt32LE(offset + 4));
   }
 
   set(key: string, answer: Uint8Array): void {

@@ -17,7 +17,8 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService): void
   server.route("get", "/v1/entities", options("search"), (req, reply) => {
     const params = guard(reply, () => parseSearchParams(req.rawQuery));
     if (!params) return;
-    return service.search(params).then((page) => reply.json(200, page), (err: unknown) => unavailable(reply, err));
+    // the page's bytes are valid during the callback only: sent there
+    return service.search(params, (page) => reply.json(200, page)).catch((err: unknown) => unavailable(reply, err));
   });
 
   server.route("get", "/v1/entities/:lei", options("entity"), (req, reply) =>

@@ -2,6 +2,8 @@
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
 import type { Collection, SearchOutcome } from "../engine/collection.js";
+import type { SearchRequest } from "../engine/planner.js";
+import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { AnswerCache } from "./answer-cache.js";
 import type { FacetParam } from "../engine/schema.js";
 import { checkDigitsValid, hasLeiForm } from "./lei-code.js";
@@ -28,29 +30,35 @@ export interface DatasetStats {
 export class LeiService {
   /** Serialised answers of the live generation; a new generation's keys never meet old ones. */
   private readonly cache: AnswerCache | null;
+  /** the page being sent (search) */
+  private readonly pageScratch = new ScratchBytes();
 
   constructor(private readonly collection: Collection, cacheBytes = 64 << 20) {
     this.cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : null;
   }
 
-  /** A SearchPage, serialised: stored documents are spliced in as they are. */
-  async search(params: SearchParams): Promise<Buffer> {
-    if (!this.cache) return renderSearchPage(await this.searchOutcome(params), params);
-    const key = `${this.collection.current?.gen}|s|${JSON.stringify(params)}`;
-    const cached = this.cache.get(key);
-    if (cached) return cached;
-    const page = renderSearchPage(await this.searchOutcome(params), params);
-    this.cache.set(key, page);
-    return page;
+  /**
+   * The SearchPage, serialised (stored documents spliced in as they are), handed to `use`. The
+   * bytes are scratch memory the next search reuses (engine/scratch-bytes.ts says why): valid
+   * during `use` only, so `use` sends or copies them and returns.
+   */
+  search<T>(params: SearchParams, use: (page: Buffer) => T): Promise<T> {
+    const key = this.cache ? `${this.collection.current?.gen}|s|${JSON.stringify(params)}` : "";
+    const cached = this.cache?.peek(key);
+    if (cached) return new Promise((resolve) => resolve(use(cached)));
+    const render = (outcome: SearchOutcome): T => {
+      const page = renderSearchPage(outcome, params, this.pageScratch);
+      this.cache?.set(key, page);
+      return use(page);
+    };
+    if (!searchable(params)) return new Promise((resolve) => resolve(render(this.emptyOutcome())));
+    return this.collection.searchWith(engineRequest(params), render);
   }
 
-  /** The raw outcome (hits as stored JSON), for APIs that shape their own answer. */
+  /** The raw outcome (hits as stored JSON), for APIs that shape their own answer; theirs to keep. */
   searchOutcome(params: SearchParams): Promise<SearchOutcome> {
-    if (params.q !== null && !SEARCHABLE.test(params.q)) return Promise.resolve(this.emptyOutcome());
-    return this.collection.search({
-      q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
-      maxTypos: params.maxTypos, prefix: params.prefix, exclude: params.exclude,
-    });
+    if (!searchable(params)) return Promise.resolve(this.emptyOutcome());
+    return this.collection.search(engineRequest(params));
   }
 
   /** What a query that can match nothing answers (no engine round trip). */
@@ -93,28 +101,43 @@ function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
-function renderSearchPage(outcome: SearchOutcome, params: SearchParams): Buffer {
+/** A query with no letter or digit matches nothing: it is answered without the engine. */
+function searchable(params: SearchParams): boolean {
+  return params.q === null || SEARCHABLE.test(params.q);
+}
+
+function engineRequest(params: SearchParams): SearchRequest {
+  return {
+    q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
+    maxTypos: params.maxTypos, prefix: params.prefix, exclude: params.exclude,
+  };
+}
+
+const COMMA = 0x2c;
+
+/** The page of the outcome that params ask for, serialised into `scratch`. */
+function renderSearchPage(outcome: SearchOutcome, params: SearchParams, scratch: ScratchBytes): Buffer {
   const start = (params.page - 1) * params.limit;
-  const page = outcome.hits.slice(start, start + params.limit);
-  const parts: (Buffer | Uint8Array)[] = [
-    Buffer.from(`{"found":${outcome.found},"outOf":${outcome.outOf},"page":${params.page},"limit":${params.limit},"searchTimeMs":${Math.round(outcome.tookMs)},"results":[`),
-  ];
-  page.forEach((hit, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(hit[2]);
-  });
-  parts.push(CLOSE_ARRAY);
+  const end = Math.min(outcome.hits.length, start + params.limit);
+  const head = `{"found":${outcome.found},"outOf":${outcome.outOf},"page":${params.page},"limit":${params.limit},"searchTimeMs":${Math.round(outcome.tookMs)},"results":[`;
+  let tail = "]}";
   if (params.facets.length > 0) {
     const facets = params.facets.map((field) => ({
       field,
       values: (outcome.facets[field] ?? []).map(([value, count]) => ({ value, count })),
     }));
-    parts.push(Buffer.from(`,"facets":${JSON.stringify(facets)}`));
+    tail = `],"facets":${JSON.stringify(facets)}}`;
   }
-  parts.push(CLOSE_OBJECT);
-  return Buffer.concat(parts);
+  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, end - start - 1);
+  for (let i = start; i < end; i++) size += outcome.hits[i][2].length;
+  const out = scratch.take(size);
+  let at = out.write(head, 0);
+  for (let i = start; i < end; i++) {
+    if (i > start) out[at++] = COMMA;
+    const doc = outcome.hits[i][2];
+    out.set(doc, at);
+    at += doc.length;
+  }
+  at += out.write(tail, at);
+  return out.subarray(0, at);
 }
-
-const COMMA = Buffer.from(",");
-const CLOSE_ARRAY = Buffer.from("]");
-const CLOSE_OBJECT = Buffer.from("}");

@@ -59,7 +59,7 @@ export function createLeiMcpServer(service: LeiService): McpServer {
     outputSchema: schemas.searchOutput,
     annotations: READ_ONLY,
   }, (args) => answer(async () => {
-    const page = JSON.parse((await service.search(searchParamsOf(args))).toString("utf8")) as SearchPage;
+    const page = await service.search(searchParamsOf(args), (bytes) => JSON.parse(bytes.toString("utf8")) as SearchPage);
     return { content: [{ type: "text", text: searchPageText(page) }], structuredContent: page };
   }));
 
