@@ -15,4 +15,21 @@ export class ScratchBytes {
     if (size > this.bytes.length) this.bytes = Buffer.allocUnsafeSlow(Math.max(size, this.bytes.length * 2));
     return this.bytes;
   }
+
+  /** The parts one after another (strings as UTF-8), as a view of the scratch. */
+  join(parts: readonly (string | Uint8Array)[]): Buffer {
+    let size = 0;
+    for (const part of parts) size += typeof part === "string" ? Buffer.byteLength(part) : part.length;
+    const out = this.take(size);
+    let at = 0;
+    for (const part of parts) {
+      if (typeof part === "string") {
+        at += out.write(part, at);
+      } else {
+        out.set(part, at);
+        at += part.length;
+      }
+    }
+    return out.subarray(0, at);
+  }
 }

@@ -3,6 +3,7 @@
 // reproduced as published, so writing single documents is a 405.
 
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
+import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
@@ -125,11 +126,13 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     g.reply.json(200, JSON.stringify(alias));
   });
 
+  const answerScratch = new ScratchBytes();
   /**
    * One search in Typesense's terms: the preset fills what is not set, stopwords leave q, and
-   * each synonym variant of q is searched, their hits merged. ParamError on bad parameters.
+   * each synonym variant of q is searched, their hits merged. ParamError on bad parameters. The
+   * answer goes to `use` as scratch (engine/scratch-bytes.ts), valid during `use` only.
    */
-  const searchAnswer = async (params: Record<string, string>, collectionName: string): Promise<Buffer> => {
+  const searchAnswer = async <T>(params: Record<string, string>, collectionName: string, use: (answer: Buffer) => T): Promise<T> => {
     // params is the route's own copy: the settings' parameters are taken out of it in place (a
     // rest pattern or a spread per request kept its short-lived objects alive, see roundQuery()
     // in engine/collection.ts)
@@ -150,10 +153,13 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       if (effective.q !== undefined) effective.q = withoutStopwords(effective.q, set);
     }
     const query = fromTypesense(effective);
-    if (query.empty) return toTypesense(service.emptyOutcome(), query, collectionName);
+    const render = (outcome: SearchOutcome): T => use(toTypesense(outcome, query, collectionName, answerScratch));
+    if (query.empty) return render(service.emptyOutcome());
     const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
+    if (variants.length === 1) return service.searchOutcomeWith(withQuery(query.params, variants[0]), render);
+    // the variants' outcomes are kept across the await, so each holds its own documents
     const outcomes = await Promise.all(variants.map((q) => service.searchOutcome(withQuery(query.params, q))));
-    return toTypesense(mergeVariants(outcomes), query, collectionName);
+    return render(mergeVariants(outcomes));
   };
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
@@ -161,7 +167,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
     const merged = g.caller.kind === "scoped" ? applyEmbedded(raw, g.caller.embedded) : raw;
     try {
-      g.reply.json(200, await searchAnswer(merged, g.req.params[0]));
+      await searchAnswer(merged, g.req.params[0], (answer) => g.reply.json(200, answer));
     } catch (err) {
       failed(g, err);
     }
@@ -253,7 +259,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       delete params.collection;
       const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : params;
       try {
-        results.push(await searchAnswer(merged, name));
+        results.push(await searchAnswer(merged, name, (answer) => Buffer.from(answer)));
       } catch (err) {
         if (!(err instanceof ParamError) && !(err instanceof SettingNotFound)) throw err;
         results.push(JSON.stringify({ code: err instanceof SettingNotFound ? 404 : 400, error: err.message }));

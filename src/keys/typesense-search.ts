@@ -4,6 +4,7 @@
 // legalForm, managingLou, city, region. filter_by: see filter-by.ts.
 
 import type { SearchOutcome } from "../engine/collection.js";
+import type { ScratchBytes } from "../engine/scratch-bytes.js";
 import { COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
 import { ParamError, parseSearchParams, type SearchParams } from "../lei/search-params.js";
 import { PARAM_OF_FIELD, parseFilterBy } from "./filter-by.js";
@@ -100,19 +101,23 @@ function facetsOf(facetBy: string): FacetParam[] {
   return out;
 }
 
-/** Typesense's search answer: documents spliced in as stored, never re-serialised. */
-export function toTypesense(outcome: SearchOutcome, query: TypesenseQuery, collection: string): Buffer {
+/**
+ * Typesense's search answer: documents spliced in as stored, never re-serialised. Written into
+ * `scratch` (engine/scratch-bytes.ts): valid until the scratch is next used.
+ */
+export function toTypesense(outcome: SearchOutcome, query: TypesenseQuery, collection: string, scratch: ScratchBytes): Buffer {
   const start = (query.page - 1) * query.perPage;
-  const page = outcome.hits.slice(start, start + query.perPage);
-  const parts: (Buffer | Uint8Array)[] = [Buffer.from(`{"found":${outcome.found},"out_of":${outcome.outOf},"page":${query.page},"search_time_ms":${Math.round(outcome.tookMs)},"hits":[`)];
-  page.forEach((hit, i) => {
-    parts.push(Buffer.from(`${i > 0 ? "," : ""}{"document":`), hit[2], Buffer.from(`,"text_match":${Math.max(0, Math.floor(hit[0]))},"highlights":[]}`));
-  });
+  const end = Math.min(outcome.hits.length, start + query.perPage);
+  const parts: (string | Uint8Array)[] = [`{"found":${outcome.found},"out_of":${outcome.outOf},"page":${query.page},"search_time_ms":${Math.round(outcome.tookMs)},"hits":[`];
+  for (let i = start; i < end; i++) {
+    const [score, , doc] = outcome.hits[i];
+    parts.push(i > start ? ',{"document":' : '{"document":', doc, `,"text_match":${Math.max(0, Math.floor(score))},"highlights":[]}`);
+  }
   const facetCounts = query.params.facets.map((param) => ({
     field_name: FIELD_OF_PARAM.get(param), sampled: false,
     counts: (outcome.facets[param] ?? []).map(([value, count]) => ({ value, count, highlighted: value })),
     stats: { total_values: (outcome.facets[param] ?? []).length },
   }));
-  parts.push(Buffer.from(`],"facet_counts":${JSON.stringify(facetCounts)},"request_params":${JSON.stringify({ collection_name: collection, q: query.q, per_page: query.perPage })}}`));
-  return Buffer.concat(parts);
+  parts.push(`],"facet_counts":${JSON.stringify(facetCounts)},"request_params":${JSON.stringify({ collection_name: collection, q: query.q, per_page: query.perPage })}}`);
+  return scratch.join(parts);
 }

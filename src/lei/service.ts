@@ -46,16 +46,23 @@ export class LeiService {
     const key = this.cache ? `${this.collection.current?.gen}|s|${JSON.stringify(params)}` : "";
     const cached = this.cache?.peek(key);
     if (cached) return new Promise((resolve) => resolve(use(cached)));
-    const render = (outcome: SearchOutcome): T => {
+    return this.searchOutcomeWith(params, (outcome) => {
       const page = renderSearchPage(outcome, params, this.pageScratch);
       this.cache?.set(key, page);
       return use(page);
-    };
-    if (!searchable(params)) return new Promise((resolve) => resolve(render(this.emptyOutcome())));
-    return this.collection.searchWith(engineRequest(params), render);
+    });
   }
 
-  /** The raw outcome (hits as stored JSON), for APIs that shape their own answer; theirs to keep. */
+  /**
+   * The raw outcome (hits as stored JSON), for APIs that shape their own answer, handed to `use`:
+   * its documents are scratch, valid during `use` only, as in search().
+   */
+  searchOutcomeWith<T>(params: SearchParams, use: (outcome: SearchOutcome) => T): Promise<T> {
+    if (!searchable(params)) return new Promise((resolve) => resolve(use(this.emptyOutcome())));
+    return this.collection.searchWith(engineRequest(params), use);
+  }
+
+  /** The raw outcome, for callers that keep it across an await: its documents are its own. */
   searchOutcome(params: SearchParams): Promise<SearchOutcome> {
     if (!searchable(params)) return Promise.resolve(this.emptyOutcome());
     return this.collection.search(engineRequest(params));
@@ -113,31 +120,25 @@ function engineRequest(params: SearchParams): SearchRequest {
   };
 }
 
-const COMMA = 0x2c;
-
 /** The page of the outcome that params ask for, serialised into `scratch`. */
 function renderSearchPage(outcome: SearchOutcome, params: SearchParams, scratch: ScratchBytes): Buffer {
   const start = (params.page - 1) * params.limit;
   const end = Math.min(outcome.hits.length, start + params.limit);
-  const head = `{"found":${outcome.found},"outOf":${outcome.outOf},"page":${params.page},"limit":${params.limit},"searchTimeMs":${Math.round(outcome.tookMs)},"results":[`;
-  let tail = "]}";
+  const parts: (string | Uint8Array)[] = [
+    `{"found":${outcome.found},"outOf":${outcome.outOf},"page":${params.page},"limit":${params.limit},"searchTimeMs":${Math.round(outcome.tookMs)},"results":[`,
+  ];
+  for (let i = start; i < end; i++) {
+    if (i > start) parts.push(",");
+    parts.push(outcome.hits[i][2]);
+  }
   if (params.facets.length > 0) {
     const facets = params.facets.map((field) => ({
       field,
       values: (outcome.facets[field] ?? []).map(([value, count]) => ({ value, count })),
     }));
-    tail = `],"facets":${JSON.stringify(facets)}}`;
+    parts.push(`],"facets":${JSON.stringify(facets)}}`);
+  } else {
+    parts.push("]}");
   }
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, end - start - 1);
-  for (let i = start; i < end; i++) size += outcome.hits[i][2].length;
-  const out = scratch.take(size);
-  let at = out.write(head, 0);
-  for (let i = start; i < end; i++) {
-    if (i > start) out[at++] = COMMA;
-    const doc = outcome.hits[i][2];
-    out.set(doc, at);
-    at += doc.length;
-  }
-  at += out.write(tail, at);
-  return out.subarray(0, at);
+  return scratch.join(parts);
 }
