@@ -8,7 +8,8 @@ import { readSample, seededRandom, shuffle, withCheckDigits } from "./helpers/fi
 import { pMap, qs, startServer } from "./helpers/server.js";
 
 // Without the answer cache, every search is rendered afresh, so concurrent searches meet in the
-// front's shared scratch (engine/scratch-bytes.ts): one sent late would carry another's bytes.
+// front's shared scratch (engine/scratch-bytes.ts), as concurrent lookups do: an answer sent
+// one step late would carry another's bytes.
 const srv = await startServer(t, { rateLimit: 0, shards: 2, args: ["--cache-mb", "0"] });
 
 const { header, rows } = readSample();

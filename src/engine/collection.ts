@@ -79,8 +79,9 @@ export class Collection {
   /** per generation, each slice's document file */
   private readonly docFiles = new Map<number, DocStoreReader[]>();
   private nextGen = 1;
-  /** the documents of the search being answered (searchWith) */
+  /** the documents of the search being answered (searchWith), and of the lookup (lookupWith) */
   private readonly docScratch = new ScratchBytes();
+  private readonly lookupScratch = new ScratchBytes();
 
   constructor(private readonly pool: ShardPool) {}
 
@@ -149,11 +150,6 @@ export class Collection {
     const files = this.docFiles.get(gen);
     if (!files) throw new ShardFailedError(`generation ${gen} has no document files open`);
     return files;
-  }
-
-  /** The stored JSON at `at` in the document file of gen's slice. */
-  private readDoc(gen: number, slice: number, at: number, length: number): Uint8Array {
-    return this.docFilesOf(gen)[slice].read(at, length);
   }
 
   /** Each hit with its stored JSON, read into the search scratch: views valid until the next search's. */
@@ -267,8 +263,11 @@ export class Collection {
     });
   }
 
-  /** The hottest path: one slice, one request, one promise hop (the pool's answer never rejects). */
-  lookup(lei: string): Promise<Uint8Array | null> {
+  /**
+   * The hottest path: one slice, one request, one promise hop (the pool's answer never rejects).
+   * The stored JSON goes to `use` as scratch (scratch-bytes.ts), valid during `use` only.
+   */
+  lookupWith<T>(lei: string, use: (doc: Uint8Array | null) => T): Promise<T> {
     const live = this.live;
     if (!live) return Promise.reject(new NotReadyError("no collection is loaded yet"));
     this.hold(live.gen, 1);
@@ -277,7 +276,10 @@ export class Collection {
       try {
         if (response.kind === "error") throw new ShardFailedError(response.message);
         const doc = response.kind === "lookup" ? response.doc : null;
-        return doc === null ? null : this.readDoc(live.gen, slice, doc.at, doc.length);
+        if (doc === null) return use(null);
+        const into = this.lookupScratch.take(doc.length);
+        this.docFilesOf(live.gen)[slice].readInto(doc.at, doc.length, into, 0);
+        return use(into.subarray(0, doc.length));
       } finally {
         this.hold(live.gen, -1);
       }

@@ -270,9 +270,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/:id", "documents-get", named("documents:get"), async (g) => {
     try {
-      const found = await service.entity(g.req.params[1] ?? "");
-      if (found.kind === "found") g.reply.json(200, found.json);
-      else g.reply.error(404, `Could not find a document with id: ${g.req.params[1]}`);
+      await service.entity(g.req.params[1] ?? "", (found) => {
+        if (found.kind === "found") g.reply.json(200, found.json);
+        else g.reply.error(404, `Could not find a document with id: ${g.req.params[1]}`);
+      });
     } catch (err) {
       failed(g, err);
     }

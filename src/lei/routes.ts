@@ -21,15 +21,16 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService): void
     return service.search(params, (page) => reply.json(200, page)).catch((err: unknown) => unavailable(reply, err));
   });
 
+  // the entity's bytes are valid during the callback only: sent there
   server.route("get", "/v1/entities/:lei", options("entity"), (req, reply) =>
-    service.entity(req.params[0]).then((result) => {
+    service.entity(req.params[0], (result) => {
       switch (result.kind) {
         case "found": return reply.json(200, result.json);
         case "malformed":
         case "bad-check-digits": return reply.error(400, result.message);
         case "not-found": return reply.error(404, result.message);
       }
-    }, (err: unknown) => unavailable(reply, err)));
+    }).catch((err: unknown) => unavailable(reply, err)));
 
   server.route("get", "/v1/facets/:field", options("facets"), (req, reply) => {
     const field = req.params[0];

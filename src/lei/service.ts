@@ -73,17 +73,21 @@ export class LeiService {
     return { found: 0, outOf: this.collection.current?.docs ?? 0, hits: [], facets: {}, tookMs: 0 };
   }
 
-  /** Not async: a lookup is the hottest route, and each await layer costs a promise hop. */
-  entity(input: string): Promise<EntityLookup> {
+  /**
+   * The entity, or why there is none, handed to `use`. A found entity's JSON is scratch memory
+   * the next lookup reuses (engine/scratch-bytes.ts): valid during `use` only. Not async: a
+   * lookup is the hottest route, and each await layer costs a promise hop.
+   */
+  entity<T>(input: string, use: (result: EntityLookup) => T): Promise<T> {
     const lei = input.trim().toUpperCase();
     if (!hasLeiForm(lei)) {
-      return Promise.resolve({ kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` });
+      return new Promise((resolve) => resolve(use({ kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` })));
     }
     const valid = checkDigitsValid(lei);
-    return this.collection.lookup(lei).then((json): EntityLookup => {
-      if (json) return { kind: "found", json, checkDigitsValid: valid };
-      if (!valid) return { kind: "bad-check-digits", message: `LEI '${lei}' fails the ISO 17442 check digits and is not in the dataset` };
-      return { kind: "not-found", message: `no entity with LEI '${lei}'` };
+    return this.collection.lookupWith(lei, (json) => {
+      if (json) return use({ kind: "found", json, checkDigitsValid: valid });
+      if (!valid) return use({ kind: "bad-check-digits", message: `LEI '${lei}' fails the ISO 17442 check digits and is not in the dataset` });
+      return use({ kind: "not-found", message: `no entity with LEI '${lei}'` });
     });
   }
 

@@ -72,10 +72,11 @@ export function createLeiMcpServer(service: LeiService): McpServer {
     outputSchema: schemas.entityOutput,
     annotations: READ_ONLY,
   }, ({ lei }) => answer(async () => {
-    const result = await service.entity(lei);
-    if (result.kind !== "found") return failure(result.message);
-    const entity = JSON.parse(Buffer.from(result.json).toString("utf8")) as LegalEntity;
-    return { content: [{ type: "text", text: entityText(entity, result.checkDigitsValid) }], structuredContent: entity };
+    return service.entity(lei, (result) => {
+      if (result.kind !== "found") return failure(result.message);
+      const entity = JSON.parse(Buffer.from(result.json).toString("utf8")) as LegalEntity;
+      return { content: [{ type: "text", text: entityText(entity, result.checkDigitsValid) }], structuredContent: entity };
+    });
   }));
 
   server.registerTool("list_facet_values", {
