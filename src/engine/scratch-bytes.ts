@@ -1,9 +1,10 @@
-// Bytes the front reuses from one search to the next. A buffer per search (its documents, its
-// serialised page) is memory V8 counts as external, and external bytes allocated since the last
-// full collection count against the old generation's limit: at 3,000 searches a second over
-// 3.43M records they started a full collection of the front every 3–5 s, each a 5–15 ms pause.
-// What a scratch holds is valid only until its next use, so whoever fills it hands it on and is
-// done with it before returning: no await, no callback in between.
+// Bytes the front reuses from one request to the next (a search's documents and page, a
+// lookup's document, a keyed search's answer). A buffer per request is memory V8 counts as
+// external, and external bytes allocated since the last full collection count against the old
+// generation's limit: at 3,000 searches a second over 3.43M records, a buffer per search started
+// a full collection of the front every 3–5 s, each a 5–15 ms pause. What a scratch holds is
+// valid only until its next use, so whoever fills it hands it on, and the taker is done with it
+// before returning: no await in between.
 
 const INITIAL_BYTES = 64 * 1024;
 
