@@ -621,6 +621,10 @@ t.test("synonym effects: multi-way ltd⇔limited, one-way rules in one direction
   t.ok(leisOf(viaLive.body).includes(SATS.lei), "and by the live collection's name");
   const merged = await boot(searchPath("lei", { q: "SATS limited", query_by: "legalName", per_page: 50 }));
   t.equal(new Set(leisOf(merged.body)).size, merged.body.hits.length, "merged variants: each LEI once");
+  const twenty = leisOf((await boot(searchPath("lei", { q: "ltd", query_by: "legalName", per_page: 20 }))).body);
+  const second = await boot(searchPath("lei", { q: "ltd", query_by: "legalName", per_page: 10, page: 2 }));
+  t.equal(twenty.length, 20, "(the merged variants fill two pages of 10)");
+  t.same(leisOf(second.body), twenty.slice(10), "merged variants are paged after merging: page 2 of 10 is hits 11-20");
 
   // one-way: root "limited" -> "ltd" applies to a query with "limited" only
   t.equal((await boot(syn, { method: "PUT", body: { root: "limited", synonyms: ["ltd"] } })).status, 200);

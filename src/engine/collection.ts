@@ -35,7 +35,7 @@ export interface LiveGeneration extends CollectionMeta {
 export interface SearchOutcome {
   found: number;
   outOf: number;
-  /** best first, the caller's window */
+  /** best first: the caller's window from the `from` given to searchWith() on */
   hits: WireHit[];
   facets: Partial<Record<FacetParam, [string, number][]>>;
   tookMs: number;
@@ -57,7 +57,7 @@ function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolea
 }
 
 /** The outcome with its documents copied into one buffer of its own, for callers that keep it. */
-function keptOutcome(outcome: SearchOutcome): SearchOutcome {
+export function keptOutcome(outcome: SearchOutcome): SearchOutcome {
   let size = 0;
   for (const hit of outcome.hits) size += hit[2].length;
   const docs = Buffer.allocUnsafe(size);
@@ -79,9 +79,8 @@ export class Collection {
   /** per generation, each slice's document file */
   private readonly docFiles = new Map<number, DocStoreReader[]>();
   private nextGen = 1;
-  /** the documents of the search being answered (searchWith), and of the lookup (lookupWith) */
+  /** the documents of the search or lookup being answered (searchWith, lookupWith) */
   private readonly docScratch = new ScratchBytes();
-  private readonly lookupScratch = new ScratchBytes();
 
   constructor(private readonly pool: ShardPool) {}
 
@@ -152,18 +151,21 @@ export class Collection {
     return files;
   }
 
-  /** Each hit with its stored JSON, read into the search scratch: views valid until the next search's. */
-  private withDocs(gen: number, hits: HitRef[]): WireHit[] {
+  /** The hits from `from` on with their stored JSON, read into the scratch: views valid until its next use. */
+  private withDocs(gen: number, hits: HitRef[], from: number): WireHit[] {
     const files = this.docFilesOf(gen);
     let size = 0;
-    for (const hit of hits) size += hit[4];
+    for (let i = from; i < hits.length; i++) size += hits[i][4];
     const into = this.docScratch.take(size);
     let offset = 0;
-    return hits.map(([score, lei, slice, at, length]) => {
+    const out: WireHit[] = [];
+    for (let i = from; i < hits.length; i++) {
+      const [score, lei, slice, at, length] = hits[i];
       files[slice].readInto(at, length, into, offset);
+      out.push([score, lei, into.subarray(offset, offset + length)]);
       offset += length;
-      return [score, lei, into.subarray(offset - length, offset)];
-    });
+    }
+    return out;
   }
 
   /** Makes gen the live generation. Queries already running finish on the old one. */
@@ -209,10 +211,12 @@ export class Collection {
    * all slices, so the answer does not depend on how the data is sliced. Each slice guesses the
    * typo round alongside the exact one; only slices that guessed wrong are asked again.
    *
-   * The outcome goes to `use` while its generation is pinned. Its hits' stored JSON are views
-   * into scratch memory the next search reuses (scratch-bytes.ts says why): valid during `use` only.
+   * The outcome goes to `use` while its generation is pinned. Its hits are the window's from
+   * `from` on (a page's first hit: the ones before it are ranked and counted, their documents
+   * never read), and their stored JSON are views into scratch memory the next search or lookup
+   * reuses (scratch-bytes.ts says why): valid during `use` only; keptOutcome() copies them.
    */
-  searchWith<T>(request: SearchRequest, use: (outcome: SearchOutcome) => T): Promise<T> {
+  searchWith<T>(request: SearchRequest, from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
     return this.pinned(async (live) => {
       const started = performance.now();
       const exact = await Promise.all(
@@ -220,13 +224,8 @@ export class Collection {
       );
       const parts = await this.typoRounds(live, request, exact);
       const merged = mergeSearchParts(parts, request.window);
-      return use({ found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits), facets: merged.facets, tookMs: performance.now() - started });
+      return use({ found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits, from), facets: merged.facets, tookMs: performance.now() - started });
     });
-  }
-
-  /** A search whose outcome may be kept: its documents are copied out of the scratch, into one buffer. */
-  search(request: SearchRequest): Promise<SearchOutcome> {
-    return this.searchWith(request, keptOutcome);
   }
 
   /** The exact round's answers, or the typo round's: one typo a token first, when so planned. */
@@ -277,7 +276,7 @@ export class Collection {
         if (response.kind === "error") throw new ShardFailedError(response.message);
         const doc = response.kind === "lookup" ? response.doc : null;
         if (doc === null) return use(null);
-        const into = this.lookupScratch.take(doc.length);
+        const into = this.docScratch.take(doc.length);
         this.docFilesOf(live.gen)[slice].readInto(doc.at, doc.length, into, 0);
         return use(into.subarray(0, doc.length));
       } finally {

@@ -157,9 +157,9 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     if (query.empty) return render(service.emptyOutcome());
     const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
     if (variants.length === 1) return service.searchOutcomeWith(withQuery(query.params, variants[0]), render);
-    // the variants' outcomes are kept across the await, so each holds its own documents
+    // the variants' whole windows are merged, then paged; each is kept across the await, with its own documents
     const outcomes = await Promise.all(variants.map((q) => service.searchOutcome(withQuery(query.params, q))));
-    return render(mergeVariants(outcomes));
+    return render(mergeVariants(outcomes, (query.page - 1) * query.perPage));
   };
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
@@ -293,14 +293,13 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 
 class SettingNotFound extends Error {}
 
-/** Hits of all synonym variants, each LEI once at its best score; counts of the widest variant. */
-function mergeVariants(outcomes: SearchOutcome[]): SearchOutcome {
-  if (outcomes.length === 1) return outcomes[0];
+/** Hits of all synonym variants, each LEI once at its best score, from the page's first on; counts of the widest variant. */
+function mergeVariants(outcomes: SearchOutcome[], from: number): SearchOutcome {
   const best = new Map<string, SearchOutcome["hits"][number]>();
   for (const o of outcomes) for (const hit of o.hits) if ((best.get(hit[1])?.[0] ?? -1) < hit[0]) best.set(hit[1], hit);
   const widest = outcomes.reduce((a, b) => (b.found > a.found ? b : a));
   const hits = [...best.values()].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
-  return { found: Math.max(widest.found, hits.length), outOf: widest.outOf, hits, facets: widest.facets, tookMs: Math.max(...outcomes.map((o) => o.tookMs)) };
+  return { found: Math.max(widest.found, hits.length), outOf: widest.outOf, hits: hits.slice(from), facets: widest.facets, tookMs: Math.max(...outcomes.map((o) => o.tookMs)) };
 }
 
 function failed(g: Guarded, err: unknown): void {

@@ -102,16 +102,16 @@ function facetsOf(facetBy: string): FacetParam[] {
 }
 
 /**
- * Typesense's search answer: documents spliced in as stored, never re-serialised. Written into
- * `scratch` (engine/scratch-bytes.ts): valid until the scratch is next used.
+ * Typesense's search answer for a page whose hits are the outcome's, from the first on:
+ * documents spliced in as stored, never re-serialised. Written into `scratch`
+ * (engine/scratch-bytes.ts): valid until the scratch is next used.
  */
 export function toTypesense(outcome: SearchOutcome, query: TypesenseQuery, collection: string, scratch: ScratchBytes): Buffer {
-  const start = (query.page - 1) * query.perPage;
-  const end = Math.min(outcome.hits.length, start + query.perPage);
+  const end = Math.min(outcome.hits.length, query.perPage);
   const parts: (string | Uint8Array)[] = [`{"found":${outcome.found},"out_of":${outcome.outOf},"page":${query.page},"search_time_ms":${Math.round(outcome.tookMs)},"hits":[`];
-  for (let i = start; i < end; i++) {
+  for (let i = 0; i < end; i++) {
     const [score, , doc] = outcome.hits[i];
-    parts.push(i > start ? ',{"document":' : '{"document":', doc, `,"text_match":${Math.max(0, Math.floor(score))},"highlights":[]}`);
+    parts.push(i > 0 ? ',{"document":' : '{"document":', doc, `,"text_match":${Math.max(0, Math.floor(score))},"highlights":[]}`);
   }
   const facetCounts = query.params.facets.map((param) => ({
     field_name: FIELD_OF_PARAM.get(param), sampled: false,

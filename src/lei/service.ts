@@ -1,7 +1,7 @@
 // The LEI area's core API, shared by the HTTP routes and the MCP tools so both give the same
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
-import type { Collection, SearchOutcome } from "../engine/collection.js";
+import { keptOutcome, type Collection, type SearchOutcome } from "../engine/collection.js";
 import type { SearchRequest } from "../engine/planner.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { AnswerCache } from "./answer-cache.js";
@@ -45,7 +45,7 @@ export class LeiService {
   search<T>(params: SearchParams, use: (page: Buffer) => T): Promise<T> {
     const key = this.cache ? `${this.collection.current?.gen}|s|${JSON.stringify(params)}` : "";
     const cached = this.cache?.peek(key);
-    if (cached) return new Promise((resolve) => resolve(use(cached)));
+    if (cached) return now(use, cached);
     return this.searchOutcomeWith(params, (outcome) => {
       const page = renderSearchPage(outcome, params, this.pageScratch);
       this.cache?.set(key, page);
@@ -54,18 +54,21 @@ export class LeiService {
   }
 
   /**
-   * The raw outcome (hits as stored JSON), for APIs that shape their own answer, handed to `use`:
-   * its documents are scratch, valid during `use` only, as in search().
+   * The raw outcome, for APIs that shape their own answer, handed to `use`: its hits are the
+   * page's (from its first on), their documents scratch, valid during `use` only, as in search().
    */
   searchOutcomeWith<T>(params: SearchParams, use: (outcome: SearchOutcome) => T): Promise<T> {
-    if (!searchable(params)) return new Promise((resolve) => resolve(use(this.emptyOutcome())));
-    return this.collection.searchWith(engineRequest(params), use);
+    return this.outcome(params, (params.page - 1) * params.limit, use);
   }
 
-  /** The raw outcome, for callers that keep it across an await: its documents are its own. */
+  /** The raw outcome of the whole window, for callers that keep it across an await: its documents are its own. */
   searchOutcome(params: SearchParams): Promise<SearchOutcome> {
-    if (!searchable(params)) return Promise.resolve(this.emptyOutcome());
-    return this.collection.search(engineRequest(params));
+    return this.outcome(params, 0, keptOutcome);
+  }
+
+  private outcome<T>(params: SearchParams, from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
+    if (!searchable(params)) return now(use, this.emptyOutcome());
+    return this.collection.searchWith(engineRequest(params), from, use);
   }
 
   /** What a query that can match nothing answers (no engine round trip). */
@@ -81,7 +84,7 @@ export class LeiService {
   entity<T>(input: string, use: (result: EntityLookup) => T): Promise<T> {
     const lei = input.trim().toUpperCase();
     if (!hasLeiForm(lei)) {
-      return new Promise((resolve) => resolve(use({ kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` })));
+      return now(use, { kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` });
     }
     const valid = checkDigitsValid(lei);
     return this.collection.lookupWith(lei, (json) => {
@@ -112,6 +115,11 @@ function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
+/** `use` of a value at hand, as a promise: what it throws becomes a rejection, as on the engine's path. */
+function now<A, T>(use: (value: A) => T, value: A): Promise<T> {
+  return new Promise((resolve) => resolve(use(value)));
+}
+
 /** A query with no letter or digit matches nothing: it is answered without the engine. */
 function searchable(params: SearchParams): boolean {
   return params.q === null || SEARCHABLE.test(params.q);
@@ -124,15 +132,14 @@ function engineRequest(params: SearchParams): SearchRequest {
   };
 }
 
-/** The page of the outcome that params ask for, serialised into `scratch`. */
+/** The page (the outcome's hits are the page's, from its first on), serialised into `scratch`. */
 function renderSearchPage(outcome: SearchOutcome, params: SearchParams, scratch: ScratchBytes): Buffer {
-  const start = (params.page - 1) * params.limit;
-  const end = Math.min(outcome.hits.length, start + params.limit);
+  const end = Math.min(outcome.hits.length, params.limit);
   const parts: (string | Uint8Array)[] = [
     `{"found":${outcome.found},"outOf":${outcome.outOf},"page":${params.page},"limit":${params.limit},"searchTimeMs":${Math.round(outcome.tookMs)},"results":[`,
   ];
-  for (let i = start; i < end; i++) {
-    if (i > start) parts.push(",");
+  for (let i = 0; i < end; i++) {
+    if (i > 0) parts.push(",");
     parts.push(outcome.hits[i][2]);
   }
   if (params.facets.length > 0) {
