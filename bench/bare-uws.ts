@@ -6,10 +6,9 @@
 //
 // Prints "listening on http://HOST:PORT" when ready; exits on SIGTERM/SIGINT.
 
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import uWS from 'uWebSockets.js';
+import uWS from '../src/http/uws.js';
 import { Args, isMain } from './args.js';
 import { startServer, type ServerProcess } from './proc.js';
 
@@ -22,17 +21,7 @@ export const BODY = JSON.stringify({
   country: 'US',
 });
 
-/** The package silently falls back to a slow pure-JS server when its native addon fails to load. */
-export function nativeLoaded(): boolean {
-  const require = createRequire(import.meta.url);
-  return Object.keys(require.cache).some((k) => /uws_.*\.node$/.test(k));
-}
-
 function serve(host: string, port: number): void {
-  if (!nativeLoaded()) {
-    process.stderr.write('bare-uws: the uWebSockets.js native addon did not load; refusing to measure the pure-JS fallback\n');
-    process.exit(2);
-  }
   const app = uWS.App();
   app.get('/*', (res) => {
     res.cork(() => {

@@ -8,8 +8,8 @@ import { ShardPool } from "./engine/pool.js";
 import { ConfigError, parseConfig, usage, type Config } from "./config/cli.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
 import { Metrics } from "./http/metrics.js";
-import { nativeUwsProblem } from "./http/native-check.js";
 import { RateLimiter } from "./http/rate-limit.js";
+import { TrustedProxies } from "./http/trusted-proxies.js";
 import { HttpServer } from "./http/server.js";
 import { Reloader, sourceSetting } from "./lei/reloader.js";
 import { registerLeiRoutes } from "./lei/routes.js";
@@ -44,17 +44,13 @@ async function main(): Promise<void> {
     return;
   }
 
-  const uwsProblem = nativeUwsProblem();
-  if (uwsProblem) {
-    console.error(`\n!!! WARNING: ${uwsProblem}\n!!! Serving with the slow pure-JS fallback. Expect a fraction of the normal throughput.\n`);
-  }
-
   if (!pinMmapThreshold()) log("no glibc malloc controls here: memory a load frees may stay with the process until a restart");
   const pool = new ShardPool(config.shards);
   await pool.ready();
   const collection = new Collection(pool);
   const metrics = new Metrics();
-  const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds));
+  const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
+  const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds), proxies);
   registerHealthRoutes(server, collection, metrics);
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024);
   registerLeiRoutes(server, leiService);

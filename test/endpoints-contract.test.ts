@@ -291,6 +291,11 @@ t.test("ugly input gets a 4xx JSON answer or a normal search, never a 5xx", asyn
   for (const path of ugly) {
     const r = await rawRequest(srv.port, path);
     statuses.push({ path, status: r.status });
+    if (path.length > 16 * 1024) {
+      // over the front's 16 KiB request head: uWS itself answers 431 and closes
+      t.equal(r.status, 431, `${path.slice(0, 60)} -> ${r.status}`);
+      continue;
+    }
     t.ok(r.status === 200 || r.status === 400, `${path.slice(0, 60)} -> ${r.status}`);
     let body: any;
     try { body = JSON.parse(r.text); } catch { body = undefined; }

@@ -855,10 +855,11 @@ t.test("POST /collections/lei/documents/import: a golden copy uploaded becomes t
     // a large declared body: the server waits for it (and drops the partial file when the client goes)
     const big = await closedWithin(b.port, head(999_999_999), 400);
     t.notOk(big.closed, "a declared body of 999,999,999 bytes: the connection stays open for it");
-    // uWebSockets.js closes a request whose Content-Length has 10 digits (1 GB or more) before any
-    // handler runs: such files go chunked (README). Asserted so a uWS change is noticed.
-    const gig = await closedWithin(b.port, head(1_000_000_000), 400);
-    t.ok(gig.closed, "a declared body of 1,000,000,000 bytes is refused by uWS (send big files chunked)");
+    const gig = await closedWithin(b.port, head(5_000_000_000), 400);
+    t.notOk(gig.closed, "so does a declared body of 5,000,000,000 bytes (the size of the real golden copy)");
+    const over = await closedWithin(b.port, head(17 * 2 ** 30), 400);
+    t.ok(over.closed, "a declared body over the 16 GiB cap is refused at once");
+    t.match(over.received, /^HTTP\/1\.1 413 /, `and answered 413: ${over.received.slice(0, 40)}`);
     left = uploadFiles(b.dataDir);
     for (let i = 0; i < 20 && left.length !== kept.length; i++) { await new Promise((r) => setTimeout(r, 100)); left = uploadFiles(b.dataDir); }
     t.same(left, kept, "and nothing left written");

@@ -2,6 +2,7 @@
 
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
+import { TrustedProxies } from "../http/trusted-proxies.js";
 
 export interface Config {
   port: number;
@@ -27,6 +28,8 @@ export interface Config {
   webhookAllowHosts: string[];
   webhookCaFile: string | null;
   webhookTimeoutSeconds: number;
+  /** reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges) */
+  trustProxy: string[];
 }
 
 interface FlagSpec { env: string; help: string; fallback: () => string | null }
@@ -54,6 +57,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "webhook-allow-hosts": { env: "LEIDEX_WEBHOOK_ALLOW_HOSTS", help: "comma-separated receiver hosts (names or IPs) exempt from the private-address block", fallback: () => "" },
   "webhook-ca-file": { env: "LEIDEX_WEBHOOK_CA_FILE", help: "PEM file of extra CA certificates trusted for webhook receivers", fallback: () => null },
   "webhook-timeout": { env: "LEIDEX_WEBHOOK_TIMEOUT", help: "seconds per webhook attempt", fallback: () => "10" },
+  "trust-proxy": { env: "LEIDEX_TRUST_PROXY", help: "comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For names the client", fallback: () => "" },
   "mcp-origins": { env: "LEIDEX_MCP_ORIGINS", help: "comma-separated web origins allowed to call /mcp besides loopback pages (* = any)", fallback: () => "" },
 };
 
@@ -118,6 +122,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     webhookAllowHosts: get("webhook-allow-hosts")!.split(",").map((h) => h.trim()).filter((h) => h !== ""),
     webhookCaFile: get("webhook-ca-file"),
     webhookTimeoutSeconds: int("webhook-timeout", 1, 120),
+    trustProxy: proxies("trust-proxy", get("trust-proxy")!),
   };
 }
 
@@ -130,6 +135,16 @@ function origins(name: string, raw: string): string[] {
   const list = raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
   for (const o of list) {
     if (o !== "*" && !/^https?:\/\/[^/\s]+$/i.test(o)) throw new ConfigError(`--${name} takes origins such as https://app.example.com or *, got "${o}"`);
+  }
+  return list;
+}
+
+function proxies(name: string, raw: string): string[] {
+  const list = raw.split(",").map((p) => p.trim()).filter((p) => p !== "");
+  try {
+    new TrustedProxies(list);
+  } catch (err) {
+    throw new ConfigError(`--${name}: ${(err as Error).message}`);
   }
   return list;
 }

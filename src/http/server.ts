@@ -2,13 +2,15 @@
 // metrics and graceful shutdown. Handlers get a plain request snapshot (uWS requests die when the
 // handler returns) and a Reply that knows about aborted connections and corking.
 
-import uWS from "uWebSockets.js";
-import { randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import uWS from "./uws.js";
+import type * as UWS from "uWebSockets.js";
 import { gzipSync } from "node:zlib";
 import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { TrustedProxies } from "./trusted-proxies.js";
+import { BodyBudget, BodyBudgetError, BodyReceiver, BodyTimeoutError, BodyTooLargeError, uploadBody, type UploadTarget } from "./request-body.js";
+
+export { BodyTooLargeError } from "./request-body.js";
 
 export interface Request {
   method: string;
@@ -34,10 +36,6 @@ export interface Request {
   upload(): Promise<string>;
 }
 
-export class BodyTooLargeError extends Error {
-  constructor(readonly limit: number) { super(`request body larger than ${limit} bytes`); }
-}
-
 export type ErrorBody = (message: string) => string;
 export type Handler = (req: Request, reply: Reply) => void | Promise<void>;
 
@@ -47,7 +45,7 @@ export interface RouteOptions {
   errorBody: ErrorBody;
   cors?: boolean;
   rateLimited?: boolean;
-  /** read request bodies up to this many bytes */
+  /** read JSON request bodies up to this many bytes (another Content-Type than JSON is a 415) */
   maxBodyBytes?: number;
   /** stream request bodies into files in this directory (see Request.upload) */
   uploadDir?: string;
@@ -55,11 +53,20 @@ export interface RouteOptions {
 }
 
 const NO_BODY: Promise<Buffer> = Promise.resolve(Buffer.alloc(0));
+/** Request bodies held in memory across all connections; beyond it, 503 + Retry-After. */
+const BODY_BUDGET_BYTES = positiveEnv("LEIDEX_BODY_BUDGET_BYTES", 128 * 1024 * 1024);
+/** A body (not an upload, which streams to disk) must arrive in full within this time, else 408. */
+const BODY_DEADLINE_SECONDS = positiveEnv("LEIDEX_BODY_DEADLINE_SECONDS", 30);
+
+function positiveEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
-  403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 409: "Conflict",
-  413: "Payload Too Large", 415: "Unsupported Media Type", 429: "Too Many Requests", 500: "Internal Server Error",
+  403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout",
+  409: "Conflict", 413: "Payload Too Large", 415: "Unsupported Media Type", 429: "Too Many Requests", 500: "Internal Server Error",
   503: "Service Unavailable",
 };
 const GZIP_MIN_BYTES = 1024;
@@ -99,9 +106,13 @@ export class Reply {
   sent = false;
   status = 0;
   cors = false;
+  /** end the connection after this answer (a refused body, bad framing, draining) */
+  closeConnection = false;
+  /** the request, when it has a body: one left unread also ends the connection */
+  bodyOf: UwsRequest | null = null;
 
   constructor(
-    private readonly res: uWS.HttpResponse,
+    private readonly res: UWS.HttpResponse,
     private readonly acceptsGzip: boolean,
     private readonly route: RouteOptions,
     private readonly started: number,
@@ -168,7 +179,7 @@ export class Reply {
       end: () => {
         if (ended) return;
         ended = true;
-        if (!this.aborted) res.cork(() => res.end());
+        if (!this.aborted) res.cork(() => res.end(undefined, this.closeConnection));
         this.onSent(200);
       },
     };
@@ -192,7 +203,7 @@ export class Reply {
       this.res.writeHeader(VARY, ACCEPT_ENCODING);
       if (this.cors) for (const [k, v] of CORS_HEADERS) this.res.writeHeader(k, v);
       for (const [k, v] of this.headers) this.res.writeHeader(k, v);
-      this.res.end(payload);
+      this.res.end(payload, this.closeConnection || (this.bodyOf?.unreadBody ?? false));
     });
     this.onSent(status);
   }
@@ -201,11 +212,16 @@ export class Reply {
 /** Where a Reply reports that it was sent. */
 interface RequestDone { requestDone(route: string, status: number, started: number): void }
 
-/** A handler that threw, or whose promise failed: 413 for a body over its cap, else 500. */
+/**
+ * A handler that threw, or whose promise failed: a refused body is answered (413, 408, or 503
+ * when the server holds too many bodies) and its connection closed; anything else is a 500.
+ */
 function failed(reply: Reply, options: RouteOptions, err: unknown): void {
-  if (err instanceof BodyTooLargeError) {
-    reply.header("Connection", "close");
-    reply.error(413, err.message);
+  const bodyStatus = err instanceof BodyTooLargeError ? 413 : err instanceof BodyTimeoutError ? 408 : err instanceof BodyBudgetError ? 503 : 0;
+  if (bodyStatus !== 0) {
+    reply.closeConnection = true;
+    if (bodyStatus === 503) reply.header("Retry-After", "1");
+    reply.error(bodyStatus, (err as Error).message);
     return;
   }
   console.error(`${options.name}: ${(err as Error)?.stack ?? String(err)}`);
@@ -221,15 +237,20 @@ class UwsRequest implements Request {
   private live = true;
   private aborted = false;
   private address: string | null = null;
-  private bodyRead: Promise<Buffer> = NO_BODY;
+  private receiver: BodyReceiver | null = null;
   private uploadTo: UploadTarget | null = null;
   private uploading: Promise<string> | null = null;
 
-  constructor(private readonly res: uWS.HttpResponse, private readonly raw: uWS.HttpRequest, paramCount: number) {
+  constructor(
+    private readonly res: UWS.HttpResponse, private readonly raw: UWS.HttpRequest, paramCount: number,
+    private readonly proxies: TrustedProxies | null,
+  ) {
     this.method = raw.getCaseSensitiveMethod ? raw.getCaseSensitiveMethod() : raw.getMethod().toUpperCase();
     this.path = raw.getUrl();
     this.rawQuery = raw.getQuery() ?? "";
     for (let i = 0; i < paramCount; i++) this.params.push(decodeURIComponentSafe(raw.getParameter(i) ?? ""));
+    // behind a trusted proxy the client is named by a header, which is gone after the handler returns
+    if (proxies !== null) this.address = proxies.clientOf(this.peer(), raw.getHeader("x-forwarded-for"));
   }
 
   /**
@@ -237,14 +258,16 @@ class UwsRequest implements Request {
    * and neither has an answered request: uWS refuses access to a response once it has ended.
    */
   get ip(): string {
-    if (this.address === null) {
-      try {
-        this.address = this.aborted ? "" : Buffer.from(this.res.getRemoteAddressAsText()).toString();
-      } catch {
-        this.address = "";
-      }
-    }
+    if (this.address === null) this.address = this.peer();
     return this.address;
+  }
+
+  private peer(): string {
+    try {
+      return this.aborted ? "" : Buffer.from(this.res.getRemoteAddressAsText()).toString();
+    } catch {
+      return "";
+    }
   }
 
   header(name: string): string {
@@ -259,7 +282,13 @@ class UwsRequest implements Request {
     return all;
   }
 
-  body(): Promise<Buffer> { return this.bodyRead; }
+  body(): Promise<Buffer> { return this.receiver ? this.receiver.claim() : NO_BODY; }
+
+  /** A body (or upload) still arriving that nobody will read: the answer closes the connection. */
+  get unreadBody(): boolean {
+    if (this.receiver) return this.receiver.incoming;
+    return this.uploadTo !== null && this.uploading === null && !this.uploadTo.ended;
+  }
 
   upload(): Promise<string> {
     if (!this.uploadTo) return Promise.reject(new Error("this route takes no upload"));
@@ -267,36 +296,45 @@ class UwsRequest implements Request {
     return this.uploading;
   }
 
-  readBody(limit: number): void {
-    this.bodyRead = readBody(this.res, limit, Number(this.raw.getHeader("content-length") || "0"));
-    this.bodyRead.catch(() => undefined);
+  expectBody(limit: number, budget: BodyBudget): void {
+    const declared = Number(this.raw.getHeader("content-length") || "0");
+    this.receiver = new BodyReceiver(this.res, limit, declared, budget, BODY_DEADLINE_SECONDS);
   }
 
   acceptUpload(dir: string, limit: number): void {
     const target: UploadTarget = {
-      dir, limit, declared: Number(this.raw.getHeader("content-length") || "0"), chunked: this.raw.getHeader("transfer-encoding") !== "", sink: null, onAbort: null,
+      dir, limit, declared: Number(this.raw.getHeader("content-length") || "0"), chunked: this.raw.getHeader("transfer-encoding") !== "",
+      ended: false, sink: null, onAbort: null,
     };
     this.uploadTo = target;
-    this.res.onData((chunk, isLast) => target.sink?.(chunk, isLast));
+    this.res.onData((chunk, isLast) => {
+      if (isLast) target.ended = true;
+      target.sink?.(chunk, isLast);
+    });
   }
 
-  /** The handler returned (or awaited): uWS's request object is gone. */
-  release(): void { this.live = false; }
+  /** The handler returned (or awaited): uWS's request object is gone, and an unclaimed body is dropped. */
+  release(): void {
+    this.live = false;
+    this.receiver?.dropUnclaimed();
+  }
 
   markAborted(): void {
     this.aborted = true;
+    this.receiver?.abort();
     this.uploadTo?.onAbort?.();
   }
 }
 
 export class HttpServer {
   readonly app = uWS.App();
-  private listenSocket: uWS.us_listen_socket | null = null;
+  private listenSocket: UWS.us_listen_socket | null = null;
   private inFlight = 0;
   private draining = false;
   private readonly preflight = new Set<string>();
+  private readonly bodyBudget = new BodyBudget(BODY_BUDGET_BYTES);
 
-  constructor(private readonly metrics: Metrics, private readonly limiter: RateLimiter) {}
+  constructor(private readonly metrics: Metrics, private readonly limiter: RateLimiter, private readonly proxies: TrustedProxies | null = null) {}
 
   route(method: "get" | "post" | "put" | "patch" | "del" | "any", pattern: string, options: RouteOptions, handler: Handler): void {
     const paramCount = pattern.split("/").filter((part) => part.startsWith(":")).length;
@@ -327,13 +365,13 @@ export class HttpServer {
   // with their methods on the prototype: a request as an object literal with a getter (the lazy
   // address) made the front promote ~400 B a request to its old generation and collect it
   // every second under load; with a closure per method it allocated more besides.
-  private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
+  private dispatch(res: UWS.HttpResponse, raw: UWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
     const started = performance.now();
-    const req = new UwsRequest(res, raw, paramCount);
+    const req = new UwsRequest(res, raw, paramCount, this.proxies);
     // Only routes that take a body pay for one. uWS hands the body over in chunks right after
-    // the handler is called: a JSON body is read from the start; an upload is written only once
-    // the handler (synchronously) takes it, so one that refuses the request never writes a file.
-    if (options.maxBodyBytes !== undefined) req.readBody(options.maxBodyBytes);
+    // the handler is called; the handler claims it (after checking the caller's key) before its
+    // first await, or it is dropped. An upload is written to disk only once the handler takes it.
+    if (options.maxBodyBytes !== undefined) req.expectBody(options.maxBodyBytes, this.bodyBudget);
     if (options.uploadDir !== undefined) req.acceptUpload(options.uploadDir, options.maxUploadBytes ?? Number.MAX_SAFE_INTEGER);
     this.inFlight++;
     const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options, started, this);
@@ -342,7 +380,21 @@ export class HttpServer {
       reply.markAborted();
     });
     if (options.cors) reply.cors = true;
-    if (this.draining) reply.header("Connection", "close");
+    if (this.draining) reply.closeConnection = true;
+
+    // Framing uWS lets through: refused before anything reads the body (RFC 9112 section 6).
+    const contentLength = raw.getHeader("content-length");
+    const transferEncoding = raw.getHeader("transfer-encoding");
+    if (contentLength !== "" || transferEncoding !== "") {
+      reply.bodyOf = req;
+      const refusal = framingRefusal(raw, contentLength, transferEncoding, options.maxBodyBytes !== undefined);
+      if (refusal !== null) {
+        req.release();
+        reply.closeConnection = true;
+        reply.error(refusal.status, refusal.message);
+        return;
+      }
+    }
 
     if (options.rateLimited && this.limiter.enabled) {
       const decision = this.limiter.take(req.ip);
@@ -370,7 +422,7 @@ export class HttpServer {
       this.app.listen(host, port, (socket) => {
         if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
         this.listenSocket = socket;
-        resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+        resolve(uWS.us_socket_local_port(socket as unknown as UWS.us_socket));
       });
     });
   }
@@ -393,82 +445,37 @@ export class HttpServer {
   }
 }
 
-interface UploadTarget {
-  dir: string;
-  limit: number;
-  declared: number;
-  chunked: boolean;
-  /** set by uploadBody: where arriving chunks go, and what a client going away does */
-  sink: ((chunk: ArrayBuffer, last: boolean) => void) | null;
-  onAbort: (() => void) | null;
-}
-
-/** Writes the body chunk by chunk (uWS cannot pause a sender, so writes are synchronous). */
-function uploadBody(target: UploadTarget): Promise<string> {
-  const { dir, limit, declared } = target;
-  if (declared > limit) return Promise.reject(new BodyTooLargeError(limit));
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, `upload-${Date.now()}-${randomBytes(4).toString("hex")}.golden-copy.part`);
-  const fd = openSync(path, "w");
-  if (declared === 0 && !target.chunked) {
-    closeSync(fd);
-    const whole = path.slice(0, -".part".length);
-    renameSync(path, whole);
-    return Promise.resolve(whole); // no body is coming
+/**
+ * Why a request's framing is refused, or null. Conflicting Content-Length headers, a
+ * Transfer-Encoding beside a Content-Length, or a coding other than plain "chunked" could be
+ * read another way by a proxy in front (request smuggling); a JSON route refuses other media.
+ */
+function framingRefusal(raw: UWS.HttpRequest, contentLength: string, transferEncoding: string, json: boolean): { status: number; message: string } | null {
+  const lengths = new Set<string>();
+  let encodings = 0;
+  raw.forEach((name, value) => {
+    if (name === "content-length") lengths.add(value.trim());
+    else if (name === "transfer-encoding") encodings++;
+  });
+  // getHeader() gives the first of repeated headers; forEach() sees each line
+  if (lengths.size > 1) {
+    return { status: 400, message: "conflicting Content-Length headers" };
   }
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    let done = false;
-    const fail = (err: Error): void => {
-      if (done) return;
-      done = true;
-      closeSync(fd);
-      rmSync(path, { force: true });
-      reject(err);
-    };
-    target.onAbort = () => fail(new Error("the client went away during the upload"));
-    target.sink = (chunk, isLast) => {
-      if (done) return;
-      size += chunk.byteLength;
-      if (size > limit) return fail(new BodyTooLargeError(limit));
-      try {
-        writeSync(fd, new Uint8Array(chunk));
-      } catch (err) {
-        return fail(err as Error);
-      }
-      if (isLast) {
-        done = true;
-        closeSync(fd);
-        // the .part name marks a file still arriving; a whole one takes its final name
-        const whole = path.slice(0, -".part".length);
-        renameSync(path, whole);
-        resolve(whole);
-      }
-    };
-  });
-}
-
-function readBody(res: uWS.HttpResponse, limit: number, declared: number): Promise<Buffer> {
-  if (declared > limit) return Promise.reject(new BodyTooLargeError(limit));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    res.onData((chunk, isLast) => {
-      if (done) return;
-      size += chunk.byteLength;
-      if (size > limit) {
-        done = true;
-        reject(new BodyTooLargeError(limit));
-        return;
-      }
-      chunks.push(Buffer.from(chunk.slice(0))); // uWS reuses the chunk's memory
-      if (isLast) {
-        done = true;
-        resolve(Buffer.concat(chunks, size));
-      }
-    });
-  });
+  if (transferEncoding !== "") {
+    if (contentLength !== "") return { status: 400, message: "both Transfer-Encoding and Content-Length are given" };
+    if (encodings > 1 || transferEncoding.trim().toLowerCase() !== "chunked") {
+      return { status: 501, message: `Transfer-Encoding '${transferEncoding}' is not supported; send a Content-Length or 'chunked' alone` };
+    }
+  } else if (!/^\d{1,15}$/.test(contentLength)) {
+    return { status: 400, message: "Content-Length must be a number of bytes" };
+  }
+  if (json && (contentLength !== "0")) {
+    const type = raw.getHeader("content-type").split(";")[0].trim().toLowerCase();
+    if (type !== "" && type !== "application/json" && !type.endsWith("+json")) {
+      return { status: 415, message: `Content-Type must be application/json, got '${type}'` };
+    }
+  }
+  return null;
 }
 
 function decodeURIComponentSafe(s: string): string {

@@ -1,0 +1,42 @@
+// The uWebSockets.js addon, loaded once for the front and the bench. Where the package's binary
+// needs a newer glibc than this machine's (only for C23's renamed parsing functions, see
+// uws-glibc-compat.ts), an adapted copy is written once into native/build/ and loaded instead.
+// A binary that loads neither way stops the process with the reason: there is no slow fallback.
+
+import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type * as UWS from "uWebSockets.js";
+import { writeGlibcCompatCopy } from "./uws-glibc-compat.js";
+
+const require = createRequire(import.meta.url);
+/** uWS answers 431 to a request line plus headers over this size (its default is 4 KiB); read when the addon loads */
+export const MAX_HEAD_BYTES = Number(process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(16 * 1024));
+const BUILD_DIR = fileURLToPath(new URL("../../../native/build/", import.meta.url));
+
+function glibcRuntime(): string | null {
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return header?.glibcVersionRuntime ?? null;
+}
+
+function load(): typeof UWS {
+  let packageError: Error;
+  try {
+    return require("uWebSockets.js") as typeof UWS;
+  } catch (err) {
+    packageError = err as Error;
+  }
+  const runtime = glibcRuntime();
+  if (runtime === null || !/GLIBC_\d+\.\d+' not found/.test(packageError.message)) throw packageError;
+  const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  const compat = join(BUILD_DIR, `glibc-${runtime}-${binary}`);
+  if (!existsSync(compat)) {
+    mkdirSync(BUILD_DIR, { recursive: true });
+    writeGlibcCompatCopy(join(dirname(require.resolve("uWebSockets.js")), binary), compat, runtime);
+  }
+  return require(compat) as typeof UWS;
+}
+
+const uWS: typeof UWS = load();
+export default uWS;
