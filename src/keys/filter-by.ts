@@ -26,6 +26,25 @@ type Token = { kind: "(" | ")" | "&&" | "||" } | { kind: "clause"; text: string 
 export const MAX_FILTER_DEPTH = 400;
 
 /**
+ * A request's filter_by ANDed with a scoped key's embedded one. Each is parsed on its own and
+ * only the parsed plans are combined, so no text of one can reach into the other (joining them
+ * as text let `country:FR) || (country:FR` escape the key's filter). Where both allow a value,
+ * the key's spelling of it is kept.
+ */
+export function parseScopedFilterBy(request: string, scope: string | null): FilterPlan {
+  const requested = parseFilterBy(request);
+  if (scope === null) return requested;
+  let scoped: FilterPlan;
+  try {
+    scoped = parseFilterBy(scope);
+  } catch (err) {
+    if (err instanceof ParamError) throw new ParamError(`the scoped key's embedded ${err.message}`);
+    throw err;
+  }
+  return and(scoped, requested);
+}
+
+/**
  * Linear in the text: one pass to tokenize, one to parse (recursion at most MAX_FILTER_DEPTH
  * groups deep), and each && or || costs only the size of its right-hand side.
  */
