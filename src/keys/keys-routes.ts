@@ -7,7 +7,7 @@ import type { KeyAuth } from "./auth.js";
 import { randomKey } from "../store/persisted-key.js";
 import type { KeyStore } from "./key-store.js";
 import { JSON_BODY, keyedRoute, jsonBody, noCollection } from "./keyed-route.js";
-import { FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
+import { collectionsRefusal, FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
 
 const PREFIX_CHARS = 4;
 
@@ -51,6 +51,8 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
       return;
     }
     const body: KeyCreate = parsed;
+    const badPattern = collectionsRefusal(body.collections);
+    if (badPattern) { g.reply.error(400, `invalid key: ${badPattern}`); return; }
     const wanted = { actions: body.actions, collections: body.collections, expiresAt: body.expires_at ?? FAR_FUTURE };
     const beyond = g.caller.kind === "bootstrap" ? null : withinPowers(g.caller.key, wanted);
     if (beyond) { g.reply.error(403, `cannot create this key: ${beyond}`); return; }

@@ -3,6 +3,8 @@
 // an expiry in Unix seconds (a key works through the second of expires_at). Plus the rule
 // Typesense lacks: a key may only create keys within its own powers.
 
+import { compileKeyPatterns, patternMatches } from "./collection-pattern.js";
+
 export interface ApiKey {
   id: number;
   value: string;
@@ -23,15 +25,29 @@ export function actionAllowed(granted: readonly string[], action: string): boole
 /** Collection rules; `names` are the collection and, for an alias, its target: either may match. */
 export function collectionAllowed(granted: readonly string[], names: readonly string[]): boolean {
   if (granted.length === 0) return true;
-  return granted.some((g) => g === "*" || names.some((n) => g === n || fullMatch(g, n)));
+  // patterns match in linear time (collection-pattern.ts): never a backtracking RegExp on the front
+  const patterns = compileKeyPatterns(granted);
+  return granted.some((g, i) => g === "*" || names.some((n) => g === n || patternMatches(patterns[i], n)));
 }
 
-function fullMatch(pattern: string, name: string): boolean {
-  try {
-    return new RegExp(`^(?:${pattern})$`).test(name);
-  } catch {
-    return false;
+/** Why a key may not be created with these collection entries (a pattern outside what is matched), or null. */
+export function collectionsRefusal(collections: readonly string[]): string | null {
+  const compiled = compileKeyPatterns(collections);
+  for (const [i, c] of compiled.entries()) {
+    if (c.kind === "unsupported") return `the collection pattern '${collections[i]}' is not supported: ${c.reason}`;
   }
+  return null;
+}
+
+/** One line per stored key whose collection patterns match nothing any more (stored before they were refused). */
+export function unsupportedPatternWarnings(keys: readonly ApiKey[]): string[] {
+  const lines: string[] = [];
+  for (const key of keys) {
+    for (const [i, c] of compileKeyPatterns(key.collections).entries()) {
+      if (c.kind === "unsupported") lines.push(`API key ${key.id}: the collection pattern '${key.collections[i]}' is not supported (${c.reason}); it matches no collection`);
+    }
+  }
+  return lines;
 }
 
 export function expired(key: Pick<ApiKey, "expiresAt">, nowSeconds: number): boolean {
