@@ -6,7 +6,7 @@
 // bootstrap key is compared in constant time (SHA-256 digests, timingSafeEqual).
 
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { RateLimiter } from "../http/rate-limit.js";
+import type { RateDecision, RateLimiter } from "../http/rate-limit.js";
 import type { KeyStore } from "./key-store.js";
 import { actionAllowed, collectionAllowed, expired, FAR_FUTURE, type ApiKey } from "./model.js";
 import { digestMatches, embeddedParams, parseScoped } from "./scoped.js";
@@ -44,6 +44,11 @@ export class KeyAuth {
   /** Constant time in the value (equal-length digests), so timing tells nothing of the bootstrap key. */
   isBootstrap(value: string): boolean {
     return timingSafeEqual(digest(value), this.bootstrapDigest);
+  }
+
+  /** One guess charged to an address's budget, the one bad keys spend (see keys-routes.ts for why a chosen value costs one). */
+  chargeGuess(ip: string): RateDecision | null {
+    return this.failures.enabled ? this.failures.take(ip) : null;
   }
 
   /** The key a request presents: header first, then query parameter. */

@@ -1,7 +1,7 @@
 // What an API key may do, by Typesense's rules: actions ("*", exact, or "x:*" for every "x:…"),
 // collections (empty or "*" = all; otherwise exact names or full-match regular expressions), and
 // an expiry in Unix seconds (a key works through the second of expires_at). Plus the rule
-// Typesense lacks: a key may only create keys within its own powers.
+// Typesense lacks: a key may only create, see and delete keys within its own powers.
 
 import { compileKeyPatterns, patternMatches } from "./collection-pattern.js";
 
@@ -55,9 +55,13 @@ export function expired(key: Pick<ApiKey, "expiresAt">, nowSeconds: number): boo
 }
 
 /**
- * Whether `parent` may create a key with these powers: every action within the parent's, every
- * collection within the parent's, and no later expiry. A parent limited to some collections
- * cannot create an all-collections key.
+ * Whether `child`'s powers lie within `parent`'s: every action within the parent's, every
+ * collection within the parent's, and no later expiry. This decides which keys a key may create,
+ * list, get and delete. A parent limited to some collections never covers an all-collections
+ * child. A child's collection entry is within the parent's when it is one of the parent's
+ * entries verbatim, or a plain name (letters, digits, '_', '-') that one of the parent's entries
+ * names or matches; a child pattern that is not verbatim one of the parent's is outside, even
+ * when it happens to match fewer names (comparing two patterns is not attempted).
  */
 export function withinPowers(parent: ApiKey, child: Pick<ApiKey, "actions" | "collections" | "expiresAt">): string | null {
   for (const a of child.actions) {
@@ -66,8 +70,6 @@ export function withinPowers(parent: ApiKey, child: Pick<ApiKey, "actions" | "co
   const parentAll = parent.collections.length === 0 || parent.collections.includes("*");
   if (!parentAll) {
     if (child.collections.length === 0 || child.collections.includes("*")) return "all collections are beyond the creating key's collections";
-    // A child entry is itself a pattern: it stays within the parent's only when it is one of the
-    // parent's entries, or a plain name one of them covers (comparing two regexes is not done).
     for (const c of child.collections) {
       const plainName = /^[A-Za-z0-9_-]+$/.test(c);
       if (!parent.collections.includes(c) && !(plainName && collectionAllowed(parent.collections, [c]))) {
