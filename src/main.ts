@@ -19,6 +19,7 @@ import { KeyAuth } from "./keys/auth.js";
 import { bootstrapKey } from "./keys/bootstrap.js";
 import { registerCollectionRoutes } from "./keys/collections-routes.js";
 import { KeyStore } from "./keys/key-store.js";
+import { unsupportedPatternWarnings } from "./keys/model.js";
 import { SearchSettings } from "./keys/search-settings.js";
 import { registerKeyRoutes, startKeyHousekeeping } from "./keys/keys-routes.js";
 import { openStateDb } from "./store/state-db.js";
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
   const stateDb = openStateDb(config.dataDir);
   const keyStore = new KeyStore(stateDb);
+  for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);
   const bootstrap = bootstrapKey(config.apiKey, config.dataDir);
   log(bootstrap.banner);
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);

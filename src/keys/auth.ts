@@ -2,9 +2,11 @@
 // X-TYPESENSE-API-KEY, which the official client sends), else in the x-search-api-key /
 // x-typesense-api-key query parameter; the header wins. A missing, unknown or expired key is a
 // 401 that says which; a valid key without the action or the collection is a 403 that names what
-// is missing. Repeated bad keys from one address are slowed down to 429 (a guessing guard).
+// is missing. Repeated bad keys from one address are slowed down to 429 (a guessing guard). The
+// bootstrap key is compared in constant time (SHA-256 digests, timingSafeEqual).
 
-import type { RateLimiter } from "../http/rate-limit.js";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { RateDecision, RateLimiter } from "../http/rate-limit.js";
 import type { KeyStore } from "./key-store.js";
 import { actionAllowed, collectionAllowed, expired, FAR_FUTURE, type ApiKey } from "./model.js";
 import { digestMatches, embeddedParams, parseScoped } from "./scoped.js";
@@ -19,11 +21,14 @@ export type AuthOutcome = { ok: true; caller: Caller } | { ok: false; status: 40
 
 const SEARCH = "documents:search";
 
+const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
+
 /** Verified scoped keys (HMAC, base64 and JSON work done once); their parent is re-checked every time. */
 const SCOPED_CACHE_SIZE = 4096;
 
 export class KeyAuth {
   private readonly bootstrapKey: ApiKey;
+  private readonly bootstrapDigest: Buffer;
   private readonly scopedCache = new Map<string, { parent: ApiKey; embedded: Record<string, string | number | boolean> }>();
 
   constructor(
@@ -33,10 +38,17 @@ export class KeyAuth {
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {
     this.bootstrapKey = { id: 0, value: bootstrapValue, description: "bootstrap key", actions: ["*"], collections: [], expiresAt: FAR_FUTURE, autodelete: false };
+    this.bootstrapDigest = digest(bootstrapValue);
   }
 
+  /** Constant time in the value (equal-length digests), so timing tells nothing of the bootstrap key. */
   isBootstrap(value: string): boolean {
-    return value === this.bootstrapKey.value;
+    return timingSafeEqual(digest(value), this.bootstrapDigest);
+  }
+
+  /** One guess charged to an address's budget, the one bad keys spend (see keys-routes.ts for why a chosen value costs one). */
+  chargeGuess(ip: string): RateDecision | null {
+    return this.failures.enabled ? this.failures.take(ip) : null;
   }
 
   /** The key a request presents: header first, then query parameter. */
@@ -58,7 +70,7 @@ export class KeyAuth {
 
   private decide(presented: string | null, action: string, collections: string[]): AuthOutcome {
     if (!presented) return deny(401, "no API key: send it in the X-SEARCH-API-KEY header (or X-TYPESENSE-API-KEY, or the x-search-api-key query parameter)");
-    if (presented === this.bootstrapKey.value) return { ok: true, caller: { kind: "bootstrap", key: this.bootstrapKey } };
+    if (this.isBootstrap(presented)) return { ok: true, caller: { kind: "bootstrap", key: this.bootstrapKey } };
     const now = this.nowSeconds();
     const stored = this.store.byExactValue(presented);
     if (stored) {

@@ -10,7 +10,7 @@ import type { LeiService } from "../lei/service.js";
 import { KeyAuth } from "./auth.js";
 import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
-import { applyEmbedded } from "./scoped.js";
+import { applyEmbedded, unscoped, type ScopedParams } from "./scoped.js";
 import { synonymVariants, withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet, type SynonymRule } from "./search-settings.js";
 import { registerSettingsRoutes } from "./settings-routes.js";
 import { fromTypesense, toTypesense } from "./typesense-search.js";
@@ -132,7 +132,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
    * each synonym variant of q is searched, their hits merged. ParamError on bad parameters. The
    * answer goes to `use` as scratch (engine/scratch-bytes.ts), valid during `use` only.
    */
-  const searchAnswer = async <T>(params: Record<string, string>, collectionName: string, use: (answer: Buffer) => T): Promise<T> => {
+  const searchAnswer = async <T>({ params, scopeFilter }: ScopedParams, collectionName: string, use: (answer: Buffer) => T): Promise<T> => {
     // params is the route's own copy: the settings' parameters are taken out of it in place (a
     // rest pattern or a spread per request kept its short-lived objects alive, see roundQuery()
     // in engine/collection.ts)
@@ -152,7 +152,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       if (!set) throw new SettingNotFound(`Stopword \`${stopwordsName}\` not found.`);
       if (effective.q !== undefined) effective.q = withoutStopwords(effective.q, set);
     }
-    const query = fromTypesense(effective);
+    const query = fromTypesense(effective, scopeFilter);
     const render = (outcome: SearchOutcome): T => use(toTypesense(outcome, query, collectionName, answerScratch));
     if (query.empty) return render(service.emptyOutcome());
     const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
@@ -165,7 +165,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
     // the key parameters stay in: fromTypesense accepts them and gives them no effect
     const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
-    const merged = g.caller.kind === "scoped" ? applyEmbedded(raw, g.caller.embedded) : raw;
+    const merged = g.caller.kind === "scoped" ? applyEmbedded(raw, g.caller.embedded) : unscoped(raw);
     try {
       await searchAnswer(merged, g.req.params[0], (answer) => g.reply.json(200, answer));
     } catch (err) {
@@ -257,7 +257,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       if (!outcome.ok) { reply.error(outcome.status, outcome.message); return; }
       const params = Object.assign({}, common, own);
       delete params.collection;
-      const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : params;
+      const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : unscoped(params);
       try {
         results.push(await searchAnswer(merged, name, (answer) => Buffer.from(answer)));
       } catch (err) {

@@ -2,7 +2,8 @@
 // set of allowed values and a set of excluded ones. Clauses: `field:value`, `field:=value`,
 // `field:[a,b]`, `field:!=value`, `field:!=[a,b]`; values may be `backtick quoted`. `&&`, `||`
 // and parentheses combine them, as long as every `||` joins clauses of one field (an OR across
-// fields is no per-field filter, and is refused with a message that says so).
+// fields is no per-field filter, and is refused with a message that says so). Parentheses nest at
+// most MAX_FILTER_DEPTH deep; parsing is linear in the text.
 
 import { COLUMNS, type FilterParam } from "../engine/schema.js";
 import { ParamError } from "../lei/search-params.js";
@@ -21,10 +22,37 @@ export type FilterPlan = Map<FilterParam, FieldFilter> | null;
 
 type Token = { kind: "(" | ")" | "&&" | "||" } | { kind: "clause"; text: string };
 
+/** Deepest parenthesis nesting accepted: deeper is a 400, never a deep recursion. */
+export const MAX_FILTER_DEPTH = 400;
+
+/**
+ * A request's filter_by ANDed with a scoped key's embedded one. Each is parsed on its own and
+ * only the parsed plans are combined, so no text of one can reach into the other (joining them
+ * as text let `country:FR) || (country:FR` escape the key's filter). Where both allow a value,
+ * the key's spelling of it is kept.
+ */
+export function parseScopedFilterBy(request: string, scope: string | null): FilterPlan {
+  const requested = parseFilterBy(request);
+  if (scope === null) return requested;
+  let scoped: FilterPlan;
+  try {
+    scoped = parseFilterBy(scope);
+  } catch (err) {
+    if (err instanceof ParamError) throw new ParamError(`the scoped key's embedded ${err.message}`);
+    throw err;
+  }
+  return and(scoped, requested);
+}
+
+/**
+ * Linear in the text: one pass to tokenize, one to parse (recursion at most MAX_FILTER_DEPTH
+ * groups deep), and each && or || costs only the size of its right-hand side.
+ */
 export function parseFilterBy(text: string): FilterPlan {
   const tokens = tokenize(text);
   if (tokens.length === 0) return new Map();
   let at = 0;
+  let depth = 0;
   const peek = (): Token | undefined => tokens[at];
 
   const expr = (): FilterPlan => {
@@ -41,8 +69,10 @@ export function parseFilterBy(text: string): FilterPlan {
     const t = tokens[at++];
     if (!t) throw new ParamError("filter_by: ends too early");
     if (t.kind === "(") {
+      if (++depth > MAX_FILTER_DEPTH) throw new ParamError(`filter_by: parentheses nest more than ${MAX_FILTER_DEPTH} deep`);
       const inner = expr();
       if (tokens[at++]?.kind !== ")") throw new ParamError("filter_by: unbalanced parentheses");
+      depth--;
       return inner;
     }
     if (t.kind !== "clause") throw new ParamError(`filter_by: unexpected '${t.kind}'`);
@@ -97,19 +127,27 @@ function valuesOf(raw: string): string[] {
   return values;
 }
 
-const sameValue = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+const folded = (v: string): string => v.toLowerCase();
+
+// and() and or() take plans fresh from clause() or from an earlier and()/or(), used once: they
+// extend their left operand in place, so a chain of n clauses costs O(n), not O(n²).
 
 function and(a: FilterPlan, b: FilterPlan): FilterPlan {
   if (a === null || b === null) return null;
-  const out = new Map(a);
   for (const [param, f] of b) {
-    const g = out.get(param);
-    if (!g) { out.set(param, f); continue; }
-    const include = g.include === null ? f.include : f.include === null ? g.include : g.include.filter((v) => f.include!.some((w) => sameValue(v, w)));
-    if (include !== null && include.length === 0) return null;
-    out.set(param, { include, exclude: [...g.exclude, ...f.exclude] });
+    const g = a.get(param);
+    if (!g) { a.set(param, f); continue; }
+    if (f.include !== null) {
+      if (g.include === null) g.include = f.include;
+      else {
+        const allowed = new Set(f.include.map(folded));
+        g.include = g.include.filter((v) => allowed.has(folded(v)));
+        if (g.include.length === 0) return null;
+      }
+    }
+    for (const v of f.exclude) g.exclude.push(v);
   }
-  return out;
+  return a;
 }
 
 function or(a: FilterPlan, b: FilterPlan): FilterPlan {
@@ -120,11 +158,12 @@ function or(a: FilterPlan, b: FilterPlan): FilterPlan {
   if (fa.filter.exclude.length > 0 || fb.filter.exclude.length > 0 || fa.filter.include === null || fb.filter.include === null) {
     throw new ParamError("filter_by: || may not join != clauses");
   }
-  return new Map([[fa.param, { include: [...fa.filter.include, ...fb.filter.include], exclude: [] }]]);
+  for (const v of fb.filter.include) fa.filter.include.push(v);
+  return a;
 }
 
 function single(plan: Map<FilterParam, FieldFilter>): { param: FilterParam; filter: FieldFilter } | null {
   if (plan.size !== 1) return null;
-  const [[param, filter]] = [...plan];
+  const [param, filter] = plan.entries().next().value!;
   return { param, filter };
 }

@@ -1,13 +1,20 @@
 // /keys: create (the value shown only here), list and get (prefix only), delete. Ids are never
-// reused. A key creates only keys within its own powers; the bootstrap key has them all.
+// reused. A key creates, lists, gets and deletes only keys within its own powers (model.ts's
+// withinPowers); the bootstrap key has them all. A key beyond the caller's is answered as if it
+// did not exist (404, absent from the list).
+//
+// A chosen `value` is a guess at other keys' values (a clash is 409), so every create that names
+// its value spends one of the address's guesses, the budget bad keys spend (30 a minute): past
+// it, 429 before the value is looked at. Charging clashes only would still tell a clash (429)
+// from a free value (201) once the budget is spent. Generated values cost nothing.
 
 import { Ajv } from "ajv";
 import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
 import { randomKey } from "../store/persisted-key.js";
 import type { KeyStore } from "./key-store.js";
-import { JSON_BODY, keyedRoute, jsonBody, noCollection } from "./keyed-route.js";
-import { FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
+import { JSON_BODY, keyedRoute, jsonBody, noCollection, type Guarded } from "./keyed-route.js";
+import { collectionsRefusal, FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
 
 const PREFIX_CHARS = 4;
 
@@ -51,10 +58,20 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
       return;
     }
     const body: KeyCreate = parsed;
+    const badPattern = collectionsRefusal(body.collections);
+    if (badPattern) { g.reply.error(400, `invalid key: ${badPattern}`); return; }
     const wanted = { actions: body.actions, collections: body.collections, expiresAt: body.expires_at ?? FAR_FUTURE };
     const beyond = g.caller.kind === "bootstrap" ? null : withinPowers(g.caller.key, wanted);
     if (beyond) { g.reply.error(403, `cannot create this key: ${beyond}`); return; }
     if (wanted.expiresAt <= nowSeconds()) { g.reply.error(400, "expires_at is in the past"); return; }
+    if (body.value !== undefined) {
+      const guess = auth.chargeGuess(g.req.ip);
+      if (guess && !guess.allowed) {
+        g.reply.header("Retry-After", String(guess.retryAfterSeconds));
+        g.reply.error(429, "too many keys with chosen values (or bad API keys) from this address; wait a minute");
+        return;
+      }
+    }
     const value = body.value ?? randomKey("", 32);
     if (auth.isBootstrap(value)) { g.reply.error(409, "API key generation conflict."); return; }
     const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
@@ -62,22 +79,26 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
     g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));
   }, JSON_BODY);
 
+  /** The stored key with this id, if the caller's powers cover it. */
+  const visible = (g: Guarded, key: ApiKey | null): ApiKey | null =>
+    key && (g.caller.kind === "bootstrap" || withinPowers(g.caller.key, key) === null) ? key : null;
+
   keyedRoute(server, auth, "get", "/keys", "keys-list", noCollection("keys:list"), (g) => {
-    g.reply.json(200, JSON.stringify({ keys: keys.list().map(publicKey) }));
+    g.reply.json(200, JSON.stringify({ keys: keys.list().filter((k) => visible(g, k)).map(publicKey) }));
   });
 
   const byId = (action: string) => (req: { params: string[] }) =>
     /^[0-9]{1,15}$/.test(req.params[0] ?? "") ? { action, collections: [] } : { status: 400, message: `key id must be a whole number, got '${req.params[0]}'` };
 
   keyedRoute(server, auth, "get", "/keys/:id", "keys-get", byId("keys:get"), (g) => {
-    const key = keys.get(Number(g.req.params[0]));
+    const key = visible(g, keys.get(Number(g.req.params[0])));
     if (!key) g.reply.error(404, "Not found.");
     else g.reply.json(200, JSON.stringify(publicKey(key)));
   });
 
   keyedRoute(server, auth, "del", "/keys/:id", "keys-delete", byId("keys:delete"), (g) => {
     const id = Number(g.req.params[0]);
-    if (!keys.delete(id)) g.reply.error(404, "Not found.");
+    if (!visible(g, keys.get(id)) || !keys.delete(id)) g.reply.error(404, "Not found.");
     else g.reply.json(200, JSON.stringify({ id }));
   });
 }

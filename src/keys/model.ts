@@ -1,7 +1,9 @@
 // What an API key may do, by Typesense's rules: actions ("*", exact, or "x:*" for every "x:…"),
 // collections (empty or "*" = all; otherwise exact names or full-match regular expressions), and
 // an expiry in Unix seconds (a key works through the second of expires_at). Plus the rule
-// Typesense lacks: a key may only create keys within its own powers.
+// Typesense lacks: a key may only create, see and delete keys within its own powers.
+
+import { compileKeyPatterns, patternMatches } from "./collection-pattern.js";
 
 export interface ApiKey {
   id: number;
@@ -23,15 +25,29 @@ export function actionAllowed(granted: readonly string[], action: string): boole
 /** Collection rules; `names` are the collection and, for an alias, its target: either may match. */
 export function collectionAllowed(granted: readonly string[], names: readonly string[]): boolean {
   if (granted.length === 0) return true;
-  return granted.some((g) => g === "*" || names.some((n) => g === n || fullMatch(g, n)));
+  // patterns match in linear time (collection-pattern.ts): never a backtracking RegExp on the front
+  const patterns = compileKeyPatterns(granted);
+  return granted.some((g, i) => g === "*" || names.some((n) => g === n || patternMatches(patterns[i], n)));
 }
 
-function fullMatch(pattern: string, name: string): boolean {
-  try {
-    return new RegExp(`^(?:${pattern})$`).test(name);
-  } catch {
-    return false;
+/** Why a key may not be created with these collection entries (a pattern outside what is matched), or null. */
+export function collectionsRefusal(collections: readonly string[]): string | null {
+  const compiled = compileKeyPatterns(collections);
+  for (const [i, c] of compiled.entries()) {
+    if (c.kind === "unsupported") return `the collection pattern '${collections[i]}' is not supported: ${c.reason}`;
   }
+  return null;
+}
+
+/** One line per stored key whose collection patterns match nothing any more (stored before they were refused). */
+export function unsupportedPatternWarnings(keys: readonly ApiKey[]): string[] {
+  const lines: string[] = [];
+  for (const key of keys) {
+    for (const [i, c] of compileKeyPatterns(key.collections).entries()) {
+      if (c.kind === "unsupported") lines.push(`API key ${key.id}: the collection pattern '${key.collections[i]}' is not supported (${c.reason}); it matches no collection`);
+    }
+  }
+  return lines;
 }
 
 export function expired(key: Pick<ApiKey, "expiresAt">, nowSeconds: number): boolean {
@@ -39,9 +55,13 @@ export function expired(key: Pick<ApiKey, "expiresAt">, nowSeconds: number): boo
 }
 
 /**
- * Whether `parent` may create a key with these powers: every action within the parent's, every
- * collection within the parent's, and no later expiry. A parent limited to some collections
- * cannot create an all-collections key.
+ * Whether `child`'s powers lie within `parent`'s: every action within the parent's, every
+ * collection within the parent's, and no later expiry. This decides which keys a key may create,
+ * list, get and delete. A parent limited to some collections never covers an all-collections
+ * child. A child's collection entry is within the parent's when it is one of the parent's
+ * entries verbatim, or a plain name (letters, digits, '_', '-') that one of the parent's entries
+ * names or matches; a child pattern that is not verbatim one of the parent's is outside, even
+ * when it happens to match fewer names (comparing two patterns is not attempted).
  */
 export function withinPowers(parent: ApiKey, child: Pick<ApiKey, "actions" | "collections" | "expiresAt">): string | null {
   for (const a of child.actions) {
@@ -50,8 +70,6 @@ export function withinPowers(parent: ApiKey, child: Pick<ApiKey, "actions" | "co
   const parentAll = parent.collections.length === 0 || parent.collections.includes("*");
   if (!parentAll) {
     if (child.collections.length === 0 || child.collections.includes("*")) return "all collections are beyond the creating key's collections";
-    // A child entry is itself a pattern: it stays within the parent's only when it is one of the
-    // parent's entries, or a plain name one of them covers (comparing two regexes is not done).
     for (const c of child.collections) {
       const plainName = /^[A-Za-z0-9_-]+$/.test(c);
       if (!parent.collections.includes(c) && !(plainName && collectionAllowed(parent.collections, [c]))) {

@@ -52,17 +52,30 @@ export function embeddedParams(token: ScopedToken): Record<string, string | numb
   return out;
 }
 
+/** A search's parameters, and the scoped key's embedded filter_by to AND with theirs (null: none). */
+export interface ScopedParams {
+  params: Record<string, string>;
+  scopeFilter: string | null;
+}
+
 /**
- * Embedded params override the request's, except filter_by, which is ANDed with it. A copy by
- * Object.assign, not a leading spread: see roundQuery() in engine/collection.ts.
+ * Embedded params override the request's, except filter_by, which is kept apart as scopeFilter:
+ * it is ANDed with the request's only once each is parsed on its own (filter-by.ts), never
+ * spliced into its text. A copy by Object.assign, not a leading spread: see roundQuery() in
+ * engine/collection.ts.
  */
-export function applyEmbedded(request: Record<string, string>, embedded: Record<string, string | number | boolean>): Record<string, string> {
-  const out = Object.assign({}, request);
+export function applyEmbedded(request: Record<string, string>, embedded: Record<string, string | number | boolean>): ScopedParams {
+  const params = Object.assign({}, request);
+  let scopeFilter: string | null = null;
   for (const [k, v] of Object.entries(embedded)) {
     if (k === "expires_at") continue;
-    const value = String(v);
-    if (k === "filter_by" && out.filter_by !== undefined && out.filter_by.trim() !== "") out.filter_by = `(${out.filter_by}) && (${value})`;
-    else out[k] = value;
+    if (k === "filter_by") scopeFilter = String(v);
+    else params[k] = String(v);
   }
-  return out;
+  // the key set filter_by, so a preset may not fill it (a preset fills what neither set)
+  if (scopeFilter !== null) params.filter_by ??= "";
+  return { params, scopeFilter };
 }
+
+/** A search by a key that embeds nothing. */
+export const unscoped = (params: Record<string, string>): ScopedParams => ({ params, scopeFilter: null });

@@ -7,7 +7,7 @@ import type { SearchOutcome } from "../engine/collection.js";
 import type { ScratchBytes } from "../engine/scratch-bytes.js";
 import { COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
 import { ParamError, parseSearchParams, type SearchParams } from "../lei/search-params.js";
-import { PARAM_OF_FIELD, parseFilterBy } from "./filter-by.js";
+import { PARAM_OF_FIELD, parseScopedFilterBy } from "./filter-by.js";
 
 export const MAX_PER_PAGE = 250;
 const MAX_DEPTH = 10_000;
@@ -31,8 +31,11 @@ export interface TypesenseQuery {
   empty: boolean;
 }
 
-/** Typesense parameters (already merged with a scoped key's) → SearchParams; ParamError on bad input. */
-export function fromTypesense(raw: Record<string, string>): TypesenseQuery {
+/**
+ * Typesense parameters (already merged with a scoped key's) → SearchParams; ParamError on bad
+ * input. `scopeFilter`: a scoped key's embedded filter_by, ANDed with the request's as parsed plans.
+ */
+export function fromTypesense(raw: Record<string, string>, scopeFilter: string | null = null): TypesenseQuery {
   for (const k of Object.keys(raw)) if (!KNOWN.has(k)) throw new ParamError(`unknown search parameter '${k}'`);
   if (raw.q === undefined) throw new ParamError("the parameter 'q' is required (use * to match everything)");
   const publicQuery = new URLSearchParams();
@@ -40,7 +43,7 @@ export function fromTypesense(raw: Record<string, string>): TypesenseQuery {
   if (q !== "" && q !== "*") publicQuery.set("q", q);
   const fields = fieldsOf(raw.query_by);
   if (fields) publicQuery.set("fields", fields);
-  const filters = parseFilterBy(raw.filter_by ?? "");
+  const filters = parseScopedFilterBy(raw.filter_by ?? "", scopeFilter);
   const excluded: Partial<Record<FilterParam, string[]>> = {};
   for (const [param, f] of filters ?? []) {
     if (f.include !== null) publicQuery.set(param, f.include.join(","));
