@@ -11,8 +11,9 @@ import { KeyAuth } from "./auth.js";
 import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded } from "./scoped.js";
-import { synonymVariants, withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet, type SynonymRule } from "./search-settings.js";
+import { withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet } from "./search-settings.js";
 import { registerSettingsRoutes } from "./settings-routes.js";
+import { synonymIndexOf } from "./synonyms.js";
 import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
@@ -155,7 +156,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     const query = fromTypesense(effective);
     const render = (outcome: SearchOutcome): T => use(toTypesense(outcome, query, collectionName, answerScratch));
     if (query.empty) return render(service.emptyOutcome());
-    const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
+    const variants = query.params.q === null ? [null] : synonymIndexOf(settings).variants(query.params.q);
     if (variants.length === 1) return service.searchOutcomeWith(withQuery(query.params, variants[0]), render);
     // the variants' whole windows are merged, then paged; each is kept across the await, with its own documents
     const outcomes = await Promise.all(variants.map((q) => service.searchOutcome(withQuery(query.params, q))));
