@@ -11,6 +11,7 @@ import { KeyAuth } from "./auth.js";
 import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded } from "./scoped.js";
+import { MultiSearchBudget, MultiSearchTooLarge } from "./keyed-limits.js";
 import { withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet } from "./search-settings.js";
 import { registerSettingsRoutes } from "./settings-routes.js";
 import { synonymIndexOf } from "./synonyms.js";
@@ -131,9 +132,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   /**
    * One search in Typesense's terms: the preset fills what is not set, stopwords leave q, and
    * each synonym variant of q is searched, their hits merged. ParamError on bad parameters. The
-   * answer goes to `use` as scratch (engine/scratch-bytes.ts), valid during `use` only.
+   * answer goes to `use` as scratch (engine/scratch-bytes.ts), valid during `use` only. A
+   * multi_search's searches are charged to its budget before they run.
    */
-  const searchAnswer = async <T>(params: Record<string, string>, collectionName: string, use: (answer: Buffer) => T): Promise<T> => {
+  const searchAnswer = async <T>(params: Record<string, string>, collectionName: string, use: (answer: Buffer) => T, budget?: MultiSearchBudget): Promise<T> => {
     // params is the route's own copy: the settings' parameters are taken out of it in place (a
     // rest pattern or a spread per request kept its short-lived objects alive, see roundQuery()
     // in engine/collection.ts)
@@ -157,10 +159,9 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     const render = (outcome: SearchOutcome): T => use(toTypesense(outcome, query, collectionName, answerScratch));
     if (query.empty) return render(service.emptyOutcome());
     const variants = query.params.q === null ? [null] : synonymIndexOf(settings).variants(query.params.q);
+    budget?.charge(query.page, query.perPage, variants.length);
     if (variants.length === 1) return service.searchOutcomeWith(withQuery(query.params, variants[0]), render);
-    // the variants' whole windows are merged, then paged; each is kept across the await, with its own documents
-    const outcomes = await Promise.all(variants.map((q) => service.searchOutcome(withQuery(query.params, q))));
-    return render(mergeVariants(outcomes, (query.page - 1) * query.perPage));
+    return service.searchVariantsWith(variants.map((q) => withQuery(query.params, q)), render);
   };
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
@@ -244,6 +245,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     }
     if (searches.length > MAX_MULTI_SEARCHES) { reply.error(400, `Number of multi searches exceeds \`limit_multi_searches\` parameter (${MAX_MULTI_SEARCHES}).`); return; }
     const results: (Buffer | string)[] = [];
+    const budget = new MultiSearchBudget();
     for (const item of searches as unknown[]) {
       if (typeof item !== "object" || item === null || Array.isArray(item)) { reply.error(400, "Each search must be an object."); return; }
       const own = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, String(v)]));
@@ -260,8 +262,9 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       delete params.collection;
       const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : params;
       try {
-        results.push(await searchAnswer(merged, name, (answer) => Buffer.from(answer)));
+        results.push(await searchAnswer(merged, name, (answer) => Buffer.from(answer), budget));
       } catch (err) {
+        if (err instanceof MultiSearchTooLarge) { reply.error(400, err.message); return; }
         if (!(err instanceof ParamError) && !(err instanceof SettingNotFound)) throw err;
         results.push(JSON.stringify({ code: err instanceof SettingNotFound ? 404 : 400, error: err.message }));
       }
@@ -293,15 +296,6 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 }
 
 class SettingNotFound extends Error {}
-
-/** Hits of all synonym variants, each LEI once at its best score, from the page's first on; counts of the widest variant. */
-function mergeVariants(outcomes: SearchOutcome[], from: number): SearchOutcome {
-  const best = new Map<string, SearchOutcome["hits"][number]>();
-  for (const o of outcomes) for (const hit of o.hits) if ((best.get(hit[1])?.[0] ?? -1) < hit[0]) best.set(hit[1], hit);
-  const widest = outcomes.reduce((a, b) => (b.found > a.found ? b : a));
-  const hits = [...best.values()].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
-  return { found: Math.max(widest.found, hits.length), outOf: widest.outOf, hits: hits.slice(from), facets: widest.facets, tookMs: Math.max(...outcomes.map((o) => o.tookMs)) };
-}
 
 function failed(g: Guarded, err: unknown): void {
   if (err instanceof SettingNotFound) g.reply.error(404, err.message);
