@@ -11,7 +11,7 @@ import { KeyAuth } from "./auth.js";
 import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded } from "./scoped.js";
-import { MultiSearchBudget, MultiSearchTooLarge } from "./keyed-limits.js";
+import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs, MAX_EXPORTS_PER_KEY, MultiSearchBudget, MultiSearchTooLarge } from "./keyed-limits.js";
 import { withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet } from "./search-settings.js";
 import { registerSettingsRoutes } from "./settings-routes.js";
 import { synonymIndexOf } from "./synonyms.js";
@@ -176,7 +176,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   });
 
   // Bulk export for partners: JSON lines streamed with backpressure, one slice page at a time,
-  // so memory stays flat whatever the size of the collection.
+  // so memory stays flat whatever the size of the collection. A reader that stops reading is cut
+  // off after the stall timeout, and a key runs a few exports at a time (keyed-limits.ts).
+  const exportSlots = new ExportSlots();
+  const stallMs = exportStallMs();
   keyedRoute(server, auth, "get", "/collections/:name/documents/export", "documents-export", named("documents:export"), async (g) => {
     const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
     let filters;
@@ -191,11 +194,18 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       failed(g, err);
       return;
     }
-    const out = g.reply.stream("application/x-ndjson");
+    const slot = exportSlots.take(g.caller);
+    if (!slot) {
+      g.reply.header("Retry-After", String(EXPORT_RETRY_AFTER_SECONDS));
+      g.reply.error(429, `this API key already runs ${MAX_EXPORTS_PER_KEY} exports, the most it may at once; retry when one has finished`);
+      return;
+    }
+    const out = g.reply.stream("application/x-ndjson", stallMs);
     try {
       await collection.exportLines(filters, exclude, (lines) => out.write(lines));
     } finally {
       out.end();
+      slot.release();
     }
   });
 
