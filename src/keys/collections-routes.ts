@@ -6,6 +6,7 @@ import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } 
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
+import { ImportRefused } from "../lei/reloader.js";
 import type { LeiService } from "../lei/service.js";
 import { KeyAuth } from "./auth.js";
 import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
@@ -32,8 +33,12 @@ export interface CollectionsApiDeps {
   collection: Collection;
   /** starts a reload of the configured source (the admin call) */
   reload: () => void;
-  /** loads an uploaded golden copy as the live collection; resolves with its name and records */
-  importFile: (path: string) => Promise<{ name: string; records: number }>;
+  /**
+   * loads an uploaded golden copy as the live collection; resolves with its name and records,
+   * rejects with ImportRefused (lei/reloader.ts) when the file is refused
+   */
+  importFile: (path: string, opts: { allowShrink: boolean }) => Promise<{ name: string; records: number }>;
+  log: (line: string) => void;
   /** where uploads are written (the data dir's downloads/) */
   uploadDir: string;
 }
@@ -209,22 +214,29 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     }
   });
 
-  // A golden-copy CSV (or zip) uploaded as the body becomes a fresh collection, checked like any
-  // load; the body goes to disk as it arrives, never into memory.
+  // A golden-copy CSV (or zip) uploaded as the body becomes a fresh collection, checked like a
+  // reload (at least 90 % of the live collection's records unless allow_shrink=true); the body
+  // goes to disk as it arrives, never into memory. Refusals name no server path.
   keyedRoute(server, auth, "post", "/collections/:name/documents/import", "documents-import", named("documents:import"), async (g) => {
+    const shrink = new URLSearchParams(g.req.rawQuery).get("allow_shrink");
+    if (shrink !== null && shrink !== "true" && shrink !== "false") { g.reply.error(400, "allow_shrink must be true or false"); return; }
     let path: string;
     try {
       path = await g.req.upload();
     } catch (err) {
       if (err instanceof BodyTooLargeError) throw err;
-      g.reply.error(400, `upload failed: ${(err as Error).message}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      deps.log(`import refused: the upload failed: ${(err as Error).message}`);
+      g.reply.error(400, code ? `upload failed: the server could not store the body (${code})` : `upload failed: ${(err as Error).message}`);
       return;
     }
     try {
-      const loaded = await deps.importFile(path);
+      const loaded = await deps.importFile(path, { allowShrink: shrink === "true" });
       g.reply.json(200, JSON.stringify({ success: true, collection: loaded.name, num_imported: loaded.records }));
     } catch (err) {
-      g.reply.error(400, `import refused, the live collection stays: ${(err as Error).message}`);
+      if (!(err instanceof ImportRefused)) throw err;
+      const hint = err.tooFew ? "; to replace it with a smaller collection on purpose, send allow_shrink=true" : "";
+      g.reply.error(400, `import refused, the live collection stays: ${err.message}${hint}`);
     }
   }, { uploadDir: deps.uploadDir, maxUploadBytes: MAX_UPLOAD_BYTES });
 
