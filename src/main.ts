@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   const keyAuth = new KeyAuth(keyStore, bootstrap.value, guessing, nowSeconds);
   registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
   registerCollectionRoutes(server, { auth: keyAuth, settings: new SearchSettings(stateDb), service: leiService, collection, reload: () => reloader.reloadInBackground(false),
-    importFile: (path) => reloader.importFile(path), uploadDir: join(config.dataDir, "downloads"),
+    importFile: (path, opts) => reloader.importFile(path, opts), uploadDir: join(config.dataDir, "downloads"), log,
   });
   startKeyHousekeeping(keyStore, nowSeconds, log);
   const dispatch = startWebhookArea(server, stateDb, {

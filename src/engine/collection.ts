@@ -10,7 +10,7 @@ import { docFileOf } from "./segment.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
-import { mergeFacetValues, mergeSearchParts } from "./merge.js";
+import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
 import { returnFreedMemory } from "./native-heap.js";
 import { ScratchBytes } from "./scratch-bytes.js";
@@ -54,20 +54,6 @@ function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolea
     q: request.q, fields: request.fields, filters: request.filters, facets: request.facets, window: request.window,
     typoMask, dropTokens, maxTypos, prefix: request.prefix, exclude: request.exclude,
   };
-}
-
-/** The outcome with its documents copied into one buffer of its own, for callers that keep it. */
-export function keptOutcome(outcome: SearchOutcome): SearchOutcome {
-  let size = 0;
-  for (const hit of outcome.hits) size += hit[2].length;
-  const docs = Buffer.allocUnsafe(size);
-  let offset = 0;
-  const hits = outcome.hits.map(([score, lei, doc]): WireHit => {
-    docs.set(doc, offset);
-    offset += doc.length;
-    return [score, lei, docs.subarray(offset - doc.length, offset)];
-  });
-  return { found: outcome.found, outOf: outcome.outOf, hits, facets: outcome.facets, tookMs: outcome.tookMs };
 }
 
 export class NotReadyError extends Error {}
@@ -214,18 +200,37 @@ export class Collection {
    * The outcome goes to `use` while its generation is pinned. Its hits are the window's from
    * `from` on (a page's first hit: the ones before it are ranked and counted, their documents
    * never read), and their stored JSON are views into scratch memory the next search or lookup
-   * reuses (scratch-bytes.ts says why): valid during `use` only; keptOutcome() copies them.
+   * reuses (scratch-bytes.ts says why): valid during `use` only.
    */
   searchWith<T>(request: SearchRequest, from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
     return this.pinned(async (live) => {
       const started = performance.now();
-      const exact = await Promise.all(
-        live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, roundQuery(request, 0, false, request.maxTypos), true)),
-      );
-      const parts = await this.typoRounds(live, request, exact);
-      const merged = mergeSearchParts(parts, request.window);
+      const merged = await this.searchRefs(live, request);
       return use({ found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits, from), facets: merged.facets, tookMs: performance.now() - started });
     });
+  }
+
+  /**
+   * A query's synonym variants (one window), as searchWith() for one: each is ranked on the same
+   * pinned generation, their hits are merged (merge.ts), and only then are the documents of the
+   * page, from `from` on, read. No variant's window of documents is ever read.
+   */
+  searchVariantsWith<T>(requests: SearchRequest[], from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
+    return this.pinned(async (live) => {
+      const started = performance.now();
+      const window = Math.max(...requests.map((r) => r.window));
+      const parts: MergedSearch[] = await Promise.all(requests.map((request) => this.searchRefs(live, request)));
+      const merged = mergeVariants(parts, window);
+      return use({ found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits, from), facets: merged.facets, tookMs: performance.now() - started });
+    });
+  }
+
+  /** The slices' answers to one request, merged: hit references only, no document read. */
+  private async searchRefs(live: LiveGeneration, request: SearchRequest): Promise<MergedSearch> {
+    const exact = await Promise.all(
+      live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, roundQuery(request, 0, false, request.maxTypos), true)),
+    );
+    return mergeSearchParts(await this.typoRounds(live, request, exact), request.window);
   }
 
   /** The exact round's answers, or the typo round's: one typo a token first, when so planned. */

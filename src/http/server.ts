@@ -103,6 +103,7 @@ export class Reply {
   aborted = false;
   /** a streamed write waiting for the client to drain (at most one: the writer awaits each write) */
   private waitingWrite: ((ok: boolean) => void) | null = null;
+  private stallTimer: NodeJS.Timeout | null = null;
   sent = false;
   status = 0;
   cors = false;
@@ -132,9 +133,19 @@ export class Reply {
   }
 
   private settleWrite(ok: boolean): void {
+    if (this.stallTimer) { clearTimeout(this.stallTimer); this.stallTimer = null; }
     const waiting = this.waitingWrite;
     this.waitingWrite = null;
     waiting?.(ok);
+  }
+
+  /** A streamed write waited stallMs for the client: close the connection, which frees what uWS holds for it. */
+  private closeStalled(): void {
+    this.stallTimer = null;
+    if (this.aborted) return;
+    this.aborted = true;
+    this.res.close();
+    this.settleWrite(false);
   }
 
   header(name: string, value: string): this {
@@ -152,9 +163,10 @@ export class Reply {
 
   /**
    * A streamed 200 answer: write() resolves once uWS has taken the chunk and has room for more
-   * (backpressure), with false when the client is gone; end() finishes it.
+   * (backpressure), with false when the client is gone; end() finishes it. A write the client
+   * leaves waiting `stallMs` (0: for ever) closes the connection and resolves false.
    */
-  stream(contentType: string): { write(chunk: Uint8Array): Promise<boolean>; end(): void } {
+  stream(contentType: string, stallMs = 0): { write(chunk: Uint8Array): Promise<boolean>; end(): void } {
     this.sent = true;
     this.status = 200;
     const res = this.res;
@@ -174,6 +186,7 @@ export class Reply {
         res.cork(() => { ok = res.write(chunk); });
         if (ok) { resolve(true); return; }
         this.waitingWrite = resolve;
+        if (stallMs > 0) this.stallTimer = setTimeout(() => this.closeStalled(), stallMs);
         res.onWritable(() => { this.settleWrite(!this.aborted); return true; });
       }),
       end: () => {

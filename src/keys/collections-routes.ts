@@ -6,13 +6,16 @@ import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } 
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
+import { ImportRefused } from "../lei/reloader.js";
 import type { LeiService } from "../lei/service.js";
 import { KeyAuth } from "./auth.js";
 import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
 import { collectionAllowed } from "./model.js";
 import { applyEmbedded, unscoped, type ScopedParams } from "./scoped.js";
-import { synonymVariants, withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet, type SynonymRule } from "./search-settings.js";
+import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs, MAX_EXPORTS_PER_KEY, MultiSearchBudget, MultiSearchTooLarge } from "./keyed-limits.js";
+import { withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet } from "./search-settings.js";
 import { registerSettingsRoutes } from "./settings-routes.js";
+import { synonymIndexOf } from "./synonyms.js";
 import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
@@ -30,8 +33,12 @@ export interface CollectionsApiDeps {
   collection: Collection;
   /** starts a reload of the configured source (the admin call) */
   reload: () => void;
-  /** loads an uploaded golden copy as the live collection; resolves with its name and records */
-  importFile: (path: string) => Promise<{ name: string; records: number }>;
+  /**
+   * loads an uploaded golden copy as the live collection; resolves with its name and records,
+   * rejects with ImportRefused (lei/reloader.ts) when the file is refused
+   */
+  importFile: (path: string, opts: { allowShrink: boolean }) => Promise<{ name: string; records: number }>;
+  log: (line: string) => void;
   /** where uploads are written (the data dir's downloads/) */
   uploadDir: string;
 }
@@ -130,9 +137,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   /**
    * One search in Typesense's terms: the preset fills what is not set, stopwords leave q, and
    * each synonym variant of q is searched, their hits merged. ParamError on bad parameters. The
-   * answer goes to `use` as scratch (engine/scratch-bytes.ts), valid during `use` only.
+   * answer goes to `use` as scratch (engine/scratch-bytes.ts), valid during `use` only. A
+   * multi_search's searches are charged to its budget before they run.
    */
-  const searchAnswer = async <T>({ params, scopeFilter }: ScopedParams, collectionName: string, use: (answer: Buffer) => T): Promise<T> => {
+  const searchAnswer = async <T>({ params, scopeFilter }: ScopedParams, collectionName: string, use: (answer: Buffer) => T, budget?: MultiSearchBudget): Promise<T> => {
     // params is the route's own copy: the settings' parameters are taken out of it in place (a
     // rest pattern or a spread per request kept its short-lived objects alive, see roundQuery()
     // in engine/collection.ts)
@@ -155,11 +163,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     const query = fromTypesense(effective, scopeFilter);
     const render = (outcome: SearchOutcome): T => use(toTypesense(outcome, query, collectionName, answerScratch));
     if (query.empty) return render(service.emptyOutcome());
-    const variants = query.params.q === null ? [null] : synonymVariants(query.params.q, settings.list<SynonymRule>("synonym"));
+    const variants = query.params.q === null ? [null] : synonymIndexOf(settings).variants(query.params.q);
+    budget?.charge(query.page, query.perPage, variants.length);
     if (variants.length === 1) return service.searchOutcomeWith(withQuery(query.params, variants[0]), render);
-    // the variants' whole windows are merged, then paged; each is kept across the await, with its own documents
-    const outcomes = await Promise.all(variants.map((q) => service.searchOutcome(withQuery(query.params, q))));
-    return render(mergeVariants(outcomes, (query.page - 1) * query.perPage));
+    return service.searchVariantsWith(variants.map((q) => withQuery(query.params, q)), render);
   };
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
@@ -174,7 +181,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   });
 
   // Bulk export for partners: JSON lines streamed with backpressure, one slice page at a time,
-  // so memory stays flat whatever the size of the collection.
+  // so memory stays flat whatever the size of the collection. A reader that stops reading is cut
+  // off after the stall timeout, and a key runs a few exports at a time (keyed-limits.ts).
+  const exportSlots = new ExportSlots();
+  const stallMs = exportStallMs();
   keyedRoute(server, auth, "get", "/collections/:name/documents/export", "documents-export", named("documents:export"), async (g) => {
     const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
     let filters;
@@ -189,30 +199,44 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       failed(g, err);
       return;
     }
-    const out = g.reply.stream("application/x-ndjson");
+    const slot = exportSlots.take(g.caller);
+    if (!slot) {
+      g.reply.header("Retry-After", String(EXPORT_RETRY_AFTER_SECONDS));
+      g.reply.error(429, `this API key already runs ${MAX_EXPORTS_PER_KEY} exports, the most it may at once; retry when one has finished`);
+      return;
+    }
+    const out = g.reply.stream("application/x-ndjson", stallMs);
     try {
       await collection.exportLines(filters, exclude, (lines) => out.write(lines));
     } finally {
       out.end();
+      slot.release();
     }
   });
 
-  // A golden-copy CSV (or zip) uploaded as the body becomes a fresh collection, checked like any
-  // load; the body goes to disk as it arrives, never into memory.
+  // A golden-copy CSV (or zip) uploaded as the body becomes a fresh collection, checked like a
+  // reload (at least 90 % of the live collection's records unless allow_shrink=true); the body
+  // goes to disk as it arrives, never into memory. Refusals name no server path.
   keyedRoute(server, auth, "post", "/collections/:name/documents/import", "documents-import", named("documents:import"), async (g) => {
+    const shrink = new URLSearchParams(g.req.rawQuery).get("allow_shrink");
+    if (shrink !== null && shrink !== "true" && shrink !== "false") { g.reply.error(400, "allow_shrink must be true or false"); return; }
     let path: string;
     try {
       path = await g.req.upload();
     } catch (err) {
       if (err instanceof BodyTooLargeError) throw err;
-      g.reply.error(400, `upload failed: ${(err as Error).message}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      deps.log(`import refused: the upload failed: ${(err as Error).message}`);
+      g.reply.error(400, code ? `upload failed: the server could not store the body (${code})` : `upload failed: ${(err as Error).message}`);
       return;
     }
     try {
-      const loaded = await deps.importFile(path);
+      const loaded = await deps.importFile(path, { allowShrink: shrink === "true" });
       g.reply.json(200, JSON.stringify({ success: true, collection: loaded.name, num_imported: loaded.records }));
     } catch (err) {
-      g.reply.error(400, `import refused, the live collection stays: ${(err as Error).message}`);
+      if (!(err instanceof ImportRefused)) throw err;
+      const hint = err.tooFew ? "; to replace it with a smaller collection on purpose, send allow_shrink=true" : "";
+      g.reply.error(400, `import refused, the live collection stays: ${err.message}${hint}`);
     }
   }, { uploadDir: deps.uploadDir, maxUploadBytes: MAX_UPLOAD_BYTES });
 
@@ -243,6 +267,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     }
     if (searches.length > MAX_MULTI_SEARCHES) { reply.error(400, `Number of multi searches exceeds \`limit_multi_searches\` parameter (${MAX_MULTI_SEARCHES}).`); return; }
     const results: (Buffer | string)[] = [];
+    const budget = new MultiSearchBudget();
     for (const item of searches as unknown[]) {
       if (typeof item !== "object" || item === null || Array.isArray(item)) { reply.error(400, "Each search must be an object."); return; }
       const own = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, String(v)]));
@@ -259,8 +284,9 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       delete params.collection;
       const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : unscoped(params);
       try {
-        results.push(await searchAnswer(merged, name, (answer) => Buffer.from(answer)));
+        results.push(await searchAnswer(merged, name, (answer) => Buffer.from(answer), budget));
       } catch (err) {
+        if (err instanceof MultiSearchTooLarge) { reply.error(400, err.message); return; }
         if (!(err instanceof ParamError) && !(err instanceof SettingNotFound)) throw err;
         results.push(JSON.stringify({ code: err instanceof SettingNotFound ? 404 : 400, error: err.message }));
       }
@@ -292,15 +318,6 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 }
 
 class SettingNotFound extends Error {}
-
-/** Hits of all synonym variants, each LEI once at its best score, from the page's first on; counts of the widest variant. */
-function mergeVariants(outcomes: SearchOutcome[], from: number): SearchOutcome {
-  const best = new Map<string, SearchOutcome["hits"][number]>();
-  for (const o of outcomes) for (const hit of o.hits) if ((best.get(hit[1])?.[0] ?? -1) < hit[0]) best.set(hit[1], hit);
-  const widest = outcomes.reduce((a, b) => (b.found > a.found ? b : a));
-  const hits = [...best.values()].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
-  return { found: Math.max(widest.found, hits.length), outOf: widest.outOf, hits: hits.slice(from), facets: widest.facets, tookMs: Math.max(...outcomes.map((o) => o.tookMs)) };
-}
 
 function failed(g: Guarded, err: unknown): void {
   if (err instanceof SettingNotFound) g.reply.error(404, err.message);

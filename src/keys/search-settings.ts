@@ -12,6 +12,8 @@ type Kind = "synonym" | "preset" | "stopwords" | "alias";
 
 export class SearchSettings {
   private readonly items = new Map<string, unknown>();
+  /** changes per kind, so what is derived from a kind's items (synonyms.ts) knows when to redo it */
+  private readonly changes = new Map<Kind, number>();
 
   constructor(private readonly db: StateDb) {
     migrate(db, [`CREATE TABLE IF NOT EXISTS search_settings (kind TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, name))`]);
@@ -24,6 +26,7 @@ export class SearchSettings {
     this.db.prepare("INSERT INTO search_settings (kind, name, body) VALUES (?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET body = excluded.body")
       .run(kind, name, JSON.stringify(value));
     this.items.set(`${kind}\u0000${name}`, value);
+    this.changed(kind);
     return value;
   }
 
@@ -39,12 +42,21 @@ export class SearchSettings {
 
   delete(kind: Kind, name: string): boolean {
     const had = this.items.delete(`${kind}\u0000${name}`);
-    if (had) this.db.prepare("DELETE FROM search_settings WHERE kind = ? AND name = ?").run(kind, name);
+    if (had) {
+      this.db.prepare("DELETE FROM search_settings WHERE kind = ? AND name = ?").run(kind, name);
+      this.changed(kind);
+    }
     return had;
   }
-}
 
-const words = (text: string): string[] => text.toLowerCase().split(/\s+/).filter(Boolean);
+  revision(kind: Kind): number {
+    return this.changes.get(kind) ?? 0;
+  }
+
+  private changed(kind: Kind): void {
+    this.changes.set(kind, this.revision(kind) + 1);
+  }
+}
 
 /** A preset fills only what neither the request nor a scoped key set. */
 export function withPreset(params: Record<string, string>, preset: Preset | null): Record<string, string> {
@@ -58,27 +70,4 @@ export function withoutStopwords(q: string, set: StopwordSet): string {
   const stop = new Set(set.stopwords.map((w) => w.toLowerCase()));
   const kept = q.split(/\s+/).filter((w) => w !== "" && !stop.has(w.toLowerCase()));
   return kept.length > 0 ? kept.join(" ") : q;
-}
-
-/**
- * The query and its synonym variants (at most `max`): a multi-way rule swaps any of its phrases
- * for the others; a one-way rule swaps its root for its synonyms.
- */
-export function synonymVariants(q: string, rules: SynonymRule[], max = 4): string[] {
-  const variants = [words(q).join(" ")];
-  for (const rule of rules) {
-    const from = rule.root !== undefined ? [rule.root] : rule.synonyms;
-    for (const current of [...variants]) {
-      for (const phrase of from.map((p) => words(p).join(" "))) {
-        const at = ` ${current} `.indexOf(` ${phrase} `);
-        if (phrase === "" || at < 0) continue;
-        for (const replacement of rule.synonyms.map((p) => words(p).join(" "))) {
-          if (replacement === phrase) continue;
-          const next = ` ${current} `.replace(` ${phrase} `, ` ${replacement} `).trim();
-          if (!variants.includes(next) && variants.length < max) variants.push(next);
-        }
-      }
-    }
-  }
-  return variants;
 }

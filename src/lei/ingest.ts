@@ -33,6 +33,8 @@ export interface LoadRequest {
 }
 
 export class LoadCheckError extends Error {}
+/** The file holds fewer records than the load allows (a share of the last load's): a broken file, or a shrink not asked for. */
+export class TooFewRecordsError extends LoadCheckError {}
 
 /**
  * Loads, checks, persists and swaps. The new collection goes live only after every slice is
@@ -49,7 +51,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       throw new LoadCheckError(`golden copy holds ${done.rows} rows, its publication announces ${req.expectedRows}`);
     }
     if (done.records < req.minRecords) {
-      throw new LoadCheckError(`golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`);
+      throw new TooFewRecordsError(`golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`);
     }
     const buildStarted = Date.now();
     req.log(`parsed ${done.records} records in ${done.ingestSeconds.toFixed(1)} s; finishing ${collection.slices} slice(s)`);

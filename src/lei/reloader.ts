@@ -10,7 +10,7 @@ import type { Collection } from "../engine/collection.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import { latestPublication } from "./golden-copy/gleif-api.js";
-import { loadInto, type LoadRequest } from "./ingest.js";
+import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 
 export type SourceSetting =
   | { kind: "gleif"; api: string }
@@ -87,19 +87,32 @@ export class Reloader {
 
   /**
    * An uploaded golden copy (the keyed API's import) becomes the live collection, checked like
-   * any load; the next reload of the configured source replaces it.
+   * a reload: unless `allowShrink`, it must hold at least 90 % of the live collection's records
+   * (when that is not the fallback). The next reload of the configured source replaces it. A
+   * refusal is logged once with its full reason and rejects with ImportRefused, whose message
+   * names no server path.
    */
-  async importFile(path: string): Promise<CollectionManifest> {
+  async importFile(path: string, opts: { allowShrink: boolean }): Promise<CollectionManifest> {
     try {
       // not a fallback load, so run() always yields its manifest
       return (await this.run({
-        source: path, published: null, expectedRows: null, minRecords: 1, fallback: false, sample: false,
+        source: path, published: null, expectedRows: null, minRecords: opts.allowShrink ? 1 : this.minRecords(), fallback: false, sample: false,
         describe: `GLEIF Level 1 golden copy imported through the keyed API at ${new Date().toISOString()}; the next reload of the configured source replaces it`,
       }))!;
     } catch (err) {
       rmSync(path, { force: true });
-      throw err;
+      const reason = (err as Error).message;
+      const live = this.collection.current;
+      this.opts.log(`import refused: ${reason}; ${live ? `${live.name} stays live` : "nothing is live yet"}`);
+      throw new ImportRefused(withoutServerPaths(reason, path, this.opts.dataDir), err instanceof TooFewRecordsError);
     }
+  }
+
+  /** Records a load of the configured source (or an import) must hold: a share of the live collection's. */
+  private minRecords(): number {
+    const live = this.collection.current;
+    const lastRecords = live && !live.fallback ? live.docs : 0;
+    return Math.max(1, Math.floor(lastRecords * MIN_SHARE_OF_LAST_LOAD));
   }
 
   /** A shard worker died: serve its collection again from the segments, or load it anew. */
@@ -158,8 +171,7 @@ export class Reloader {
 
   private async loadSourceOnce(force: boolean): Promise<void> {
     const live = this.collection.current;
-    const lastRecords = live && !live.fallback ? live.docs : 0;
-    const minRecords = Math.max(1, Math.floor(lastRecords * MIN_SHARE_OF_LAST_LOAD));
+    const minRecords = this.minRecords();
     const source = this.opts.source;
     if (source.kind === "gleif") {
       const pub = await latestPublication(source.api);
@@ -272,6 +284,21 @@ export class Reloader {
     }, next.getTime() - now.getTime());
     this.dailyTimer.unref();
   }
+}
+
+/** An import the checks refused; `tooFew`: it would shrink the live collection below the share a reload may. */
+export class ImportRefused extends Error {
+  constructor(message: string, readonly tooFew: boolean) {
+    super(message);
+  }
+}
+
+/** A refusal as a client may read it: the upload, and any other file of the data dir, named without a path. */
+function withoutServerPaths(message: string, upload: string, dataDir: string): string {
+  const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const under = (dir: string): RegExp => new RegExp(`${escaped(dir)}[^\\s'":,)]*`, "g");
+  return message.split(resolve(upload)).join("the upload").split(upload).join("the upload")
+    .replace(under(resolve(dataDir)), "a file of the server");
 }
 
 /** "2026-09-30 08:00:00" -> "2026-09-30T08:00:00Z" */

@@ -1,7 +1,7 @@
 // The LEI area's core API, shared by the HTTP routes and the MCP tools so both give the same
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
-import { keptOutcome, type Collection, type SearchOutcome } from "../engine/collection.js";
+import type { Collection, SearchOutcome } from "../engine/collection.js";
 import type { SearchRequest } from "../engine/planner.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { AnswerCache } from "./answer-cache.js";
@@ -61,9 +61,16 @@ export class LeiService {
     return this.outcome(params, (params.page - 1) * params.limit, use);
   }
 
-  /** The raw outcome of the whole window, for callers that keep it across an await: its documents are its own. */
-  searchOutcome(params: SearchParams): Promise<SearchOutcome> {
-    return this.outcome(params, 0, keptOutcome);
+  /**
+   * As searchOutcomeWith(), for the variants of one query (synonyms: the same parameters but q):
+   * merged before any document is read, so only the page's are. A variant that can match
+   * nothing is left out.
+   */
+  searchVariantsWith<T>(variants: SearchParams[], use: (outcome: SearchOutcome) => T): Promise<T> {
+    const kept = variants.filter(searchable);
+    if (kept.length === 0) return now(use, this.emptyOutcome());
+    if (kept.length === 1) return this.searchOutcomeWith(kept[0], use);
+    return this.collection.searchVariantsWith(kept.map(engineRequest), (kept[0].page - 1) * kept[0].limit, use);
   }
 
   private outcome<T>(params: SearchParams, from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
