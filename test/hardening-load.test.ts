@@ -4,11 +4,13 @@
 // themselves where a clock or a parser is the point.
 
 import t from "tap";
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
+import { randomBytes } from "node:crypto";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 import { goldenCopyCsv } from "./helpers/keyed-extras.js";
 import { mapRow } from "./helpers/fixture.js";
-import { spawnLeidex, startServer, tempDir } from "./helpers/server.js";
+import { fetchGot, spawnLeidex, startServer, tempDir } from "./helpers/server.js";
 
 /** Every file under dir, relative to it. */
 function filesUnder(dir: string): string[] {
@@ -97,3 +99,38 @@ async function runLeidexEnv(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 
   await new Promise((r) => setImmediate(r));
   return { code, stdout: p.stdout(), stderr: p.stderr() };
 }
+
+// ---------------------------------------------------------------- item 8: key files
+
+t.test("item 8: empty or blank key files (a start cut between create and write) count as absent: new keys, said once, written atomically", async (t) => {
+  const dataDir = tempDir(t, "leidex-data-");
+  writeFileSync(join(dataDir, "bootstrap-key"), "", { mode: 0o600 });
+  writeFileSync(join(dataDir, "operator-key"), "  \n\t\n", { mode: 0o600 });
+  const srv = await startServer(t, { shards: 1, dataDir });
+  const boot = readFileSync(join(dataDir, "bootstrap-key"), "utf8").trim();
+  const op = readFileSync(join(dataDir, "operator-key"), "utf8").trim();
+  t.match(boot, /^lxb_[0-9A-Za-z]{32}$/, "a new bootstrap key is in its file");
+  t.match(op, /^lxo_[0-9A-Za-z]{32}$/, "a new operator key is in its file");
+  t.match(srv.stdout(), new RegExp(`bootstrap-key was empty .*bootstrap API key \\(shown once, kept in .*\\): ${boot}`), "one log line says the bootstrap key file was empty and shows the new key");
+  t.match(srv.stdout(), new RegExp(`operator-key was empty .*operator key \\(shown once, kept in .*\\): ${op}`), "and likewise for the operator key");
+  for (const file of ["bootstrap-key", "operator-key"]) t.equal(statSync(join(dataDir, file)).mode & 0o777, 0o600, `${file} is mode 0600`);
+  t.same(readdirSync(dataDir).filter((n) => n.endsWith(".tmp")), [], "no temporary file is left");
+  const keys = await fetchGot(`${srv.base}/keys`, { headers: { "x-search-api-key": boot } });
+  t.equal(keys.status, 200, "the new bootstrap key works");
+  const tenants = await fetchGot(`${srv.base}/v1/tenants`, { headers: { authorization: `Bearer ${op}` } });
+  t.not(tenants.status, 401, "the new operator key is accepted");
+  await srv.stop();
+  const again = await startServer(t, { shards: 1, dataDir });
+  t.match(again.stdout(), `bootstrap API key: ${boot.slice(0, 8)}…`, "a restart keeps the new key and prints its prefix only");
+  t.notMatch(again.stdout(), /was empty/);
+  await again.stop();
+});
+
+t.test("item 8: an unreadable key file refuses the start in one line", async (t) => {
+  const dataDir = tempDir(t, "leidex-data-");
+  mkdirSync(join(dataDir, "bootstrap-key")); // a directory: reading it fails with EISDIR
+  const r = await runLeidexEnv(["--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, "--shards", "1", "--source", "sample"], {});
+  t.equal(r.code, 1);
+  t.match(r.stderr.trim(), /^cannot read the bootstrap API key in .*bootstrap-key: .*EISDIR.*remove it/, "says which file and what to do");
+  t.equal(r.stderr.trim().split("\n").length, 1, "one line, no stack trace");
+});
