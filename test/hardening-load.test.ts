@@ -134,3 +134,37 @@ t.test("item 8: an unreadable key file refuses the start in one line", async (t)
   t.match(r.stderr.trim(), /^cannot read the bootstrap API key in .*bootstrap-key: .*EISDIR.*remove it/, "says which file and what to do");
   t.equal(r.stderr.trim().split("\n").length, 1, "one line, no stack trace");
 });
+
+// ---------------------------------------------------------------- item 12: a corrupt state.db
+
+/** A real state.db of ~500 KB: the keys table with 2,000 rows, checkpointed into the main file. */
+function realStateDb(path: string): void {
+  const db = new Database(path);
+  db.exec("CREATE TABLE api_keys (id INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE, description TEXT NOT NULL, actions TEXT NOT NULL, collections TEXT NOT NULL, expires_at INTEGER NOT NULL, autodelete INTEGER NOT NULL)");
+  const insert = db.prepare("INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete) VALUES (?, ?, '[\"*\"]', '[]', 9999999999, 0)");
+  db.transaction(() => { for (let i = 0; i < 2000; i++) insert.run(`key-value-${i}`, "d".repeat(200)); })();
+  db.close();
+}
+
+for (const [what, damage] of [
+  ["garbage bytes", (path: string) => writeFileSync(path, randomBytes(64 * 1024))],
+  ["a truncated database", (path: string) => { realStateDb(path); truncateSync(path, Math.floor(statSync(path).size * 0.4)); }],
+  ["a page overwritten mid-file", (path: string) => {
+    realStateDb(path);
+    const fd = openSync(path, "r+");
+    writeSync(fd, randomBytes(4096), 0, 4096, 40 * 4096);
+    closeSync(fd);
+  }],
+] as const) {
+  t.test(`item 12: a state.db of ${what} refuses the start in one clear line, exit 1`, async (t) => {
+    const dataDir = tempDir(t, "leidex-data-");
+    damage(join(dataDir, "state.db"));
+    const r = await runLeidexEnv(["--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, "--shards", "1", "--source", "sample"], {});
+    t.equal(r.code, 1, "exit code 1");
+    const line = r.stderr.trim();
+    t.equal(line.split("\n").length, 1, "one line on stderr");
+    t.match(line, /^refusing to start: .*state\.db is damaged \(.+\);.*keys.*restore it from a backup, or move it aside/, "names the file and what to do");
+    t.notMatch(line, /SqliteError|\n\s+at /, "no raw error or stack trace");
+    t.notMatch(r.stdout, /listening on/, "nothing was served");
+  });
+}
