@@ -8,7 +8,8 @@ import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
-import { goldenCopyCsv } from "./helpers/keyed-extras.js";
+import { goldenCopyCsv, importSynthetics } from "./helpers/keyed-extras.js";
+import { CsvReader, MAX_FIELD_BYTES, MAX_ROW_BYTES } from "../src/lei/golden-copy/csv.js";
 import { mapRow } from "./helpers/fixture.js";
 import { fetchGot, spawnLeidex, startServer, tempDir } from "./helpers/server.js";
 
@@ -168,3 +169,91 @@ for (const [what, damage] of [
     t.notMatch(r.stdout, /listening on/, "nothing was served");
   });
 }
+
+// ---------------------------------------------------------------- item 19: long CSV fields
+
+/** Rows as field strings, the file fed in chunks of the sizes `sizes` gives in turn. */
+function parsedRows(data: Buffer, sizes: () => number): string[][] | string {
+  const rows: string[][] = [];
+  const reader = new CsvReader((row) => { rows.push(Array.from({ length: row.length }, (_, i) => row.field(i))); });
+  try {
+    for (let at = 0; at < data.length;) {
+      const n = Math.max(1, sizes());
+      reader.push(data.subarray(at, at + n));
+      at += n;
+    }
+    reader.end();
+  } catch (err) {
+    return `error: ${(err as Error).message}`;
+  }
+  return rows;
+}
+
+t.test("item 19: the parser gives the same rows however the file is cut into chunks", async (t) => {
+  const sample = Buffer.from(goldenCopyCsv(300, importSynthetics(), { eol: "\r\n", bom: true }).text);
+  const whole = parsedRows(sample, () => sample.length);
+  t.equal((whole as string[][]).length, 306, "header + 300 sample rows + 5 synthetic ones");
+  let seed = 20;
+  const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const max of [1, 7, 64, 4096, 1 << 16]) {
+    t.same(parsedRows(sample, () => 1 + Math.floor(rnd() * max)), whole, `chunks of 1 to ${max} bytes`);
+  }
+  // the edges of quoting, one byte at a time and whole
+  const edges = Buffer.from('a,"b""c","",d\r\n"x\ny",,"""",\n\n"","","","","",z\r\n"last"');
+  const want = [["a", 'b"c', "", "d"], ["x\ny", "", '"', ""], ["", "", "", "", "", "z"], ["last"]];
+  t.same(parsedRows(edges, () => edges.length), want);
+  t.same(parsedRows(edges, () => 1), want, "byte by byte");
+  t.match(parsedRows(Buffer.from('a\n"open'), () => 1), /^error: unterminated quoted field in row 2/);
+});
+
+t.test("item 19: a field over 1 MiB or a row over 4 MiB is refused with a clear error; at the limit it is read", async (t) => {
+  const row = (fields: string[]): Buffer => Buffer.from(`"LEI","Entity.LegalName"\n${fields.join(",")}\n`);
+  const chunks = (): number => 65536;
+  const atLimit = parsedRows(row(['"A"', `"${"n".repeat(MAX_FIELD_BYTES)}"`]), chunks);
+  t.equal(typeof atLimit === "string" ? atLimit : atLimit[1][1].length, MAX_FIELD_BYTES, "a quoted field of exactly 1 MiB is read");
+  t.equal(MAX_FIELD_BYTES, 1 << 20);
+  t.equal(MAX_ROW_BYTES, 4 << 20);
+  t.match(parsedRows(row(['"A"', `"${"n".repeat(MAX_FIELD_BYTES + 1)}"`]), chunks), /^error: row 2 has a field longer than 1 MiB, the limit/, "quoted, one byte over");
+  t.match(parsedRows(row(["A", "n".repeat(MAX_FIELD_BYTES + 1)]), chunks), /^error: row 2 has a field longer than 1 MiB/, "unquoted, one byte over");
+  t.match(parsedRows(row(["A", "n".repeat(MAX_FIELD_BYTES + 1)]), () => 1 << 30), /^error: row 2 has a field longer than 1 MiB/, "in one chunk too");
+  const wide = Array.from({ length: 5 }, () => `"${"w".repeat(900_000)}"`);
+  t.match(parsedRows(row(wide), chunks), /^error: row 2 is longer than 4 MiB, the limit/, "five fields of 900 KB: the row is too long");
+  // a 100 MB field (54 s and 5.5 GB before) is refused as soon as its first MiB is read
+  const reader = new CsvReader(() => undefined);
+  reader.push(Buffer.from('"LEI","Entity.LegalName"\n"A","'));
+  const mib = Buffer.alloc(1 << 20, 0x61);
+  let pushed = 0;
+  let refused = "";
+  try {
+    for (; pushed < 100; pushed++) reader.push(mib);
+  } catch (err) {
+    refused = (err as Error).message;
+  }
+  t.match(refused, /field longer than 1 MiB/);
+  t.ok(pushed <= 2, `refused after ${pushed + 1} MiB of the field, not at its end`);
+});
+
+t.test("item 19: the import route answers 400 for a field over the limit and the live collection stays; a reload logs it and keeps it", async (t) => {
+  const dir = tempDir(t);
+  const source = join(dir, "golden.csv");
+  const good = goldenCopyCsv(6147, importSynthetics());
+  writeFileSync(source, good.text);
+  const srv = await startServer(t, { source, shards: 2, args: ["--api-key", "load-state-test-key"] });
+  const live = (await srv.json("/v1/stats")).records as number;
+  t.equal(live, 6152);
+  const long = goldenCopyCsv(6147, [...importSynthetics(), { ...importSynthetics()[0], lei: "LEIDEXIMPRT000000999", name: "L".repeat(2 << 20) }]).text;
+  const r = await fetchGot(`${srv.base}/collections/lei/documents/import`, {
+    method: "POST", body: long, headers: { "x-search-api-key": "load-state-test-key", "content-type": "text/csv" },
+  });
+  t.equal(r.status, 400, "400");
+  t.match(r.body?.message, /row 6154 has a field longer than 1 MiB, the limit/, "the message says which row and the limit");
+  t.equal((await srv.json("/v1/stats")).records, live, "the live collection stays");
+
+  writeFileSync(source, long);
+  srv.child.kill("SIGHUP");
+  const deadline = Date.now() + 60_000;
+  while (!/load failed: row 6154 has a field longer than 1 MiB/.test(srv.stdout()) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+  t.match(srv.stdout(), /load failed: row 6154 has a field longer than 1 MiB, the limit .*; lei_\S+ stays live/, "the reload logs the reason and keeps the live collection");
+  t.equal((await srv.json("/v1/stats")).records, live);
+  await srv.stop();
+});
