@@ -10,6 +10,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, tr
 import { join, relative } from "node:path";
 import { goldenCopyCsv, importSynthetics } from "./helpers/keyed-extras.js";
 import { CsvReader, MAX_FIELD_BYTES, MAX_ROW_BYTES } from "../src/lei/golden-copy/csv.js";
+import { parseConfig } from "../src/config/cli.js";
 import { mapRow } from "./helpers/fixture.js";
 import { fetchGot, spawnLeidex, startServer, tempDir } from "./helpers/server.js";
 
@@ -256,4 +257,40 @@ t.test("item 19: the import route answers 400 for a field over the limit and the
   t.match(srv.stdout(), /load failed: row 6154 has a field longer than 1 MiB, the limit .*; lei_\S+ stays live/, "the reload logs the reason and keeps the live collection");
   t.equal((await srv.json("/v1/stats")).records, live);
   await srv.stop();
+});
+
+// ---------------------------------------------------------------- item 14: boolean flags
+
+t.test("item 14: boolean flags take true/false/1/0/yes/no or stand bare; anything else is refused in one line", async (t) => {
+  const reloadNow = (argv: string[], env: NodeJS.ProcessEnv = {}): boolean | string => {
+    try {
+      const c = parseConfig(argv, env);
+      return c === "help" ? "help" : c.reloadNow;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  for (const [argv, want] of [
+    [["--reload-now"], true], [["--reload-now", "true"], true], [["--reload-now", "TRUE"], true], [["--reload-now", "1"], true],
+    [["--reload-now", "yes"], true], [["--reload-now=true"], true], [["--reload-now", "false"], false], [["--reload-now", "0"], false],
+    [["--reload-now", "no"], false], [["--reload-now=No"], false], [[], false], [["--reload-now", "--shards", "3"], true],
+  ] as const) t.equal(reloadNow([...argv]), want, argv.join(" ") || "(no flag)");
+  t.equal(reloadNow([], { LEIDEX_RELOAD_NOW: "yes" }), true, "LEIDEX_RELOAD_NOW=yes");
+  t.equal(reloadNow(["--reload-now", "no"], { LEIDEX_RELOAD_NOW: "yes" }), false, "the flag wins over the environment");
+  for (const bad of [["--reload-now", "maybe"], ["--reload-now=2"], ["--reload-now", ""]]) {
+    t.match(reloadNow(bad), /^--reload-now takes true, false, 1, 0, yes or no \(or the bare flag for true\), got "/, `${JSON.stringify(bad)} is refused`);
+  }
+  t.equal(reloadNow([], { LEIDEX_RELOAD_NOW: "perhaps" }), `--reload-now takes true, false, 1, 0, yes or no (or the bare flag for true), got "perhaps"`);
+
+  const r = await runLeidexEnv(["--reload-now", "maybe", "--data-dir", tempDir(t)], {});
+  t.equal(r.code, 2, "a bad value exits 2, as every bad flag does");
+  t.equal(r.stderr.split("\n")[0], `--reload-now takes true, false, 1, 0, yes or no (or the bare flag for true), got "maybe"`, "its first line says why");
+
+  const dataDir = tempDir(t, "leidex-data-");
+  const first = await startServer(t, { shards: 1, dataDir });
+  await first.stop();
+  const again = await startServer(t, { shards: 1, dataDir, args: ["--reload-now", "true"] });
+  t.notMatch(again.stdout(), /from its segments/, "--reload-now true loads the source although it is on disk");
+  t.match(again.stdout(), /loaded 6147 records as lei_sample/);
+  await again.stop();
 });
