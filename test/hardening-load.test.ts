@@ -6,7 +6,8 @@
 import t from "tap";
 import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join, relative } from "node:path";
 import { goldenCopyCsv, importSynthetics } from "./helpers/keyed-extras.js";
 import { CsvReader, MAX_FIELD_BYTES, MAX_ROW_BYTES } from "../src/lei/golden-copy/csv.js";
@@ -293,4 +294,54 @@ t.test("item 14: boolean flags take true/false/1/0/yes/no or stand bare; anythin
   t.notMatch(again.stdout(), /from its segments/, "--reload-now true loads the source although it is on disk");
   t.match(again.stdout(), /loaded 6147 records as lei_sample/);
   await again.stop();
+});
+
+// ---------------------------------------------------------------- item 24: clock steps
+
+t.test("item 24: an upload still arriving survives a reload's cleaning, however old its mtime looks (a forward clock step)", async (t) => {
+  const key = "load-state-upload-key";
+  const srv = await startServer(t, { shards: 1, args: ["--api-key", key] });
+  const csv = Buffer.from(goldenCopyCsv(6147, importSynthetics()).text);
+  const half = csv.indexOf("\n", csv.length >> 1) + 1;
+  let answer: Promise<{ status: number; text: string }> | null = null;
+  const req = httpRequest({
+    host: "127.0.0.1", port: srv.port, path: "/collections/lei/documents/import", method: "POST",
+    headers: { "x-search-api-key": key, "content-type": "text/csv", "transfer-encoding": "chunked" },
+  });
+  answer = new Promise((resolve, reject) => {
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (c: string) => { text += c; }).on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+  });
+  req.write(csv.subarray(0, half));
+  const downloads = join(srv.dataDir, "downloads");
+  const partOf = (): string | undefined => { try { return readdirSync(downloads).find((n) => n.startsWith("upload-") && n.endsWith(".part")); } catch { return undefined; } };
+  while (partOf() === undefined) await new Promise((r) => setTimeout(r, 50));
+  const part = join(downloads, partOf()!);
+  // what a forward step of the wall clock by two days looks like to an mtime check
+  const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+  utimesSync(part, twoDaysAgo, twoDaysAgo);
+  const loads = (): number => srv.stdout().match(/loaded 6147 records as/g)?.length ?? 0;
+  t.equal(loads(), 1);
+  srv.child.kill("SIGHUP"); // the sample is loaded again, and downloads/ cleaned after it
+  while (loads() < 2) await new Promise((r) => setTimeout(r, 50));
+  t.ok(existsSync(part), "the upload still arriving was left alone");
+  req.end(csv.subarray(half));
+  const r = await answer;
+  t.equal(r.status, 200, r.text);
+  t.match(JSON.parse(r.text), { success: true, num_imported: 6152 }, "and it imports once whole");
+  t.equal((await srv.json("/v1/stats")).records, 6152);
+  await srv.stop();
+});
+
+t.test("item 24: an upload an earlier run left half-written is removed by the next load's cleaning", async (t) => {
+  const dataDir = tempDir(t, "leidex-data-");
+  mkdirSync(join(dataDir, "downloads"));
+  const stale = join(dataDir, "downloads", "upload-1-deadbeef.golden-copy.part");
+  writeFileSync(stale, "LEI,Entity.LegalName\n");
+  const srv = await startServer(t, { shards: 1, dataDir });
+  t.notOk(existsSync(stale), "gone after the first load, young as it is");
+  await srv.stop();
 });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { uploadsInProgress } from "../store/uploads-in-progress.js";
 
 export interface Request {
   method: string;
@@ -410,10 +411,12 @@ function uploadBody(target: UploadTarget): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `upload-${Date.now()}-${randomBytes(4).toString("hex")}.golden-copy.part`);
   const fd = openSync(path, "w");
+  uploadsInProgress.hold(path); // released by the load it is handed to (Reloader.importFile)
   if (declared === 0 && !target.chunked) {
     closeSync(fd);
     const whole = path.slice(0, -".part".length);
     renameSync(path, whole);
+    uploadsInProgress.renamed(path, whole);
     return Promise.resolve(whole); // no body is coming
   }
   return new Promise((resolve, reject) => {
@@ -424,6 +427,7 @@ function uploadBody(target: UploadTarget): Promise<string> {
       done = true;
       closeSync(fd);
       rmSync(path, { force: true });
+      uploadsInProgress.release(path);
       reject(err);
     };
     target.onAbort = () => fail(new Error("the client went away during the upload"));
@@ -442,6 +446,7 @@ function uploadBody(target: UploadTarget): Promise<string> {
         // the .part name marks a file still arriving; a whole one takes its final name
         const whole = path.slice(0, -".part".length);
         renameSync(path, whole);
+        uploadsInProgress.renamed(path, whole);
         resolve(whole);
       }
     };

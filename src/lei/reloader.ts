@@ -4,11 +4,12 @@
 // is on disk, the bundled sample stands in, says so, and is replaced as soon as a load succeeds.
 // One load runs at a time; a load that fails leaves the live collection untouched.
 
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Collection } from "../engine/collection.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
+import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { latestPublication } from "./golden-copy/gleif-api.js";
 import { loadInto, type LoadRequest } from "./ingest.js";
 
@@ -99,6 +100,8 @@ export class Reloader {
     } catch (err) {
       rmSync(path, { force: true });
       throw err;
+    } finally {
+      uploadsInProgress.release(path); // kept as the live download now, or gone
     }
   }
 
@@ -226,8 +229,9 @@ export class Reloader {
 
   /**
    * The golden copy just loaded is kept (to rebuild a broken segment), and so is any waiting
-   * for its turn to load; older ones go. An `upload-….part` file is an import still arriving:
-   * left alone unless a day old (a crashed one).
+   * for its turn to load, and any upload still arriving (known to this process, not judged by
+   * its mtime: a clock step made a live one look a day old); older ones go, and so does an
+   * upload an earlier run left half-written.
    */
   private removeOtherDownloads(keep: string | null): void {
     const dir = join(this.opts.dataDir, "downloads");
@@ -236,7 +240,7 @@ export class Reloader {
     for (const name of names) {
       const path = join(dir, name);
       if (path === keep || this.queuedSources.some((source) => resolve(source) === resolve(path))) continue;
-      if (name.startsWith("upload-") && name.endsWith(".part") && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 86_400_000) continue;
+      if (uploadsInProgress.has(path)) continue;
       rmSync(path, { force: true });
     }
   }
