@@ -6,6 +6,7 @@ import { Collection } from "./engine/collection.js";
 import { pinMmapThreshold } from "./engine/native-heap.js";
 import { ShardPool } from "./engine/pool.js";
 import { ConfigError, parseConfig, usage, type Config } from "./config/cli.js";
+import { StartupError } from "./config/startup-error.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
 import { Metrics } from "./http/metrics.js";
 import { RateLimiter } from "./http/rate-limit.js";
@@ -124,6 +125,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  console.error(err.stack ?? err.message);
+  // a refusal the operator can act on is one line; anything else is a bug, with its stack
+  console.error(err instanceof StartupError ? err.message : (err.stack ?? err.message));
   process.exit(1);
 });

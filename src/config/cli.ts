@@ -32,7 +32,11 @@ export interface Config {
   trustProxy: string[];
 }
 
-interface FlagSpec { env: string; help: string; fallback: () => string | null }
+interface FlagSpec {
+  env: string; help: string; fallback: () => string | null;
+  /** true/false/1/0/yes/no, or the bare flag for true */
+  boolean?: true;
+}
 
 const FLAGS: Record<string, FlagSpec> = {
   port: { env: "LEIDEX_PORT", help: "port to listen on", fallback: () => "8080" },
@@ -45,7 +49,7 @@ const FLAGS: Record<string, FlagSpec> = {
   },
   "gleif-api": { env: "LEIDEX_GLEIF_API", help: "GLEIF golden copy API base", fallback: () => "https://goldencopy.gleif.org/api/v2" },
   "reload-at": { env: "LEIDEX_RELOAD_AT", help: "daily reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)", fallback: () => "08:45" },
-  "reload-now": { env: "LEIDEX_RELOAD_NOW", help: "load the source again at start-up, even when its publication is on disk (true/false)", fallback: () => "false" },
+  "reload-now": { env: "LEIDEX_RELOAD_NOW", help: "load the source again at start-up, even when its publication is on disk (true/false/1/0/yes/no; bare = true)", fallback: () => "false", boolean: true },
   "api-key": { env: "LEIDEX_API_KEY", help: "bootstrap API key of the keyed engine API (default: generated on first start, kept in <data-dir>/bootstrap-key)", fallback: () => null },
   "retry-seconds": { env: "LEIDEX_RETRY_SECONDS", help: "first wait before retrying a failed load; doubles up to an hour", fallback: () => "60" },
   shards: { env: "LEIDEX_SHARDS", help: "shard worker threads, one slice each (default: one per core)", fallback: () => String(availableParallelism()) },
@@ -77,10 +81,9 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: withBooleanValues(argv),
       options: {
-        ...Object.fromEntries(Object.keys(FLAGS).filter((k) => k !== "reload-now").map((k) => [k, { type: "string" as const }])),
-        "reload-now": { type: "boolean" as const },
+        ...Object.fromEntries(Object.keys(FLAGS).map((k) => [k, { type: "string" as const }])),
         help: { type: "boolean" as const },
       },
       strict: true,
@@ -93,7 +96,6 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
   const get = (name: string): string | null => {
     const v = (parsed.values as Record<string, string | boolean | undefined>)[name];
     if (typeof v === "string") return v;
-    if (v === true) return "true";
     return env[FLAGS[name].env] ?? FLAGS[name].fallback();
   };
   const int = (name: string, min: number, max: number): number => {
@@ -155,10 +157,30 @@ function clockMinutes(raw: string): number {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
+const TRUE = /^(true|1|yes)$/i, FALSE = /^(false|0|no)$/i;
+
 function bool(name: string, raw: string): boolean {
-  if (/^(true|1|yes)$/i.test(raw)) return true;
-  if (/^(false|0|no)$/i.test(raw)) return false;
-  throw new ConfigError(`--${name} must be true or false, got "${raw}"`);
+  if (TRUE.test(raw.trim())) return true;
+  if (FALSE.test(raw.trim())) return false;
+  throw new ConfigError(`--${name} takes true, false, 1, 0, yes or no (or the bare flag for true), got "${raw}"`);
+}
+
+/**
+ * parseArgs knows flags that take a value and flags that take none; a boolean flag here takes
+ * either: `--reload-now`, `--reload-now=no` and `--reload-now true` all work. The bare flag
+ * becomes `--flag=true`, and a following word is its value when it is not another flag; a value
+ * that is not a boolean is refused later by bool(), naming it.
+ */
+function withBooleanValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const name = arg.startsWith("--") && !arg.includes("=") ? arg.slice(2) : null;
+    if (name === null || FLAGS[name]?.boolean !== true) { out.push(arg); continue; }
+    const next = argv[i + 1];
+    if (next !== undefined && !next.startsWith("--")) { out.push(`${arg}=${next}`); i++; } else out.push(`${arg}=true`);
+  }
+  return out;
 }
 
 function apiKey(raw: string | null, name: string): string | null {

@@ -96,9 +96,13 @@ export class ShardPool {
     return this.piscina.run(routed, { transferList: transfer }) as Promise<T>;
   }
 
-  /** One task to every slice: the same task, or one made for each slice. */
+  /**
+   * One task to every slice: the same task, or one made for each slice. Settles only once every
+   * slice has answered, rejecting with the first error: a caller cleaning up after a failure must
+   * not race slices still writing files, nor see a later error in place of the first.
+   */
   broadcast<T>(task: ShardTask | ((slice: number) => ShardTask)): Promise<T[]> {
-    return Promise.all(Array.from({ length: this.slices }, (_, s) => this.run<T>(s, typeof task === "function" ? task(s) : { ...task })));
+    return allSettledOrFirstError(Array.from({ length: this.slices }, (_, s) => this.run<T>(s, typeof task === "function" ? task(s) : { ...task })));
   }
 
   /** One request to one slice's generation, batched with its neighbours in time. */
@@ -180,4 +184,15 @@ export class ShardPool {
     for (let s = 0; s < this.slices; s++) this.dropChannel(s, "the shard pool is closing");
     await this.piscina.destroy();
   }
+}
+
+/** Every promise's value once all have settled; else the error of the first to reject. */
+async function allSettledOrFirstError<T>(runs: Promise<T>[]): Promise<T[]> {
+  let first: { error: unknown } | null = null;
+  const values = await Promise.all(runs.map((run) => run.catch((error: unknown) => {
+    first ??= { error };
+    return undefined as T;
+  })));
+  if (first !== null) throw (first as { error: unknown }).error;
+  return values;
 }

@@ -9,9 +9,9 @@
 // second copy of the slice. A file that is short, foreign, of another format or fails its
 // checksum is refused with a SegmentError: a broken segment is rebuilt, never served.
 
-import { mkdir, open, rename, type FileHandle } from "node:fs/promises";
+import { mkdir, open, rename, rm, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import { crc32 } from "node:zlib";
+import { crc32Update } from "./crc.js";
 import { DocStoreReader, type DocFileFacts } from "./doc-store.js";
 import { SegmentError } from "./segment-error.js";
 import type { ColumnData, SliceData } from "./slice-builder.js";
@@ -98,7 +98,7 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
   }
   let crc = 0;
   let length = 0;
-  for (const p of pieces) { crc = crc32(p, crc); length += p.length; }
+  for (const p of pieces) { crc = crc32Update(p, crc); length += p.length; }
 
   const header = Buffer.alloc(HEADER_BYTES);
   MAGIC.copy(header, 0);
@@ -107,18 +107,23 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
   header.writeBigUInt64LE(BigInt(length), 16);
   header.writeUInt32LE(data.nDocs, 24);
   const partial = `${path}.part`;
-  const fh = await open(partial, "w");
   try {
-    let position = 0;
-    for (const p of [header, ...pieces]) {
-      await writeAll(fh, p, position);
-      position += p.length;
+    const fh = await open(partial, "w");
+    try {
+      let position = 0;
+      for (const p of [header, ...pieces]) {
+        await writeAll(fh, p, position);
+        position += p.length;
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
     }
-    await fh.sync();
-  } finally {
-    await fh.close();
+    await rename(partial, path);
+  } catch (err) {
+    await rm(partial, { force: true }).catch(() => undefined); // a failed write leaves no partial file
+    throw err;
   }
-  await rename(partial, path);
 }
 
 /**
@@ -151,7 +156,7 @@ export async function readSegment(
     if (4 + jsonLength > length) throw new SegmentError(`segment ${path} has a broken directory`);
     const lead = Buffer.alloc(padTo(4 + jsonLength));
     await readAll(fh, lead, HEADER_BYTES, path);
-    let crc = crc32(lead);
+    let crc = crc32Update(lead, 0);
     let directory: Directory;
     try {
       directory = JSON.parse(lead.subarray(4, 4 + jsonLength).toString("utf8")) as Directory;
@@ -174,9 +179,9 @@ export async function readSegment(
       const array = destination({ name, kind: entry.kind, length: entry.length });
       const bytes = bytesOf(array);
       await readAll(fh, bytes, dataStart + entry.offset, path);
-      crc = crc32(bytes, crc);
+      crc = crc32Update(bytes, crc);
       const pad = padTo(bytes.length) - bytes.length;
-      if (pad > 0) crc = crc32(Buffer.alloc(pad), crc);
+      if (pad > 0) crc = crc32Update(Buffer.alloc(pad), crc);
       arrays.set(name, array);
     }
     if (crc !== header.readUInt32LE(12)) throw new SegmentError(`segment ${path} fails its checksum`);

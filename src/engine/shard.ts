@@ -31,6 +31,14 @@ function claimSlice(): number {
 }
 
 const building = new Map<number, SliceBuilder>();
+/**
+ * LEIDEX_TEST_FAIL_FINISH_SLICE=<s> (test-only, read once here): slice s fails its first finish
+ * at once, and every other slice pauses 500 ms between moving its document file and writing its
+ * segment, so tests see how a load failing while slices are mid-write cleans up.
+ */
+const testFailSlice = process.env.LEIDEX_TEST_FAIL_FINISH_SLICE === undefined ? null : Number(process.env.LEIDEX_TEST_FAIL_FINISH_SLICE);
+let failNextFinish = testFailSlice === slice;
+const pauseBeforeSegmentMs = testFailSlice !== null && testFailSlice !== slice ? 500 : 0;
 const EXPORT_PAGE_BYTES = 256 * 1024;
 const generations = new Map<number, WasmSlice>();
 
@@ -94,6 +102,11 @@ function retire(gen: number): boolean {
  * never in memory together.
  */
 async function finish(gen: number, builder: SliceBuilder, segment: string): Promise<FinishResult> {
+  if (failNextFinish) {
+    failNextFinish = false;
+    builder.abandon();
+    throw new Error(`test: slice ${slice} refuses to finish (LEIDEX_TEST_FAIL_FINISH_SLICE)`);
+  }
   await persist(builder, segment);
   releaseMemory();
   return serveGeneration(gen, await WasmSlice.open(segment, true));
@@ -101,7 +114,9 @@ async function finish(gen: number, builder: SliceBuilder, segment: string): Prom
 
 /** Its own frame, so that the built arrays are unreachable once it returns, before finish() collects. */
 async function persist(builder: SliceBuilder, segment: string): Promise<void> {
-  await writeSegment(segment, builder.finish(docFileOf(segment)));
+  const data = builder.finish(docFileOf(segment));
+  if (pauseBeforeSegmentMs > 0) await new Promise((r) => setTimeout(r, pauseBeforeSegmentMs));
+  await writeSegment(segment, data);
 }
 
 function serveGeneration(gen: number, built: WasmSlice): FinishResult {

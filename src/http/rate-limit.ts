@@ -1,6 +1,7 @@
 // Per-IP token buckets: `limit` tokens refilled evenly over `window` seconds, so a client may
 // burst up to the limit and then sustains limit/window per second. Buckets live in an LRU, so a
-// flood of distinct addresses costs bounded memory.
+// flood of distinct addresses costs bounded memory. Refills are timed by the monotonic clock:
+// with the wall clock, a backward step refused known clients for the length of the step.
 
 import { LRUCache } from "lru-cache";
 
@@ -12,7 +13,7 @@ export class RateLimiter {
   private readonly buckets = new LRUCache<string, Bucket>({ max: 200_000 });
   private readonly perMs: number;
 
-  constructor(readonly limit: number, windowSeconds: number, private readonly now: () => number = Date.now) {
+  constructor(readonly limit: number, windowSeconds: number, private readonly now: () => number = () => performance.now()) {
     this.perMs = limit / (windowSeconds * 1000);
   }
 

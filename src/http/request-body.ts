@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type * as UWS from "uWebSockets.js";
+import { uploadsInProgress } from "../store/uploads-in-progress.js";
 
 /** Answered 413; the connection is closed. */
 export class BodyTooLargeError extends Error {
@@ -136,10 +137,12 @@ export function uploadBody(target: UploadTarget): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `upload-${Date.now()}-${randomBytes(4).toString("hex")}.golden-copy.part`);
   const fd = openSync(path, "w");
+  uploadsInProgress.hold(path); // released by the load it is handed to (Reloader.importFile)
   if (declared === 0 && !target.chunked) {
     closeSync(fd);
     const whole = path.slice(0, -".part".length);
     renameSync(path, whole);
+    uploadsInProgress.renamed(path, whole);
     return Promise.resolve(whole); // no body is coming
   }
   return new Promise((resolve, reject) => {
@@ -150,6 +153,7 @@ export function uploadBody(target: UploadTarget): Promise<string> {
       done = true;
       closeSync(fd);
       rmSync(path, { force: true });
+      uploadsInProgress.release(path);
       reject(err);
     };
     target.onAbort = () => fail(new Error("the client went away during the upload"));
@@ -168,6 +172,7 @@ export function uploadBody(target: UploadTarget): Promise<string> {
         // the .part name marks a file still arriving; a whole one takes its final name
         const whole = path.slice(0, -".part".length);
         renameSync(path, whole);
+        uploadsInProgress.renamed(path, whole);
         resolve(whole);
       }
     };

@@ -85,9 +85,12 @@ export class KeyStore {
     return true;
   }
 
-  /** Deletes the expired keys marked autodelete; returns their ids. */
-  deleteExpired(nowSeconds: number): number[] {
-    const gone = [...this.byValue.values()].filter((k) => k.autodelete && nowSeconds > k.expiresAt).map((k) => k.id);
+  /**
+   * Deletes the expired keys marked autodelete, those `confirm` agrees to (housekeeping asks an
+   * ExpiryGuard, so that a clock step deletes nothing early); returns their ids.
+   */
+  deleteExpired(nowSeconds: number, confirm: (expired: ApiKey[]) => number[] = (expired) => expired.map((k) => k.id)): number[] {
+    const gone = confirm([...this.byValue.values()].filter((k) => k.autodelete && nowSeconds > k.expiresAt));
     for (const id of gone) this.delete(id);
     return gone;
   }

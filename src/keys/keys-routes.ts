@@ -15,6 +15,7 @@ import { randomKey } from "../store/persisted-key.js";
 import type { KeyStore } from "./key-store.js";
 import { JSON_BODY, keyedRoute, jsonBody, noCollection, type Guarded } from "./keyed-route.js";
 import { collectionsRefusal, FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
+import { ExpiryGuard } from "./expiry-guard.js";
 
 const PREFIX_CHARS = 4;
 
@@ -105,8 +106,9 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
 
 /** Deletes expired autodelete keys every few seconds, so each goes within a minute of expiring. */
 export function startKeyHousekeeping(keys: KeyStore, nowSeconds: () => number, log: (line: string) => void): NodeJS.Timeout {
+  const guard = new ExpiryGuard();
   const timer = setInterval(() => {
-    const gone = keys.deleteExpired(nowSeconds());
+    const gone = keys.deleteExpired(nowSeconds(), (expired) => guard.confirm(expired));
     if (gone.length > 0) log(`deleted expired API keys ${gone.join(", ")}`);
   }, 15_000);
   timer.unref();

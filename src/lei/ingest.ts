@@ -73,11 +73,20 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     if (done.skipped > 0) req.log(`${done.skipped} rows skipped: their LEI is not 20 upper-case letters or digits`);
     return manifest;
   } catch (err) {
-    await collection.abandon(gen);
-    if (name !== null) req.files.removeAllBut(req.files.current()?.name ?? "");
+    // the load's own error is the one to report: a cleanup that fails too is only logged
+    await cleanUp(req, "its generation", () => collection.abandon(gen));
+    if (name !== null) await cleanUp(req, "its partial files", () => req.files.removeAllBut(req.files.current()?.name ?? ""));
     throw err;
   } finally {
-    req.files.clearScratch();
+    await cleanUp(req, "its scratch files", () => req.files.clearScratch());
+  }
+}
+
+async function cleanUp(req: LoadRequest, what: string, work: () => unknown): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    req.log(`a failed load could not remove ${what}: ${(err as Error).message}`);
   }
 }
 

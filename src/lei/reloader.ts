@@ -4,11 +4,12 @@
 // is on disk, the bundled sample stands in, says so, and is replaced as soon as a load succeeds.
 // One load runs at a time; a load that fails leaves the live collection untouched.
 
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Collection } from "../engine/collection.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
+import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { latestPublication } from "./golden-copy/gleif-api.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 
@@ -105,6 +106,8 @@ export class Reloader {
       const live = this.collection.current;
       this.opts.log(`import refused: ${reason}; ${live ? `${live.name} stays live` : "nothing is live yet"}`);
       throw new ImportRefused(withoutServerPaths(reason, path, this.opts.dataDir), err instanceof TooFewRecordsError);
+    } finally {
+      uploadsInProgress.release(path); // kept as the live download now, or gone
     }
   }
 
@@ -238,8 +241,9 @@ export class Reloader {
 
   /**
    * The golden copy just loaded is kept (to rebuild a broken segment), and so is any waiting
-   * for its turn to load; older ones go. An `upload-….part` file is an import still arriving:
-   * left alone unless a day old (a crashed one).
+   * for its turn to load, and any upload still arriving (known to this process, not judged by
+   * its mtime: a clock step made a live one look a day old); older ones go, and so does an
+   * upload an earlier run left half-written.
    */
   private removeOtherDownloads(keep: string | null): void {
     const dir = join(this.opts.dataDir, "downloads");
@@ -248,7 +252,7 @@ export class Reloader {
     for (const name of names) {
       const path = join(dir, name);
       if (path === keep || this.queuedSources.some((source) => resolve(source) === resolve(path))) continue;
-      if (name.startsWith("upload-") && name.endsWith(".part") && Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 86_400_000) continue;
+      if (uploadsInProgress.has(path)) continue;
       rmSync(path, { force: true });
     }
   }

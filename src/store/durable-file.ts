@@ -1,0 +1,26 @@
+// Small files that must be whole or absent after a crash: written to a temporary name beside the
+// target, synced, renamed over it, and the directory synced so that the rename itself survives.
+
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join } from "node:path";
+
+export function writeFileAtomically(path: string, text: string, mode = 0o600): void {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    const fd = openSync(temp, "wx", mode);
+    try {
+      const bytes = Buffer.from(text);
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, done);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  const dir = openSync(dirname(path), "r");
+  try { fsyncSync(dir); } finally { closeSync(dir); }
+}
