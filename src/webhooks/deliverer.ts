@@ -8,9 +8,9 @@ import { Agent, type Dispatcher } from "undici";
 import { MAX_CONCURRENCY } from "./model.js";
 import type { DispatcherWorkerData, DispatchJob, DispatchResult } from "./protocol.js";
 import { signedHeaders } from "./signing.js";
+import { SNIPPET_BYTES, utf8Snippet } from "./snippet.js";
 import { UrlGuard } from "./url-guard.js";
 
-const SNIPPET_BYTES = 1024;
 /** response bytes read (and dropped past the snippet) before the connection is cut instead of reused */
 const DRAIN_BYTES = 64 * 1024;
 const TIMED_OUT = new Error("attempt timed out");
@@ -128,7 +128,7 @@ export class Deliverer {
         settled = true;
         clearTimeout(timer);
         if (err && !(err === TOO_LARGE && statusCode >= 200)) { reject(err); return; }
-        resolve({ statusCode, retryAfter, snippet: Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString("utf8") });
+        resolve({ statusCode, retryAfter, snippet: utf8Snippet(Buffer.concat(chunks)) });
       };
       const timer = setTimeout(() => { controller?.abort(TIMED_OUT); finish(TIMED_OUT); }, this.config.timeoutMs);
       this.agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers, body }, {
