@@ -16,6 +16,7 @@
 import { Worker } from "node:worker_threads";
 import type { Metrics } from "../http/metrics.js";
 import type { StateDb } from "../store/state-db.js";
+import { writeFailures } from "../store/write-failure.js";
 import type { InboundStore } from "./inbound-store.js";
 import { relaxedTransaction, type Delivery, type Outbox, type Outcome } from "./outbox.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
@@ -180,7 +181,7 @@ export class DispatchCenter {
       this.pumpOnce();
     } catch (err) {
       // a failing disk must not take the server down from a timer; the next poll tries again
-      this.opts.log(`handing out webhook deliveries failed: ${(err as Error).message}`);
+      if (!writeFailures.note("webhook hand-out", err)) this.opts.log(`handing out webhook deliveries failed: ${(err as Error).message}`);
     }
   }
 
@@ -243,7 +244,7 @@ export class DispatchCenter {
     } catch (err) {
       // the disk refused (full, I/O error): keep the results and try again in a second rather
       // than take the server down; their rows stay leased, so nothing is sent twice meanwhile
-      this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
+      if (!writeFailures.note("webhook results", err)) this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
       this.returned = batch.concat(this.returned);
       this.flushTimer ??= setTimeout(() => this.flush(), 1000);
       return;

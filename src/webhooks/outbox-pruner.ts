@@ -6,6 +6,7 @@
 // other delay of area C.
 
 import type { Metrics } from "../http/metrics.js";
+import { writeFailures } from "../store/write-failure.js";
 import { RETENTION_MS, type Outbox } from "./outbox.js";
 
 const EVERY_MS = 60_000;
@@ -62,7 +63,7 @@ export class OutboxPruner {
       }
     } catch (err) {
       // a busy or failing disk must not take the server down; the next pass tries again
-      this.opts.log(`outbox pruning failed: ${(err as Error).message}`);
+      if (!writeFailures.note("outbox pruning", err)) this.opts.log(`outbox pruning failed: ${(err as Error).message}`);
     } finally {
       if (rows > 0) this.opts.metrics?.increment(PRUNED_METRIC, "", rows);
       if (log > 0) this.opts.metrics?.increment(LOG_PRUNED_METRIC, "", log);

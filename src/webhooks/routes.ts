@@ -7,6 +7,7 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { randomKey } from "../store/persisted-key.js";
+import { guardWrites } from "../store/write-failure.js";
 import type { StateDb } from "../store/state-db.js";
 import type { DispatchCenter } from "./dispatch-center.js";
 import { registerInboundRoutes } from "./inbound-routes.js";
@@ -49,7 +50,11 @@ function bearer(req: Request): string | null {
   return m ? m[1] : null;
 }
 
+const ALLOW_NAMES: Record<Method, string> = { get: "GET", post: "POST", patch: "PATCH", del: "DELETE" };
+
 export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): void {
+  /** the methods of each path, for the 405 that any other method gets */
+  const methods = new Map<string, Method[]>();
   const operatorDigest = digest(area.operatorKey);
   const guessing = area.guessing;
   const whoIs = (presented: string | null): Who | null => {
@@ -63,6 +68,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     method: Method, pattern: string, name: string, need: "operator" | "tenant", maxBody: number | null,
     handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
   ): void => {
+    methods.set(pattern, [...(methods.get(pattern) ?? []), method]);
     server.route(method, pattern, { name, errorBody, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) }, async (req, reply) => {
       const presented = bearer(req);
       const who = whoIs(presented);
@@ -87,7 +93,8 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
           try { body = JSON.parse(bytes.toString("utf8")); } catch { reply.error(400, "body is not valid JSON"); return; }
         }
       }
-      await handler({ req, reply, tenantId: who.kind === "tenant" ? who.tenantId : "", body });
+      // a full or failing disk is a 503 with Retry-After, logged once a minute, not a 500 per request
+      await guardWrites(reply, name, () => handler({ req, reply, tenantId: who.kind === "tenant" ? who.tenantId : "", body }));
     });
   };
 
@@ -263,4 +270,15 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     if (!area.suppressions.remove(tenantId, req.params[0])) { reply.error(404, "address is not suppressed"); return; }
     reply.json(200, JSON.stringify({ address: req.params[0].toLowerCase(), deleted: true }));
   });
+
+  // Another method on a path of the area is a 405 naming the ones it takes (uWS prefers a
+  // method's own handler to `any` on the same pattern); HEAD gets no body.
+  for (const [pattern, allowed] of methods) {
+    const allow = [...new Set(allowed.map((m) => ALLOW_NAMES[m]))].join(", ");
+    server.route("any", pattern, { name: "method-not-allowed", errorBody }, (req, reply) => {
+      reply.header("Allow", allow);
+      if (req.method === "HEAD") reply.send(405, "", "application/json; charset=utf-8");
+      else reply.error(405, `${req.method} is not allowed here; allowed: ${allow}`);
+    });
+  }
 }
