@@ -6,6 +6,7 @@ import type { HttpServer } from "../http/server.js";
 import type { Metrics } from "../http/metrics.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import type { StateDb } from "../store/state-db.js";
+import { Backlog } from "./backlog.js";
 import { DispatchCenter } from "./dispatch-center.js";
 import { InboundStore } from "./inbound-store.js";
 import { Intake } from "./intake.js";
@@ -51,13 +52,14 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
     log,
     metrics,
   });
-  const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs, (rows) => dispatch.claimDirect(rows));
+  const backlog = new Backlog(db);
+  const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs, (rows) => dispatch.claimDirect(rows), { backlog });
   const pruner = new OutboxPruner(outbox, { scale, nowMs, log, metrics });
   if (metrics) {
     metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [[{}, dispatch.inFlight]]);
   }
   const guard = new UrlGuard(config.allowHosts);
-  registerWebhookRoutes(server, { db, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, guessing: config.guessing, nowMs });
+  registerWebhookRoutes(server, { db, backlog, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, guessing: config.guessing, nowMs });
   dispatch.start();
   pruner.start();
   return {

@@ -9,6 +9,7 @@ import type { RateLimiter } from "../http/rate-limit.js";
 import { randomKey } from "../store/persisted-key.js";
 import { guardWrites } from "../store/write-failure.js";
 import type { StateDb } from "../store/state-db.js";
+import type { Backlog } from "./backlog.js";
 import type { DispatchCenter } from "./dispatch-center.js";
 import { registerInboundRoutes } from "./inbound-routes.js";
 import type { InboundStore } from "./inbound-store.js";
@@ -26,6 +27,7 @@ const EVENTS_BODY = 1024 * 1024;
 
 export interface WebhookArea {
   db: StateDb;
+  backlog: Backlog;
   operatorKey: string;
   inbound: InboundStore;
   tenants: TenantStore;
@@ -135,7 +137,11 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       reply.json(202, JSON.stringify(result));
       area.dispatch.handOff(handOff);
     } catch (err) {
-      if (err instanceof IntakeError) { reply.error(err.status, err.message); return; }
+      if (err instanceof IntakeError) {
+        if (err.retryAfterSeconds !== null) reply.header("Retry-After", String(err.retryAfterSeconds));
+        reply.error(err.status, err.message);
+        return;
+      }
       throw err;
     }
   });
@@ -245,7 +251,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   // ---- operator: inbound routes and inbound mail
   registerInboundRoutes((method, pattern, name, maxBody, handler) => route(method, pattern, name, "operator", maxBody, handler), {
-    db: area.db, tenants: area.tenants, inbound: area.inbound, outbox: area.outbox, dispatch: area.dispatch, guard: area.guard, nowMs: area.nowMs,
+    db: area.db, backlog: area.backlog, tenants: area.tenants, inbound: area.inbound, outbox: area.outbox, dispatch: area.dispatch, guard: area.guard, nowMs: area.nowMs,
   });
 
   // ---- tenant: suppressions
