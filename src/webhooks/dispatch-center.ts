@@ -47,6 +47,8 @@ export interface DispatchCenterOptions {
   workerData: Omit<DispatcherWorkerData, "partition">;
   scale: number;
   nowMs: () => number;
+  /** the time "failing for 5 days" is judged by (a TrustedClock); default nowMs */
+  decisionNowMs?: () => number;
   log: (line: string) => void;
   metrics: Metrics | null;
 }
@@ -135,7 +137,7 @@ export class DispatchCenter {
     const p = this.parts[part];
     const w = new Worker(new URL("../../workers/dispatcher.js", import.meta.url), { workerData: { ...this.opts.workerData, partition: part } satisfies DispatcherWorkerData });
     p.worker = w;
-    p.startedAt = Date.now();
+    p.startedAt = performance.now();
     w.on("message", (m: FromWorker) => { if (m.type === "results") this.onResults(m.results); });
     w.on("error", (err) => this.opts.log(`dispatcher ${part} failed: ${err.message}`));
     w.on("exit", (code) => this.onExit(part, w, code));
@@ -272,7 +274,7 @@ export class DispatchCenter {
       const d = item.h.d;
       const attempt = d.attempts + 1;
       let w = this.webhooks.byIdAnyTenant(r.webhookId);
-      const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale });
+      const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale, decisionNowMs: this.opts.decisionNowMs?.() });
       // an endpoint disabled or deleted while this attempt was on its way gets no retry: its
       // pending deliveries were failed, and this one must not come back to life
       const retry = v.kind === "retry" && this.endpoint(r.webhookId) !== null;
@@ -305,7 +307,7 @@ export class DispatchCenter {
     if (this.stopped || p.worker !== w) return;
     p.worker = null;
     this.opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP);
-    p.quickDeaths = Date.now() - p.startedAt < QUICK_DEATH_MS ? p.quickDeaths + 1 : 1;
+    p.quickDeaths = performance.now() - p.startedAt < QUICK_DEATH_MS ? p.quickDeaths + 1 : 1;
     // take back everything the thread held; the outbox hands it out again in order
     const back: Handed[] = [];
     for (const h of this.handed.values()) if (h.part === part) back.push(h);
