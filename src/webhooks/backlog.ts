@@ -1,7 +1,9 @@
 // Caps on the pending (not yet delivered or given up) outbox backlog, per endpoint and per tenant,
 // so that a receiver that never answers cannot grow state.db without bound. The counts live in
-// SQLite (pending_counts), kept by triggers on `deliveries` in the same transactions as the rows
-// they count: a rolled-back batch rolls its counts back too, and kill -9 cannot skew them.
+// SQLite (pending_counts), written in the same transactions as the rows they count (a rolled-back
+// batch rolls its counts back too, and kill -9 cannot skew them): new rows are counted once per
+// endpoint per batch by whoever adds them (added(); a trigger per inserted row doubled the cost
+// of intake), rows leaving or re-entering `pending` by triggers on `deliveries`.
 //
 // At the cap, new work for that endpoint or tenant is refused (the whole event batch: 429 with
 // Retry-After naming the cap); nothing already accepted is ever dropped.
@@ -17,6 +19,7 @@ export const BACKLOG_RETRY_AFTER_SECONDS = 60;
 export interface BacklogCaps { perEndpoint: number; perTenant: number }
 
 export class Backlog {
+  private readonly add;
   private readonly ofEndpoint;
   private readonly ofTenant;
 
@@ -25,10 +28,6 @@ export class Backlog {
     migrate(db, [
       `CREATE TABLE IF NOT EXISTS pending_counts (webhook_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, n INTEGER NOT NULL) WITHOUT ROWID`,
       `CREATE INDEX IF NOT EXISTS pending_counts_tenant ON pending_counts (tenant_id)`,
-      `CREATE TRIGGER IF NOT EXISTS deliveries_pending_insert AFTER INSERT ON deliveries WHEN NEW.status = 'pending' BEGIN
-         INSERT INTO pending_counts (webhook_id, tenant_id, n) VALUES (NEW.webhook_id, NEW.tenant_id, 1)
-           ON CONFLICT (webhook_id) DO UPDATE SET n = n + 1;
-       END`,
       `CREATE TRIGGER IF NOT EXISTS deliveries_pending_update AFTER UPDATE OF status ON deliveries
          WHEN (OLD.status = 'pending') <> (NEW.status = 'pending') BEGIN
          INSERT INTO pending_counts (webhook_id, tenant_id, n) VALUES (NEW.webhook_id, NEW.tenant_id, CASE WHEN NEW.status = 'pending' THEN 1 ELSE -1 END)
@@ -45,8 +44,15 @@ export class Backlog {
           SELECT webhook_id, MIN(tenant_id), COUNT(*) FROM deliveries WHERE status = 'pending' AND status <> 'delivered' GROUP BY webhook_id`);
       })();
     }
+    this.add = db.prepare(`INSERT INTO pending_counts (webhook_id, tenant_id, n) VALUES (?, ?, ?)
+      ON CONFLICT (webhook_id) DO UPDATE SET n = n + excluded.n`);
     this.ofEndpoint = db.prepare("SELECT n FROM pending_counts WHERE webhook_id = ?");
     this.ofTenant = db.prepare("SELECT COALESCE(SUM(n), 0) AS n FROM pending_counts WHERE tenant_id = ?");
+  }
+
+  /** Counts rows just added as pending (Outbox.add), inside the transaction that added them. */
+  added(rows: ReadonlyMap<string, { tenantId: string; n: number }>): void {
+    for (const [id, r] of rows) this.add.run(id, r.tenantId, r.n);
   }
 
   pendingOfEndpoint(id: string): number {

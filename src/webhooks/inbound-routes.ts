@@ -75,6 +75,7 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
         handOff.direct = deps.dispatch.claimDirect(1);
         handOff.rows.push(deps.outbox.add({ webhook_id: r.id, tenant_id: r.tenant_id, event_id: m.id, event_type: "inbound", body: payload, next_attempt_at: now, created_at: now }, handOff.direct));
         // over the route's or tenant's pending cap: undo (the throw rolls the transaction back) and refuse
+        deps.backlog.added(new Map([[r.id, { tenantId: r.tenant_id, n: 1 }]]));
         over = deps.backlog.overCap([r.id], [r.tenant_id]);
         if (over) throw new BacklogFull();
       })();

@@ -42,10 +42,12 @@ export class IntakeError extends Error {
 }
 
 /** events waiting to be written, at most; a batch beyond it is a 503 (not queued) */
-export const QUEUED_EVENTS = 20_000;
+export const QUEUED_EVENTS = 10_000;
 /** a turn of the event loop writes batches for at most this long (and at least one batch) */
 export const SLICE_MS = 10;
 const QUEUE_RETRY_AFTER_SECONDS = 1;
+/** the largest batch the schema allows */
+const MAX_BATCH_EVENTS = 1000;
 
 export interface IntakeOptions { backlog?: Backlog; queuedEvents?: number; sliceMs?: number }
 
@@ -95,6 +97,15 @@ export class Intake {
   /** Events accepted for writing and not yet written. */
   get queued(): number { return this.queuedEvents; }
 
+  /** The refusal a batch of the largest size would get now, before its body is even parsed; null when there is room. */
+  busy(): IntakeError | null {
+    return this.queuedEvents > 0 && this.queuedEvents + MAX_BATCH_EVENTS > this.maxQueued ? this.full() : null;
+  }
+
+  private full(): IntakeError {
+    return new IntakeError(503, `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`, QUEUE_RETRY_AFTER_SECONDS);
+  }
+
   /**
    * Queues the batch and resolves once it is on disk, committed with the batches written in the
    * same slice (group commit: one fsync for all of them); rejects with IntakeError when the batch
@@ -103,7 +114,7 @@ export class Intake {
    */
   submit(events: MailEvent[]): Promise<Accepted> {
     if (this.queuedEvents > 0 && this.queuedEvents + events.length > this.maxQueued) {
-      return Promise.reject(new IntakeError(503, `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`, QUEUE_RETRY_AFTER_SECONDS));
+      return Promise.reject(this.full());
     }
     return new Promise((resolve, reject) => {
       this.waiting.push({ events, resolve, reject });
@@ -161,7 +172,7 @@ export class Intake {
       const handOff: HandOff = { rows: [], direct: this.claimDirect(events.length) };
       const now = this.nowMs();
       const known = new Set<string>();
-      const endpoints = new Set<string>();
+      const endpoints = new Map<string, { tenantId: string; n: number }>();
       for (const e of events) {
         if (!known.has(e.tenant_id)) {
           if (!this.tenants.get(e.tenant_id)) throw new IntakeError(400, `event '${e.id}': unknown tenant '${e.tenant_id}'`);
@@ -173,13 +184,14 @@ export class Intake {
         result.deliveries += this.one(e, now, handOff, endpoints);
       }
       // counted after the inserts, inside the batch's savepoint: over a cap, the throw undoes them
-      const over = endpoints.size > 0 ? this.backlog.overCap(endpoints, known) : null;
+      this.backlog.added(endpoints);
+      const over = endpoints.size > 0 ? this.backlog.overCap(endpoints.keys(), known) : null;
       if (over) throw new IntakeError(429, `batch refused, nothing stored: ${over}`, BACKLOG_RETRY_AFTER_SECONDS);
       return { ...result, handOff };
     })();
   }
 
-  private one(e: MailEvent, now: number, handOff: HandOff, endpoints: Set<string>): number {
+  private one(e: MailEvent, now: number, handOff: HandOff, endpoints: Map<string, { tenantId: string; n: number }>): number {
     const msg = this.message.get(e.tenant_id, e.message_id) as { state: MessageState; delivered_at: number | null } | undefined;
     let kind: EventKind = e.type;
     const data: Record<string, unknown> = { message_id: e.message_id, recipient: e.recipient, timestamp: e.timestamp };
@@ -206,7 +218,8 @@ export class Intake {
     for (const w of subscribers) {
       const row: Delivery = this.outbox.add({ webhook_id: w.id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now }, handOff.direct);
       handOff.rows.push(row);
-      endpoints.add(w.id);
+      const counted = endpoints.get(w.id);
+      if (counted) counted.n++; else endpoints.set(w.id, { tenantId: e.tenant_id, n: 1 });
     }
     return subscribers.length;
   }

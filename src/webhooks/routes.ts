@@ -69,6 +69,8 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   const route = (
     method: Method, pattern: string, name: string, need: "operator" | "tenant", maxBody: number | null,
     handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
+    /** asked after the key check and before the body is parsed: a refusal (e.g. a full queue) costs no JSON parsing */
+    admit?: () => IntakeError | null,
   ): void => {
     methods.set(pattern, [...(methods.get(pattern) ?? []), method]);
     server.route(method, pattern, { name, errorBody, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) }, async (req, reply) => {
@@ -85,6 +87,12 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       }
       if (who.kind !== need) {
         reply.error(403, need === "operator" ? "this needs the operator key; a tenant key cannot do it" : "this needs a tenant key; the operator key is not a tenant key");
+        return;
+      }
+      const refused = admit?.() ?? null;
+      if (refused) {
+        if (refused.retryAfterSeconds !== null) reply.header("Retry-After", String(refused.retryAfterSeconds));
+        reply.error(refused.status, refused.message);
         return;
       }
       // an empty body is undefined: each route's schema says whether it may be absent
@@ -144,7 +152,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       }
       throw err;
     }
-  });
+  }, () => area.intake.busy());
 
   // ---- tenant: webhooks
   route("post", "/v1/webhooks", "webhooks-create", "tenant", SMALL_BODY, async ({ reply, body, tenantId }) => {
