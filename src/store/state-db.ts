@@ -74,5 +74,19 @@ function compileOnce(db: StateDb): void {
 
 /** Runs each statement of a schema once; statements must be idempotent (IF NOT EXISTS). */
 export function migrate(db: StateDb, statements: string[]): void {
+  capForTests(db, false);
   db.transaction(() => { for (const sql of statements) db.exec(sql); })();
+  capForTests(db, true);
+}
+
+/**
+ * LEIDEX_TEST_STATE_DB_HEADROOM_PAGES=<n> (test-only): after each schema step the database may
+ * grow by at most n pages (PRAGMA max_page_count), so that tests see a real SQLITE_FULL ("database
+ * or disk is full") from SQLite itself, as on a full disk, once the schema is in place.
+ */
+function capForTests(db: StateDb, on: boolean): void {
+  const raw = process.env.LEIDEX_TEST_STATE_DB_HEADROOM_PAGES;
+  if (raw === undefined || !/^\d+$/.test(raw)) return;
+  const pages = db.pragma("page_count", { simple: true }) as number;
+  db.pragma(`max_page_count = ${on ? pages + Number(raw) : 4294967294}`);
 }

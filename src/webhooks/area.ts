@@ -6,6 +6,7 @@ import type { HttpServer } from "../http/server.js";
 import type { Metrics } from "../http/metrics.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import type { StateDb } from "../store/state-db.js";
+import { Backlog } from "./backlog.js";
 import { DispatchCenter } from "./dispatch-center.js";
 import { InboundStore } from "./inbound-store.js";
 import { Intake } from "./intake.js";
@@ -15,6 +16,7 @@ import { OutboxPruner } from "./outbox-pruner.js";
 import { registerWebhookRoutes } from "./routes.js";
 import { SuppressionStore } from "./suppression-store.js";
 import { TenantStore } from "./tenant-store.js";
+import { TrustedClock } from "./trusted-clock.js";
 import { UrlGuard } from "./url-guard.js";
 import { WebhookStore } from "./webhook-store.js";
 
@@ -38,6 +40,9 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
   const rawScale = Number(process.env.LEIDEX_WEBHOOK_TIME_SCALE ?? "1");
   const scale = Number.isFinite(rawScale) && rawScale > 0 ? rawScale : 1;
   const nowMs = (): number => Date.now();
+  // prunes and disables are judged on a clock a forward step cannot move
+  const trusted = new TrustedClock(nowMs);
+  const decisionNowMs = (): number => trusted.now();
   const tenants = new TenantStore(db);
   const webhooks = new WebhookStore(db);
   const suppressions = new SuppressionStore(db);
@@ -48,16 +53,18 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
     workerData: { caFile: config.caFile, allowHosts: config.allowHosts, timeoutMs: config.timeoutSeconds * 1000 },
     scale,
     nowMs,
+    decisionNowMs,
     log,
     metrics,
   });
-  const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs, (rows) => dispatch.claimDirect(rows));
-  const pruner = new OutboxPruner(outbox, { scale, nowMs, log, metrics });
+  const backlog = new Backlog(db);
+  const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs, (rows) => dispatch.claimDirect(rows), { backlog });
+  const pruner = new OutboxPruner(outbox, { scale, nowMs, decisionNowMs, log, metrics });
   if (metrics) {
     metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [[{}, dispatch.inFlight]]);
   }
   const guard = new UrlGuard(config.allowHosts);
-  registerWebhookRoutes(server, { db, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, guessing: config.guessing, nowMs });
+  registerWebhookRoutes(server, { db, backlog, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, guessing: config.guessing, nowMs });
   dispatch.start();
   pruner.start();
   return {

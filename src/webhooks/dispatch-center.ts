@@ -16,6 +16,7 @@
 import { Worker } from "node:worker_threads";
 import type { Metrics } from "../http/metrics.js";
 import type { StateDb } from "../store/state-db.js";
+import { writeFailures } from "../store/write-failure.js";
 import type { InboundStore } from "./inbound-store.js";
 import { relaxedTransaction, type Delivery, type Outbox, type Outcome } from "./outbox.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
@@ -46,6 +47,8 @@ export interface DispatchCenterOptions {
   workerData: Omit<DispatcherWorkerData, "partition">;
   scale: number;
   nowMs: () => number;
+  /** the time "failing for 5 days" is judged by (a TrustedClock); default nowMs */
+  decisionNowMs?: () => number;
   log: (line: string) => void;
   metrics: Metrics | null;
 }
@@ -134,7 +137,7 @@ export class DispatchCenter {
     const p = this.parts[part];
     const w = new Worker(new URL("../../workers/dispatcher.js", import.meta.url), { workerData: { ...this.opts.workerData, partition: part } satisfies DispatcherWorkerData });
     p.worker = w;
-    p.startedAt = Date.now();
+    p.startedAt = performance.now();
     w.on("message", (m: FromWorker) => { if (m.type === "results") this.onResults(m.results); });
     w.on("error", (err) => this.opts.log(`dispatcher ${part} failed: ${err.message}`));
     w.on("exit", (code) => this.onExit(part, w, code));
@@ -180,7 +183,7 @@ export class DispatchCenter {
       this.pumpOnce();
     } catch (err) {
       // a failing disk must not take the server down from a timer; the next poll tries again
-      this.opts.log(`handing out webhook deliveries failed: ${(err as Error).message}`);
+      if (!writeFailures.note("webhook hand-out", err)) this.opts.log(`handing out webhook deliveries failed: ${(err as Error).message}`);
     }
   }
 
@@ -243,7 +246,7 @@ export class DispatchCenter {
     } catch (err) {
       // the disk refused (full, I/O error): keep the results and try again in a second rather
       // than take the server down; their rows stay leased, so nothing is sent twice meanwhile
-      this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
+      if (!writeFailures.note("webhook results", err)) this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
       this.returned = batch.concat(this.returned);
       this.flushTimer ??= setTimeout(() => this.flush(), 1000);
       return;
@@ -271,7 +274,7 @@ export class DispatchCenter {
       const d = item.h.d;
       const attempt = d.attempts + 1;
       let w = this.webhooks.byIdAnyTenant(r.webhookId);
-      const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale });
+      const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale, decisionNowMs: this.opts.decisionNowMs?.() });
       // an endpoint disabled or deleted while this attempt was on its way gets no retry: its
       // pending deliveries were failed, and this one must not come back to life
       const retry = v.kind === "retry" && this.endpoint(r.webhookId) !== null;
@@ -304,7 +307,7 @@ export class DispatchCenter {
     if (this.stopped || p.worker !== w) return;
     p.worker = null;
     this.opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP);
-    p.quickDeaths = Date.now() - p.startedAt < QUICK_DEATH_MS ? p.quickDeaths + 1 : 1;
+    p.quickDeaths = performance.now() - p.startedAt < QUICK_DEATH_MS ? p.quickDeaths + 1 : 1;
     // take back everything the thread held; the outbox hands it out again in order
     const back: Handed[] = [];
     for (const h of this.handed.values()) if (h.part === part) back.push(h);

@@ -4,6 +4,7 @@
 
 import type { Reply, Request } from "../http/server.js";
 import type { StateDb } from "../store/state-db.js";
+import { BACKLOG_RETRY_AFTER_SECONDS, type Backlog } from "./backlog.js";
 import type { DispatchCenter, HandOff } from "./dispatch-center.js";
 import { publicRoute, type InboundStore } from "./inbound-store.js";
 import type { Outbox } from "./outbox.js";
@@ -11,13 +12,16 @@ import { describeError, SMALL_BODY, validators } from "./schemas.js";
 import type { TenantStore } from "./tenant-store.js";
 import { refuseUrl, type UrlGuard } from "./url-guard.js";
 
+/** thrown inside the transaction to undo a message over a pending cap */
+class BacklogFull extends Error {}
+
 export type OperatorRoute = (
   method: "get" | "post" | "patch" | "del", pattern: string, name: string, maxBody: number | null,
   handler: (ctx: { req: Request; reply: Reply; body: unknown }) => void | Promise<void>,
 ) => void;
 
 export function registerInboundRoutes(route: OperatorRoute, deps: {
-  db: StateDb; tenants: TenantStore; inbound: InboundStore; outbox: Outbox; dispatch: DispatchCenter; guard: UrlGuard; nowMs: () => number;
+  db: StateDb; backlog: Backlog; tenants: TenantStore; inbound: InboundStore; outbox: Outbox; dispatch: DispatchCenter; guard: UrlGuard; nowMs: () => number;
 }): void {
   const { tenants, inbound, guard } = deps;
 
@@ -62,13 +66,25 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
     if (!r) { reply.error(404, `no inbound route matches ${m.recipient}`); return; }
     const now = deps.nowMs();
     const handOff: HandOff = { rows: [], direct: false };
-    deps.db.transaction(() => {
-      if (!inbound.firstTime(m.id, r.id, now)) return;
-      const data = { route_id: r.id, recipient: m.recipient, from: m.from, subject: m.subject ?? "", headers: m.headers ?? {}, text: m.text ?? "", html: m.html ?? "", timestamp: m.timestamp };
-      const payload = JSON.stringify({ id: m.id, type: "inbound", created_at: new Date(m.timestamp * 1000).toISOString(), tenant_id: r.tenant_id, data });
-      handOff.direct = deps.dispatch.claimDirect(1);
-      handOff.rows.push(deps.outbox.add({ webhook_id: r.id, tenant_id: r.tenant_id, event_id: m.id, event_type: "inbound", body: payload, next_attempt_at: now, created_at: now }, handOff.direct));
-    })();
+    let over: string | null = null;
+    try {
+      deps.db.transaction(() => {
+        if (!inbound.firstTime(m.id, r.id, now)) return;
+        const data = { route_id: r.id, recipient: m.recipient, from: m.from, subject: m.subject ?? "", headers: m.headers ?? {}, text: m.text ?? "", html: m.html ?? "", timestamp: m.timestamp };
+        const payload = JSON.stringify({ id: m.id, type: "inbound", created_at: new Date(m.timestamp * 1000).toISOString(), tenant_id: r.tenant_id, data });
+        handOff.direct = deps.dispatch.claimDirect(1);
+        handOff.rows.push(deps.outbox.add({ webhook_id: r.id, tenant_id: r.tenant_id, event_id: m.id, event_type: "inbound", body: payload, next_attempt_at: now, created_at: now }, handOff.direct));
+        // over the route's or tenant's pending cap: undo (the throw rolls the transaction back) and refuse
+        deps.backlog.added(new Map([[r.id, { tenantId: r.tenant_id, n: 1 }]]));
+        over = deps.backlog.overCap([r.id], [r.tenant_id]);
+        if (over) throw new BacklogFull();
+      })();
+    } catch (err) {
+      if (!(err instanceof BacklogFull) || over === null) throw err;
+      reply.header("Retry-After", String(BACKLOG_RETRY_AFTER_SECONDS));
+      reply.error(429, `message refused, nothing stored: ${over}`);
+      return;
+    }
     reply.json(202, JSON.stringify({ route_id: r.id, tenant_id: r.tenant_id, duplicate: handOff.rows.length === 0 }));
     deps.dispatch.handOff(handOff);
   });

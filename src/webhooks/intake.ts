@@ -1,8 +1,16 @@
 // Event intake: a batch of mail events from the pipeline becomes message state, suppressions and
 // outbox rows, all in one SQLite transaction, before the 202. Idempotent by event id; a batch with
 // an impossible transition or an unknown tenant is refused whole (nothing of it is stored).
+//
+// Writes run on the front's thread, so they are bounded to keep reads moving: batches wait in a
+// queue of at most QUEUED_EVENTS events (beyond it a batch is refused at once, 503 with
+// Retry-After), and each turn of the event loop commits whole batches for at most SLICE_MS (at
+// least one batch), then yields (setImmediate) so that requests that arrived meanwhile are served.
+// A batch that would take an endpoint or tenant over its pending-backlog cap is refused whole (429,
+// see backlog.ts).
 
 import { migrate, type StateDb } from "../store/state-db.js";
+import { Backlog, BACKLOG_RETRY_AFTER_SECONDS } from "./backlog.js";
 import { machineVerdict } from "./bot.js";
 import type { HandOff } from "./dispatch-center.js";
 import { isDeliveryKind, transitionProblem, type EventKind, type MessageState } from "./model.js";
@@ -30,8 +38,18 @@ export interface MailEvent {
 }
 
 export class IntakeError extends Error {
-  constructor(readonly status: number, message: string) { super(message); }
+  constructor(readonly status: number, message: string, readonly retryAfterSeconds: number | null = null) { super(message); }
 }
+
+/** events waiting to be written, at most; a batch beyond it is a 503 (not queued) */
+export const QUEUED_EVENTS = 10_000;
+/** a turn of the event loop writes batches for at most this long (and at least one batch) */
+export const SLICE_MS = 10;
+const QUEUE_RETRY_AFTER_SECONDS = 1;
+/** the largest batch the schema allows */
+const MAX_BATCH_EVENTS = 1000;
+
+export interface IntakeOptions { backlog?: Backlog; queuedEvents?: number; sliceMs?: number }
 
 export interface IntakeResult { accepted: number; duplicates: number; deliveries: number }
 export type Accepted = IntakeResult & { handOff: HandOff };
@@ -48,7 +66,11 @@ export class Intake {
     private readonly outbox: Outbox,
     private readonly nowMs: () => number,
     private readonly claimDirect: ClaimDirect,
+    options: IntakeOptions = {},
   ) {
+    this.backlog = options.backlog ?? new Backlog(db);
+    this.maxQueued = options.queuedEvents ?? QUEUED_EVENTS;
+    this.sliceMs = options.sliceMs ?? SLICE_MS;
     migrate(db, [
       `CREATE TABLE IF NOT EXISTS mail_events (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, received_at INTEGER NOT NULL)`,
       `CREATE TABLE IF NOT EXISTS messages (
@@ -65,28 +87,52 @@ export class Intake {
   private readonly remember;
   private readonly message;
   private readonly moveMessage;
+  private readonly backlog: Backlog;
+  private readonly maxQueued: number;
+  private readonly sliceMs: number;
   private waiting: { events: MailEvent[]; resolve: (r: Accepted) => void; reject: (err: unknown) => void }[] = [];
+  private head = 0;
+  private queuedEvents = 0;
+
+  /** Events accepted for writing and not yet written. */
+  get queued(): number { return this.queuedEvents; }
+
+  /** The refusal a batch of the largest size would get now, before its body is even parsed; null when there is room. */
+  busy(): IntakeError | null {
+    return this.queuedEvents > 0 && this.queuedEvents + MAX_BATCH_EVENTS > this.maxQueued ? this.full() : null;
+  }
+
+  private full(): IntakeError {
+    return new IntakeError(503, `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`, QUEUE_RETRY_AFTER_SECONDS);
+  }
 
   /**
-   * Stores the batch with others that arrived in the same event-loop turn (group commit: one
-   * fsync for all of them) and resolves once the group is on disk; rejects with IntakeError when
-   * the batch is refused, in which case nothing of it is stored (each batch is a savepoint of its
-   * own, so a refused batch does not take its neighbours down with it).
+   * Queues the batch and resolves once it is on disk, committed with the batches written in the
+   * same slice (group commit: one fsync for all of them); rejects with IntakeError when the batch
+   * is refused, in which case nothing of it is stored (each batch is a savepoint of its own, so a
+   * refused batch does not take its neighbours down with it). A full queue refuses at once (503).
    */
   submit(events: MailEvent[]): Promise<Accepted> {
+    if (this.queuedEvents > 0 && this.queuedEvents + events.length > this.maxQueued) {
+      return Promise.reject(this.full());
+    }
     return new Promise((resolve, reject) => {
       this.waiting.push({ events, resolve, reject });
-      if (this.waiting.length === 1) setImmediate(() => this.commitGroup());
+      this.queuedEvents += events.length;
+      if (this.waiting.length - this.head === 1) setImmediate(() => this.commitSlice());
     });
   }
 
-  private commitGroup(): void {
-    const group = this.waiting;
-    this.waiting = [];
+  /** Writes queued batches for at most sliceMs (at least one) in one transaction, then yields. */
+  private commitSlice(): void {
+    const started = performance.now();
+    const group: typeof this.waiting = [];
     const outcomes: ({ ok: Accepted } | { refused: IntakeError })[] = [];
     try {
       this.db.transaction(() => {
-        for (const item of group) {
+        while (this.head < this.waiting.length && (group.length === 0 || performance.now() - started < this.sliceMs)) {
+          const item = this.waiting[this.head++];
+          group.push(item);
           try {
             outcomes.push({ ok: this.accept(item.events) });
           } catch (err) {
@@ -96,14 +142,23 @@ export class Intake {
         }
       })();
     } catch (err) {
-      // the group's commit failed (disk full, I/O error): nothing of it is stored
+      // the slice's commit failed (disk full, I/O error): nothing of it is stored
+      this.settled(group);
       for (const item of group) item.reject(err);
       return;
     }
+    this.settled(group);
     group.forEach((item, i) => {
       const o = outcomes[i];
       if ("ok" in o) item.resolve(o.ok); else item.reject(o.refused);
     });
+  }
+
+  /** The group left the queue; the rest waits for the next turn. */
+  private settled(group: typeof this.waiting): void {
+    for (const item of group) this.queuedEvents -= item.events.length;
+    if (this.head === this.waiting.length) { this.waiting = []; this.head = 0; }
+    else setImmediate(() => this.commitSlice());
   }
 
   /**
@@ -117,6 +172,7 @@ export class Intake {
       const handOff: HandOff = { rows: [], direct: this.claimDirect(events.length) };
       const now = this.nowMs();
       const known = new Set<string>();
+      const endpoints = new Map<string, { tenantId: string; n: number }>();
       for (const e of events) {
         if (!known.has(e.tenant_id)) {
           if (!this.tenants.get(e.tenant_id)) throw new IntakeError(400, `event '${e.id}': unknown tenant '${e.tenant_id}'`);
@@ -125,13 +181,17 @@ export class Intake {
         const seen = this.remember.run(e.id, e.tenant_id, now);
         if (seen.changes === 0) { result.duplicates++; continue; }
         result.accepted++;
-        result.deliveries += this.one(e, now, handOff);
+        result.deliveries += this.one(e, now, handOff, endpoints);
       }
+      // counted after the inserts, inside the batch's savepoint: over a cap, the throw undoes them
+      this.backlog.added(endpoints);
+      const over = endpoints.size > 0 ? this.backlog.overCap(endpoints.keys(), known) : null;
+      if (over) throw new IntakeError(429, `batch refused, nothing stored: ${over}`, BACKLOG_RETRY_AFTER_SECONDS);
       return { ...result, handOff };
     })();
   }
 
-  private one(e: MailEvent, now: number, handOff: HandOff): number {
+  private one(e: MailEvent, now: number, handOff: HandOff, endpoints: Map<string, { tenantId: string; n: number }>): number {
     const msg = this.message.get(e.tenant_id, e.message_id) as { state: MessageState; delivered_at: number | null } | undefined;
     let kind: EventKind = e.type;
     const data: Record<string, unknown> = { message_id: e.message_id, recipient: e.recipient, timestamp: e.timestamp };
@@ -158,6 +218,8 @@ export class Intake {
     for (const w of subscribers) {
       const row: Delivery = this.outbox.add({ webhook_id: w.id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now }, handOff.direct);
       handOff.rows.push(row);
+      const counted = endpoints.get(w.id);
+      if (counted) counted.n++; else endpoints.set(w.id, { tenantId: e.tenant_id, n: 1 });
     }
     return subscribers.length;
   }

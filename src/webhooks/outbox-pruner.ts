@@ -6,6 +6,7 @@
 // other delay of area C.
 
 import type { Metrics } from "../http/metrics.js";
+import { writeFailures } from "../store/write-failure.js";
 import { RETENTION_MS, type Outbox } from "./outbox.js";
 
 const EVERY_MS = 60_000;
@@ -13,7 +14,14 @@ const ROWS_PER_BATCH = 500;
 export const PRUNED_METRIC = "leidex_webhook_outbox_pruned_total";
 export const LOG_PRUNED_METRIC = "leidex_webhook_log_pruned_total";
 
-export interface PrunerOptions { scale: number; nowMs: () => number; log: (line: string) => void; metrics: Metrics | null }
+export interface PrunerOptions {
+  scale: number;
+  nowMs: () => number;
+  /** the time retention is judged by (a TrustedClock: a forward clock step must not prune early); default nowMs */
+  decisionNowMs?: () => number;
+  log: (line: string) => void;
+  metrics: Metrics | null;
+}
 
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -41,13 +49,14 @@ export class OutboxPruner {
   /** One pass: every category until nothing older than its retention is left. */
   async run(): Promise<void> {
     const scale = this.opts.scale;
+    const now = this.opts.decisionNowMs ?? this.opts.nowMs;
     let rows = 0;
     let log = 0;
     try {
       for (const status of ["delivered", "failed"] as const) {
         for (;;) {
           if (this.stopped) return;
-          const n = this.outbox.pruneFinished(status, this.opts.nowMs() - RETENTION_MS[status] / scale, ROWS_PER_BATCH);
+          const n = this.outbox.pruneFinished(status, now() - RETENTION_MS[status] / scale, ROWS_PER_BATCH);
           rows += n;
           if (n < ROWS_PER_BATCH) break;
           await nextTurn();
@@ -55,14 +64,14 @@ export class OutboxPruner {
       }
       for (;;) {
         if (this.stopped) return;
-        const n = this.outbox.pruneLog(this.opts.nowMs() - RETENTION_MS.log / scale, ROWS_PER_BATCH);
+        const n = this.outbox.pruneLog(now() - RETENTION_MS.log / scale, ROWS_PER_BATCH);
         log += n;
         if (n < ROWS_PER_BATCH) break;
         await nextTurn();
       }
     } catch (err) {
       // a busy or failing disk must not take the server down; the next pass tries again
-      this.opts.log(`outbox pruning failed: ${(err as Error).message}`);
+      if (!writeFailures.note("outbox pruning", err)) this.opts.log(`outbox pruning failed: ${(err as Error).message}`);
     } finally {
       if (rows > 0) this.opts.metrics?.increment(PRUNED_METRIC, "", rows);
       if (log > 0) this.opts.metrics?.increment(LOG_PRUNED_METRIC, "", log);

@@ -149,7 +149,8 @@ export class Outbox {
 
   /**
    * Adds a pending delivery, due at once. `leased` = it is handed to a dispatcher right after the
-   * transaction commits, so the due-row query need not find it. Runs inside the caller's transaction.
+   * transaction commits, so the due-row query need not find it. Runs inside the caller's transaction,
+   * which also counts the row in the endpoint's backlog (Backlog.added).
    */
   add(d: NewDelivery, leased: boolean): Delivery {
     const id = newDeliveryId(d.created_at);

@@ -27,14 +27,18 @@ export function retryAfterMs(value: string | null, nowMs: number): number | null
   return Number.isNaN(t) ? null : Math.min(Math.max(0, t - nowMs), MAX_RETRY_AFTER_MS);
 }
 
+/**
+ * `nowMs` (wall time) schedules the next attempt; `decisionNowMs` (a TrustedClock reading, default
+ * nowMs) judges "failing for 5 days", so that a forward clock step cannot disable endpoints.
+ */
 export function verdict(opts: {
   statusCode: number | null; attempt: number; retryAfter: string | null; nowMs: number; failingSinceMs: number | null;
-  scale: number; random?: () => number;
+  scale: number; random?: () => number; decisionNowMs?: number;
 }): Verdict {
   const { statusCode, attempt, nowMs, scale } = opts;
   if (isSuccess(statusCode)) return { kind: "delivered" };
   if (statusCode === 410) return { kind: "disable", reason: "receiver answered 410 Gone" };
-  if (opts.failingSinceMs !== null && nowMs - opts.failingSinceMs >= DISABLE_AFTER_MS / scale) {
+  if (opts.failingSinceMs !== null && (opts.decisionNowMs ?? nowMs) - opts.failingSinceMs >= DISABLE_AFTER_MS / scale) {
     return { kind: "disable", reason: "failing for 5 days" };
   }
   if (attempt >= MAX_ATTEMPTS) return { kind: "failed" };

@@ -7,7 +7,9 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { randomKey } from "../store/persisted-key.js";
+import { guardWrites } from "../store/write-failure.js";
 import type { StateDb } from "../store/state-db.js";
+import type { Backlog } from "./backlog.js";
 import type { DispatchCenter } from "./dispatch-center.js";
 import { registerInboundRoutes } from "./inbound-routes.js";
 import type { InboundStore } from "./inbound-store.js";
@@ -25,6 +27,7 @@ const EVENTS_BODY = 1024 * 1024;
 
 export interface WebhookArea {
   db: StateDb;
+  backlog: Backlog;
   operatorKey: string;
   inbound: InboundStore;
   tenants: TenantStore;
@@ -49,7 +52,11 @@ function bearer(req: Request): string | null {
   return m ? m[1] : null;
 }
 
+const ALLOW_NAMES: Record<Method, string> = { get: "GET", post: "POST", patch: "PATCH", del: "DELETE" };
+
 export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): void {
+  /** the methods of each path, for the 405 that any other method gets */
+  const methods = new Map<string, Method[]>();
   const operatorDigest = digest(area.operatorKey);
   const guessing = area.guessing;
   const whoIs = (presented: string | null): Who | null => {
@@ -62,7 +69,10 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   const route = (
     method: Method, pattern: string, name: string, need: "operator" | "tenant", maxBody: number | null,
     handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
+    /** asked after the key check and before the body is parsed: a refusal (e.g. a full queue) costs no JSON parsing */
+    admit?: () => IntakeError | null,
   ): void => {
+    methods.set(pattern, [...(methods.get(pattern) ?? []), method]);
     server.route(method, pattern, { name, errorBody, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) }, async (req, reply) => {
       const presented = bearer(req);
       const who = whoIs(presented);
@@ -79,6 +89,12 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
         reply.error(403, need === "operator" ? "this needs the operator key; a tenant key cannot do it" : "this needs a tenant key; the operator key is not a tenant key");
         return;
       }
+      const refused = admit?.() ?? null;
+      if (refused) {
+        if (refused.retryAfterSeconds !== null) reply.header("Retry-After", String(refused.retryAfterSeconds));
+        reply.error(refused.status, refused.message);
+        return;
+      }
       // an empty body is undefined: each route's schema says whether it may be absent
       let body: unknown = undefined;
       if (maxBody !== null) {
@@ -87,7 +103,8 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
           try { body = JSON.parse(bytes.toString("utf8")); } catch { reply.error(400, "body is not valid JSON"); return; }
         }
       }
-      await handler({ req, reply, tenantId: who.kind === "tenant" ? who.tenantId : "", body });
+      // a full or failing disk is a 503 with Retry-After, logged once a minute, not a 500 per request
+      await guardWrites(reply, name, () => handler({ req, reply, tenantId: who.kind === "tenant" ? who.tenantId : "", body }));
     });
   };
 
@@ -128,10 +145,14 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       reply.json(202, JSON.stringify(result));
       area.dispatch.handOff(handOff);
     } catch (err) {
-      if (err instanceof IntakeError) { reply.error(err.status, err.message); return; }
+      if (err instanceof IntakeError) {
+        if (err.retryAfterSeconds !== null) reply.header("Retry-After", String(err.retryAfterSeconds));
+        reply.error(err.status, err.message);
+        return;
+      }
       throw err;
     }
-  });
+  }, () => area.intake.busy());
 
   // ---- tenant: webhooks
   route("post", "/v1/webhooks", "webhooks-create", "tenant", SMALL_BODY, async ({ reply, body, tenantId }) => {
@@ -238,7 +259,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   // ---- operator: inbound routes and inbound mail
   registerInboundRoutes((method, pattern, name, maxBody, handler) => route(method, pattern, name, "operator", maxBody, handler), {
-    db: area.db, tenants: area.tenants, inbound: area.inbound, outbox: area.outbox, dispatch: area.dispatch, guard: area.guard, nowMs: area.nowMs,
+    db: area.db, backlog: area.backlog, tenants: area.tenants, inbound: area.inbound, outbox: area.outbox, dispatch: area.dispatch, guard: area.guard, nowMs: area.nowMs,
   });
 
   // ---- tenant: suppressions
@@ -263,4 +284,15 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     if (!area.suppressions.remove(tenantId, req.params[0])) { reply.error(404, "address is not suppressed"); return; }
     reply.json(200, JSON.stringify({ address: req.params[0].toLowerCase(), deleted: true }));
   });
+
+  // Another method on a path of the area is a 405 naming the ones it takes (uWS prefers a
+  // method's own handler to `any` on the same pattern); HEAD gets no body.
+  for (const [pattern, allowed] of methods) {
+    const allow = [...new Set(allowed.map((m) => ALLOW_NAMES[m]))].join(", ");
+    server.route("any", pattern, { name: "method-not-allowed", errorBody }, (req, reply) => {
+      reply.header("Allow", allow);
+      if (req.method === "HEAD") reply.send(405, "", "application/json; charset=utf-8");
+      else reply.error(405, `${req.method} is not allowed here; allowed: ${allow}`);
+    });
+  }
 }

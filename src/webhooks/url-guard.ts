@@ -16,29 +16,75 @@ for (const [net, bits] of [
   ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
 ] as const) blocked.addSubnet(net, bits, "ipv4");
 for (const [net, bits] of [
-  ["::", 128], ["::1", 128], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23], ["2001:db8::", 32],
+  ["::", 128], ["::1", 128], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23], ["2001:db8::", 32],
   ["2002::", 16], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
 ] as const) blocked.addSubnet(net, bits, "ipv6");
 
-/** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address, else null. */
-function embeddedV4(address: string): string | null {
-  const m = /^(?:0{0,4}:){0,5}(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address.replace(/^::/, "0:"));
-  if (m) return m[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex) {
-    const a = parseInt(hex[1], 16), b = parseInt(hex[2], 16);
-    return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+/** An IPv6 address as 8 groups of 16 bits (an embedded dotted quad read as two groups); null when malformed. */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase().replace(/%.*$/, "");
+  const tail: number[] = [];
+  const quad = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const o = quad.slice(2).map(Number);
+    if (o.some((x) => x > 255)) return null;
+    tail.push((o[0] << 8) | o[1], (o[2] << 8) | o[3]);
+    text = quad[1].endsWith("::") ? quad[1] : quad[1].slice(0, -1);
   }
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const read = (part: string): number[] | null => {
+    if (part === "") return [];
+    const out: number[] = [];
+    for (const g of part.split(":")) {
+      if (!/^[0-9a-f]{1,4}$/.test(g)) return null;
+      out.push(parseInt(g, 16));
+    }
+    return out;
+  };
+  const head = read(halves[0]);
+  const rest = halves.length === 2 ? read(halves[1]) : [];
+  if (!head || !rest) return null;
+  const given = head.length + rest.length + tail.length;
+  if (halves.length === 2 ? given > 7 : given !== 8) return null;
+  return [...head, ...new Array<number>(8 - given).fill(0), ...rest, ...tail];
+}
+
+const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 address an IPv6 address carries, whatever the spelling (hex groups or a dotted quad),
+ * else null: IPv4-compatible ::a.b.c.d, IPv4-mapped ::ffff:a.b.c.d, IPv4-translated
+ * ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002:AABB:CCDD::/48 and Teredo 2001:0::/32 (its
+ * client address, stored inverted). A packet to any of them can end at that IPv4 address, so the
+ * guard judges it as that address too.
+ */
+export function embeddedV4(address: string): string | null {
+  const g = ipv6Groups(address);
+  if (!g) return null;
+  const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && (g[5] === 0 || g[5] === 0xffff)) return v4Of(g[6], g[7]);
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return v4Of(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4Of(g[6], g[7]);
+  if (g[0] === 0x2002) return v4Of(g[1], g[2]);
+  if (g[0] === 0x2001 && g[1] === 0) return v4Of(g[6] ^ 0xffff, g[7] ^ 0xffff);
   return null;
 }
 
+/**
+ * Public on every reading: an IPv6 address must lie outside the blocked IPv6 ranges and, when it
+ * carries an IPv4 address, that address must be public too. NAT64 64:ff9b::/96 is judged by the
+ * address it carries (DNS64 networks answer every IPv4 host that way); 64:ff9b:1::/48, 6to4 and
+ * Teredo stay refused as whole ranges whatever they carry.
+ */
 export function isGlobalAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return !blocked.check(address, "ipv4");
   if (family === 6) {
-    const v4 = embeddedV4(address.toLowerCase());
-    if (v4 !== null) return isIP(v4) === 4 && !blocked.check(v4, "ipv4");
-    return !blocked.check(address, "ipv6");
+    if (ipv6Groups(address) === null) return false;
+    const v4 = embeddedV4(address);
+    if (v4 !== null && blocked.check(v4, "ipv4")) return false;
+    return !blocked.check(address.replace(/%.*$/, ""), "ipv6");
   }
   return false;
 }
@@ -97,6 +143,8 @@ export class UrlGuard {
 
   /** The static checks (no DNS): null when fine, else the reason. */
   problem(raw: string): string | null {
+    // the URL parser silently drops tabs and line breaks; a stored URL must be the one that is used
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(raw)) return "url must not contain control characters (CR, LF, tab, ...)";
     let url: URL;
     try { url = new URL(raw); } catch { return "url is not a valid absolute URL"; }
     if (url.protocol !== "https:") return "url must use https";
@@ -104,7 +152,11 @@ export class UrlGuard {
     if (url.hash) return "url must not carry a fragment";
     const host = normalHost(url.hostname);
     if (this.isAllowedHost(host)) return null;
-    if (isIP(host)) return isGlobalAddress(host) ? null : `url points at a non-public address (${host})`;
+    if (isIP(host)) {
+      if (isGlobalAddress(host)) return null;
+      const v4 = isIP(host) === 6 ? embeddedV4(host) : null;
+      return `url points at a non-public address (${host}${v4 ? `, which carries ${v4}` : ""})`;
+    }
     if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || !host.includes(".")) {
       return `url points at a local host name (${host})`;
     }

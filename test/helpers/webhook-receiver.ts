@@ -22,7 +22,7 @@ export interface Hit {
   at: number;
 }
 
-export interface Behaviour { status: number; headers?: Record<string, string>; delayMs?: number; body?: string }
+export interface Behaviour { status: number; headers?: Record<string, string>; delayMs?: number; body?: string | Buffer }
 
 export interface Receiver {
   base: string;
