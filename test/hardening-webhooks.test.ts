@@ -124,6 +124,19 @@ t.test("item 21: a full state.db answers 503 with Retry-After, logs once, and ke
   }
   t.equal(tenant?.status, 503, "tenants: 503, not 500");
   t.ok(tenant?.headers.get("retry-after"));
+  // the keyed API's writes go through the front's one answer to a write failure
+  const boot = readFileSync(join(full.dataDir, "bootstrap-key"), "utf8").trim();
+  const keyed = { "x-typesense-api-key": boot, "content-type": "application/json" };
+  let keyWrite: Awaited<ReturnType<RunningServer["get"]>> | null = null;
+  for (let i = 0; i < 400 && !keyWrite; i++) {
+    const r = await full.get("/keys", { method: "POST", headers: keyed, body: JSON.stringify({ actions: ["documents:search"], collections: ["*"], description: `k${i}-${"x".repeat(150)}` }) });
+    if (r.status !== 201) keyWrite = r;
+  }
+  t.equal(keyWrite?.status, 503, "keys: 503, not 500");
+  t.type(keyWrite?.body?.message, "string", "in the keyed API's {message} shape");
+  const synonym = await full.get("/collections/lei/synonyms/full-disk", { method: "PUT", headers: keyed, body: JSON.stringify({ synonyms: Array.from({ length: 40 }, (_, i) => `${"w".repeat(150)}${i}`) }) });
+  t.equal(synonym.status, 503, `synonyms: 503 (${synonym.status} ${synonym.text})`);
+  t.equal((await full.get("/keys", { headers: keyed })).status, 200, "key reads still work");
   t.equal((await api(full, "GET", "/v1/tenants", op)).status, 200, "reads still work");
   t.equal((await api(full, "GET", "/v1/webhooks", tn.key)).status, 200);
   t.equal((await full.get("/health")).status, 200);

@@ -7,6 +7,7 @@ import type * as UWS from "uWebSockets.js";
 import { gzipSync } from "node:zlib";
 import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { answerWriteFailure } from "../store/write-failure.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 import { BodyBudget, BodyBudgetError, BodyReceiver, BodyTimeoutError, BodyTooLargeError, uploadBody, type UploadTarget } from "./request-body.js";
 
@@ -237,6 +238,7 @@ function failed(reply: Reply, options: RouteOptions, err: unknown): void {
     reply.error(bodyStatus, (err as Error).message);
     return;
   }
+  if (answerWriteFailure(reply, options.name, err)) return; // a full or failing disk: 503, logged once a minute
   console.error(`${options.name}: ${(err as Error)?.stack ?? String(err)}`);
   reply.error(500, "internal error");
 }
