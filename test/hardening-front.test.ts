@@ -155,4 +155,9 @@ t.test("query strings that are not what they seem", async (t) => {
   t.match(badUtf8.body?.error, /UTF-8/);
   const replacement = await srv.get("/v1/entities?q=%EF%BF%BD", { headers: { "x-forwarded-for": "192.0.2.3" } });
   t.equal(replacement.status, 200, "a real U+FFFD is a normal search");
+  const keyed = await srv.get("/collections/lei/documents/search?q=%C0%AF&query_by=legalName", { headers: { "x-typesense-api-key": KEY } });
+  t.equal(keyed.status, 400, "so is invalid UTF-8 in the keyed API's q");
+  t.match(keyed.body?.message, /UTF-8/, "in its {message} shape");
+  const exported = await srv.get("/collections/lei/documents/export?filter_by=country:%FF", { headers: { "x-typesense-api-key": KEY } });
+  t.equal(exported.status, 400, "and in an export's filter_by");
 });

@@ -2,6 +2,7 @@
 // collections, the alias `lei`, search, one document, and an admin reload. The data is
 // reproduced as published, so writing single documents is a 405.
 
+import { QueryStringError, queryRecord } from "../http/query-string.js";
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
@@ -171,7 +172,13 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
     // the key parameters stay in: fromTypesense accepts them and gives them no effect
-    const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
+    let raw: Record<string, string>;
+    try {
+      raw = queryRecord(g.req.rawQuery);
+    } catch (err) {
+      failed(g, err);
+      return;
+    }
     const merged = g.caller.kind === "scoped" ? applyEmbedded(raw, g.caller.embedded) : unscoped(raw);
     try {
       await searchAnswer(merged, g.req.params[0], (answer) => g.reply.json(200, answer));
@@ -186,10 +193,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   const exportSlots = new ExportSlots();
   const stallMs = exportStallMs();
   keyedRoute(server, auth, "get", "/collections/:name/documents/export", "documents-export", named("documents:export"), async (g) => {
-    const raw = Object.fromEntries(new URLSearchParams(g.req.rawQuery));
     let filters;
     let exclude;
     try {
+      const raw = queryRecord(g.req.rawQuery);
       for (const k of Object.keys(raw)) if (!EXPORT_PARAMS.has(k)) throw new ParamError(`unknown export parameter '${k}'`);
       const query = fromTypesense({ q: "*", filter_by: raw.filter_by ?? "" });
       if (query.empty) { g.reply.stream("application/x-ndjson").end(); return; }
@@ -321,7 +328,7 @@ class SettingNotFound extends Error {}
 
 function failed(g: Guarded, err: unknown): void {
   if (err instanceof SettingNotFound) g.reply.error(404, err.message);
-  else if (err instanceof ParamError) g.reply.error(400, err.message);
+  else if (err instanceof ParamError || err instanceof QueryStringError) g.reply.error(400, err.message);
   else if (err instanceof NotReadyError || err instanceof ShardFailedError) g.reply.error(503, "Not Ready or Lagging");
   else throw err;
 }

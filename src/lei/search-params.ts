@@ -1,6 +1,7 @@
 // GET /v1/entities query parameters: one JSON schema (ajv) that validates the request and is
 // served as documentation in the OpenAPI document, then normalisation into an engine query.
 
+import { queryEntries } from "../http/query-string.js";
 import { Ajv, type ErrorObject } from "ajv";
 import { FACET_PARAMS, FILTER_PARAMS, type FacetParam, type FilterParam, type SearchField } from "../engine/schema.js";
 
@@ -58,26 +59,16 @@ export interface SearchParams {
 
 export class ParamError extends Error {}
 
-const BROKEN_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
-
-/** Whether the query's percent-escapes decode to valid UTF-8 (URLSearchParams would turn bad bytes into U+FFFD). */
-function isUtf8(rawQuery: string): boolean {
-  try {
-    decodeURIComponent(rawQuery.replace(/\+/g, " "));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function parseSearchParams(rawQuery: string): SearchParams {
-  if (BROKEN_ESCAPE.test(rawQuery)) throw new ParamError("malformed query string: '%' must start a two-digit hex escape");
+  let entries: [string, string][];
+  try {
+    entries = queryEntries(rawQuery);
+  } catch (err) {
+    throw new ParamError((err as Error).message);
+  }
   // no prototype: "toString" or "constructor" is an unknown parameter, not one already given
   const raw: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [key, value] of new URLSearchParams(rawQuery)) {
-    if ((key.includes("\uFFFD") || value.includes("\uFFFD")) && !isUtf8(rawQuery)) {
-      throw new ParamError("malformed query string: percent-escapes must encode UTF-8");
-    }
+  for (const [key, value] of entries) {
     const v = UPPER_CASED.has(key) ? value.trim().toUpperCase() : value;
     if (key in raw) {
       if (!REPEATABLE.has(key)) throw new ParamError(`parameter '${key}' is given more than once`);
