@@ -242,7 +242,7 @@ t.test("item 6: one tenant's slow endpoint at its cap does not hold up another t
 });
 
 t.test("item 24: a forward clock step prunes nothing early and disables no endpoint", async (t) => {
-  const { TrustedClock } = await import(join(ROOT, "dist/src/webhooks/trusted-clock.js"));
+  const { TrustedClock } = await import(join(ROOT, "dist/src/time/trusted-clock.js"));
   const { OutboxPruner } = await import(join(ROOT, "dist/src/webhooks/outbox-pruner.js"));
   const { verdict, DISABLE_AFTER_MS } = await import(join(ROOT, "dist/src/webhooks/retry.js"));
   const DAY = 86_400_000;

@@ -6,25 +6,25 @@
 // no step moves, or have been seen expired for an hour of monotonic time (so keys still go, an
 // hour late at most, when the clock was behind at start-up and was then put right).
 
+import { TrustedClock } from "../time/trusted-clock.js";
+
 export interface Expiring { id: number; expiresAt: number }
 
 export const STEP_GRACE_MS = 3_600_000;
 
 export class ExpiryGuard {
-  private readonly startWallMs: number;
-  private readonly startMonoMs: number;
+  private readonly clock: TrustedClock;
   /** keys the wall clock calls expired: the monotonic time each was first seen so */
   private seenExpired = new Map<number, number>();
 
-  constructor(private readonly wallMs: () => number = Date.now, private readonly monoMs: () => number = () => performance.now()) {
-    this.startWallMs = wallMs();
-    this.startMonoMs = monoMs();
+  constructor(wallMs: () => number = Date.now, private readonly monoMs: () => number = () => performance.now()) {
+    this.clock = new TrustedClock(wallMs, monoMs);
   }
 
   /** Of the keys the wall clock calls expired now, the ids that may be deleted. */
   confirm(expired: readonly Expiring[]): number[] {
     const mono = this.monoMs();
-    const steadySeconds = Math.floor((this.startWallMs + (mono - this.startMonoMs)) / 1000);
+    const steadySeconds = Math.floor(this.clock.now() / 1000);
     const seen = new Map<number, number>();
     const confirmed: number[] = [];
     for (const key of expired) {

@@ -16,7 +16,7 @@ import { OutboxPruner } from "./outbox-pruner.js";
 import { registerWebhookRoutes } from "./routes.js";
 import { SuppressionStore } from "./suppression-store.js";
 import { TenantStore } from "./tenant-store.js";
-import { TrustedClock } from "./trusted-clock.js";
+import { TrustedClock } from "../time/trusted-clock.js";
 import { UrlGuard } from "./url-guard.js";
 import { WebhookStore } from "./webhook-store.js";
 
