@@ -163,7 +163,9 @@ async function inProcess(t: Teardownable, intakeOptions: Record<string, unknown>
   const ids: string[] = [];
   for (let i = 0; i < hooks; i++) ids.push(webhooks.create(tn.id, `https://receiver.example.com/${i}`, ["queued"], 4).id);
   const outbox = new Outbox(db);
-  const intake = new Intake(db, tenants, webhooks, new SuppressionStore(db), outbox, () => Date.now(), () => false, intakeOptions);
+  new SuppressionStore(db);
+  const intake = new Intake(db, intakeOptions);
+  t.teardown(() => intake.stop());
   const count = (sql: string, ...args: unknown[]): number => (db.prepare(sql).get(...args) as { n: number }).n;
   return { db, tenant: tn.id, hooks: ids, intake, outbox, count };
 }
@@ -194,10 +196,8 @@ t.test("item 16: the pending backlog is capped per endpoint and per tenant; a ba
   const a = await inProcess(t, {}, 2);
   const caps = new Backlog(a.db, { perEndpoint: 1500, perTenant: 2500 });
   const { Intake } = await import(join(ROOT, "dist/src/webhooks/intake.js"));
-  const { TenantStore } = await import(join(ROOT, "dist/src/webhooks/tenant-store.js"));
-  const { WebhookStore } = await import(join(ROOT, "dist/src/webhooks/webhook-store.js"));
-  const { SuppressionStore } = await import(join(ROOT, "dist/src/webhooks/suppression-store.js"));
-  const intake = new Intake(a.db, new TenantStore(a.db), new WebhookStore(a.db), new SuppressionStore(a.db), a.outbox, () => Date.now(), () => false, { backlog: caps });
+  const intake = new Intake(a.db, { backlog: caps });
+  t.teardown(() => intake.stop());
   await intake.submit(events(a.tenant, 1000));
   t.equal(caps.pendingOfEndpoint(a.hooks[0]), 1000);
   t.equal(caps.pendingOfTenant(a.tenant), 2000);
