@@ -5,7 +5,7 @@
 // steps that must not prune or disable early. Checks behaviour only, never timing thresholds.
 
 import t from "tap";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CA_FILE, RECEIVER_HOST, startReceiver } from "./helpers/webhook-receiver.js";
 import { ROOT, startServer, tempDir, type RunningServer, type Teardownable } from "./helpers/server.js";
@@ -188,6 +188,54 @@ t.test("item 16: intake is a bounded queue written in slices; over the bound a b
   t.ok(seen < 1000, `a read got its turn after ${seen} of 1000 events were written, not after all of them`);
   await Promise.all(pending);
   t.equal(b.count("SELECT COUNT(*) AS n FROM mail_events"), 1000, "and every batch was written");
+});
+
+t.test("item 16: intake is written off the front's event loop: mid-write, /health and state.db reads are answered before the batch's 202", async (t) => {
+  // the intake writer holds its transaction open while this file exists (LEIDEX_TEST_INTAKE_HOLD_FILE);
+  // time scale 1 so that no background write of the front (pruning) wants the lock meanwhile
+  const hold = join(tempDir(t, "leidex-intake-hold-"), "hold");
+  writeFileSync(hold, "");
+  t.teardown(() => { if (existsSync(hold)) unlinkSync(hold); });
+  const held = await startServer(t, { shards: 1, args: SERVER_ARGS, env: { LEIDEX_TEST_INTAKE_HOLD_FILE: hold, LEIDEX_WEBHOOK_TIME_SCALE: "1" } });
+  const op = operatorKeyOf(held);
+  const tn = await mkTenant(held, op, "held");
+  let acknowledged = false;
+  const post = api(held, "POST", "/v1/events", op, { events: events(tn.id, 1000) }).then((r) => { acknowledged = true; return r; });
+  await receiver.waitFor(() => existsSync(`${hold}.writing`), 30_000, "the intake slice to be mid-write");
+  t.equal((await held.get("/health")).status, 200, "/health answered while the slice is being written");
+  t.equal((await api(held, "GET", `/v1/tenants/${tn.id}`, op)).status, 200, "a read of state.db answered meanwhile");
+  t.equal((await api(held, "GET", "/v1/suppressions", tn.key)).status, 200);
+  t.notOk(acknowledged, "and the batch is not acknowledged before its commit");
+  unlinkSync(hold);
+  const r = await post;
+  t.equal(r.status, 202, "202 once committed");
+  t.equal(r.body.accepted, 1000);
+});
+
+t.test("item 16: an intake writer that dies is replaced; its batches are refused with 503, never lost silently, and their rows still go out", async (t) => {
+  const dies = await startServer(t, { shards: 1, args: SERVER_ARGS, env: { LEIDEX_TEST_INTAKE_EXIT_AFTER: "intake-dies-here" } });
+  const op = operatorKeyOf(dies);
+  const tn = await mkTenant(dies, op, "dies");
+  const hook = await api(dies, "POST", "/v1/webhooks", tn.key, { url: `${receiver.base}/after-death`, event_types: ["queued"] });
+  t.equal(hook.status, 201);
+  const batch = events(tn.id, 20);
+  batch[0].id = "intake-dies-here";
+  // the writer exits right after committing this batch, before answering: stored, never acknowledged
+  const first = await api(dies, "POST", "/v1/events", op, { events: batch });
+  t.equal(first.status, 503, "the batch in flight is refused, not left hanging");
+  t.ok(Number(first.headers.get("retry-after")) > 0, "with Retry-After");
+  let again = await api(dies, "POST", "/v1/events", op, { events: batch });
+  for (let i = 0; i < 100 && again.status === 503; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    again = await api(dies, "POST", "/v1/events", op, { events: batch });
+  }
+  t.equal(again.status, 202, "a new writer takes the retry");
+  t.same(again.body, { accepted: 0, duplicates: 20, deliveries: 0 }, "the retry finds the batch stored once (idempotent by event id)");
+  // its rows were stored leased for direct hand-off; they are released to the outbox, not stranded
+  await receiver.waitFor(() => new Set(receiver.hits("/after-death").map((h) => JSON.parse(h.raw.toString("utf8")).id)).size === 20, 30_000, "the 20 deliveries");
+  t.match(dies.stdout() + dies.stderr(), /intake writer exited/, "the restart is logged");
+  const later = await api(dies, "POST", "/v1/events", op, { events: events(tn.id, 5) });
+  t.equal(later.status, 202, "intake goes on");
 });
 
 t.test("item 16: the pending backlog is capped per endpoint and per tenant; a batch over a cap is refused whole (429)", async (t) => {
