@@ -26,12 +26,13 @@ const db = openStateDbConnection(data.path);
 // the stores' schemas exist already (the front made them); constructing them only prepares
 const writer = new IntakeWriter(db, new TenantStore(db), new SuppressionStore(db), new Outbox(db), new Backlog(db, data.caps));
 
-let held: HeldBatch[] = [];
+/** batches posted and not yet written, oldest first; a taken slot is cleared so its events can be collected */
+let held: (HeldBatch | undefined)[] = [];
 let head = 0;
 const take = (): HeldBatch | undefined => {
   const b = held[head];
   if (b === undefined) return undefined;
-  held[head++] = undefined as unknown as HeldBatch; // let it be collected
+  held[head++] = undefined;
   if (head === held.length) { held = []; head = 0; }
   return b;
 };
