@@ -5,7 +5,7 @@
 // steps that must not prune or disable early. Checks behaviour only, never timing thresholds.
 
 import t from "tap";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CA_FILE, RECEIVER_HOST, startReceiver } from "./helpers/webhook-receiver.js";
 import { ROOT, startServer, tempDir, type RunningServer, type Teardownable } from "./helpers/server.js";
@@ -163,7 +163,9 @@ async function inProcess(t: Teardownable, intakeOptions: Record<string, unknown>
   const ids: string[] = [];
   for (let i = 0; i < hooks; i++) ids.push(webhooks.create(tn.id, `https://receiver.example.com/${i}`, ["queued"], 4).id);
   const outbox = new Outbox(db);
-  const intake = new Intake(db, tenants, webhooks, new SuppressionStore(db), outbox, () => Date.now(), () => false, intakeOptions);
+  new SuppressionStore(db);
+  const intake = new Intake(db, intakeOptions);
+  t.teardown(() => intake.stop());
   const count = (sql: string, ...args: unknown[]): number => (db.prepare(sql).get(...args) as { n: number }).n;
   return { db, tenant: tn.id, hooks: ids, intake, outbox, count };
 }
@@ -188,16 +190,62 @@ t.test("item 16: intake is a bounded queue written in slices; over the bound a b
   t.equal(b.count("SELECT COUNT(*) AS n FROM mail_events"), 1000, "and every batch was written");
 });
 
+t.test("item 16: intake is written off the front's event loop: mid-write, /health and state.db reads are answered before the batch's 202", async (t) => {
+  // the intake writer holds its transaction open while this file exists (LEIDEX_TEST_INTAKE_HOLD_FILE);
+  // time scale 1 so that no background write of the front (pruning) wants the lock meanwhile
+  const hold = join(tempDir(t, "leidex-intake-hold-"), "hold");
+  writeFileSync(hold, "");
+  t.teardown(() => { if (existsSync(hold)) unlinkSync(hold); });
+  const held = await startServer(t, { shards: 1, args: SERVER_ARGS, env: { LEIDEX_TEST_INTAKE_HOLD_FILE: hold, LEIDEX_WEBHOOK_TIME_SCALE: "1" } });
+  const op = operatorKeyOf(held);
+  const tn = await mkTenant(held, op, "held");
+  let acknowledged = false;
+  const post = api(held, "POST", "/v1/events", op, { events: events(tn.id, 1000) }).then((r) => { acknowledged = true; return r; });
+  await receiver.waitFor(() => existsSync(`${hold}.writing`), 30_000, "the intake slice to be mid-write");
+  t.equal((await held.get("/health")).status, 200, "/health answered while the slice is being written");
+  t.equal((await api(held, "GET", `/v1/tenants/${tn.id}`, op)).status, 200, "a read of state.db answered meanwhile");
+  t.equal((await api(held, "GET", "/v1/suppressions", tn.key)).status, 200);
+  t.notOk(acknowledged, "and the batch is not acknowledged before its commit");
+  unlinkSync(hold);
+  const r = await post;
+  t.equal(r.status, 202, "202 once committed");
+  t.equal(r.body.accepted, 1000);
+});
+
+t.test("item 16: an intake writer that dies is replaced; its batches are refused with 503, never lost silently, and their rows still go out", async (t) => {
+  const dies = await startServer(t, { shards: 1, args: SERVER_ARGS, env: { LEIDEX_TEST_INTAKE_EXIT_AFTER: "intake-dies-here" } });
+  const op = operatorKeyOf(dies);
+  const tn = await mkTenant(dies, op, "dies");
+  const hook = await api(dies, "POST", "/v1/webhooks", tn.key, { url: `${receiver.base}/after-death`, event_types: ["queued"] });
+  t.equal(hook.status, 201);
+  const batch = events(tn.id, 20);
+  batch[0].id = "intake-dies-here";
+  // the writer exits right after committing this batch, before answering: stored, never acknowledged
+  const first = await api(dies, "POST", "/v1/events", op, { events: batch });
+  t.equal(first.status, 503, "the batch in flight is refused, not left hanging");
+  t.ok(Number(first.headers.get("retry-after")) > 0, "with Retry-After");
+  let again = await api(dies, "POST", "/v1/events", op, { events: batch });
+  for (let i = 0; i < 100 && again.status === 503; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    again = await api(dies, "POST", "/v1/events", op, { events: batch });
+  }
+  t.equal(again.status, 202, "a new writer takes the retry");
+  t.same(again.body, { accepted: 0, duplicates: 20, deliveries: 0 }, "the retry finds the batch stored once (idempotent by event id)");
+  // its rows were stored leased for direct hand-off; they are released to the outbox, not stranded
+  await receiver.waitFor(() => new Set(receiver.hits("/after-death").map((h) => JSON.parse(h.raw.toString("utf8")).id)).size === 20, 30_000, "the 20 deliveries");
+  t.match(dies.stdout() + dies.stderr(), /intake writer exited/, "the restart is logged");
+  const later = await api(dies, "POST", "/v1/events", op, { events: events(tn.id, 5) });
+  t.equal(later.status, 202, "intake goes on");
+});
+
 t.test("item 16: the pending backlog is capped per endpoint and per tenant; a batch over a cap is refused whole (429)", async (t) => {
   const { Backlog } = await import(join(ROOT, "dist/src/webhooks/backlog.js"));
   const { IntakeError } = await import(join(ROOT, "dist/src/webhooks/intake.js"));
   const a = await inProcess(t, {}, 2);
   const caps = new Backlog(a.db, { perEndpoint: 1500, perTenant: 2500 });
   const { Intake } = await import(join(ROOT, "dist/src/webhooks/intake.js"));
-  const { TenantStore } = await import(join(ROOT, "dist/src/webhooks/tenant-store.js"));
-  const { WebhookStore } = await import(join(ROOT, "dist/src/webhooks/webhook-store.js"));
-  const { SuppressionStore } = await import(join(ROOT, "dist/src/webhooks/suppression-store.js"));
-  const intake = new Intake(a.db, new TenantStore(a.db), new WebhookStore(a.db), new SuppressionStore(a.db), a.outbox, () => Date.now(), () => false, { backlog: caps });
+  const intake = new Intake(a.db, { backlog: caps });
+  t.teardown(() => intake.stop());
   await intake.submit(events(a.tenant, 1000));
   t.equal(caps.pendingOfEndpoint(a.hooks[0]), 1000);
   t.equal(caps.pendingOfTenant(a.tenant), 2000);

@@ -37,6 +37,19 @@ export function openStateDb(dataDir: string): StateDb {
   return db;
 }
 
+/**
+ * A further connection to a state.db that openStateDb has opened (and checked) already, for a
+ * thread of its own (the intake writer): same sync and busy settings, so a write of either
+ * connection waits for the other's transaction instead of failing.
+ */
+export function openStateDbConnection(path: string): StateDb {
+  const db = new Database(path);
+  db.pragma("synchronous = FULL");
+  db.pragma("busy_timeout = 5000");
+  compileOnce(db);
+  return db;
+}
+
 class DamagedError extends Error {}
 
 /** SQLite's codes for a file that is not, or no longer, a sound database. */

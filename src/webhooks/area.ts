@@ -1,5 +1,5 @@
-// Wires area C: stores on the shared state.db, the operator key, the dispatcher workers, the
-// outbox pruner and the routes. LEIDEX_WEBHOOK_TIME_SCALE (test-only, default 1) divides every
+// Wires area C: stores on the shared state.db, the operator key, the intake writer thread, the
+// dispatcher workers, the outbox pruner and the routes. LEIDEX_WEBHOOK_TIME_SCALE (test-only, default 1) divides every
 // retry delay and retention period.
 
 import type { HttpServer } from "../http/server.js";
@@ -58,7 +58,14 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
     metrics,
   });
   const backlog = new Backlog(db);
-  const intake = new Intake(db, tenants, webhooks, suppressions, outbox, nowMs, (rows) => dispatch.claimDirect(rows), { backlog });
+  const intake = new Intake(db, {
+    backlog,
+    nowMs,
+    directAllowance: () => dispatch.directAllowance(),
+    handOff: (h) => dispatch.handOff(h),
+    onLost: (afterSeq) => dispatch.releaseAfter(afterSeq),
+    log,
+  });
   const pruner = new OutboxPruner(outbox, { scale, nowMs, decisionNowMs, log, metrics });
   if (metrics) {
     metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [[{}, dispatch.inFlight]]);
@@ -70,6 +77,7 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
   return {
     stop: async () => {
       await pruner.stop();
+      await intake.stop();
       await dispatch.stop();
     },
   };

@@ -1,6 +1,7 @@
 // The front's side of dispatch. Deliveries reach the dispatcher threads two ways:
-// - straight from intake: rows stored (leased) by a POST /v1/events that just committed are handed
-//   to their owner thread without being read back, as long as nothing older is waiting;
+// - straight from intake: rows stored (leased) by a POST /v1/events (on the intake writer thread,
+//   within the allowance the front gave its slice) or a POST /v1/inbound that just committed are
+//   handed to their owner thread without being read back, as long as nothing older is waiting;
 // - from the outbox: a poll hands out due rows (retries, manual redeliveries, everything at start,
 //   anything intake could not hand straight over), oldest first, leasing them in one transaction.
 // A lease keeps a row from being handed out twice; leases are cleared at start, so after kill -9
@@ -98,7 +99,7 @@ export class DispatchCenter {
   }
 
   /**
-   * Asked by intake before it stores rows: may they be stored leased and handed straight over? Not
+   * Asked by POST /v1/inbound before it stores its row: may it be stored leased and handed straight over? Not
    * while older due rows wait in the outbox (first attempts must keep event order) or too many
    * are on their way; a refusal means the rows wait in the outbox for the poll.
    */
@@ -110,12 +111,36 @@ export class DispatchCenter {
     return true;
   }
 
+  /**
+   * Asked by the intake writer's front before each slice: how many new rows it may store leased
+   * for handOff (the slice's own rows count against it on the writer's side). 0 while older due
+   * rows wait in the outbox (first attempts keep event order) or too many are on their way.
+   */
+  directAllowance(): number {
+    if (this.stopped || this.backlog) return 0;
+    return Math.max(0, MAX_HANDED - this.handed.size);
+  }
+
   /** After intake committed: hands its rows over, or has the poll look for them soon. */
   handOff(h: HandOff): void {
     if (h.rows.length === 0) return;
+    // rows stored unleased wait in the outbox: nothing newer may pass them until the poll has them
+    if (!h.direct) this.backlog = true;
     if (!h.direct || this.stopped) { this.kick(); return; }
     const failed = this.handOut(h.rows);
     if (failed.length > 0) this.outbox.fail(failed, this.opts.nowMs());
+  }
+
+  /**
+   * The intake writer died during a slice: rows after `afterSeq` it may have stored leased (and
+   * committed) were never handed over. Releases every lease after it that is not on its way.
+   */
+  releaseAfter(afterSeq: number): void {
+    const onTheirWay: number[] = [];
+    for (const h of this.handed.values()) if (h.d.seq > afterSeq) onTheirWay.push(h.d.seq);
+    this.outbox.releaseAfter(afterSeq, onTheirWay);
+    this.backlog = true;
+    this.kick();
   }
 
   /** New rows are due: hand them out soon. */

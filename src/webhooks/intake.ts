@@ -1,104 +1,90 @@
-// Event intake: a batch of mail events from the pipeline becomes message state, suppressions and
-// outbox rows, all in one SQLite transaction, before the 202. Idempotent by event id; a batch with
-// an impossible transition or an unknown tenant is refused whole (nothing of it is stored).
+// Event intake, the front's side: a batch of mail events from the pipeline is acknowledged (202)
+// only once it is committed with full sync (kill -9 safe), by the intake writer thread
+// (workers/intake.ts, the transaction itself in intake-writer.ts) on its own connection to
+// state.db. The front's event loop never runs an intake transaction or waits for its fsync: reads
+// go on meanwhile (WAL), and a write of the front waits at most for the slice being committed.
 //
-// Writes run on the front's thread, so they are bounded to keep reads moving: batches wait in a
-// queue of at most QUEUED_EVENTS events (beyond it a batch is refused at once, 503 with
-// Retry-After), and each turn of the event loop commits whole batches for at most SLICE_MS (at
-// least one batch), then yields (setImmediate) so that requests that arrived meanwhile are served.
-// A batch that would take an endpoint or tenant over its pending-backlog cap is refused whole (429,
-// see backlog.ts).
+// The queue is bounded: at most QUEUED_EVENTS events wait (beyond it a batch is refused at once,
+// 503 with Retry-After). The writer commits one slice at a time: the batches it holds, for at most
+// SLICE_MS (at least one), in one transaction (group commit). A batch over a pending-backlog cap
+// is refused whole (429, see backlog.ts). New outbox rows go to the dispatchers right after the
+// commit (HandOff): with each slice the front says how many rows may be stored leased for that.
+//
+// A writer thread that dies is replaced; the batches it held are refused with 503 (a retry is safe:
+// events are idempotent by id), and rows of its last slice that were stored leased but never
+// handed over are released to the outbox poll (onLost).
 
-import { migrate, type StateDb } from "../store/state-db.js";
-import { Backlog, BACKLOG_RETRY_AFTER_SECONDS } from "./backlog.js";
-import { machineVerdict } from "./bot.js";
+import { Worker } from "node:worker_threads";
+import type { StateDb } from "../store/state-db.js";
+import { Backlog, type BacklogCaps } from "./backlog.js";
 import type { HandOff } from "./dispatch-center.js";
-import { isDeliveryKind, transitionProblem, type EventKind, type MessageState } from "./model.js";
-import type { Delivery, Outbox } from "./outbox.js";
-import type { SuppressionStore } from "./suppression-store.js";
-import type { TenantStore } from "./tenant-store.js";
-import type { WebhookStore } from "./webhook-store.js";
+import type { FromIntakeWorker, IntakeResult, IntakeWorkerData, MailEvent, ToIntakeWorker } from "./intake-protocol.js";
+import { IntakeError, migrateIntake } from "./intake-writer.js";
 
-export interface MailEvent {
-  id: string;
-  tenant_id: string;
-  message_id: string;
-  type: EventKind;
-  recipient: string;
-  /** Unix seconds */
-  timestamp: number;
-  bounce_type?: "hard" | "soft";
-  smtp_code?: number;
-  reason?: string;
-  url?: string;
-  user_agent?: string;
-  ip?: string;
-  http_method?: string;
-  method?: string;
-}
-
-export class IntakeError extends Error {
-  constructor(readonly status: number, message: string, readonly retryAfterSeconds: number | null = null) { super(message); }
-}
+export { IntakeError } from "./intake-writer.js";
+export type { IntakeResult, MailEvent } from "./intake-protocol.js";
 
 /** events waiting to be written, at most; a batch beyond it is a 503 (not queued) */
 export const QUEUED_EVENTS = 10_000;
-/** a turn of the event loop writes batches for at most this long (and at least one batch) */
+/** a slice writes batches for at most this long (and at least one batch) */
 export const SLICE_MS = 10;
 const QUEUE_RETRY_AFTER_SECONDS = 1;
 /** the largest batch the schema allows */
 const MAX_BATCH_EVENTS = 1000;
+/** a writer that lived less than this before dying counts as crash-looping */
+const QUICK_DEATH_MS = 10_000;
+const MAX_RESTART_DELAY_MS = 30_000;
 
-export interface IntakeOptions { backlog?: Backlog; queuedEvents?: number; sliceMs?: number }
+export interface IntakeOptions {
+  /** the caps the writer checks (default: backlog.ts's) */
+  backlog?: Backlog;
+  queuedEvents?: number;
+  sliceMs?: number;
+  nowMs?: () => number;
+  /** asked before each slice: how many new outbox rows may be stored leased and handed straight over (default 0: none) */
+  directAllowance?: () => number;
+  /** given each stored batch's rows right after its commit, before its promise resolves */
+  handOff?: (h: HandOff) => void;
+  /** the writer died during a slice: rows after this seq stored leased but not handed over must be released */
+  onLost?: (afterSeq: number) => void;
+  log?: (line: string) => void;
+}
 
-export interface IntakeResult { accepted: number; duplicates: number; deliveries: number }
 export type Accepted = IntakeResult & { handOff: HandOff };
 
-/** Asked once per batch, inside its transaction: may its rows be stored leased and handed straight to dispatch? */
-export type ClaimDirect = (rows: number) => boolean;
+interface Waiting { n: number; resolve: (r: Accepted) => void; reject: (err: unknown) => void }
 
 export class Intake {
-  constructor(
-    private readonly db: StateDb,
-    private readonly tenants: TenantStore,
-    private readonly webhooks: WebhookStore,
-    private readonly suppressions: SuppressionStore,
-    private readonly outbox: Outbox,
-    private readonly nowMs: () => number,
-    private readonly claimDirect: ClaimDirect,
-    options: IntakeOptions = {},
-  ) {
-    this.backlog = options.backlog ?? new Backlog(db);
-    this.maxQueued = options.queuedEvents ?? QUEUED_EVENTS;
-    this.sliceMs = options.sliceMs ?? SLICE_MS;
-    migrate(db, [
-      `CREATE TABLE IF NOT EXISTS mail_events (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, received_at INTEGER NOT NULL)`,
-      `CREATE TABLE IF NOT EXISTS messages (
-         tenant_id TEXT NOT NULL, message_id TEXT NOT NULL, state TEXT NOT NULL, delivered_at INTEGER, updated_at INTEGER NOT NULL,
-         PRIMARY KEY (tenant_id, message_id))`,
-    ]);
-    // prepared once: compiling a statement costs more than running it
-    this.remember = db.prepare("INSERT OR IGNORE INTO mail_events (id, tenant_id, received_at) VALUES (?, ?, ?)");
-    this.message = db.prepare("SELECT state, delivered_at FROM messages WHERE tenant_id = ? AND message_id = ?");
-    this.moveMessage = db.prepare(`INSERT INTO messages (tenant_id, message_id, state, delivered_at, updated_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (tenant_id, message_id) DO UPDATE SET state = excluded.state, delivered_at = COALESCE(excluded.delivered_at, delivered_at), updated_at = excluded.updated_at`);
-  }
-
-  private readonly remember;
-  private readonly message;
-  private readonly moveMessage;
-  private readonly backlog: Backlog;
   private readonly maxQueued: number;
   private readonly sliceMs: number;
-  private waiting: { events: MailEvent[]; resolve: (r: Accepted) => void; reject: (err: unknown) => void }[] = [];
-  private head = 0;
+  private readonly caps: BacklogCaps;
+  private lastSeq: { get(): unknown } | null = null;
+  private readonly waiting = new Map<number, Waiting>();
   private queuedEvents = 0;
+  private ids = 0;
+  private worker: Worker | null = null;
+  private startedAt = 0;
+  private quickDeaths = 0;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private scheduled = false;
+  /** a slice is being written; its rows come after this seq */
+  private sliceFrom: number | null = null;
+  private stopped = false;
+
+  constructor(private readonly db: StateDb, private readonly opts: IntakeOptions = {}) {
+    this.maxQueued = opts.queuedEvents ?? QUEUED_EVENTS;
+    this.sliceMs = opts.sliceMs ?? SLICE_MS;
+    this.caps = (opts.backlog ?? new Backlog(db)).caps;
+    migrateIntake(db);
+    this.spawn();
+  }
 
   /** Events accepted for writing and not yet written. */
   get queued(): number { return this.queuedEvents; }
 
   /** The refusal a batch of the largest size would get now, before its body is even parsed; null when there is room. */
   busy(): IntakeError | null {
+    if (!this.worker) return this.restarting();
     return this.queuedEvents > 0 && this.queuedEvents + MAX_BATCH_EVENTS > this.maxQueued ? this.full() : null;
   }
 
@@ -106,121 +92,131 @@ export class Intake {
     return new IntakeError(503, `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`, QUEUE_RETRY_AFTER_SECONDS);
   }
 
+  private restarting(): IntakeError {
+    return new IntakeError(503, "event intake is restarting its writer; retry shortly", QUEUE_RETRY_AFTER_SECONDS);
+  }
+
   /**
    * Queues the batch and resolves once it is on disk, committed with the batches written in the
-   * same slice (group commit: one fsync for all of them); rejects with IntakeError when the batch
-   * is refused, in which case nothing of it is stored (each batch is a savepoint of its own, so a
-   * refused batch does not take its neighbours down with it). A full queue refuses at once (503).
+   * same slice (one fsync for all of them); rejects with IntakeError when the batch is refused, in
+   * which case nothing of it is stored (each batch is a savepoint of its own, so a refused batch
+   * does not take its neighbours down with it). A full queue refuses at once (503).
    */
   submit(events: MailEvent[]): Promise<Accepted> {
-    if (this.queuedEvents > 0 && this.queuedEvents + events.length > this.maxQueued) {
-      return Promise.reject(this.full());
-    }
+    const w = this.worker;
+    if (!w || this.stopped) return Promise.reject(this.restarting());
+    if (this.queuedEvents > 0 && this.queuedEvents + events.length > this.maxQueued) return Promise.reject(this.full());
+    const id = ++this.ids;
     return new Promise((resolve, reject) => {
-      this.waiting.push({ events, resolve, reject });
+      w.postMessage({ type: "batch", id, events } satisfies ToIntakeWorker);
+      this.waiting.set(id, { n: events.length, resolve, reject });
       this.queuedEvents += events.length;
-      if (this.waiting.length - this.head === 1) setImmediate(() => this.commitSlice());
+      // waiting batches keep the process alive until they are answered
+      if (this.waiting.size === 1) w.ref();
+      // batches submitted in the same turn go into the same slice
+      if (!this.scheduled && this.sliceFrom === null) {
+        this.scheduled = true;
+        setImmediate(() => { this.scheduled = false; this.startSlice(); });
+      }
     });
   }
 
-  /** Writes queued batches for at most sliceMs (at least one) in one transaction, then yields. */
-  private commitSlice(): void {
-    const started = performance.now();
-    const group: typeof this.waiting = [];
-    const outcomes: ({ ok: Accepted } | { refused: IntakeError })[] = [];
+  /** Stops the writer; batches not yet answered are refused (503). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const w = this.worker;
+    this.worker = null;
+    this.refuseWaiting(new IntakeError(503, "the server is stopping; retry against it once it is back", QUEUE_RETRY_AFTER_SECONDS));
+    await w?.terminate();
+  }
+
+  private spawn(): void {
+    const workerData: IntakeWorkerData = { path: this.db.name, caps: this.caps };
+    const w = new Worker(new URL("../../workers/intake.js", import.meta.url), { workerData });
+    this.worker = w;
+    this.startedAt = performance.now();
+    w.on("message", (m: FromIntakeWorker) => { if (this.worker === w) this.onMessage(m); });
+    w.on("error", (err) => this.opts.log?.(`intake writer failed: ${err.message}`));
+    w.on("exit", (code) => this.onExit(w, code));
+    w.unref();
+  }
+
+  private startSlice(): void {
+    const w = this.worker;
+    if (!w || this.sliceFrom !== null || this.waiting.size === 0) return;
+    let from = 0;
     try {
-      this.db.transaction(() => {
-        while (this.head < this.waiting.length && (group.length === 0 || performance.now() - started < this.sliceMs)) {
-          const item = this.waiting[this.head++];
-          group.push(item);
-          try {
-            outcomes.push({ ok: this.accept(item.events) });
-          } catch (err) {
-            if (!(err instanceof IntakeError)) throw err;
-            outcomes.push({ refused: err });
-          }
-        }
-      })();
-    } catch (err) {
-      // the slice's commit failed (disk full, I/O error): nothing of it is stored
-      this.settled(group);
-      for (const item of group) item.reject(err);
-      return;
+      // prepared at first use: the outbox's table may be created after this intake
+      this.lastSeq ??= this.db.prepare("SELECT COALESCE(MAX(seq), 0) AS s FROM deliveries");
+      from = (this.lastSeq.get() as { s: number }).s;
+    } catch {
+      // unknown: should the writer die, every lease not handed over is released (safe, if slower)
     }
-    this.settled(group);
-    group.forEach((item, i) => {
-      const o = outcomes[i];
-      if ("ok" in o) item.resolve(o.ok); else item.reject(o.refused);
-    });
+    this.sliceFrom = from;
+    w.postMessage({ type: "slice", now: this.opts.nowMs?.() ?? Date.now(), allowance: this.opts.directAllowance?.() ?? 0, sliceMs: this.sliceMs } satisfies ToIntakeWorker);
   }
 
-  /** The group left the queue; the rest waits for the next turn. */
-  private settled(group: typeof this.waiting): void {
-    for (const item of group) this.queuedEvents -= item.events.length;
-    if (this.head === this.waiting.length) { this.waiting = []; this.head = 0; }
-    else setImmediate(() => this.commitSlice());
+  private settle(id: number): Waiting | undefined {
+    const item = this.waiting.get(id);
+    if (!item) return undefined;
+    this.waiting.delete(id);
+    this.queuedEvents -= item.n;
+    return item;
   }
 
-  /**
-   * Stores the batch (a transaction, or a savepoint inside the caller's); throws IntakeError
-   * (nothing stored) when any event is refused. The hand-off lists the outbox rows written, for
-   * DispatchCenter.handOff once the transaction has committed.
-   */
-  accept(events: MailEvent[]): Accepted {
-    return this.db.transaction(() => {
-      const result: IntakeResult = { accepted: 0, duplicates: 0, deliveries: 0 };
-      const handOff: HandOff = { rows: [], direct: this.claimDirect(events.length) };
-      const now = this.nowMs();
-      const known = new Set<string>();
-      const endpoints = new Map<string, { tenantId: string; n: number }>();
-      for (const e of events) {
-        if (!known.has(e.tenant_id)) {
-          if (!this.tenants.get(e.tenant_id)) throw new IntakeError(400, `event '${e.id}': unknown tenant '${e.tenant_id}'`);
-          known.add(e.tenant_id);
+  private onMessage(m: FromIntakeWorker): void {
+    this.sliceFrom = null;
+    if (m.type === "failed") {
+      // nothing of the slice is stored; a disk that refused keeps its code (a 503 upstream)
+      const err = Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {});
+      for (const id of m.ids) this.settle(id)?.reject(err);
+    } else {
+      for (const o of m.outcomes) {
+        const item = this.settle(o.id);
+        if (!item) continue;
+        if ("refused" in o) { item.reject(new IntakeError(o.refused.status, o.refused.message, o.refused.retryAfterSeconds)); continue; }
+        const handOff: HandOff = { rows: o.rows, direct: o.direct };
+        // before the next slice is asked for, so that its allowance counts these rows
+        try {
+          this.opts.handOff?.(handOff);
+        } catch (err) {
+          // committed: the rows are in the outbox and go out from there; the batch stays accepted
+          this.opts.log?.(`handing over new webhook deliveries failed: ${(err as Error).message}`);
         }
-        const seen = this.remember.run(e.id, e.tenant_id, now);
-        if (seen.changes === 0) { result.duplicates++; continue; }
-        result.accepted++;
-        result.deliveries += this.one(e, now, handOff, endpoints);
-      }
-      // counted after the inserts, inside the batch's savepoint: over a cap, the throw undoes them
-      this.backlog.added(endpoints);
-      const over = endpoints.size > 0 ? this.backlog.overCap(endpoints.keys(), known) : null;
-      if (over) throw new IntakeError(429, `batch refused, nothing stored: ${over}`, BACKLOG_RETRY_AFTER_SECONDS);
-      return { ...result, handOff };
-    })();
-  }
-
-  private one(e: MailEvent, now: number, handOff: HandOff, endpoints: Map<string, { tenantId: string; n: number }>): number {
-    const msg = this.message.get(e.tenant_id, e.message_id) as { state: MessageState; delivered_at: number | null } | undefined;
-    let kind: EventKind = e.type;
-    const data: Record<string, unknown> = { message_id: e.message_id, recipient: e.recipient, timestamp: e.timestamp };
-    for (const k of ["bounce_type", "smtp_code", "reason", "url", "user_agent", "ip", "http_method", "method"] as const) {
-      if (e[k] !== undefined) data[k] = e[k];
-    }
-    if (kind === "queued") {
-      const suppressed = this.suppressions.get(e.tenant_id, e.recipient);
-      if (suppressed) {
-        kind = "dropped";
-        data.reason = "suppressed";
-        data.suppression_reason = suppressed.reason;
-        data.reported_as = "queued";
+        item.resolve({ ...o.ok, handOff });
       }
     }
-    const problem = transitionProblem(msg?.state ?? null, kind);
-    if (problem) throw new IntakeError(409, `event '${e.id}' (message '${e.message_id}'): ${problem}`);
-    if (isDeliveryKind(kind)) this.moveMessage.run(e.tenant_id, e.message_id, kind, kind === "delivered" ? e.timestamp : null, now);
-    if (kind === "bounced" && e.bounce_type === "hard") this.suppressions.add(e.tenant_id, e.recipient, "hard_bounce");
-    if (kind === "unsubscribed") this.suppressions.add(e.tenant_id, e.recipient, "unsubscribe");
-    if (kind === "opened" || kind === "clicked") Object.assign(data, machineVerdict(e, msg?.delivered_at ?? null));
-    const body = JSON.stringify({ id: e.id, type: kind, created_at: new Date(e.timestamp * 1000).toISOString(), tenant_id: e.tenant_id, data });
-    const subscribers = this.webhooks.subscribers(e.tenant_id, kind);
-    for (const w of subscribers) {
-      const row: Delivery = this.outbox.add({ webhook_id: w.id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now }, handOff.direct);
-      handOff.rows.push(row);
-      const counted = endpoints.get(w.id);
-      if (counted) counted.n++; else endpoints.set(w.id, { tenantId: e.tenant_id, n: 1 });
+    if (this.waiting.size === 0) this.worker?.unref();
+    else this.startSlice();
+  }
+
+  private refuseWaiting(err: IntakeError): void {
+    const lost = [...this.waiting.keys()];
+    for (const id of lost) this.settle(id)?.reject(err);
+  }
+
+  private onExit(w: Worker, code: number): void {
+    if (this.stopped || this.worker !== w) return;
+    this.worker = null;
+    this.quickDeaths = performance.now() - this.startedAt < QUICK_DEATH_MS ? this.quickDeaths + 1 : 1;
+    const held = this.waiting.size;
+    if (this.sliceFrom !== null) {
+      const from = this.sliceFrom;
+      this.sliceFrom = null;
+      try {
+        this.opts.onLost?.(from);
+      } catch (err) {
+        // still leased: they go out at the next start (leases are cleared then), not before
+        this.opts.log?.(`releasing the deliveries of the intake writer's last slice failed: ${(err as Error).message}`);
+      }
     }
-    return subscribers.length;
+    this.refuseWaiting(new IntakeError(503, "event intake was interrupted (its writer thread stopped) and this batch may or may not be stored; retry it (event ids make a retry safe)", QUEUE_RETRY_AFTER_SECONDS));
+    const delay = this.quickDeaths <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (this.quickDeaths - 2));
+    this.opts.log?.(`intake writer exited (code ${code}); ${held} batches refused with 503; restarting it${delay ? ` in ${delay} ms` : ""}`);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (!this.stopped) this.spawn();
+    }, delay);
   }
 }

@@ -183,6 +183,13 @@ export class Outbox {
     relaxedTransaction(this.db, () => { for (const seq of seqs) st.run(now, seq); });
   }
 
+  /** Leases of rows after `afterSeq` go, except those of `keep` (rows on their way). */
+  releaseAfter(afterSeq: number, keep: readonly number[]): void {
+    relaxedTransaction(this.db, () => {
+      this.db.prepare("UPDATE deliveries SET leased = 0 WHERE seq > ? AND leased = 1 AND seq NOT IN (SELECT value FROM json_each(?))").run(afterSeq, JSON.stringify(keep));
+    });
+  }
+
   /** Every lease goes: nothing is on its way at start. */
   clearLeases(): void {
     this.db.exec("UPDATE deliveries SET leased = 0 WHERE leased = 1");

@@ -141,9 +141,9 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   route("post", "/v1/events", "events-intake", "operator", EVENTS_BODY, async ({ reply, body }) => {
     if (!validators.eventBatch(body)) { reply.error(400, describeError("events", validators.eventBatch)); return; }
     try {
-      const { handOff, ...result } = await area.intake.submit(body.events as MailEvent[]);
-      reply.json(202, JSON.stringify(result));
-      area.dispatch.handOff(handOff);
+      // the intake hands the new rows to the dispatchers itself, right after the commit
+      const { accepted, duplicates, deliveries } = await area.intake.submit(body.events as MailEvent[]);
+      reply.json(202, JSON.stringify({ accepted, duplicates, deliveries }));
     } catch (err) {
       if (err instanceof IntakeError) {
         if (err.retryAfterSeconds !== null) reply.header("Retry-After", String(err.retryAfterSeconds));
