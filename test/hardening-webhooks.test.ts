@@ -8,22 +8,12 @@ import t from "tap";
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CA_FILE, RECEIVER_HOST, startReceiver } from "./helpers/webhook-receiver.js";
+import { api, type Res } from "./helpers/webhook-api.js";
 import { ROOT, startServer, tempDir, type RunningServer, type Teardownable } from "./helpers/server.js";
 
 process.env.LEIDEX_WEBHOOK_TIME_SCALE = "1000";
 const SERVER_ARGS = ["--webhook-allow-hosts", RECEIVER_HOST, "--webhook-ca-file", CA_FILE, "--webhook-timeout", "1", "--dispatchers", "1", "--shards", "1"];
 
-interface Res { status: number; body: any; text: string; headers: Headers }
-async function api(srv: RunningServer, method: string, path: string, key: string | null, body?: unknown): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (key !== null) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const r = await fetch(srv.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let parsed: any;
-  try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-  return { status: r.status, body: parsed, text, headers: r.headers };
-}
 
 const operatorKeyOf = (srv: RunningServer): string => readFileSync(join(srv.dataDir, "operator-key"), "utf8").trim();
 async function mkTenant(srv: RunningServer, op: string, name: string): Promise<{ id: string; key: string }> {

@@ -16,19 +16,9 @@ import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CA_FILE, RECEIVER_HOST, startReceiver, verifyMailSignature, type Hit, type Receiver } from "./helpers/webhook-receiver.js";
+import { api, type Res } from "./helpers/webhook-api.js";
 import { ROOT, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 
-interface Res { status: number; body: any; text: string; headers: Headers }
-const api = async (srv: RunningServer, method: string, path: string, key: string | null, body?: unknown): Promise<Res> => {
-  const headers: Record<string, string> = {};
-  if (key !== null) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const r = await fetch(srv.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let parsed: any;
-  try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-  return { status: r.status, body: parsed, text, headers: r.headers };
-};
 const json = (h: Hit): any => JSON.parse(h.raw.toString("utf8"));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const nowS = (): number => Math.floor(Date.now() / 1000);

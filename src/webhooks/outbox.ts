@@ -14,6 +14,7 @@
 // delivery log the tenant reads keeps 30 days of attempts.
 
 import { randomBytes } from "node:crypto";
+import { threadId } from "node:worker_threads";
 import { migrate, type StateDb } from "../store/state-db.js";
 
 export const DAY_MS = 86_400_000;
@@ -71,16 +72,18 @@ export function relaxedTransaction<T>(db: StateDb, fn: () => T): T {
   }
 }
 
-const PROCESS_TAG = Array.from(randomBytes(4), (b) => "0123456789abcdefghijklmnopqrstuvwxyz"[b % 36]).join("");
+// Random per process, plus the thread: the front and the intake writer both create deliveries,
+// each with its own counter, so their tags must differ.
+const THREAD_TAG = Array.from(randomBytes(4), (b) => "0123456789abcdefghijklmnopqrstuvwxyz"[b % 36]).join("") + (threadId % 1296).toString(36).padStart(2, "0");
 let idCounter = 0;
 
 /**
- * A delivery id: `dl_` + time + a per-process tag + a counter (20 characters). Ids grow with time,
- * so the unique index takes each new one at its right edge instead of at a random page.
+ * A delivery id: `dl_` + time + a per-process-and-thread tag + a counter. Ids grow with time, so
+ * the unique index takes each new one at its right edge instead of at a random page.
  */
 export function newDeliveryId(nowMs: number): string {
   idCounter = (idCounter + 1) % 36 ** 7;
-  return `dl_${nowMs.toString(36).padStart(9, "0")}${PROCESS_TAG}${idCounter.toString(36).padStart(7, "0")}`;
+  return `dl_${nowMs.toString(36).padStart(9, "0")}${THREAD_TAG}${idCounter.toString(36).padStart(7, "0")}`;
 }
 
 const COLUMNS = "seq, id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at";

@@ -1,0 +1,16 @@
+// One call of area C's JSON API with an optional Bearer key, answered as status, parsed body, text and headers.
+
+import type { RunningServer } from "./server.js";
+
+export interface Res { status: number; body: any; text: string; headers: Headers }
+
+export async function api(srv: RunningServer, method: string, path: string, key: string | null, body?: unknown): Promise<Res> {
+  const headers: Record<string, string> = {};
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const r = await fetch(srv.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let parsed: any;
+  try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+  return { status: r.status, body: parsed, text, headers: r.headers };
+}
