@@ -2,14 +2,15 @@
 // flight per endpoint (first attempts therefore start in event order), each a signed POST through
 // undici with the SSRF guard at connect time, a timeout, and no redirects.
 //
-// Each endpoint has its own connection pool (an undici Agent keyed by webhook id): endpoints of
-// different tenants on the same receiver host:port never wait for each other's connections, so a
-// slow endpoint at its cap delays only itself. A pool idle for IDLE_POOL_MS is closed.
+// Connections are shared per receiver origin, and the pool has no connection limit of its own:
+// each endpoint's queue keeps it within its own cap, so the connections in use never exceed the
+// sum of the caps, and an endpoint never waits for a connection another one holds (a slow
+// endpoint at its cap delays only itself). The price: a burst opens as many connections as it
+// has requests in flight, where a shared limit made requests wait for a busy connection.
 
 import { readFileSync } from "node:fs";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { Agent, type Dispatcher } from "undici";
-import { MAX_CONCURRENCY } from "./model.js";
 import type { DispatcherWorkerData, DispatchJob, DispatchResult } from "./protocol.js";
 import { signedHeaders } from "./signing.js";
 import { SNIPPET_BYTES, utf8Snippet } from "./snippet.js";
@@ -21,50 +22,26 @@ const TIMED_OUT = new Error("attempt timed out");
 const TOO_LARGE = new Error("response body too large");
 
 interface Target { origin: string; path: string }
-/** Connections of one endpoint's pool: the largest cap (its queue keeps it within its own cap). */
-const CONNECTIONS_PER_ENDPOINT = MAX_CONCURRENCY;
-const IDLE_POOL_MS = 60_000;
-interface Pool { agent: Agent; idle: NodeJS.Timeout | null }
 
 interface Queue { active: number; waiting: DispatchJob[]; head: number }
 
 export class Deliverer {
   private readonly queues = new Map<string, Queue>();
   private readonly guard: UrlGuard;
-  private readonly secureContext: SecureContext;
-  private readonly pools = new Map<string, Pool>();
+  private readonly agent: Agent;
   private readonly targets = new Map<string, Target | string>();
 
   constructor(private readonly config: DispatcherWorkerData, private readonly report: (r: DispatchResult) => void) {
     this.guard = new UrlGuard(config.allowHosts);
     // One TLS context for every connection: handing `ca` to each connect builds a context per
     // connection, and parsing ~140 root certificates takes tens of ms of this thread each time.
-    this.secureContext = createSecureContext(config.caFile ? { ca: [...rootCertificates, readFileSync(config.caFile, "utf8")] } : {});
-  }
-
-  /** The endpoint's own pool, made on first use; in use again, it is no longer idle. */
-  private agentFor(id: string): Agent {
-    let p = this.pools.get(id);
-    if (!p) {
-      const agent = new Agent({
-        connect: { secureContext: this.secureContext, lookup: this.guard.lookupFor(), timeout: this.config.timeoutMs } as object,
-        headersTimeout: this.config.timeoutMs,
-        bodyTimeout: this.config.timeoutMs,
-        connections: CONNECTIONS_PER_ENDPOINT,
-      });
-      p = { agent, idle: null };
-      this.pools.set(id, p);
-    }
-    if (p.idle) { clearTimeout(p.idle); p.idle = null; }
-    return p.agent;
-  }
-
-  /** The endpoint has nothing queued or in flight: close its pool unless it is used again soon. */
-  private idle(id: string): void {
-    const p = this.pools.get(id);
-    if (!p || p.idle) return;
-    p.idle = setTimeout(() => { this.pools.delete(id); void p.agent.close(); }, IDLE_POOL_MS);
-    p.idle.unref();
+    const secureContext: SecureContext = createSecureContext(config.caFile ? { ca: [...rootCertificates, readFileSync(config.caFile, "utf8")] } : {});
+    this.agent = new Agent({
+      connect: { secureContext, lookup: this.guard.lookupFor(), timeout: config.timeoutMs } as object,
+      headersTimeout: config.timeoutMs,
+      bodyTimeout: config.timeoutMs,
+      connections: null, // no limit: the endpoints' caps bound what is in use (see above)
+    });
   }
 
   enqueue(job: DispatchJob): void {
@@ -98,7 +75,7 @@ export class Deliverer {
       });
     }
     // a head index instead of shift() keeps a long queue O(1) per job; compact once drained
-    if (q.head === q.waiting.length) { q.waiting = []; q.head = 0; if (q.active === 0) { this.queues.delete(id); this.idle(id); } }
+    if (q.head === q.waiting.length) { q.waiting = []; q.head = 0; if (q.active === 0) this.queues.delete(id); }
   }
 
   private async attempt(job: DispatchJob): Promise<DispatchResult> {
@@ -108,7 +85,7 @@ export class Deliverer {
     if (typeof target === "string") return { ...base, statusCode: null, error: `blocked: ${target}`, durationMs: 0, snippet: "" };
     try {
       const headers = signedHeaders(job.secret, job.eventType, job.eventId, job.body, Math.floor(Date.now() / 1000));
-      const r = await this.post(this.agentFor(job.webhookId), target, headers, job.body);
+      const r = await this.post(target, headers, job.body);
       return {
         ...base, statusCode: r.statusCode, error: null, durationMs: Math.round(performance.now() - started), snippet: r.snippet,
         retryAfter: (r.statusCode === 429 || r.statusCode === 503) && r.retryAfter !== null ? r.retryAfter : null,
@@ -141,7 +118,7 @@ export class Deliverer {
    * the body kept (the rest read and dropped so the connection can be reused, up to 64 KB), and one
    * deadline for the whole attempt. Redirects are not followed (no redirect interceptor).
    */
-  private post(agent: Agent, target: Target, headers: Record<string, string>, body: string): Promise<{ statusCode: number; retryAfter: string | null; snippet: string }> {
+  private post(target: Target, headers: Record<string, string>, body: string): Promise<{ statusCode: number; retryAfter: string | null; snippet: string }> {
     return new Promise((resolve, reject) => {
       let controller: Dispatcher.DispatchController | null = null;
       let settled = false;
@@ -157,7 +134,7 @@ export class Deliverer {
         resolve({ statusCode, retryAfter, snippet: utf8Snippet(Buffer.concat(chunks)) });
       };
       const timer = setTimeout(() => { controller?.abort(TIMED_OUT); finish(TIMED_OUT); }, this.config.timeoutMs);
-      agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers, body }, {
+      this.agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers, body }, {
         onRequestStart: (c) => {
           controller = c;
           if (settled) c.abort(TIMED_OUT);
