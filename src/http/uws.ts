@@ -3,8 +3,9 @@
 // uws-glibc-compat.ts), an adapted copy is written once into native/build/ and loaded instead.
 // A binary that loads neither way stops the process with the reason: there is no slow fallback.
 
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type * as UWS from "uWebSockets.js";
@@ -29,13 +30,25 @@ function load(): typeof UWS {
   }
   const runtime = glibcRuntime();
   if (runtime === null || !/GLIBC_\d+\.\d+' not found/.test(packageError.message)) throw packageError;
+  const packageDir = dirname(require.resolve("uWebSockets.js"));
+  const version = (JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string }).version;
   const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
-  const compat = join(BUILD_DIR, `glibc-${runtime}-${binary}`);
-  if (!existsSync(compat)) {
-    mkdirSync(BUILD_DIR, { recursive: true });
-    writeGlibcCompatCopy(join(dirname(require.resolve("uWebSockets.js")), binary), compat, runtime);
+  const name = `uws-${version}-glibc-${runtime}-${binary}`;
+  // next to the engine's build; where the installation is read-only, in the temp directory
+  for (const dir of [BUILD_DIR, join(tmpdir(), "leidex-uws")]) {
+    const compat = join(dir, name);
+    try {
+      if (!existsSync(compat)) {
+        mkdirSync(dir, { recursive: true });
+        writeGlibcCompatCopy(join(packageDir, binary), compat, runtime);
+      }
+    } catch (err) {
+      if (["EACCES", "EPERM", "EROFS"].includes((err as NodeJS.ErrnoException).code ?? "")) continue;
+      throw err;
+    }
+    return require(compat) as typeof UWS;
   }
-  return require(compat) as typeof UWS;
+  throw packageError;
 }
 
 const uWS: typeof UWS = load();
