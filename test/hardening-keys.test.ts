@@ -249,7 +249,7 @@ t.test("POST /keys with a chosen value spends the address's guessing budget: cla
 
 // ---- 14: the bootstrap key in constant time ----
 
-t.test("the bootstrap key is compared in constant time (timingSafeEqual over digests)", async (t) => {
+t.test("the bootstrap key is compared in constant time (timingSafeEqual over its bytes)", async (t) => {
   const original = crypto.timingSafeEqual;
   const compared: number[] = [];
   crypto.timingSafeEqual = ((a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => { compared.push(a.byteLength, b.byteLength); return original(a, b); }) as typeof original;
@@ -260,8 +260,11 @@ t.test("the bootstrap key is compared in constant time (timingSafeEqual over dig
   const store = { byExactValue: () => null, byPrefix: () => [] };
   const auth = new KeyAuth(store, "in-process-bootstrap-value", new RateLimiter(30, 60));
   t.equal(auth.check("10.1.1.1", "in-process-bootstrap-value", "keys:create", []).ok, true, "the bootstrap key works");
-  t.same(compared.slice(0, 2), [32, 32], "through timingSafeEqual over two SHA-256 digests");
+  t.same(compared.slice(0, 2), [26, 26], "through timingSafeEqual over its bytes");
+  compared.length = 0;
+  t.equal(auth.check("10.1.1.1", "in-process-bootstrap-valuX", "keys:create", []).ok, false, "a value of its length that differs in the last byte does not");
+  t.same(compared.slice(0, 2), [26, 26], "compared the same way, never by ===");
   compared.length = 0;
   t.equal(auth.check("10.1.1.1", "in-process", "keys:create", []).ok, false, "a prefix of it does not");
-  t.same(compared.slice(0, 2), [32, 32], "compared the same way, whatever its length");
+  t.same(compared, [], "a value of another length is refused without comparing bytes (a key's length is no secret)");
 });

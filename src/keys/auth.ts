@@ -3,9 +3,9 @@
 // x-typesense-api-key query parameter; the header wins. A missing, unknown or expired key is a
 // 401 that says which; a valid key without the action or the collection is a 403 that names what
 // is missing. Repeated bad keys from one address are slowed down to 429 (a guessing guard). The
-// bootstrap key is compared in constant time (SHA-256 digests, timingSafeEqual).
+// bootstrap key is compared in constant time (timingSafeEqual).
 
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { RateDecision, RateLimiter } from "../http/rate-limit.js";
 import type { KeyStore } from "./key-store.js";
 import { actionAllowed, collectionAllowed, expired, FAR_FUTURE, type ApiKey } from "./model.js";
@@ -21,14 +21,13 @@ export type AuthOutcome = { ok: true; caller: Caller } | { ok: false; status: 40
 
 const SEARCH = "documents:search";
 
-const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
 
 /** Verified scoped keys (HMAC, base64 and JSON work done once); their parent is re-checked every time. */
 const SCOPED_CACHE_SIZE = 4096;
 
 export class KeyAuth {
   private readonly bootstrapKey: ApiKey;
-  private readonly bootstrapDigest: Buffer;
+  private readonly bootstrapBytes: Buffer;
   private readonly scopedCache = new Map<string, { parent: ApiKey; embedded: Record<string, string | number | boolean> }>();
 
   constructor(
@@ -38,12 +37,18 @@ export class KeyAuth {
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {
     this.bootstrapKey = { id: 0, value: bootstrapValue, description: "bootstrap key", actions: ["*"], collections: [], expiresAt: FAR_FUTURE, autodelete: false };
-    this.bootstrapDigest = digest(bootstrapValue);
+    this.bootstrapBytes = Buffer.from(bootstrapValue, "utf8");
   }
 
-  /** Constant time in the value (equal-length digests), so timing tells nothing of the bootstrap key. */
+  /**
+   * Constant time over the value's bytes, so timing tells nothing of the bootstrap key but its
+   * length, which is no secret (generated keys all have one). A value of another length, such as
+   * every scoped key, costs no comparison: hashing each presented key cost ~1.6 µs a request.
+   */
   isBootstrap(value: string): boolean {
-    return timingSafeEqual(digest(value), this.bootstrapDigest);
+    if (value.length !== this.bootstrapKey.value.length) return false;
+    const bytes = Buffer.from(value, "utf8");
+    return bytes.length === this.bootstrapBytes.length && timingSafeEqual(bytes, this.bootstrapBytes);
   }
 
   /** One guess charged to an address's budget, the one bad keys spend (see keys-routes.ts for why a chosen value costs one). */
