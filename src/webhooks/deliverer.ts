@@ -2,11 +2,11 @@
 // flight per endpoint (first attempts therefore start in event order), each a signed POST through
 // undici with the SSRF guard at connect time, a timeout, and no redirects.
 //
-// Connections are shared per receiver origin, and the pool has no connection limit of its own:
-// each endpoint's queue keeps it within its own cap, so the connections in use never exceed the
-// sum of the caps, and an endpoint never waits for a connection another one holds (a slow
-// endpoint at its cap delays only itself). The price: a burst opens as many connections as it
-// has requests in flight, where a shared limit made requests wait for a busy connection.
+// Connections are shared per receiver origin. Requests in flight to one origin are held near
+// ORIGIN_SHARE, so a burst reuses connections instead of opening one per request (each a TLS
+// handshake on both ends); but an endpoint with nothing in flight may always send one more, so a
+// slow endpoint holding the whole share never starves another on the same host:port. The pool
+// itself has no connection limit: the endpoints' caps and the share bound what is in use.
 
 import { readFileSync } from "node:fs";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
@@ -24,12 +24,17 @@ const TOO_LARGE = new Error("response body too large");
 interface Target { origin: string; path: string }
 
 interface Queue { active: number; waiting: DispatchJob[]; head: number }
+/** requests in flight to one origin beyond which an endpoint that already has one in flight waits */
+const ORIGIN_SHARE = 64;
 
 export class Deliverer {
   private readonly queues = new Map<string, Queue>();
   private readonly guard: UrlGuard;
   private readonly agent: Agent;
   private readonly targets = new Map<string, Target | string>();
+  private readonly originActive = new Map<string, number>();
+  /** endpoints with queued jobs waiting for their origin's share, by origin */
+  private readonly heldBack = new Map<string, Set<string>>();
 
   constructor(private readonly config: DispatcherWorkerData, private readonly report: (r: DispatchResult) => void) {
     this.guard = new UrlGuard(config.allowHosts);
@@ -63,19 +68,43 @@ export class Deliverer {
     return q;
   }
 
-  /** Starts queued jobs while the endpoint is under its cap. */
+  /** Starts queued jobs while the endpoint is under its cap and its origin under its share (see the header). */
   private pump(id: string, q: Queue): void {
     while (q.head < q.waiting.length && q.active < Math.max(1, q.waiting[q.head].cap)) {
+      const target = this.target(q.waiting[q.head].url);
+      const origin = typeof target === "string" ? null : target.origin;
+      const inFlight = origin === null ? 0 : this.originActive.get(origin) ?? 0;
+      if (origin !== null && q.active > 0 && inFlight >= ORIGIN_SHARE) {
+        let held = this.heldBack.get(origin);
+        if (!held) { held = new Set(); this.heldBack.set(origin, held); }
+        held.add(id);
+        return;
+      }
       const job = q.waiting[q.head++];
       q.active++;
+      if (origin !== null) this.originActive.set(origin, inFlight + 1);
       void this.attempt(job).then((result) => {
         q.active--;
+        if (origin !== null) this.originDone(origin);
         this.report(result);
         this.pump(id, q);
       });
     }
     // a head index instead of shift() keeps a long queue O(1) per job; compact once drained
     if (q.head === q.waiting.length) { q.waiting = []; q.head = 0; if (q.active === 0) this.queues.delete(id); }
+  }
+
+  /** A request to `origin` ended: the endpoints waiting for its share may go on. */
+  private originDone(origin: string): void {
+    const left = (this.originActive.get(origin) ?? 1) - 1;
+    if (left === 0) this.originActive.delete(origin); else this.originActive.set(origin, left);
+    const held = this.heldBack.get(origin);
+    if (!held) return;
+    this.heldBack.delete(origin);
+    for (const id of held) {
+      const q = this.queues.get(id);
+      if (q) this.pump(id, q);
+    }
   }
 
   private async attempt(job: DispatchJob): Promise<DispatchResult> {
