@@ -209,7 +209,7 @@ t.test("a column with more than 65,536 values: every city still filters exactly"
 });
 
 // Docs are ordered by LEI when a slice is finished; an LEI on several rows keeps the file's last
-// row (README, Loading), wherever its copies lie in the file and in whichever slice.
+// row (docs/golden-copy.md), wherever its copies lie in the file and in whichever slice.
 t.test("an LEI repeated across the file keeps its last row", async (t) => {
   const { header, rows } = readSample();
   const LEI = header.indexOf("LEI"), NAME = header.indexOf("Entity.LegalName");
