@@ -34,7 +34,6 @@ export class BodyBudget {
     return true;
   }
   give(bytes: number): void { this.used -= bytes; }
-  get inUse(): number { return this.used; }
 }
 
 /**

@@ -12,8 +12,8 @@ import type * as UWS from "uWebSockets.js";
 import { writeGlibcCompatCopy } from "./uws-glibc-compat.js";
 
 const require = createRequire(import.meta.url);
-/** uWS answers 431 to a request line plus headers over this size (its default is 4 KiB); read when the addon loads */
-export const MAX_HEAD_BYTES = Number(process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(16 * 1024));
+// uWS answers 431 to a request line plus headers over this size (its default is 4 KiB); read when the addon loads
+process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(16 * 1024);
 const BUILD_DIR = fileURLToPath(new URL("../../../native/build/", import.meta.url));
 
 function glibcRuntime(): string | null {

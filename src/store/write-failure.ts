@@ -10,10 +10,10 @@
 const SQLITE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)(_|$)/;
 const ERRNO_CODES = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS"]);
 
-export const WRITE_RETRY_AFTER_SECONDS = 30;
+const WRITE_RETRY_AFTER_SECONDS = 30;
 const LOG_EVERY_MS = 60_000;
 
-export function isWriteFailure(err: unknown): boolean {
+function isWriteFailure(err: unknown): boolean {
   const code = typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
   return SQLITE_CODES.test(code) || ERRNO_CODES.has(code);
 }
