@@ -5,7 +5,8 @@
 // parses) and whose need for the newer glibc version is marked weak. Any other symbol from a
 // newer glibc is refused: then the copy would not be equivalent.
 
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeFileAtomically } from "../store/durable-file.js";
 
 const SHT_DYNSYM = 11;
 const SHT_GNU_VERNEED = 0x6ffffffe;
@@ -98,7 +99,6 @@ export function writeGlibcCompatCopy(source: string, target: string, runtime: st
     elf.write(`${older}\0`, dynstr.offset + start, "latin1");
     elf.writeUInt16LE(VER_NDX_GLOBAL, versionAt);
   }
-  const partial = `${target}.${process.pid}.tmp`;
-  writeFileSync(partial, elf);
-  renameSync(partial, target);
+  // synced before its rename: a torn copy under the final name would fail every later start
+  writeFileAtomically(target, elf, 0o644);
 }

@@ -7,8 +7,9 @@
 // Every file is written to a temporary name, synced and renamed, so a crash at any moment leaves
 // the previous alias and its collection whole.
 
-import { mkdirSync, openSync, fsyncSync, closeSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomically } from "./durable-file.js";
 
 export const MANIFEST_FORMAT = 1;
 
@@ -81,12 +82,5 @@ export class CollectionFiles {
   }
 }
 
-function writeDurably(path: string, text: string): void {
-  const partial = `${path}.part`;
-  writeFileSync(partial, text);
-  const fd = openSync(partial, "r");
-  try { fsyncSync(fd); } finally { closeSync(fd); }
-  renameSync(partial, path);
-  const dir = openSync(join(path, ".."), "r");
-  try { fsyncSync(dir); } finally { closeSync(dir); }
-}
+/** Readable like the segments beside them (the umask applies). */
+const writeDurably = (path: string, text: string): void => writeFileAtomically(path, text, 0o666);

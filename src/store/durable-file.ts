@@ -5,12 +5,12 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "n
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 
-export function writeFileAtomically(path: string, text: string, mode = 0o600): void {
+export function writeFileAtomically(path: string, content: string | Uint8Array, mode = 0o600): void {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
     const fd = openSync(temp, "wx", mode);
     try {
-      const bytes = Buffer.from(text);
+      const bytes = typeof content === "string" ? Buffer.from(content) : content;
       for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, done);
       fsyncSync(fd);
     } finally {
