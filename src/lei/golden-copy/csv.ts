@@ -3,8 +3,8 @@
 // a caller asks for are ever decoded, which matters with 338 columns of which we read ~30.
 // Linear time: rows are parsed in the chunk where they lie; a row cut by a chunk's end is carried
 // into a buffer of its own, and its parse resumes where it stopped, never from the row's start
-// (which made one long field quadratic: 10 MB took a second, 100 MB most of a minute). Fields and
-// rows are capped (MAX_FIELD_BYTES, MAX_ROW_BYTES), so a hostile file is refused, not buffered.
+// (re-parsing made one long field quadratic). Fields and rows are capped (MAX_FIELD_BYTES,
+// MAX_ROW_BYTES), so a hostile file is refused, not buffered.
 
 const QUOTE = 0x22, COMMA = 0x2c, LF = 0x0a, CR = 0x0d;
 
