@@ -24,8 +24,7 @@ export function openStateDb(dataDir: string): StateDb {
     // before WAL mode, since SQLite gives the -wal and -shm files the database file's mode
     chmodSync(path, 0o600);
     db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    db.pragma("busy_timeout = 5000");
+    connectionSettings(db);
     // reads every page once (about a second per GB): damage shows now, not at the first unlucky write
     const found = db.pragma("quick_check", { simple: false }) as { quick_check: string }[];
     if (found.length !== 1 || found[0].quick_check !== "ok") throw new DamagedError(found.slice(0, 3).map((r) => r.quick_check).join("; "));
@@ -44,10 +43,15 @@ export function openStateDb(dataDir: string): StateDb {
  */
 export function openStateDbConnection(path: string): StateDb {
   const db = new Database(path);
-  db.pragma("synchronous = FULL");
-  db.pragma("busy_timeout = 5000");
+  connectionSettings(db);
   compileOnce(db);
   return db;
+}
+
+/** What every connection to state.db sets: a commit is on disk when it returns; a write waits for another's. */
+function connectionSettings(db: StateDb): void {
+  db.pragma("synchronous = FULL");
+  db.pragma("busy_timeout = 5000");
 }
 
 class DamagedError extends Error {}
