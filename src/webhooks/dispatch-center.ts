@@ -21,6 +21,7 @@ import { writeFailures } from "../store/write-failure.js";
 import type { InboundStore } from "./inbound-store.js";
 import { relaxedTransaction, type Delivery, type Outbox, type Outcome } from "./outbox.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
+import { RestartBackoff } from "./restart-backoff.js";
 import { isSuccess, verdict } from "./retry.js";
 import type { WebhookStore } from "./webhook-store.js";
 
@@ -36,9 +37,6 @@ const MAX_HANDED = 20_000;
  */
 const FLUSH_MS = 25;
 const FLUSH_MAX = 2000;
-/** a thread that lived less than this before dying counts as crash-looping */
-const QUICK_DEATH_MS = 10_000;
-const MAX_RESTART_DELAY_MS = 30_000;
 
 const RESTARTS_METRIC = "leidex_webhook_dispatcher_restarts_total";
 const RESTARTS_HELP = "Dispatcher threads that died and were replaced.";
@@ -61,7 +59,7 @@ export interface HandOff { rows: Delivery[]; direct: boolean }
 
 interface Handed { d: Delivery; token: number; part: number }
 interface Test { token: number; part: number; eventType: string; eventId: string; webhookId: string; done: (r: TestOutcome) => void }
-interface Partition { worker: Worker | null; startedAt: number; quickDeaths: number; queued: ToWorker[]; restartTimer: NodeJS.Timeout | null }
+interface Partition { worker: Worker | null; restarts: RestartBackoff; queued: ToWorker[]; restartTimer: NodeJS.Timeout | null }
 type Returned = { kind: "delivery"; h: Handed; r: DispatchResult } | { kind: "test"; t: Test; r: DispatchResult };
 
 export class DispatchCenter {
@@ -83,7 +81,7 @@ export class DispatchCenter {
   ) {
     outbox.clearLeases();
     opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP, 0);
-    for (let i = 0; i < opts.workers; i++) this.parts.push({ worker: null, startedAt: 0, quickDeaths: 0, queued: [], restartTimer: null });
+    for (let i = 0; i < opts.workers; i++) this.parts.push({ worker: null, restarts: new RestartBackoff(), queued: [], restartTimer: null });
   }
 
   start(): void {
@@ -162,7 +160,7 @@ export class DispatchCenter {
     const p = this.parts[part];
     const w = new Worker(new URL("../../workers/dispatcher.js", import.meta.url), { workerData: { ...this.opts.workerData, partition: part } satisfies DispatcherWorkerData });
     p.worker = w;
-    p.startedAt = performance.now();
+    p.restarts.started();
     w.on("message", (m: FromWorker) => { if (m.type === "results") this.onResults(m.results); });
     w.on("error", (err) => this.opts.log(`dispatcher ${part} failed: ${err.message}`));
     w.on("exit", (code) => this.onExit(part, w, code));
@@ -332,7 +330,7 @@ export class DispatchCenter {
     if (this.stopped || p.worker !== w) return;
     p.worker = null;
     this.opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP);
-    p.quickDeaths = performance.now() - p.startedAt < QUICK_DEATH_MS ? p.quickDeaths + 1 : 1;
+    const delay = p.restarts.died();
     // take back everything the thread held; the outbox hands it out again in order
     const back: Handed[] = [];
     for (const h of this.handed.values()) if (h.part === part) back.push(h);
@@ -359,7 +357,6 @@ export class DispatchCenter {
       const cap = this.endpoint(webhookId)?.max_concurrency ?? n;
       p.queued.push({ type: "hold", webhookId, slots: Math.min(n, cap), forMs: this.opts.workerData.timeoutMs });
     }
-    const delay = p.quickDeaths <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (p.quickDeaths - 2));
     this.opts.log(`dispatcher ${part} exited (code ${code}); ${back.length} deliveries go out again from the outbox; restarting it${delay ? ` in ${delay} ms` : ""}`);
     p.restartTimer = setTimeout(() => {
       p.restartTimer = null;

@@ -20,6 +20,7 @@ import { Backlog, type BacklogCaps } from "./backlog.js";
 import type { HandOff } from "./dispatch-center.js";
 import type { FromIntakeWorker, IntakeResult, IntakeWorkerData, MailEvent, ToIntakeWorker } from "./intake-protocol.js";
 import { IntakeError, migrateIntake } from "./intake-writer.js";
+import { RestartBackoff } from "./restart-backoff.js";
 
 export { IntakeError } from "./intake-writer.js";
 export type { IntakeResult, MailEvent } from "./intake-protocol.js";
@@ -31,9 +32,6 @@ export const SLICE_MS = 10;
 const QUEUE_RETRY_AFTER_SECONDS = 1;
 /** the largest batch the schema allows */
 const MAX_BATCH_EVENTS = 1000;
-/** a writer that lived less than this before dying counts as crash-looping */
-const QUICK_DEATH_MS = 10_000;
-const MAX_RESTART_DELAY_MS = 30_000;
 
 export interface IntakeOptions {
   /** the caps the writer checks (default: backlog.ts's) */
@@ -63,8 +61,7 @@ export class Intake {
   private queuedEvents = 0;
   private ids = 0;
   private worker: Worker | null = null;
-  private startedAt = 0;
-  private quickDeaths = 0;
+  private readonly restarts = new RestartBackoff();
   private restartTimer: NodeJS.Timeout | null = null;
   private scheduled = false;
   /** a slice is being written; its rows come after this seq */
@@ -135,7 +132,7 @@ export class Intake {
     const workerData: IntakeWorkerData = { path: this.db.name, caps: this.caps };
     const w = new Worker(new URL("../../workers/intake.js", import.meta.url), { workerData });
     this.worker = w;
-    this.startedAt = performance.now();
+    this.restarts.started();
     w.on("message", (m: FromIntakeWorker) => { if (this.worker === w) this.onMessage(m); });
     w.on("error", (err) => this.opts.log?.(`intake writer failed: ${err.message}`));
     w.on("exit", (code) => this.onExit(w, code));
@@ -199,7 +196,7 @@ export class Intake {
   private onExit(w: Worker, code: number): void {
     if (this.stopped || this.worker !== w) return;
     this.worker = null;
-    this.quickDeaths = performance.now() - this.startedAt < QUICK_DEATH_MS ? this.quickDeaths + 1 : 1;
+    const delay = this.restarts.died();
     const held = this.waiting.size;
     if (this.sliceFrom !== null) {
       const from = this.sliceFrom;
@@ -212,7 +209,6 @@ export class Intake {
       }
     }
     this.refuseWaiting(new IntakeError(503, "event intake was interrupted (its writer thread stopped) and this batch may or may not be stored; retry it (event ids make a retry safe)", QUEUE_RETRY_AFTER_SECONDS));
-    const delay = this.quickDeaths <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (this.quickDeaths - 2));
     this.opts.log?.(`intake writer exited (code ${code}); ${held} batches refused with 503; restarting it${delay ? ` in ${delay} ms` : ""}`);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
