@@ -84,6 +84,16 @@ t.test("a scoped key's filter cannot be escaped: each filter is parsed on its ow
   t.equal(preset.body.found, DE, "the preset's filter_by does not replace the key's");
 });
 
+t.test("multi_search reads its query string as a single search does: escapes that are not UTF-8 are a 400", async (t) => {
+  const body = { searches: [{ collection: "lei" }] };
+  const bad = await boot("/multi_search?q=%C3%28", { method: "POST", body });
+  t.equal(bad.status, 400, "q=%C3%28 shared by every search: 400, not a search for U+FFFD");
+  t.match(bad.body, { message: /UTF-8/ });
+  const good = await boot("/multi_search?q=*&filter_by=country:DE", { method: "POST", body });
+  t.equal(good.status, 200);
+  t.equal(good.body.results[0].found, DE, "parameters of the query string still apply to every search");
+});
+
 // ---- 9: nesting depth ----
 
 t.test("filter_by nests at most 400 parentheses deep; deeper is a 400, not a stack overflow", async (t) => {

@@ -225,8 +225,14 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   // reload (at least 90 % of the live collection's records unless allow_shrink=true); the body
   // goes to disk as it arrives, never into memory. Refusals name no server path.
   keyedRoute(server, auth, "post", "/collections/:name/documents/import", "documents-import", named("documents:import"), async (g) => {
-    const shrink = new URLSearchParams(g.req.rawQuery).get("allow_shrink");
-    if (shrink !== null && shrink !== "true" && shrink !== "false") { g.reply.error(400, "allow_shrink must be true or false"); return; }
+    let shrink: string | undefined;
+    try {
+      shrink = queryRecord(g.req.rawQuery).allow_shrink;
+    } catch (err) {
+      failed(g, err);
+      return;
+    }
+    if (shrink !== undefined && shrink !== "true" && shrink !== "false") { g.reply.error(400, "allow_shrink must be true or false"); return; }
     let path: string;
     try {
       path = await g.req.upload();
@@ -252,7 +258,6 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   // request's, or (without one) every search's own.
   server.route("post", "/multi_search", { name: "multi-search", errorBody: keyedErrorBody, maxBodyBytes: MAX_JSON_BODY }, async (req, reply) => {
     const presented = KeyAuth.presented((h) => req.header(h), req.rawQuery);
-    const common = Object.fromEntries(new URLSearchParams(req.rawQuery));
     const bytes = await req.body(); // a body over the cap rejects here and is answered 413
     let body: unknown;
     try {
@@ -271,6 +276,15 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     if (presented || searches.length === 0 || !searches.every((s) => ownKey(s) !== undefined)) {
       const caller = auth.check(req.ip, presented, "documents:search", []);
       if (!caller.ok) { reply.error(caller.status, caller.message); return; }
+    }
+    // parameters for every search, read as the single searches read theirs (a bad escape is a 400)
+    let common: Record<string, string>;
+    try {
+      common = queryRecord(req.rawQuery);
+    } catch (err) {
+      if (!(err instanceof QueryStringError)) throw err;
+      reply.error(400, err.message);
+      return;
     }
     if (searches.length > MAX_MULTI_SEARCHES) { reply.error(400, `Number of multi searches exceeds \`limit_multi_searches\` parameter (${MAX_MULTI_SEARCHES}).`); return; }
     const results: (Buffer | string)[] = [];
