@@ -2,8 +2,9 @@
 // so that a receiver that never answers cannot grow state.db without bound. The counts live in
 // SQLite (pending_counts), written in the same transactions as the rows they count (a rolled-back
 // batch rolls its counts back too, and kill -9 cannot skew them): new rows are counted once per
-// endpoint per batch by whoever adds them (added(); a trigger per inserted row doubled the cost
-// of intake), rows leaving or re-entering `pending` by triggers on `deliveries`.
+// endpoint per batch by whoever adds them (added(), cheaper than a trigger per inserted row),
+// rows leaving or re-entering `pending` by triggers on `deliveries`. Counting the rows instead
+// would read up to a cap's worth of index entries per batch.
 //
 // At the cap, new work for that endpoint or tenant is refused (the whole event batch: 429 with
 // Retry-After naming the cap); nothing already accepted is ever dropped.
@@ -41,7 +42,7 @@ export class Backlog {
     if (fresh) {
       db.transaction(() => {
         db.exec(`INSERT INTO pending_counts (webhook_id, tenant_id, n)
-          SELECT webhook_id, MIN(tenant_id), COUNT(*) FROM deliveries WHERE status = 'pending' AND status <> 'delivered' GROUP BY webhook_id`);
+          SELECT webhook_id, MIN(tenant_id), COUNT(*) FROM deliveries WHERE status = 'pending' GROUP BY webhook_id`);
       })();
     }
     this.add = db.prepare(`INSERT INTO pending_counts (webhook_id, tenant_id, n) VALUES (?, ?, ?)
