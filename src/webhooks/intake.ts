@@ -21,6 +21,7 @@ import type { HandOff } from "./dispatch-center.js";
 import type { FromIntakeWorker, IntakeResult, IntakeWorkerData, MailEvent, ToIntakeWorker } from "./intake-protocol.js";
 import { IntakeError, migrateIntake } from "./intake-writer.js";
 import { RestartBackoff } from "./restart-backoff.js";
+import { MAX_BATCH_EVENTS } from "./schemas.js";
 
 export { IntakeError } from "./intake-writer.js";
 export type { IntakeResult, MailEvent } from "./intake-protocol.js";
@@ -30,8 +31,6 @@ export const QUEUED_EVENTS = 10_000;
 /** a slice writes batches for at most this long (and at least one batch) */
 export const SLICE_MS = 10;
 const QUEUE_RETRY_AFTER_SECONDS = 1;
-/** the largest batch the schema allows */
-const MAX_BATCH_EVENTS = 1000;
 
 export interface IntakeOptions {
   /** the caps the writer checks (default: backlog.ts's) */

@@ -5,6 +5,8 @@ import { EVENT_KINDS, MAX_CONCURRENCY, SUPPRESSION_REASONS } from "./model.js";
 
 /** The cap on a JSON body of area C, except event batches. */
 export const SMALL_BODY = 64 * 1024;
+/** The most events one POST /v1/events may carry. */
+export const MAX_BATCH_EVENTS = 1000;
 
 const ajv = new Ajv({ allErrors: false });
 const maxConcurrency = { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY } as const;
@@ -39,7 +41,7 @@ export const eventBatchSchema = {
   type: "object", required: ["events"], additionalProperties: false,
   properties: {
     events: {
-      type: "array", minItems: 1, maxItems: 1000,
+      type: "array", minItems: 1, maxItems: MAX_BATCH_EVENTS,
       items: {
         type: "object", required: ["id", "tenant_id", "message_id", "type", "recipient", "timestamp"], additionalProperties: false,
         properties: {
