@@ -97,22 +97,11 @@ export class DispatchCenter {
   }
 
   /**
-   * Asked by POST /v1/inbound before it stores its row: may it be stored leased and handed straight over? Not
-   * while older due rows wait in the outbox (first attempts must keep event order) or too many
-   * are on their way; a refusal means the rows wait in the outbox for the poll.
-   */
-  claimDirect(rows: number): boolean {
-    if (this.stopped || this.backlog || this.handed.size + rows > MAX_HANDED) {
-      this.backlog = true;
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Asked by the intake writer's front before each slice: how many new rows it may store leased
-   * for handOff (the slice's own rows count against it on the writer's side). 0 while older due
-   * rows wait in the outbox (first attempts keep event order) or too many are on their way.
+   * How many new rows may be stored leased and handed straight over by handOff: asked by the
+   * intake writer's front before each slice (the slice's own rows count against it on the
+   * writer's side) and by POST /v1/inbound before it stores its row. 0 while older due rows wait
+   * in the outbox (first attempts keep event order) or too many are on their way; rows refused
+   * wait in the outbox for the poll.
    */
   directAllowance(): number {
     if (this.stopped || this.backlog) return 0;

@@ -72,7 +72,7 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
         if (!inbound.firstTime(m.id, r.id, now)) return;
         const data = { route_id: r.id, recipient: m.recipient, from: m.from, subject: m.subject ?? "", headers: m.headers ?? {}, text: m.text ?? "", html: m.html ?? "", timestamp: m.timestamp };
         const payload = JSON.stringify({ id: m.id, type: "inbound", created_at: new Date(m.timestamp * 1000).toISOString(), tenant_id: r.tenant_id, data });
-        handOff.direct = deps.dispatch.claimDirect(1);
+        handOff.direct = deps.dispatch.directAllowance() >= 1;
         handOff.rows.push(deps.outbox.add({ webhook_id: r.id, tenant_id: r.tenant_id, event_id: m.id, event_type: "inbound", body: payload, next_attempt_at: now, created_at: now }, handOff.direct));
         // over the route's or tenant's pending cap: undo (the throw rolls the transaction back) and refuse
         deps.backlog.added(new Map([[r.id, { tenantId: r.tenant_id, n: 1 }]]));
