@@ -65,6 +65,24 @@ t.test("synonyms: an expansion stops after its step budget, however many rules c
   t.same(indexed.variants("acme holdings"), ["acme holdings", "apex holdings"], "rules of other words are never looked at");
 });
 
+t.test("synonyms: an expansion's work does not grow with the number of rules sharing q's words", async (t) => {
+  // every rule holds a phrase for each of q's 32 words and matches none of them; a rule has up to
+  // 50 phrases and nothing caps how many rules there are
+  const words = Array.from({ length: SYNONYM_LIMITS.queryWords }, (_, i) => `w${i}`);
+  const readsWith = (rules: number): number => {
+    const index = new SynonymIndex(Array.from({ length: rules }, (_, r) => rule(words.map((w) => `${w} z${r}`))));
+    let reads = 0;
+    const lists = (index as unknown as { byFirstWord: Map<string, number[]> }).byFirstWord;
+    for (const [word, list] of lists) {
+      lists.set(word, new Proxy(list, { get: (target, p, receiver) => { if (typeof p === "string" && /^\d+$/.test(p)) reads++; return Reflect.get(target, p, receiver); } }));
+    }
+    t.same(index.variants(words.join(" ")), [words.join(" ")], `${rules} rules: q alone`);
+    return reads;
+  };
+  const few = readsWith(SYNONYM_LIMITS.steps);
+  t.equal(readsWith(10 * SYNONYM_LIMITS.steps), few, `rules read for 10 × ${SYNONYM_LIMITS.steps} rules: as many as for ${SYNONYM_LIMITS.steps}`);
+});
+
 // ------------------------------------------------------------------------------ 18. merged variants read only the page
 
 t.test("merged synonym variants read only the page's documents", async (t) => {

@@ -53,26 +53,26 @@ export class SynonymIndex {
     const base = words(q);
     const variants = [base.join(" ")];
     if (this.rules.length === 0 || base.length > SYNONYM_LIMITS.queryWords) return variants;
-    const seen = new Set<number>();
-    const candidates: number[] = [];
-    const consider = (variant: string, after: number): void => {
+    // the rules indexed by a word of some variant, in ascending order (a merge of their lists): a
+    // rule is tested after every lower-numbered one, and each costs at least a step, so a search
+    // reads at most SYNONYM_LIMITS.steps rules however many share its words
+    const cursors = new Map<string, { list: readonly number[]; at: number }>();
+    const follow = (variant: string, after: number): void => {
       for (const word of variant.split(" ")) {
-        // a list is ascending, and no search gets past SYNONYM_LIMITS.steps rules of it
-        let taken = 0;
-        for (const n of this.byFirstWord.get(word) ?? []) {
-          if (n <= after || seen.has(n)) continue;
-          seen.add(n);
-          candidates.push(n);
-          if (++taken >= SYNONYM_LIMITS.steps) break;
-        }
+        const list = this.byFirstWord.get(word);
+        if (list && !cursors.has(word)) cursors.set(word, { list, at: firstAfter(list, after) });
       }
-      // every rule added comes after every rule already taken, so the order holds
-      candidates.sort((a, b) => a - b);
     };
-    consider(variants[0], -1);
+    follow(variants[0], -1);
     let steps = 0;
-    for (let c = 0; c < candidates.length; c++) {
-      const n = candidates[c];
+    for (let n = -1; ;) {
+      let lowest = Infinity;
+      for (const c of cursors.values()) {
+        while (c.at < c.list.length && c.list[c.at] <= n) c.at++;
+        if (c.at < c.list.length && c.list[c.at] < lowest) lowest = c.list[c.at];
+      }
+      if (lowest === Infinity) return variants;
+      n = lowest;
       const rule = this.rules[n];
       const before = variants.length;
       for (let v = 0; v < before; v++) {
@@ -88,13 +88,24 @@ export class SynonymIndex {
             variants.push(next);
             if (variants.length >= SYNONYM_LIMITS.variants) return variants;
             // later rules may match the new words; rules up to this one have had their turn
-            consider(next, n);
+            follow(next, n);
           }
         }
       }
     }
-    return variants;
   }
+}
+
+/** The index of the first number above `after` in an ascending list. */
+function firstAfter(list: readonly number[], after: number): number {
+  if (after < 0) return 0;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] <= after) lo = mid + 1; else hi = mid;
+  }
+  return lo;
 }
 
 const indexes = new WeakMap<SearchSettings, { revision: number; index: SynonymIndex }>();
