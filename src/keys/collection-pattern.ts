@@ -17,11 +17,11 @@
 // Text that is not a regular expression at all (`[invalid`) names only the collection of that
 // exact name, as it always has.
 
-export const MAX_PATTERN_CHARS = 256;
-export const MAX_NAME_CHARS = 256;
-export const MAX_COUNT = 100;
-export const MAX_PROGRAM = 1000;
-export const MAX_KEY_PROGRAM = 4000;
+const MAX_PATTERN_CHARS = 256;
+const MAX_NAME_CHARS = 256;
+const MAX_COUNT = 100;
+const MAX_PROGRAM = 1000;
+const MAX_KEY_PROGRAM = 4000;
 
 type Test = (ch: string) => boolean;
 

@@ -23,7 +23,7 @@ export type FilterPlan = Map<FilterParam, FieldFilter> | null;
 type Token = { kind: "(" | ")" | "&&" | "||" } | { kind: "clause"; text: string };
 
 /** Deepest parenthesis nesting accepted: deeper is a 400, never a deep recursion. */
-export const MAX_FILTER_DEPTH = 400;
+const MAX_FILTER_DEPTH = 400;
 
 /**
  * A request's filter_by ANDed with a scoped key's embedded one. Each is parsed on its own and

@@ -12,9 +12,9 @@
 import { migrate, type StateDb } from "../store/state-db.js";
 
 /** pending deliveries one endpoint (webhook or inbound route) may have */
-export const MAX_PENDING_PER_ENDPOINT = 100_000;
+const MAX_PENDING_PER_ENDPOINT = 100_000;
 /** pending deliveries all endpoints of one tenant may have */
-export const MAX_PENDING_PER_TENANT = 1_000_000;
+const MAX_PENDING_PER_TENANT = 1_000_000;
 export const BACKLOG_RETRY_AFTER_SECONDS = 60;
 
 export interface BacklogCaps { perEndpoint: number; perTenant: number }

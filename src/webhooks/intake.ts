@@ -27,9 +27,9 @@ export { IntakeError } from "./intake-writer.js";
 export type { IntakeResult, MailEvent } from "./intake-protocol.js";
 
 /** events waiting to be written, at most; a batch beyond it is a 503 (not queued) */
-export const QUEUED_EVENTS = 10_000;
+const QUEUED_EVENTS = 10_000;
 /** a slice writes batches for at most this long (and at least one batch) */
-export const SLICE_MS = 10;
+const SLICE_MS = 10;
 const QUEUE_RETRY_AFTER_SECONDS = 1;
 
 export interface IntakeOptions {
