@@ -13,6 +13,7 @@ import { readFileSync, statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { CA_FILE, RECEIVER_HOST, startReceiver, verifyMailSignature, type Hit } from "./helpers/webhook-receiver.js";
+import { api as callApi, type Res } from "./helpers/webhook-api.js";
 import { ROOT, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 
 process.env.LEIDEX_WEBHOOK_TIME_SCALE = "1000";
@@ -22,17 +23,8 @@ const dataDir = tempDir(t, "leidex-webhooks-");
 let srv: RunningServer = await startServer(t, { dataDir, shards: 1, args: SERVER_ARGS });
 const receiver = await startReceiver(t);
 
-interface Res { status: number; body: any; text: string; headers: Headers }
-async function api(method: string, path: string, key: string | null, body?: unknown, raw?: string): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (key !== null) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined || raw !== undefined) headers["content-type"] = "application/json";
-  const r = await fetch(srv.base + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
-  const text = await r.text();
-  let parsed: any;
-  try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-  return { status: r.status, body: parsed, text, headers: r.headers };
-}
+// srv is replaced when a test restarts the server: each call reads the current one
+const api = (method: string, path: string, key: string | null, body?: unknown, raw?: string): Promise<Res> => callApi(srv, method, path, key, body, raw);
 
 const OP = readFileSync(join(dataDir, "operator-key"), "utf8").trim();
 let evSeq = 0;

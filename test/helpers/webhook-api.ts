@@ -4,11 +4,12 @@ import type { RunningServer } from "./server.js";
 
 export interface Res { status: number; body: any; text: string; headers: Headers }
 
-export async function api(srv: RunningServer, method: string, path: string, key: string | null, body?: unknown): Promise<Res> {
+/** `raw`, when given, is sent as the JSON body as it is (malformed or oversized bodies) instead of `body`. */
+export async function api(srv: RunningServer, method: string, path: string, key: string | null, body?: unknown, raw?: string): Promise<Res> {
   const headers: Record<string, string> = {};
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const r = await fetch(srv.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (body !== undefined || raw !== undefined) headers["content-type"] = "application/json";
+  const r = await fetch(srv.base + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
   const text = await r.text();
   let parsed: any;
   try { parsed = JSON.parse(text); } catch { parsed = undefined; }
