@@ -80,16 +80,16 @@ export class Intake {
 
   /** The refusal a batch of the largest size would get now, before its body is even parsed; null when there is room. */
   busy(): IntakeError | null {
-    if (!this.worker) return this.restarting();
-    return this.queuedEvents > 0 && this.queuedEvents + MAX_BATCH_EVENTS > this.maxQueued ? this.full() : null;
+    return this.refusal(MAX_BATCH_EVENTS);
   }
 
-  private full(): IntakeError {
-    return new IntakeError(503, `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`, QUEUE_RETRY_AFTER_SECONDS);
-  }
-
-  private restarting(): IntakeError {
-    return new IntakeError(503, "event intake is restarting its writer; retry shortly", QUEUE_RETRY_AFTER_SECONDS);
+  /** The 503 a batch of n events gets now (no writer, or no room in the queue; a lone batch always fits), else null. */
+  private refusal(n: number): IntakeError | null {
+    if (!this.worker || this.stopped) return new IntakeError(503, "event intake is restarting its writer; retry shortly", QUEUE_RETRY_AFTER_SECONDS);
+    if (this.queuedEvents > 0 && this.queuedEvents + n > this.maxQueued) {
+      return new IntakeError(503, `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`, QUEUE_RETRY_AFTER_SECONDS);
+    }
+    return null;
   }
 
   /**
@@ -99,9 +99,9 @@ export class Intake {
    * does not take its neighbours down with it). A full queue refuses at once (503).
    */
   submit(events: MailEvent[]): Promise<Accepted> {
-    const w = this.worker;
-    if (!w || this.stopped) return Promise.reject(this.restarting());
-    if (this.queuedEvents > 0 && this.queuedEvents + events.length > this.maxQueued) return Promise.reject(this.full());
+    const refused = this.refusal(events.length);
+    if (refused) return Promise.reject(refused);
+    const w = this.worker!;
     const id = ++this.ids;
     return new Promise((resolve, reject) => {
       w.postMessage({ type: "batch", id, events } satisfies ToIntakeWorker);
