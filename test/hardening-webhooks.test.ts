@@ -138,7 +138,7 @@ t.test("item 21: a full state.db answers 503 with Retry-After, logs once, and ke
 });
 
 /** An in-process area C store on a fresh state.db: tenants, webhooks, outbox, intake. */
-async function inProcess(t: Teardownable, intakeOptions: Record<string, unknown> = {}, hooks = 1) {
+async function inProcess(t: Teardownable, intakeOptions: Record<string, unknown> | ((db: unknown) => Record<string, unknown>) = {}, hooks = 1) {
   const { openStateDb } = await import(join(ROOT, "dist/src/store/state-db.js"));
   const { TenantStore } = await import(join(ROOT, "dist/src/webhooks/tenant-store.js"));
   const { WebhookStore } = await import(join(ROOT, "dist/src/webhooks/webhook-store.js"));
@@ -154,7 +154,7 @@ async function inProcess(t: Teardownable, intakeOptions: Record<string, unknown>
   for (let i = 0; i < hooks; i++) ids.push(webhooks.create(tn.id, `https://receiver.example.com/${i}`, ["queued"], 4).id);
   const outbox = new Outbox(db);
   new SuppressionStore(db);
-  const intake = new Intake(db, intakeOptions);
+  const intake = new Intake(db, typeof intakeOptions === "function" ? intakeOptions(db) : intakeOptions);
   t.teardown(() => intake.stop());
   const count = (sql: string, ...args: unknown[]): number => (db.prepare(sql).get(...args) as { n: number }).n;
   return { db, tenant: tn.id, hooks: ids, intake, outbox, count };
@@ -222,11 +222,9 @@ t.test("item 16: an intake writer that dies is replaced; its batches are refused
 t.test("item 16: the pending backlog is capped per endpoint and per tenant; a batch over a cap is refused whole (429)", async (t) => {
   const { Backlog } = await import(join(ROOT, "dist/src/webhooks/backlog.js"));
   const { IntakeError } = await import(join(ROOT, "dist/src/webhooks/intake.js"));
-  const a = await inProcess(t, {}, 2);
-  const caps = new Backlog(a.db, { perEndpoint: 1500, perTenant: 2500 });
-  const { Intake } = await import(join(ROOT, "dist/src/webhooks/intake.js"));
-  const intake = new Intake(a.db, { backlog: caps });
-  t.teardown(() => intake.stop());
+  let caps!: { pendingOfEndpoint(id: string): number; pendingOfTenant(id: string): number };
+  const a = await inProcess(t, (db) => ({ backlog: (caps = new Backlog(db, { perEndpoint: 1500, perTenant: 2500 })) }), 2);
+  const intake = a.intake;
   await intake.submit(events(a.tenant, 1000));
   t.equal(caps.pendingOfEndpoint(a.hooks[0]), 1000);
   t.equal(caps.pendingOfTenant(a.tenant), 2000);
