@@ -1,0 +1,451 @@
+// The registry-shaped bench: one or more builds on the same registry-shaped zip and queries.
+//
+//   npm run bench:registry -- [--records N] [--seed S] [--server-dir DIR] [--label L]
+//        [--builds before=DIR,after=DIR] [--rounds R] [--duration S] [--warmup S]
+//        [--connections C] [--rates 1000,3000] [--shards K] [--lock FILE] [--max-load L]
+//
+// For each build (its DIR/dist/src/main.js; default this checkout), in turn and alternating over
+// rounds: starts the server on the zip (bench/out/registry-<N>-s<seed>-v*.zip, generated once by
+// registry-shaped.ts), then measures ranking (exact name top-1, other-width top-1, typo top-3 ...),
+// each query class sent sequentially (p50/p99/max), a realistic mix closed loop and open loop at
+// fixed rates, lookups, ready time and RSS. Writes bench/out/registry-<N>-<label>[-r<k>].json and
+// prints every run side by side with the ratios last build / first build.
+
+import { openSync, closeSync, existsSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Args, isMain } from './args.js';
+import { Histogram, type LatencySummary } from './histogram.js';
+import { runLoad, type LoadResult } from './loadgen.js';
+import { freePort, readMemory, removeDirLater, runCleanups, runCli, startServer, onCleanup } from './proc.js';
+import { Rng } from './prng.js';
+import { otherWidth } from './registry-corpus.js';
+import { ensureRegistryZip, fullNameTypo, QUERY_CLASSES, typedPrefix, type QueryClass, type RegistryQueries } from './registry-shaped.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const OUT = path.join(REPO, 'bench', 'out');
+
+interface Build {
+  readonly label: string;
+  readonly dir: string;
+}
+
+interface Options {
+  readonly records: number;
+  readonly seed: number;
+  readonly builds: readonly Build[];
+  readonly rounds: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly connections: number;
+  readonly rates: readonly number[];
+  readonly shards: number | null;
+  readonly lock: string | null;
+  readonly maxLoad: number;
+}
+
+interface ClassResult {
+  readonly queries: number;
+  readonly errors: number;
+  /** Shares of queries whose target record is first, in the top 3, in the top 10 (classes with a target). */
+  readonly top1: number | null;
+  readonly top3: number | null;
+  readonly top10: number | null;
+  readonly medianFound: number;
+  readonly latency: LatencySummary;
+}
+
+interface LoadRun {
+  readonly name: string;
+  readonly load: LoadResult;
+  /** Server CPU (utime + stime, all threads) over the load, in cores. */
+  readonly serverCores: number;
+}
+
+interface RunResult {
+  readonly label: string;
+  readonly dir: string;
+  readonly round: number;
+  readonly startedAt: string;
+  readonly loadAverageAtStart: readonly number[];
+  readonly readySeconds: number;
+  readonly rssReadyBytes: number;
+  readonly rssAfterBytes: number;
+  readonly hwmBytes: number;
+  readonly classes: Readonly<Record<QueryClass, ClassResult>>;
+  readonly slowest: ReadonlyArray<{ readonly cls: QueryClass; readonly q: string; readonly ms: number; readonly found: number }>;
+  readonly loads: readonly LoadRun[];
+}
+
+function log(line: string): void {
+  process.stderr.write(`[registry ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+const enc = encodeURIComponent;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- lock (the CPU rule: 2 shared cores)
+
+/** Waits for a quiet machine (1-min load below maxLoad, no other lock), then takes the lock file. */
+async function acquireLock(file: string, maxLoad: number): Promise<() => void> {
+  for (;;) {
+    const load = os.loadavg()[0]!;
+    if (load < maxLoad && !existsSync(file)) {
+      try {
+        closeSync(openSync(file, 'wx'));
+        break;
+      } catch {
+        // Someone took it between the check and the create: wait again.
+      }
+    }
+    log(`waiting: load ${load.toFixed(2)}${existsSync(file) ? `, ${file} exists` : ''}`);
+    await sleep(15_000);
+  }
+  log(`took ${file}`);
+  const unregister = onCleanup(() => unlinkSync(file));
+  return () => {
+    unregister();
+    try {
+      unlinkSync(file);
+    } catch {
+      // Already gone.
+    }
+    log(`released ${file}`);
+  };
+}
+
+// ---------------------------------------------------------------- sequential queries
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+function get(port: number, target: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: target, agent, timeout: 60_000 }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+interface SearchPage {
+  readonly found: number;
+  readonly results: ReadonlyArray<{ readonly lei: string }>;
+}
+
+async function runClasses(port: number, queries: RegistryQueries): Promise<{ classes: Record<QueryClass, ClassResult>; slowest: RunResult['slowest'] }> {
+  const classes = {} as Record<QueryClass, ClassResult>;
+  const all: Array<{ cls: QueryClass; q: string; ms: number; found: number }> = [];
+  for (const cls of QUERY_CLASSES) {
+    const items = queries.classes[cls];
+    const hist = new Histogram();
+    let errors = 0;
+    let targeted = 0;
+    const hits = [0, 0, 0];
+    const found: number[] = [];
+    for (const item of items) {
+      const t0 = performance.now();
+      let page: SearchPage | null = null;
+      try {
+        const r = await get(port, `/v1/entities?q=${enc(item.q)}`);
+        if (r.status === 200) page = JSON.parse(r.body) as SearchPage;
+      } catch {
+        page = null;
+      }
+      const ms = performance.now() - t0;
+      hist.record(ms * 1000);
+      if (page === null) {
+        errors++;
+        continue;
+      }
+      found.push(page.found);
+      all.push({ cls, q: item.q, ms, found: page.found });
+      if (item.lei !== undefined) {
+        targeted++;
+        const rank = page.results.findIndex((x) => x.lei === item.lei);
+        if (rank === 0) hits[0]!++;
+        if (rank >= 0 && rank < 3) hits[1]!++;
+        if (rank >= 0 && rank < 10) hits[2]!++;
+      }
+    }
+    found.sort((a, b) => a - b);
+    const share = (n: number): number | null => (targeted === 0 ? null : n / targeted);
+    classes[cls] = {
+      queries: items.length, errors, top1: share(hits[0]!), top3: share(hits[1]!), top10: share(hits[2]!),
+      medianFound: found.length === 0 ? 0 : found[found.length >> 1]!, latency: hist.summary(),
+    };
+    const c = classes[cls];
+    log(`  ${cls}: ${items.length} queries, top-1 ${pct(c.top1)}, top-3 ${pct(c.top3)}, p50 ${c.latency.p50Ms} ms, p99 ${c.latency.p99Ms} ms, max ${c.latency.maxMs} ms${errors > 0 ? `, ${errors} errors` : ''}`);
+  }
+  const slowest = all.sort((a, b) => b.ms - a.ms).slice(0, 8).map((s) => ({ ...s, ms: Math.round(s.ms * 100) / 100 }));
+  return { classes, slowest };
+}
+
+// ---------------------------------------------------------------- load mixes
+
+interface Mixes {
+  readonly lookups: string[];
+  /** Disjoint slices of one mixed pool, one per load: no request repeats across loads, so the answer cache serves only in-run repeats. */
+  readonly mixed: string[][];
+  readonly description: string;
+}
+
+function shuffle<T>(items: T[], rng: Rng): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+/**
+ * The realistic mix of issue 21: 40 % lookups, 35 % type-ahead prefixes of 1–3 words (broad),
+ * 15 % pasted names with typos, 7 % pasted exact names, 3 % other-width names; names from all over
+ * the corpus (not only the real records).
+ */
+function buildMixes(queries: RegistryQueries, seed: number, slices: number): Mixes {
+  const rng = Rng.at(seed, 201, 0);
+  const lookups = shuffle(queries.loadLeis.map((l) => `/v1/entities/${l}`), rng);
+  const pool: string[] = [];
+  const names = shuffle([...queries.loadNames], rng);
+  let n = 0;
+  let l = 0;
+  for (let k = 0; k < 400_000 && n < names.length * 3; k++) {
+    const r = rng.float();
+    if (r < 0.4) {
+      pool.push(lookups[l++ % lookups.length]!);
+      continue;
+    }
+    const name = names[n++ % names.length]!.name;
+    let q: string | null;
+    if (r < 0.75) q = typedPrefix(rng, name);
+    else if (r < 0.9) q = fullNameTypo(rng, name);
+    else if (r < 0.97) q = name;
+    else q = otherWidth(name);
+    if (q !== null) pool.push(`/v1/entities?q=${enc(q)}`);
+  }
+  const size = Math.floor(pool.length / slices);
+  return {
+    lookups,
+    mixed: Array.from({ length: slices }, (_, s) => pool.slice(s * size, (s + 1) * size)),
+    description: '40 % lookup, 35 % 1-3 word prefix, 15 % full name with typos, 7 % exact name, 3 % other-width name',
+  };
+}
+
+/** utime + stime of a process (all its threads), in seconds. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+// ---------------------------------------------------------------- one run
+
+async function runOnce(opts: Options, build: Build, round: number, zip: string, queries: RegistryQueries, mixes: Mixes): Promise<RunResult> {
+  const main = path.join(build.dir, 'dist', 'src', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} not found: build that checkout first`);
+  const startedAt = new Date().toISOString();
+  const loadAverageAtStart = os.loadavg();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-registry-data-'));
+  const removeData = removeDirLater(dataDir);
+  const port = await freePort();
+  const args = [main, '--host', '127.0.0.1', '--port', String(port), '--source', zip, '--data-dir', dataDir, '--rate-limit', '0'];
+  if (opts.shards !== null) args.push('--shards', String(opts.shards));
+  log(`${build.label} (round ${round}): node ${args.join(' ')}`);
+  const server = await startServer({ command: process.execPath, args, readyTimeoutMs: 15 * 60_000, logFile: path.join(OUT, `registry-server-${opts.records}-${build.label}.log`), cwd: build.dir });
+  try {
+    const rssReadyBytes = readMemory(server.pid)?.rssBytes ?? 0;
+    log(`  ready in ${server.readySeconds.toFixed(1)} s, RSS ${mib(rssReadyBytes)}`);
+    const probe = await get(server.port, mixes.lookups[0]!);
+    if (probe.status !== 200) throw new Error(`lookup ${mixes.lookups[0]} answered ${probe.status}: ${probe.body.slice(0, 200)}`);
+    const { classes, slowest } = await runClasses(server.port, queries);
+    const loads: LoadRun[] = [];
+    const scenarios: Array<{ name: string; paths: string[]; rate?: number }> = [
+      { name: `mix closed loop, ${opts.connections} connections`, paths: mixes.mixed[0]! },
+      ...opts.rates.map((rate, k) => ({ name: `mix open loop at ${rate} req/s`, paths: mixes.mixed[k + 1]!, rate })),
+      { name: `lookup closed loop, ${opts.connections} connections`, paths: mixes.lookups },
+    ];
+    for (const sc of scenarios) {
+      const cpu0 = cpuSeconds(server.pid);
+      const t0 = performance.now();
+      const load = await runLoad({
+        host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed,
+        ...(sc.rate !== undefined ? { ratePerS: sc.rate } : {}),
+      });
+      const serverCores = (cpuSeconds(server.pid) - cpu0) / ((performance.now() - t0) / 1000);
+      loads.push({ name: sc.name, load, serverCores });
+      log(`  ${sc.name}: ${Math.round(load.rps)} req/s, p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, unsent ${load.backlog}, non-2xx ${load.non2xx}, errors ${load.errors}, server ${serverCores.toFixed(2)} cores`);
+      if (server.child.exitCode !== null) throw new Error(`server exited during "${sc.name}":\n${server.tail()}`);
+    }
+    const mem = readMemory(server.pid);
+    return {
+      label: build.label, dir: build.dir, round, startedAt, loadAverageAtStart, readySeconds: server.readySeconds, rssReadyBytes,
+      rssAfterBytes: mem?.rssBytes ?? 0, hwmBytes: mem?.hwmBytes ?? 0, classes, slowest, loads,
+    };
+  } finally {
+    await server.stop();
+    removeData();
+  }
+}
+
+// ---------------------------------------------------------------- report
+
+const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
+const pct = (x: number | null): string => (x === null ? '-' : `${(x * 100).toFixed(1)} %`);
+
+interface Metric {
+  readonly name: string;
+  readonly value: (r: RunResult) => number | null;
+  readonly fmt: (v: number) => string;
+}
+
+function metrics(opts: Options): Metric[] {
+  const ms = (v: number): string => (v < 10 ? v.toFixed(2) : v.toFixed(1));
+  const int = (v: number): string => Math.round(v).toLocaleString('en-US');
+  const p = (v: number): string => `${(v * 100).toFixed(1)} %`;
+  const out: Metric[] = [
+    { name: 'ready s', value: (r) => r.readySeconds, fmt: (v) => v.toFixed(1) },
+    { name: 'RSS at ready MiB', value: (r) => r.rssReadyBytes / 2 ** 20, fmt: int },
+    { name: 'RSS after loads MiB', value: (r) => r.rssAfterBytes / 2 ** 20, fmt: int },
+    { name: 'peak RSS (VmHWM) MiB', value: (r) => r.hwmBytes / 2 ** 20, fmt: int },
+    { name: 'exact name top-1', value: (r) => r.classes.exact.top1, fmt: p },
+    { name: 'exact name (fund/parish) top-1', value: (r) => r.classes['exact-family'].top1, fmt: p },
+    { name: 'other-width name top-1', value: (r) => r.classes.width.top1, fmt: p },
+    { name: 'typo full name top-3', value: (r) => r.classes.typo.top3, fmt: p },
+    { name: 'prefix top-3', value: (r) => r.classes.prefix.top3, fmt: p },
+    { name: 'two words top-10', value: (r) => r.classes['two-word'].top10, fmt: p },
+  ];
+  for (const cls of QUERY_CLASSES) {
+    out.push({ name: `seq ${cls} p50 ms`, value: (r) => r.classes[cls].latency.p50Ms, fmt: ms });
+    out.push({ name: `seq ${cls} p99 ms`, value: (r) => r.classes[cls].latency.p99Ms, fmt: ms });
+    out.push({ name: `seq ${cls} max ms`, value: (r) => r.classes[cls].latency.maxMs, fmt: ms });
+  }
+  out.push({ name: 'seq one-word median found', value: (r) => r.classes['one-word'].medianFound, fmt: int });
+  const loadNames = [`mix closed loop, ${opts.connections} connections`, ...opts.rates.map((rate) => `mix open loop at ${rate} req/s`), `lookup closed loop, ${opts.connections} connections`];
+  for (const ln of loadNames) {
+    const lr = (r: RunResult): LoadRun | undefined => r.loads.find((x) => x.name === ln);
+    out.push({ name: `${ln}: req/s`, value: (r) => lr(r)?.load.rps ?? null, fmt: int });
+    out.push({ name: `${ln}: p50 ms`, value: (r) => lr(r)?.load.latency.p50Ms ?? null, fmt: ms });
+    out.push({ name: `${ln}: p99 ms`, value: (r) => lr(r)?.load.latency.p99Ms ?? null, fmt: ms });
+    out.push({ name: `${ln}: max ms`, value: (r) => lr(r)?.load.latency.maxMs ?? null, fmt: ms });
+    if (ln.includes('open')) out.push({ name: `${ln}: unsent`, value: (r) => lr(r)?.load.backlog ?? null, fmt: int });
+    out.push({ name: `${ln}: non-2xx+errors`, value: (r) => { const x = lr(r); return x === undefined ? null : x.load.non2xx + x.load.errors; }, fmt: int });
+    out.push({ name: `${ln}: server cores`, value: (r) => lr(r)?.serverCores ?? null, fmt: (v) => v.toFixed(2) });
+  }
+  return out;
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function report(opts: Options, runs: readonly RunResult[]): string {
+  const ms = metrics(opts);
+  const labels = opts.builds.map((b) => b.label);
+  const header = ['metric', ...runs.map((r) => `${r.label} r${r.round}`)];
+  const compare = labels.length >= 2;
+  if (compare) header.push(`${labels[labels.length - 1]}/${labels[0]} (medians)`);
+  const rows = [header];
+  for (const m of ms) {
+    const row = [m.name, ...runs.map((r) => { const v = m.value(r); return v === null ? '-' : m.fmt(v); })];
+    if (compare) {
+      const med = (label: string): number | null => {
+        const vals = runs.filter((r) => r.label === label).map(m.value).filter((v): v is number => v !== null);
+        return vals.length === 0 ? null : median(vals);
+      };
+      const a = med(labels[0]!);
+      const b = med(labels[labels.length - 1]!);
+      row.push(a === null || b === null ? '-' : a === 0 ? (b === 0 ? '1.00' : 'inf') : (b / a).toFixed(2));
+    }
+    rows.push(row);
+  }
+  const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r, i) => {
+    const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+    return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+  }).join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+export async function runRegistryBench(opts: Options): Promise<RunResult[]> {
+  const data = await ensureRegistryZip(OUT, opts.records, opts.seed, log);
+  const c = data.queries.corpus;
+  log(`corpus: ${c.records.toLocaleString('en-US')} records, ${c.real} real; distractors ${JSON.stringify(c.distractors)}; query classes ${QUERY_CLASSES.map((k) => `${k} ${data.queries.classes[k].length}`).join(', ')}`);
+  const mixes = buildMixes(data.queries, opts.seed, 1 + opts.rates.length);
+  (globalThis as { gc?: () => void }).gc?.();
+  const runs: RunResult[] = [];
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const build of opts.builds) {
+      const release = opts.lock === null ? () => undefined : await acquireLock(opts.lock, opts.maxLoad);
+      let run: RunResult;
+      try {
+        run = await runOnce(opts, build, round, data.zip, data.queries, mixes);
+      } finally {
+        release();
+      }
+      runs.push(run);
+      const file = path.join(OUT, `registry-${opts.records}-${build.label}${opts.rounds > 1 || round > 1 ? `-r${round}` : ''}.json`);
+      writeFileSync(file, JSON.stringify({ options: opts, node: process.version, cores: os.availableParallelism(), mix: mixes.description, corpus: c, run }, null, 2) + '\n');
+      log(`wrote ${path.relative(REPO, file)}`);
+    }
+  }
+  process.stdout.write(`\nregistry-shaped corpus, ${opts.records.toLocaleString('en-US')} records (seed ${opts.seed}); mix: ${mixes.description}; ${opts.durationS} s per load after ${opts.warmupS} s warm-up\n\n${report(opts, runs)}\n\n`);
+  for (const r of runs) process.stdout.write(`slowest single queries, ${r.label} r${r.round}: ${r.slowest.map((s) => `${s.ms} ms ${s.cls} "${s.q}" (found ${s.found})`).join('; ')}\n`);
+  return runs;
+}
+
+function parseBuilds(args: Args): Build[] {
+  const list = args.string('builds');
+  if (list !== undefined) {
+    return list.split(',').map((spec) => {
+      const eq = spec.indexOf('=');
+      if (eq <= 0) throw new Error(`--builds wants label=DIR,label=DIR; got ${spec}`);
+      return { label: spec.slice(0, eq), dir: path.resolve(spec.slice(eq + 1)) };
+    });
+  }
+  const dir = path.resolve(args.string('server-dir') ?? REPO);
+  return [{ label: args.string('label') ?? path.basename(dir), dir }];
+}
+
+/** Whatever hangs, the bench ends. */
+const WATCHDOG_MS = 3 * 3600_000;
+
+async function main(): Promise<void> {
+  setTimeout(() => {
+    process.stderr.write('bench:registry: watchdog expired, stopping\n');
+    runCleanups();
+    process.exit(2);
+  }, WATCHDOG_MS).unref();
+  const args = new Args(process.argv.slice(2));
+  const shards = args.string('shards');
+  const lock = args.string('lock');
+  await runRegistryBench({
+    records: args.int('records', 1_000_000),
+    seed: args.int('seed', 1),
+    builds: parseBuilds(args),
+    rounds: args.int('rounds', 1),
+    durationS: args.number('duration', 10),
+    warmupS: args.number('warmup', 2),
+    connections: args.int('connections', 64),
+    rates: (args.string('rates') ?? '1000,3000').split(',').map(Number),
+    shards: shards === undefined ? null : args.int('shards', 1),
+    lock: lock === undefined ? null : path.resolve(lock),
+    maxLoad: args.number('max-load', 1.0),
+  });
+}
+
+if (isMain(import.meta.url)) runCli('bench:registry', main);
