@@ -1,8 +1,8 @@
 // The registry-shaped bench: one or more builds on the same registry-shaped zip and queries.
 //
 //   npm run bench:registry -- [--records N] [--seed S] [--server-dir DIR] [--label L]
-//        [--builds before=DIR,after=DIR] [--rounds R] [--duration S] [--warmup S]
-//        [--connections C] [--rates 1000,3000] [--shards K] [--lock FILE] [--max-load L]
+//        [--builds before=DIR,after=DIR] [--rounds R] [--first-round K] [--duration S] [--warmup S]
+//        [--connections C] [--rates 1000,3000] [--shards K] [--lock FILE] [--max-load L] [--report]
 //
 // For each build (its DIR/dist/src/main.js; default this checkout), in turn and alternating over
 // rounds: starts the server on the zip (bench/out/registry-<N>-s<seed>-v*.zip, generated once by
@@ -11,7 +11,7 @@
 // fixed rates, lookups, ready time and RSS. Writes bench/out/registry-<N>-<label>[-r<k>].json and
 // prints every run side by side with the ratios last build / first build.
 
-import { openSync, closeSync, existsSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +38,8 @@ interface Options {
   readonly seed: number;
   readonly builds: readonly Build[];
   readonly rounds: number;
+  /** Number of the first round (a later session continues a series without overwriting its files). */
+  readonly firstRound: number;
   readonly durationS: number;
   readonly warmupS: number;
   readonly connections: number;
@@ -388,7 +390,7 @@ export async function runRegistryBench(opts: Options): Promise<RunResult[]> {
   const mixes = buildMixes(data.queries, opts.seed, 1 + opts.rates.length);
   (globalThis as { gc?: () => void }).gc?.();
   const runs: RunResult[] = [];
-  for (let round = 1; round <= opts.rounds; round++) {
+  for (let round = opts.firstRound; round < opts.firstRound + opts.rounds; round++) {
     for (const build of opts.builds) {
       const release = opts.lock === null ? () => undefined : await acquireLock(opts.lock, opts.maxLoad);
       let run: RunResult;
@@ -406,6 +408,17 @@ export async function runRegistryBench(opts: Options): Promise<RunResult[]> {
   process.stdout.write(`\nregistry-shaped corpus, ${opts.records.toLocaleString('en-US')} records (seed ${opts.seed}); mix: ${mixes.description}; ${opts.durationS} s per load after ${opts.warmupS} s warm-up\n\n${report(opts, runs)}\n\n`);
   for (const r of runs) process.stdout.write(`slowest single queries, ${r.label} r${r.round}: ${r.slowest.map((s) => `${s.ms} ms ${s.cls} "${s.q}" (found ${s.found})`).join('; ')}\n`);
   return runs;
+}
+
+/** Every run of these builds at this size already in bench/out (all rounds, all sessions), for one table. */
+function savedRuns(opts: Options): RunResult[] {
+  const runs: RunResult[] = [];
+  for (const b of opts.builds) {
+    const re = new RegExp(`^registry-${opts.records}-${b.label.replace(/[^\w-]/g, '')}(-r\\d+)?\\.json$`);
+    for (const f of readdirSync(OUT).filter((n) => re.test(n))) runs.push((JSON.parse(readFileSync(path.join(OUT, f), 'utf8')) as { run: RunResult }).run);
+  }
+  // Chronological, so alternation shows in the columns.
+  return runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
 
 function parseBuilds(args: Args): Build[] {
@@ -430,14 +443,15 @@ async function main(): Promise<void> {
     runCleanups();
     process.exit(2);
   }, WATCHDOG_MS).unref();
-  const args = new Args(process.argv.slice(2));
+  const args = new Args(process.argv.slice(2), ['report']);
   const shards = args.string('shards');
   const lock = args.string('lock');
-  await runRegistryBench({
+  const opts: Options = {
     records: args.int('records', 1_000_000),
     seed: args.int('seed', 1),
     builds: parseBuilds(args),
     rounds: args.int('rounds', 1),
+    firstRound: args.int('first-round', 1),
     durationS: args.number('duration', 10),
     warmupS: args.number('warmup', 2),
     connections: args.int('connections', 64),
@@ -445,7 +459,10 @@ async function main(): Promise<void> {
     shards: shards === undefined ? null : args.int('shards', 1),
     lock: lock === undefined ? null : path.resolve(lock),
     maxLoad: args.number('max-load', 1.0),
-  });
+  };
+  // --report: no measurement, the table of every saved run of these builds at this size.
+  if (args.flag('report')) process.stdout.write(`${report(opts, savedRuns(opts))}\n`);
+  else await runRegistryBench(opts);
 }
 
 if (isMain(import.meta.url)) runCli('bench:registry', main);
