@@ -65,6 +65,8 @@ interface LoadRun {
   readonly load: LoadResult;
   /** Server CPU (utime + stime, all threads) over the load, in cores. */
   readonly serverCores: number;
+  /** Busy CPU of the whole machine over the load, in cores: minus server and client, what else ran (the cores are shared). */
+  readonly machineCores: number;
 }
 
 interface RunResult {
@@ -252,6 +254,18 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/** Busy time of all CPUs (everything but idle and iowait), in seconds, from /proc/stat. */
+function machineBusySeconds(): number {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    return (total - ticks[3]! - ticks[4]!) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 // ---------------------------------------------------------------- one run
 
 async function runOnce(opts: Options, build: Build, round: number, zip: string, queries: RegistryQueries, mixes: Mixes): Promise<RunResult> {
@@ -280,14 +294,18 @@ async function runOnce(opts: Options, build: Build, round: number, zip: string, 
     ];
     for (const sc of scenarios) {
       const cpu0 = cpuSeconds(server.pid);
+      const busy0 = machineBusySeconds();
       const t0 = performance.now();
       const load = await runLoad({
         host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed,
         ...(sc.rate !== undefined ? { ratePerS: sc.rate } : {}),
       });
-      const serverCores = (cpuSeconds(server.pid) - cpu0) / ((performance.now() - t0) / 1000);
-      loads.push({ name: sc.name, load, serverCores });
-      log(`  ${sc.name}: ${Math.round(load.rps)} req/s, p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, unsent ${load.backlog}, non-2xx ${load.non2xx}, errors ${load.errors}, server ${serverCores.toFixed(2)} cores`);
+      const wallS = (performance.now() - t0) / 1000;
+      const serverCores = (cpuSeconds(server.pid) - cpu0) / wallS;
+      const machineCores = (machineBusySeconds() - busy0) / wallS;
+      loads.push({ name: sc.name, load, serverCores, machineCores });
+      const others = machineCores - serverCores - load.clientCpuPct / 100;
+      log(`  ${sc.name}: ${Math.round(load.rps)} req/s, p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, unsent ${load.backlog}, non-2xx ${load.non2xx}, errors ${load.errors}, server ${serverCores.toFixed(2)} cores, client ${(load.clientCpuPct / 100).toFixed(2)}, everything else ~${others.toFixed(2)}`);
       if (server.child.exitCode !== null) throw new Error(`server exited during "${sc.name}":\n${server.tail()}`);
     }
     const mem = readMemory(server.pid);
@@ -344,6 +362,8 @@ function metrics(opts: Options): Metric[] {
     if (ln.includes('open')) out.push({ name: `${ln}: unsent`, value: (r) => lr(r)?.load.backlog ?? null, fmt: int });
     out.push({ name: `${ln}: non-2xx+errors`, value: (r) => { const x = lr(r); return x === undefined ? null : x.load.non2xx + x.load.errors; }, fmt: int });
     out.push({ name: `${ln}: server cores`, value: (r) => lr(r)?.serverCores ?? null, fmt: (v) => v.toFixed(2) });
+    // Not server, not client: another process on the shared cores (absent in runs saved before this field).
+    out.push({ name: `${ln}: other procs cores ~`, value: (r) => { const x = lr(r); return x?.machineCores === undefined ? null : Math.max(0, x.machineCores - x.serverCores - x.load.clientCpuPct / 100); }, fmt: (v) => v.toFixed(2) });
   }
   return out;
 }
