@@ -58,6 +58,8 @@ interface ClassResult {
   readonly top10: number | null;
   readonly medianFound: number;
   readonly latency: LatencySummary;
+  /** The first queries whose target was not first: its rank (0 = not on the page) and the name ranked first instead. */
+  readonly misses?: ReadonlyArray<{ readonly q: string; readonly rank: number; readonly first: string }>;
 }
 
 interface LoadRun {
@@ -140,7 +142,7 @@ function get(port: number, target: string): Promise<{ status: number; body: stri
 
 interface SearchPage {
   readonly found: number;
-  readonly results: ReadonlyArray<{ readonly lei: string }>;
+  readonly results: ReadonlyArray<{ readonly lei: string; readonly legalName?: string | null }>;
 }
 
 async function runClasses(port: number, queries: RegistryQueries): Promise<{ classes: Record<QueryClass, ClassResult>; slowest: RunResult['slowest'] }> {
@@ -153,6 +155,7 @@ async function runClasses(port: number, queries: RegistryQueries): Promise<{ cla
     let targeted = 0;
     const hits = [0, 0, 0];
     const found: number[] = [];
+    const misses: Array<{ q: string; rank: number; first: string }> = [];
     for (const item of items) {
       const t0 = performance.now();
       let page: SearchPage | null = null;
@@ -176,13 +179,14 @@ async function runClasses(port: number, queries: RegistryQueries): Promise<{ cla
         if (rank === 0) hits[0]!++;
         if (rank >= 0 && rank < 3) hits[1]!++;
         if (rank >= 0 && rank < 10) hits[2]!++;
+        if (rank !== 0 && misses.length < 25) misses.push({ q: item.q, rank: rank + 1, first: page.results[0]?.legalName ?? '' });
       }
     }
     found.sort((a, b) => a - b);
     const share = (n: number): number | null => (targeted === 0 ? null : n / targeted);
     classes[cls] = {
       queries: items.length, errors, top1: share(hits[0]!), top3: share(hits[1]!), top10: share(hits[2]!),
-      medianFound: found.length === 0 ? 0 : found[found.length >> 1]!, latency: hist.summary(),
+      medianFound: found.length === 0 ? 0 : found[found.length >> 1]!, latency: hist.summary(), misses,
     };
     const c = classes[cls];
     log(`  ${cls}: ${items.length} queries, top-1 ${pct(c.top1)}, top-3 ${pct(c.top3)}, p50 ${c.latency.p50Ms} ms, p99 ${c.latency.p99Ms} ms, max ${c.latency.maxMs} ms${errors > 0 ? `, ${errors} errors` : ''}`);
