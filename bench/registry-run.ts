@@ -332,6 +332,16 @@ interface Metric {
   readonly name: string;
   readonly value: (r: RunResult) => number | null;
   readonly fmt: (v: number) => string;
+  /** True when another process took a share of the cores during this figure's load: shown with *, left out of the medians. */
+  readonly disturbed?: (r: RunResult) => boolean;
+}
+
+/** Cores used by neither the server nor the load generator above which a load counts as disturbed by a neighbour. */
+const DISTURBED_CORES = 0.25;
+
+function otherCores(x: LoadRun): number | null {
+  // machineCores is absent in runs saved before it was measured.
+  return (x as Partial<LoadRun>).machineCores === undefined ? null : Math.max(0, x.machineCores - x.serverCores - x.load.clientCpuPct / 100);
 }
 
 function metrics(opts: Options): Metric[] {
@@ -359,6 +369,8 @@ function metrics(opts: Options): Metric[] {
   const loadNames = [`mix closed loop, ${opts.connections} connections`, ...opts.rates.map((rate) => `mix open loop at ${rate} req/s`), `lookup closed loop, ${opts.connections} connections`];
   for (const ln of loadNames) {
     const lr = (r: RunResult): LoadRun | undefined => r.loads.find((x) => x.name === ln);
+    const disturbed = (r: RunResult): boolean => { const x = lr(r); return x !== undefined && (otherCores(x) ?? 0) > DISTURBED_CORES; };
+    const first = out.length;
     out.push({ name: `${ln}: req/s`, value: (r) => lr(r)?.load.rps ?? null, fmt: int });
     out.push({ name: `${ln}: p50 ms`, value: (r) => lr(r)?.load.latency.p50Ms ?? null, fmt: ms });
     out.push({ name: `${ln}: p99 ms`, value: (r) => lr(r)?.load.latency.p99Ms ?? null, fmt: ms });
@@ -367,7 +379,8 @@ function metrics(opts: Options): Metric[] {
     out.push({ name: `${ln}: non-2xx+errors`, value: (r) => { const x = lr(r); return x === undefined ? null : x.load.non2xx + x.load.errors; }, fmt: int });
     out.push({ name: `${ln}: server cores`, value: (r) => lr(r)?.serverCores ?? null, fmt: (v) => v.toFixed(2) });
     // Not server, not client: another process on the shared cores (absent in runs saved before this field).
-    out.push({ name: `${ln}: other procs cores ~`, value: (r) => { const x = lr(r); return x?.machineCores === undefined ? null : Math.max(0, x.machineCores - x.serverCores - x.load.clientCpuPct / 100); }, fmt: (v) => v.toFixed(2) });
+    out.push({ name: `${ln}: other procs cores ~`, value: (r) => { const x = lr(r); return x === undefined ? null : otherCores(x); }, fmt: (v) => v.toFixed(2) });
+    for (let k = first; k < out.length; k++) out[k] = { ...out[k]!, disturbed };
   }
   return out;
 }
@@ -386,10 +399,10 @@ function report(opts: Options, runs: readonly RunResult[]): string {
   if (compare) header.push(`${labels[labels.length - 1]}/${labels[0]} (medians)`);
   const rows = [header];
   for (const m of ms) {
-    const row = [m.name, ...runs.map((r) => { const v = m.value(r); return v === null ? '-' : m.fmt(v); })];
+    const row = [m.name, ...runs.map((r) => { const v = m.value(r); return v === null ? '-' : m.fmt(v) + (m.disturbed?.(r) === true ? '*' : ''); })];
     if (compare) {
       const med = (label: string): number | null => {
-        const vals = runs.filter((r) => r.label === label).map(m.value).filter((v): v is number => v !== null);
+        const vals = runs.filter((r) => r.label === label && m.disturbed?.(r) !== true).map(m.value).filter((v): v is number => v !== null);
         return vals.length === 0 ? null : median(vals);
       };
       const a = med(labels[0]!);
@@ -399,10 +412,11 @@ function report(opts: Options, runs: readonly RunResult[]): string {
     rows.push(row);
   }
   const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const note = `\n* another process used over ${DISTURBED_CORES} of the shared cores during that load (machine busy time minus server and client): left out of the medians`;
   return rows.map((r, i) => {
     const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
     return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-  }).join('\n');
+  }).join('\n') + note;
 }
 
 // ---------------------------------------------------------------- main
