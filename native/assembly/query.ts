@@ -5,15 +5,19 @@
 // Whether tokens get typo candidates, and whether tokens may be dropped, is the caller's call:
 // it sees every slice, so the answer stays the same however the data is sliced.
 //
+// A doc whose whole name is the query (equal exact-name keys, see name-key.ts) is scored first,
+// before any drive, with the top score bit: pasted names rank first whatever their words.
+//
 // Query descriptor (u32 words at q): 0 nTokens, 1 fieldMask, 2 window, 3 facetMask,
 // 4 filterMask, 5 typo mask (bit t: token t gets typo candidates), 6 flags (2 drop allowed),
-// 8 + c: filter bitmap pointer of column c, 32 + 8t: token t = two probes of
+// 8 + c: filter bitmap pointer of column c, 24/25 exact-name key hi/lo, 26 the query's term
+// count before capping, 27 1 when there is a key, 32 + 8t: token t = two probes of
 // (bytes ptr, length, max typos, prefix flag); a probe of length 0 is absent.
 
 import { allocate, zero } from "./memory";
 import {
   nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
-  postingStart, postingDoc, postingMeta, docCode, MAX_COLS,
+  postingStart, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, excludes, MAX_WINDOW } from "./collector";
@@ -45,6 +49,7 @@ const bestWeight = new StaticArray<i32>(MAX_TOKENS);
 const bestPos = new StaticArray<i32>(MAX_TOKENS);
 
 let nTokens: i32 = 0;
+let queryTerms: i32 = 0; // the query's terms before capping at MAX_TOKENS: what name lengths compare to
 let fieldMask: u32 = 0;
 let filterMask: u32 = 0;
 let facetMask: u32 = 0;
@@ -204,22 +209,24 @@ function lookup(t: i32, term: u32): i32 {
   return 1;
 }
 
-// Score from the per-token best matches in best*. Criteria, most significant first: tokens
-// matched, tokens matched in a name, typo cost, whole-token (not prefix) matches, whole legal
-// name equal to the query, field weight, proximity in the legal name, shorter name.
-export const WHOLE_SHIFT: u32 = 33;
-function assemble(nl: i32, minMatch: i32): u64 {
+// Score from the per-token best matches in best*. Criteria, most significant first: the whole
+// name is the query (EXACT_NAME, set by considerExact), tokens matched, tokens matched in a name,
+// typo cost, whole-token (not prefix) matches, field weight, proximity in the legal name, name
+// length closest to the query's (a prefix's shortest completion), the doc's standing (docRank).
+// All within 53 bits, so the host holds a score in a double.
+export const EXACT_NAME: u64 = <u64>1 << 52;
+export const WHOLE_SHIFT: u32 = 32;
+const MAX_RANK: i32 = 3;
+function assemble(nl: i32, minMatch: i32, rank: i32): u64 {
   let matched = 0, named = 0, cost = 0, whole = 0, weight = 0, prox = 0;
-  let exact = nl == nTokens;
   for (let t = 0; t < nTokens; t++) {
     const bc = unchecked(bestCost[t]);
-    if (bc == NO_MATCH) { exact = false; prox += 8; continue; }
+    if (bc == NO_MATCH) { prox += 8; continue; }
     matched++;
     if (unchecked(bestWeight[t]) >= 2) named++;
     cost += bc;
     whole += unchecked(bestWhole[t]);
     weight += unchecked(bestWeight[t]);
-    if (bc != 0 || unchecked(bestWhole[t]) == 0 || unchecked(bestPos[t]) != t) exact = false;
     if (t > 0) {
       const a = unchecked(bestPos[t - 1]), b = unchecked(bestPos[t]);
       if (a == 255 || b == 255) prox += 8;
@@ -230,10 +237,15 @@ function assemble(nl: i32, minMatch: i32): u64 {
   if (cost > 31) cost = 31;
   if (weight > 63) weight = 63;
   if (prox > 255) prox = 255;
-  // 5 bits each for counts (up to 16 tokens), all within 53 bits so the host can hold it in a double
-  return (<u64>matched << 48) | (<u64>named << 43) | (<u64>(31 - cost) << 38) | (<u64>whole << WHOLE_SHIFT) |
-    (<u64>(exact ? 1 : 0) << 32) | (<u64>weight << 26) | (<u64>(255 - prox) << 18) | (<u64>(255 - (nl > 255 ? 255 : nl)) << 10);
+  let distance = nl - queryTerms;
+  if (distance < 0) distance = -distance;
+  if (distance > 255) distance = 255;
+  // 5 bits each for counts (up to 16 tokens)
+  return (<u64>matched << 47) | (<u64>named << 42) | (<u64>(31 - cost) << 37) | (<u64>whole << WHOLE_SHIFT) |
+    (<u64>weight << 26) | (<u64>(255 - prox) << 18) | (<u64>(255 - distance) << 10) | (<u64>rank << 8);
 }
+
+@inline function rankOf(doc: u32): i32 { return <i32>load<u8>(docRank + <usize>doc); }
 
 @inline function resetBest(): void {
   for (let t = 0; t < nTokens; t++) {
@@ -274,7 +286,7 @@ function scoreDoc(doc: u32, minMatch: i32, nl: i32): u64 {
       if (cf >= 0) improve(t, cf, meta, bits);
     }
   }
-  return assemble(nl, minMatch);
+  return assemble(nl, minMatch, rankOf(doc));
 }
 
 let bestScore: u64 = 0;
@@ -425,7 +437,7 @@ function driveSinglePass(t: i32, fields: u32): void {
         }
         resetBest();
         improve(t, <i32>cf, meta, bits);
-        accept(doc, assemble(<i32>(meta >> 16), 1));
+        accept(doc, assemble(<i32>(meta >> 16), 1, rankOf(doc)));
         countOnly = excludes(ceiling);
       }
     }
@@ -435,13 +447,12 @@ function driveSinglePass(t: i32, fields: u32): void {
 /**
  * The best score a doc matching token t alone through a range of cost/flags cf can reach in
  * this pass: every field bit the pass allows at once, at the head of the legal name, the name
- * as short as can be (as long as the query, for the exact-name bit, or empty).
+ * as long as the query, the best standing. Never EXACT_NAME: those docs were all seen first.
  */
 function rangeCeiling(t: i32, cf: u32, fields: u32): u64 {
   resetBest();
   improve(t, <i32>cf, 0, fieldMask & fields & 0xf);
-  const asExactName = assemble(nTokens, 1), asShortest = assemble(0, 1);
-  return asExactName > asShortest ? asExactName : asShortest;
+  return assemble(queryTerms, 1, MAX_RANK);
 }
 
 /** Whether anything matches minMatch tokens, ignoring filters; bestScore of what was seen. */
@@ -456,6 +467,27 @@ function probe(minMatch: i32, untilWhole: bool, exclusive: bool): bool {
   filterMask = filters;
   facetMask = facets;
   return found > 0;
+}
+
+// ---- exact names: the docs whose name key is the query's, found by binary search over the
+// slice's (hi, lo, doc) triples sorted by hi.
+@inline function keyWord(i: u32, w: u32): u32 { return load<u32>(nameKeys + ((<usize>i * 3 + <usize>w) << 2)); }
+
+function considerExactNames(): void {
+  if (load<u32>(queryBuf + 108) == 0 || nameKeyCount == 0) return;
+  const hi = load<u32>(queryBuf + 96), lo = load<u32>(queryBuf + 100);
+  let a: u32 = 0, b = nameKeyCount;
+  while (a < b) {
+    const mid = (a + b) >> 1;
+    if (keyWord(mid, 0) < hi) a = mid + 1; else b = mid;
+  }
+  for (let i = a; i < nameKeyCount && keyWord(i, 0) == hi && !stopped; i++) {
+    if (keyWord(i, 1) != lo) continue;
+    const doc = keyWord(i, 2);
+    docsConsidered++;
+    if (!firstSight(doc) || !passesFilters(doc)) continue;
+    accept(doc, EXACT_NAME | scoreDoc(doc, 0, <i32>load<u8>(nameLen + <usize>doc)));
+  }
 }
 
 // `exclusive`: no doc matches two of the tokens (a stricter round found nothing), so with
@@ -493,6 +525,8 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
     while (j >= 0 && unchecked(tokPostings[order[j]]) > unchecked(tokPostings[v])) { unchecked(order[j + 1] = order[j]); j--; }
     unchecked(order[j + 1] = v);
   }
+  considerExactNames();
+  if (stopped) return;
   const drivers = nTokens - minMatch + 1;
   let tokenCost: u32 = 0;
   for (let i = 0; i < drivers; i++) tokenCost += unchecked(tokPostings[order[i]]);
@@ -540,6 +574,7 @@ export function runQuery(): void {
   filterMask = load<u32>(queryBuf + 16);
   const typoMask = load<u32>(queryBuf + 20);
   const flags = load<u32>(queryBuf + 24);
+  queryTerms = <i32>load<u32>(queryBuf + 104);
 
   let exactMask: u32 = 0, typoable: u32 = 0;
   resetRanges();

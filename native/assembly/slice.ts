@@ -4,7 +4,9 @@
 //   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc),
 //   10 postMeta (u32 per posting: fwd meta | name length << 16),
 //   11 trie node count, 12 trie nodes (4 u32 each: lo, hi, first child | terminal bit, byte | children << 8),
-//   13 nCols, 14 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+//   13 nameKeys ((hi, lo, doc) u32 triples sorted by hi: exact-name keys, see name-key.ts), 14 their count,
+//   15 docRank (u8 per doc: 2 registration issued, 1 entity active),
+//   16 nCols, 17 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
 // Postings and value lists are sorted doc ids. Docs are numbered in LEI order, so the doc id is
 // also the deterministic tie-break.
 
@@ -23,6 +25,9 @@ export let nameLen: usize = 0;
 export let postMeta: usize = 0;
 export let trieNodes: u32 = 0;
 export let trieBase: usize = 0;
+export let nameKeys: usize = 0;
+export let nameKeyCount: u32 = 0;
+export let docRank: usize = 0;
 export let nCols: i32 = 0;
 
 export const colCodes = new StaticArray<usize>(MAX_COLS);
@@ -44,9 +49,12 @@ export function readDescriptor(desc: usize): void {
   postMeta = load<u32>(desc + 40);
   trieNodes = load<u32>(desc + 44);
   trieBase = load<u32>(desc + 48);
-  nCols = <i32>load<u32>(desc + 52);
+  nameKeys = load<u32>(desc + 52);
+  nameKeyCount = load<u32>(desc + 56);
+  docRank = load<u32>(desc + 60);
+  nCols = <i32>load<u32>(desc + 64);
   for (let c = 0; c < nCols; c++) {
-    const base = desc + 56 + <usize>c * 16;
+    const base = desc + 68 + <usize>c * 16;
     colCodes[c] = load<u32>(base);
     colNCodes[c] = load<u32>(base + 4);
     colValOffs[c] = load<u32>(base + 8);

@@ -19,7 +19,7 @@ import type { ColumnData, SliceData } from "./slice-builder.js";
 export { SegmentError };
 
 /** Bump whenever SliceData or the engine's reading of it changes. */
-export const SEGMENT_FORMAT = 3;
+export const SEGMENT_FORMAT = 4;
 const MAGIC = Buffer.from("LEIDEXSG", "latin1");
 const HEADER_BYTES = 32;
 const ALIGN = 8;
@@ -61,7 +61,7 @@ function arraysOf(data: SliceData): [string, TypedArray][] {
   const out: [string, TypedArray][] = [
     ["termBytes", data.termBytes], ["termOffs", data.termOffs], ["postOffs", data.postOffs], ["postDocs", data.postDocs],
     ["postMeta", data.postMeta], ["trie", data.trie.words], ["fwdOffs", data.fwdOffs], ["fwdTerms", data.fwdTerms],
-    ["fwdMeta", data.fwdMeta], ["nameLen", data.nameLen], ["docStart", data.docStart], ["docLen", data.docLen],
+    ["fwdMeta", data.fwdMeta], ["nameLen", data.nameLen], ["nameKeys", data.nameKeys], ["docStart", data.docStart], ["docLen", data.docLen],
   ];
   data.columns.forEach((c, i) => out.push([`col${i}.codes`, c.codes], [`col${i}.valOffs`, c.valOffs], [`col${i}.valDocs`, c.valDocs]));
   return out;
@@ -209,7 +209,7 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     postDocs: get("postDocs", "u32"), postMeta: get("postMeta", "u32"),
     trie: { nodes: dir.trieNodes, words: get("trie", "u32") },
     fwdOffs: get("fwdOffs", "u32"), fwdTerms: get("fwdTerms", "u32"), fwdMeta: get("fwdMeta", "u16"), nameLen: get("nameLen", "u8"),
-    columns, docFile: docFileOf(path), docFacts: dir.docs, docStart: get("docStart", "f64"), docLen: get("docLen", "u32"),
+    nameKeys: get("nameKeys", "u32"), columns, docFile: docFileOf(path), docFacts: dir.docs, docStart: get("docStart", "f64"), docLen: get("docLen", "u32"),
   };
 }
 

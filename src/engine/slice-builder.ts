@@ -15,6 +15,7 @@ import { ENTITY_VALUES, RecordBatchReader } from "./record-batch.js";
 import { TermTable } from "./term-table.js";
 import { ChunkedArray, CodeChunks, grown } from "./chunked-array.js";
 import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
+import { NameKeyHasher } from "./name-key.js";
 
 export const LEI_TERM_MARKER = "\u0001";
 const MAX_POSITION = 254;
@@ -42,6 +43,11 @@ export interface SliceData {
   fwdMeta: Uint16Array;
   nameLen: Uint8Array;
   columns: ColumnData[];
+  /**
+   * Exact-name keys (name-key.ts) of every legal and other name, as (hi, lo, doc) triples sorted
+   * by hi: the engine finds the docs whose name a query is, pasted, by binary search.
+   */
+  nameKeys: Uint32Array;
   /** stored documents: the JSON of doc d lies at docStart[d] in the document file, docLen[d] bytes */
   docFile: string;
   docFacts: DocFileFacts;
@@ -129,6 +135,9 @@ export class SliceBuilder {
   /** per distinct city spelling: its term ids, at cityTermOffs[raw] to cityTermOffs[raw + 1] */
   private readonly cityTerms = u32s();
   private readonly cityTermOffs = u32s();
+  private readonly keyHasher = new NameKeyHasher();
+  /** (hi, lo, doc in the order added) of each name's exact-name key */
+  private readonly keyTriples = u32s();
 
   /** Documents go to `docScratch` as they come; finish() moves the file to where it belongs. */
   constructor(docScratch: string) {
@@ -221,28 +230,41 @@ export class SliceBuilder {
 
   /** The terms of value v, with field bits; a legal name's terms keep their positions. Returns how many. */
   private addText(r: RecordBatchReader, v: number, bits: number, positions: boolean, stamp: number): number {
-    const n = this.textTerms(r, v);
+    const keyed = (bits & (FIELD_LEGAL_NAME | FIELD_OTHER_NAME)) !== 0;
+    if (keyed) this.keyHasher.reset();
+    const n = this.textTerms(r, v, keyed);
+    if (keyed && n > 0) {
+      const key = this.keyHasher.key();
+      this.keyTriples.push(key.hi);
+      this.keyTriples.push(key.lo);
+      this.keyTriples.push(stamp - 1);
+    }
     for (let i = 0; i < n; i++) this.addTerm(this.textIds[i], bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
     return n;
   }
 
-  /** The term ids of value v, in order, into this.textIds; how many. */
-  private textTerms(r: RecordBatchReader, v: number): number {
+  /** The term ids of value v, in order, into this.textIds; how many. `keyed`: its terms also feed keyHasher. */
+  private textTerms(r: RecordBatchReader, v: number, keyed = false): number {
     const start = r.start[v], end = r.end[v];
     if (start === end) return 0;
     const ascii = this.ascii;
     const n = ascii.terms(r.bytes, start, end);
-    if (n < 0) return this.stringTerms(r.text(v)!);
+    if (n < 0) return this.stringTerms(r.text(v)!, keyed);
     if (n > this.textIds.length) this.textIds = grown(this.textIds, n);
+    // the terms lie back to back in ascii.out
+    if (keyed && n > 0) this.keyHasher.bytes(ascii.out, 0, ascii.termStart[n - 1] + ascii.termLength[n - 1]);
     for (let i = 0; i < n; i++) this.textIds[i] = this.terms.idOfBytes(ascii.out, ascii.termStart[i], ascii.termLength[i]);
     return n;
   }
 
   /** textTerms() for text that is not all ASCII: through tokenize(), as the query side does. */
-  private stringTerms(text: string): number {
+  private stringTerms(text: string, keyed = false): number {
     const words = tokenize(text);
     if (words.length > this.textIds.length) this.textIds = grown(this.textIds, words.length);
-    for (let i = 0; i < words.length; i++) this.textIds[i] = this.terms.idOf(words[i]);
+    for (let i = 0; i < words.length; i++) {
+      this.textIds[i] = this.terms.idOf(words[i]);
+      if (keyed) this.keyHasher.text(words[i]);
+    }
     return words.length;
   }
 
@@ -378,6 +400,8 @@ export class SliceBuilder {
     });
     this.terms.release();
 
+    const nameKeys = sortedNameKeys(this.keyTriples.toArray(), order, this.size);
+    this.keyTriples.release();
     const docStart = inOrder(this.docStarts.toArray(), order, new Float64Array(nDocs));
     const docLen = inOrder(this.docLens.toArray(), order, new Uint32Array(nDocs));
     // a column's chunks differ in width; read through one flat copy, not chunk by chunk
@@ -385,9 +409,39 @@ export class SliceBuilder {
     return {
       nDocs, termBytes, termOffs, postOffs, postDocs, postMeta,
       trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
-      fwdOffs, fwdTerms, fwdMeta, nameLen, columns, docFile, docFacts, docStart, docLen,
+      fwdOffs, fwdTerms, fwdMeta, nameLen, nameKeys, columns, docFile, docFacts, docStart, docLen,
     };
   }
+}
+
+/**
+ * The (hi, lo, doc) key triples with docs renumbered from the order added to LEI order (a doc
+ * that lost to a later copy of its LEI drops out), sorted by hi: a stable radix sort, 16 bits a pass.
+ */
+function sortedNameKeys(triples: Uint32Array, order: Uint32Array, added: number): Uint32Array {
+  const newDoc = new Int32Array(added).fill(-1);
+  order.forEach((old, d) => { newDoc[old] = d; });
+  let idx = new Uint32Array(triples.length / 3);
+  let n = 0;
+  for (let i = 0; i < idx.length; i++) if (newDoc[triples[i * 3 + 2]] >= 0) idx[n++] = i;
+  idx = idx.subarray(0, n);
+  let next = new Uint32Array(n);
+  const counts = new Uint32Array(1 << 16);
+  for (const shift of [0, 16]) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[(triples[idx[i] * 3] >>> shift) & 0xffff]++;
+    for (let b = 0, sum = 0; b < counts.length; b++) { const c = counts[b]; counts[b] = sum; sum += c; }
+    for (let i = 0; i < n; i++) { const x = idx[i]; next[counts[(triples[x * 3] >>> shift) & 0xffff]++] = x; }
+    [idx, next] = [next, idx];
+  }
+  const out = new Uint32Array(n * 3);
+  for (let i = 0; i < n; i++) {
+    const x = idx[i];
+    out[i * 3] = triples[x * 3];
+    out[i * 3 + 1] = triples[x * 3 + 1];
+    out[i * 3 + 2] = newDoc[triples[x * 3 + 2]];
+  }
+  return out;
 }
 
 /** Whether JSON.stringify writes these ASCII bytes as they are: no quote, backslash, control character or non-ASCII byte. */

@@ -10,6 +10,7 @@ import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js"
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget, upperAscii } from "./text.js";
+import { nameKeyOf } from "./name-key.js";
 
 const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
 
@@ -69,6 +70,8 @@ const LEI_LENGTH = 20;
 /** The segment's arrays only the host reads; the engine reads every other one. */
 const HOST_ARRAYS: readonly string[] = ["docStart", "docLen"];
 const NEWLINE = Buffer.from("\n");
+/** Registration statuses of an LEI still in force: ranked before LAPSED, RETIRED and the rest. */
+const CURRENT_REGISTRATIONS = ["ISSUED", "PENDING_TRANSFER", "PENDING_ARCHIVAL"] as const;
 
 /** Twenty bytes of memory at `at` against an ASCII string, byte by byte: no string per probe. */
 function compareAscii(memory: Uint8Array, at: number, text: string): number {
@@ -174,7 +177,7 @@ export class WasmSlice {
     const words: number[] = [
       data.nDocs, data.termOffs.length - 1, this.termBytesAt, this.termOffsAt, ptr("postOffs"), ptr("postDocs"),
       ptr("fwdOffs"), ptr("fwdTerms"), ptr("fwdMeta"), ptr("nameLen"), ptr("postMeta"), data.trie.nodes, ptr("trie"),
-      data.columns.length,
+      ptr("nameKeys"), data.nameKeys.length / 3, this.placeDocRanks(data.nDocs), data.columns.length,
     ];
     data.columns.forEach((col, c) => words.push(ptr(`col${c}.codes`), col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)));
     const descriptor = Uint32Array.from(words);
@@ -188,6 +191,25 @@ export class WasmSlice {
     const bitmapOffsets = data.columns.map((col) => { const at = size; size += (Math.ceil(col.values.length / 32) + 1) * 4; return at; });
     this.scratch = this.engine.alloc(size);
     this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
+  }
+
+  /**
+   * Each doc's standing for ranking ties, in WASM memory: 2 when its registration is current
+   * (ISSUED or pending a transfer or archival), 1 when the entity is ACTIVE.
+   */
+  private placeDocRanks(nDocs: number): number {
+    const at = this.engine.alloc(Math.max(nDocs, 1));
+    const ranks = new Uint8Array(this.engine.memory.buffer, at, nDocs);
+    const standing = (param: FilterParam, good: readonly string[], weight: number): void => {
+      const col = this.columns[columnIndex(param)];
+      const codeWeight = col.values.map((v) => (v !== null && good.includes(v) ? weight : 0));
+      const codes = new Uint32Array(this.engine.memory.buffer, col.codesAt, nDocs);
+      for (let d = 0; d < nDocs; d++) ranks[d] |= codeWeight[codes[d]];
+    };
+    ranks.fill(0);
+    standing("registrationStatus", CURRENT_REGISTRATIONS, 2);
+    standing("status", ["ACTIVE"], 1);
+    return at;
   }
 
   private docRef(d: number): DocRef { return { at: this.docStart[d], length: this.docLen[d] }; }
@@ -271,8 +293,16 @@ export class WasmSlice {
     const qb = e.queryBuffer();
     const bytes = new Uint8Array(e.memory.buffer);
     for (let i = 0; i < 128 + MAX_TOKENS * 32; i += 4) mem.setUint32(qb + i, 0, true);
-    const tokens = query.q ? capTokens(tokenize(query.q)) : [];
+    const terms = query.q ? tokenize(query.q) : [];
+    const tokens = capTokens(terms);
     const fieldMask = SEARCH_FIELDS[query.fields];
+    const key = (fieldMask & SEARCH_FIELDS.name) !== 0 ? nameKeyOf(terms) : null;
+    if (key) {
+      mem.setUint32(qb + 96, key.hi, true);
+      mem.setUint32(qb + 100, key.lo, true);
+      mem.setUint32(qb + 108, 1, true);
+    }
+    mem.setUint32(qb + 104, terms.length, true);
     let n = 0;
     let cursor = this.scratch;
     const maxTypos = query.maxTypos ?? 2;
