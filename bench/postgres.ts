@@ -9,18 +9,14 @@
 //
 //   node dist/bench/postgres.js --records N [--seed S] [--duration S] [--connections C]
 
-import { mkdtempSync, chownSync, existsSync, createWriteStream, rmSync, chmodSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { once } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
 import { Args, isMain } from './args.js';
 import { Histogram, type LatencySummary } from './histogram.js';
 import { buildQuerySet } from './queries.js';
 import { RecordFactory } from './records.js';
-import { freePort, onCleanup, runSync } from './proc.js';
-
-const PG_BIN = '/usr/lib/postgresql/15/bin';
+import { pgClient as client, startCluster, writeCopyFile } from './pg-cluster.js';
 
 export const SEARCH_SQL =
   'SELECT lei, legal_name FROM entities WHERE lower(legal_name) % lower($1) ' +
@@ -62,108 +58,12 @@ export interface PgBaselineResult {
   readonly note: string;
 }
 
-interface Cluster {
-  readonly dir: string;
-  readonly port: number;
-  stop(): void;
-}
-
-function asPostgres(cmd: string, args: readonly string[]): [string, string[]] {
-  // initdb and postgres refuse to run as root.
-  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, [...args]];
-}
-
-function pgIds(): { uid: number; gid: number } {
-  const uid = Number(runSync('id', ['-u', 'postgres']).trim());
-  const gid = Number(runSync('id', ['-g', 'postgres']).trim());
-  return { uid, gid };
-}
-
-async function startCluster(connections: number, log: (l: string) => void): Promise<Cluster> {
-  if (!existsSync(path.join(PG_BIN, 'initdb'))) throw new Error(`PostgreSQL 15 binaries not found in ${PG_BIN}`);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'leidex-pg-'));
-  let stopped = false;
-  const data = path.join(dir, 'data');
-  const sock = path.join(dir, 'sock');
-  const stop = (): void => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      const [c, a] = asPostgres(path.join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
-      runSync(c, a, { timeoutMs: 40_000 });
-    } catch {
-      // Not started, or already gone.
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const unregister = onCleanup(stop);
-  try {
-    if (process.getuid?.() === 0) {
-      const { uid, gid } = pgIds();
-      chownSync(dir, uid, gid);
-    }
-    chmodSync(dir, 0o755);
-    const mk = asPostgres('mkdir', ['-p', sock]);
-    runSync(mk[0], mk[1]);
-    const init = asPostgres(path.join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-instructions']);
-    runSync(init[0], init[1], { timeoutMs: 120_000 });
-    const port = await freePort();
-    const settings = [
-      'listen_addresses=127.0.0.1',
-      `port=${port}`,
-      `unix_socket_directories=${sock}`,
-      `max_connections=${connections + 10}`,
-      'shared_buffers=1GB',
-      'work_mem=32MB',
-      'maintenance_work_mem=1GB',
-      'effective_cache_size=8GB',
-      // Durability is irrelevant for a throw-away read benchmark; it only slows the load.
-      'fsync=off',
-      'synchronous_commit=off',
-      'full_page_writes=off',
-      // JIT compilation costs more than it saves on millisecond queries.
-      'jit=off',
-    ];
-    const start = asPostgres(path.join(PG_BIN, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-o', settings.map((s) => `-c ${s}`).join(' '), 'start']);
-    runSync(start[0], start[1], { timeoutMs: 90_000 });
-    log(`postgres: cluster in ${dir}, port ${port}`);
-    return {
-      dir,
-      port,
-      stop: () => {
-        unregister();
-        stop();
-      },
-    };
-  } catch (err) {
-    unregister();
-    stop();
-    throw err;
-  }
-}
-
-/** COPY text format: backslash, tab and line breaks escaped. */
-function copyField(v: string): string {
-  return v === '' ? '\\N' : v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
-}
-
-async function writeCopyFile(file: string, factory: RecordFactory): Promise<void> {
-  const out = createWriteStream(file, { highWaterMark: 1 << 20 });
-  let chunk = '';
+/** The factory's records as COPY rows of the entities table. */
+function* entityRows(factory: RecordFactory): Generator<readonly string[]> {
   for (let i = 0; i < factory.total; i++) {
     const r = factory.recordAt(i);
-    chunk += `${r.lei}\t${copyField(r.legalName)}\t${copyField(r.legalAddress.country)}\t${copyField(r.entityStatus)}\t${copyField(r.registrationStatus)}\t${copyField(r.category)}\t${copyField(r.legalAddress.city)}\n`;
-    if (chunk.length > 1 << 20) {
-      if (!out.write(chunk)) await once(out, 'drain');
-      chunk = '';
-    }
+    yield [r.lei, r.legalName, r.legalAddress.country, r.entityStatus, r.registrationStatus, r.category, r.legalAddress.city];
   }
-  out.end(chunk);
-  await once(out, 'finish');
-}
-
-function client(port: number): pg.Client {
-  return new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
 }
 
 export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBaselineResult> {
@@ -177,7 +77,7 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
     await admin.connect();
     const copyFile = path.join(cluster.dir, 'entities.tsv');
     log(`postgres: writing ${opts.factory.total.toLocaleString('en-US')} records for COPY`);
-    await writeCopyFile(copyFile, opts.factory);
+    await writeCopyFile(copyFile, entityRows(opts.factory));
     await admin.query('CREATE EXTENSION pg_trgm');
     await admin.query(
       'CREATE TABLE entities (lei char(20) NOT NULL, legal_name text NOT NULL, country text, entity_status text, registration_status text, category text, city text)',
