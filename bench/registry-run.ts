@@ -21,9 +21,10 @@ import { Histogram, type LatencySummary } from './histogram.js';
 import { runLoad, type LoadResult } from './loadgen.js';
 import { freePort, readMemory, removeDirLater, runCleanups, runCli, startServer, onCleanup } from './proc.js';
 import { Rng } from './prng.js';
-import { tokenize } from '../src/engine/text.js';
 import { otherWidth } from './registry-corpus.js';
-import { ensureRegistryZip, fullNameTypo, QUERY_CLASSES, typedPrefix, type QueryClass, type RegistryQueries } from './registry-shaped.js';
+import {
+  ensureRegistryZip, fullNameTypo, QUERY_CLASSES, targetRank, TopTally, typedPrefix, type QueryClass, type RankedRow, type RegistryQueries,
+} from './registry-shaped.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
@@ -92,8 +93,6 @@ function log(line: string): void {
 }
 
 const enc = encodeURIComponent;
-/** A name as the engine compares whole names: its terms run together (see src/engine/name-key.ts). */
-const foldedName = (name: string): string => tokenize(name).join('');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- lock (the CPU rule: 2 shared cores)
@@ -145,7 +144,7 @@ function get(port: number, target: string): Promise<{ status: number; body: stri
 
 interface SearchPage {
   readonly found: number;
-  readonly results: ReadonlyArray<{ readonly lei: string; readonly legalName?: string | null }>;
+  readonly results: readonly RankedRow[];
 }
 
 async function runClasses(port: number, queries: RegistryQueries): Promise<{ classes: Record<QueryClass, ClassResult>; slowest: RunResult['slowest'] }> {
@@ -155,8 +154,7 @@ async function runClasses(port: number, queries: RegistryQueries): Promise<{ cla
     const items = queries.classes[cls];
     const hist = new Histogram();
     let errors = 0;
-    let targeted = 0;
-    const hits = [0, 0, 0];
+    const tally = new TopTally();
     const found: number[] = [];
     const misses: Array<{ q: string; rank: number; first: string }> = [];
     for (const item of items) {
@@ -177,20 +175,14 @@ async function runClasses(port: number, queries: RegistryQueries): Promise<{ cla
       found.push(page.found);
       all.push({ cls, q: item.q, ms, found: page.found });
       if (item.lei !== undefined) {
-        targeted++;
-        // another record with the same name after folding (real twins exist) is as right an answer
-        const twin = item.name === undefined ? null : foldedName(item.name);
-        const rank = page.results.findIndex((x) => x.lei === item.lei || (twin !== null && typeof x.legalName === 'string' && foldedName(x.legalName) === twin));
-        if (rank === 0) hits[0]!++;
-        if (rank >= 0 && rank < 3) hits[1]!++;
-        if (rank >= 0 && rank < 10) hits[2]!++;
+        const rank = targetRank(item, page.results);
+        tally.add(rank);
         if (rank !== 0 && misses.length < 25) misses.push({ q: item.q, rank: rank + 1, first: page.results[0]?.legalName ?? '' });
       }
     }
     found.sort((a, b) => a - b);
-    const share = (n: number): number | null => (targeted === 0 ? null : n / targeted);
     classes[cls] = {
-      queries: items.length, errors, top1: share(hits[0]!), top3: share(hits[1]!), top10: share(hits[2]!),
+      queries: items.length, errors, ...tally.shares(),
       medianFound: found.length === 0 ? 0 : found[found.length >> 1]!, latency: hist.summary(), misses,
     };
     const c = classes[cls];

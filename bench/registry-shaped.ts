@@ -24,6 +24,7 @@ import {
   type Sample, type Template,
 } from './registry-corpus.js';
 import { writeSingleEntryZip } from './zip.js';
+import { tokenize } from '../src/engine/text.js';
 
 /** Bump when generated content changes, so cached files are not reused across versions. */
 export const REGISTRY_GENERATOR_VERSION = 1;
@@ -58,6 +59,44 @@ export interface RegistryQueries {
   readonly loadNames: ReadonlyArray<{ readonly name: string; readonly lei: string }>;
   readonly loadLeis: readonly string[];
   readonly corpus: CorpusStats;
+}
+
+/** A search answer's row as both the server and the baselines give it. */
+export interface RankedRow {
+  readonly lei: string;
+  readonly legalName?: string | null;
+}
+
+/** A name as the engine compares whole names: its terms run together (see src/engine/name-key.ts). */
+export const foldedName = (name: string): string => tokenize(name).join('');
+
+/**
+ * Where a targeted query's answer is among `rows` (0-based, -1 when absent): the target's LEI, or
+ * another record whose legal name folds equal to the target's, which is as right an answer (the
+ * sample holds real same-name twins).
+ */
+export function targetRank(item: QueryItem, rows: readonly RankedRow[]): number {
+  const twin = item.name === undefined ? null : foldedName(item.name);
+  return rows.findIndex((x) => x.lei === item.lei || (twin !== null && typeof x.legalName === 'string' && foldedName(x.legalName) === twin));
+}
+
+/** Top-1, top-3 and top-10 over a class's targeted queries (a failed query counts as a miss). */
+export class TopTally {
+  private targeted = 0;
+  private readonly hits = [0, 0, 0];
+
+  add(rank: number): void {
+    this.targeted++;
+    if (rank === 0) this.hits[0]!++;
+    if (rank >= 0 && rank < 3) this.hits[1]!++;
+    if (rank >= 0 && rank < 10) this.hits[2]!++;
+  }
+
+  /** Shares of the targeted queries; null when the class has no target. */
+  shares(): { top1: number | null; top3: number | null; top10: number | null } {
+    const share = (n: number): number | null => (this.targeted === 0 ? null : n / this.targeted);
+    return { top1: share(this.hits[0]!), top3: share(this.hits[1]!), top10: share(this.hits[2]!) };
+  }
 }
 
 export const QUERY_CLASSES = ['exact', 'exact-family', 'width', 'typo', 'prefix', 'two-word', 'one-word'] as const;
