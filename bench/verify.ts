@@ -89,7 +89,7 @@ export class CsvStreamParser {
   }
 }
 
-function openZipEntry(file: string): Promise<{ stream: Readable; name: string; zip64: boolean; close: () => void }> {
+export function openZipEntry(file: string): Promise<{ stream: Readable; name: string; zip64: boolean; close: () => void }> {
   return new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => {
       if (err || !zip) return reject(err ?? new Error('yauzl: no zip'));
