@@ -3,15 +3,20 @@
 //   npm run bench:registry -- [--records N] [--seed S] [--server-dir DIR] [--label L]
 //        [--builds before=DIR,after=DIR] [--rounds R] [--first-round K] [--duration S] [--warmup S]
 //        [--connections C] [--rates 1000,3000] [--shards K] [--lock FILE] [--max-load L] [--report]
+//        [--postgres [--pg-queries N] [--pg-modes knn,similarity,word-knn,word-similarity] [--pg-timeout-ms T]]
 //
 // For each build (its DIR/dist/src/main.js; default this checkout), in turn and alternating over
 // rounds: starts the server on the zip (bench/out/registry-<N>-s<seed>-v*.zip, generated once by
 // registry-shaped.ts), then measures ranking (exact name top-1, other-width top-1, typo top-3 ...),
 // each query class sent sequentially (p50/p99/max), a realistic mix closed loop and open loop at
 // fixed rates, lookups, ready time and RSS. Writes bench/out/registry-<N>-<label>[-r<k>].json and
-// prints every run side by side with the ratios last build / first build.
+// prints every run side by side with the ratios last build / first build. With --postgres, then loads
+// the same zip into PostgreSQL 15 + pg_trgm once (registry-postgres.ts), runs the targeted classes
+// in each pg_trgm mode, writes bench/out/registry-<N>-postgres.json, and the report adds each
+// class's top-1/3/10 of the builds beside pg_trgm's best mode. --rounds 0 --postgres runs only
+// PostgreSQL and reports it beside the builds' saved runs.
 
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +27,7 @@ import { runLoad, type LoadResult } from './loadgen.js';
 import { freePort, readMemory, removeDirLater, runCleanups, runCli, startServer, onCleanup } from './proc.js';
 import { Rng } from './prng.js';
 import { otherWidth } from './registry-corpus.js';
+import { HEADLINE_TOP, PG_MODES, runRegistryPostgres, type PgModeName, type RegistryPgResult } from './registry-postgres.js';
 import {
   ensureRegistryZip, fullNameTypo, QUERY_CLASSES, targetRank, TopTally, typedPrefix, type QueryClass, type RankedRow, type RegistryQueries,
 } from './registry-shaped.js';
@@ -49,6 +55,12 @@ interface Options {
   readonly shards: number | null;
   readonly lock: string | null;
   readonly maxLoad: number;
+  /** Also run the PostgreSQL + pg_trgm baseline once on the same zip and queries. */
+  readonly postgres: boolean;
+  /** PostgreSQL: first N queries of each class (null: all), modes, per-query timeout. */
+  readonly pgQueries: number | null;
+  readonly pgModes: readonly PgModeName[];
+  readonly pgTimeoutMs: number;
 }
 
 interface ClassResult {
@@ -97,13 +109,15 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 // ---------------------------------------------------------------- lock (the CPU rule: 2 shared cores)
 
-/** Waits for a quiet machine (1-min load below maxLoad, no other lock), then takes the lock file. */
-async function acquireLock(file: string, maxLoad: number): Promise<() => void> {
+/** Waits for a quiet machine (1-min load below maxLoad, no other lock), then takes the lock file, naming its holder in it. */
+async function acquireLock(file: string, maxLoad: number, holder: string): Promise<() => void> {
   for (;;) {
     const load = os.loadavg()[0]!;
     if (load < maxLoad && !existsSync(file)) {
       try {
-        closeSync(openSync(file, 'wx'));
+        const fd = openSync(file, 'wx');
+        writeSync(fd, `${holder}\n`);
+        closeSync(fd);
         break;
       } catch {
         // Someone took it between the check and the create: wait again.
@@ -424,12 +438,66 @@ function report(opts: Options, runs: readonly RunResult[]): string {
     }
     rows.push(row);
   }
-  const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const note = `\n* another process used over ${DISTURBED_CORES} of the shared cores during that load (machine busy time minus server and client): left out of the medians`;
+  return table(rows) + note;
+}
+
+/** bench/out/registry-<N>-postgres.json: the PostgreSQL baseline of that corpus size. */
+const pgFile = (records: number): string => path.join(OUT, `registry-${records}-postgres.json`);
+
+function savedPostgres(records: number): RegistryPgResult | null {
+  const file = pgFile(records);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as RegistryPgResult) : null;
+}
+
+/** Each targeted class: the builds' top-1/3/10 (medians over their runs) beside pg_trgm's best mode, then every mode's headline share. */
+function recallReport(opts: Options, runs: readonly RunResult[], pgr: RegistryPgResult): string {
+  const p = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : (x * 100).toFixed(1));
+  const ms = (v: number): string => (v < 10 ? v.toFixed(2) : v.toFixed(1));
+  const tops = (r: { top1: number | null; top3: number | null; top10: number | null }): string => `${p(r.top1)} / ${p(r.top3)} / ${p(r.top10)}`;
+  const labels = [...new Set([...opts.builds.map((b) => b.label), ...runs.map((r) => r.label)])].filter((l) => runs.some((r) => r.label === l));
+  const med = (label: string, cls: QueryClass, k: 'top1' | 'top3' | 'top10'): number | null => {
+    const vals = runs.filter((r) => r.label === label).map((r) => r.classes[cls][k]).filter((v): v is number => v !== null);
+    return vals.length === 0 ? null : median(vals);
+  };
+  const modes = PG_MODES.filter((m) => pgr.modes.some((x) => x.name === m));
+  const header = ['class (judged by)', 'queries', ...labels.map((l) => `${l} top-1/3/10 %`), 'pg_trgm best top-1/3/10 %', 'best mode', 'pg p50 ms'];
+  const rows = [header];
+  const byMode = [['class', ...modes.map((m) => `${m} %`), ...modes.map((m) => `${m} p50 ms`)]];
+  for (const cls of QUERY_CLASSES) {
+    const pc = pgr.classes[cls];
+    if (pc === undefined) continue;
+    const best = pc.modes[pc.best]!;
+    const head = HEADLINE_TOP[cls] ?? 'top1';
+    rows.push([
+      `${cls} (${head.replace('top', 'top-')})`, String(best.queries),
+      ...labels.map((l) => tops({ top1: med(l, cls, 'top1'), top3: med(l, cls, 'top3'), top10: med(l, cls, 'top10') })),
+      tops(best) + (best.errors > 0 ? ` (${best.errors} timeouts)` : ''), pc.best, ms(best.latency.p50Ms),
+    ]);
+    byMode.push([cls, ...modes.map((m) => p(pc.modes[m]?.[head])), ...modes.map((m) => { const r = pc.modes[m]; return r === undefined ? '-' : ms(r.latency.p50Ms); })]);
+  }
+  const l = pgr.load;
+  const s = (x: number | null): string => (x === null ? '-' : `${x.toFixed(1)} s`);
+  return [
+    `recall per query class beside pg_trgm, ${pgr.server.split(' on ')[0]}, same corpus, ${pgr.names.toLocaleString('en-US')} names of ${pgr.records.toLocaleString('en-US')} records; ` +
+      `load ${s(l.totalSeconds)} (zip to COPY file ${s(l.readSeconds)}, COPY ${s(l.copySeconds)}, GIN ${s(l.ginSeconds)}, GiST ${s(l.gistSeconds)}); ` +
+      `similarity_threshold ${pgr.similarityThreshold}, word_similarity_threshold ${pgr.wordSimilarityThreshold}, statement_timeout ${pgr.statementTimeoutMs} ms${pgr.perClass === null ? '' : `, first ${pgr.perClass} queries of each class`}`,
+    '',
+    table(rows),
+    '',
+    `every pg_trgm mode, the share each class is judged by, and p50 (one query at a time, straight to the database):`,
+    '',
+    table(byMode),
+  ].join('\n');
+}
+
+/** Left-aligned first column, right-aligned others, a rule under the header. */
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r, i) => {
     const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
     return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-  }).join('\n') + note;
+  }).join('\n');
 }
 
 // ---------------------------------------------------------------- main
@@ -443,7 +511,7 @@ export async function runRegistryBench(opts: Options): Promise<RunResult[]> {
   const runs: RunResult[] = [];
   for (let round = opts.firstRound; round < opts.firstRound + opts.rounds; round++) {
     for (const build of opts.builds) {
-      const release = opts.lock === null ? () => undefined : await acquireLock(opts.lock, opts.maxLoad);
+      const release = opts.lock === null ? () => undefined : await acquireLock(opts.lock, opts.maxLoad, build.label);
       let run: RunResult;
       try {
         run = await runOnce(opts, build, round, data.zip, data.queries, mixes);
@@ -456,7 +524,21 @@ export async function runRegistryBench(opts: Options): Promise<RunResult[]> {
       log(`wrote ${path.relative(REPO, file)}`);
     }
   }
-  process.stdout.write(`\nregistry-shaped corpus, ${opts.records.toLocaleString('en-US')} records (seed ${opts.seed}); mix: ${mixes.description}; ${opts.durationS} s per load after ${opts.warmupS} s warm-up\n\n${report(opts, runs)}\n\n`);
+  let pgr: RegistryPgResult | null = null;
+  if (opts.postgres) {
+    const release = opts.lock === null ? () => undefined : await acquireLock(opts.lock, opts.maxLoad, 'pg');
+    try {
+      pgr = await runRegistryPostgres({ zip: data.zip, queries: data.queries, perClass: opts.pgQueries, modes: opts.pgModes, statementTimeoutMs: opts.pgTimeoutMs, log });
+    } finally {
+      release();
+    }
+    writeFileSync(pgFile(opts.records), JSON.stringify(pgr, null, 2) + '\n');
+    log(`wrote ${path.relative(REPO, pgFile(opts.records))}`);
+  }
+  // With no round run here (--rounds 0), the builds' columns are their saved runs, as --report shows them.
+  const shown = runs.length > 0 ? runs : savedRuns(opts);
+  if (shown.length > 0) process.stdout.write(`\nregistry-shaped corpus, ${opts.records.toLocaleString('en-US')} records (seed ${opts.seed}); mix: ${mixes.description}; ${opts.durationS} s per load after ${opts.warmupS} s warm-up\n\n${report(opts, shown)}\n\n`);
+  if (pgr !== null) process.stdout.write(`${recallReport(opts, shown, pgr)}\n\n`);
   for (const r of runs) process.stdout.write(`slowest single queries, ${r.label} r${r.round}: ${r.slowest.map((s) => `${s.ms} ms ${s.cls} "${s.q}" (found ${s.found})`).join('; ')}\n`);
   return runs;
 }
@@ -473,6 +555,13 @@ function savedRuns(opts: Options): RunResult[] {
 }
 
 function parseBuilds(args: Args): Build[] {
+  const builds = buildList(args);
+  // bench/out/registry-<N>-postgres.json is the PostgreSQL baseline's, not a build's.
+  if (builds.some((b) => b.label === 'postgres')) throw new Error('the label postgres is taken by the PostgreSQL baseline');
+  return builds;
+}
+
+function buildList(args: Args): Build[] {
   const list = args.string('builds');
   if (list !== undefined) {
     return list.split(',').map((spec) => {
@@ -494,9 +583,13 @@ async function main(): Promise<void> {
     runCleanups();
     process.exit(2);
   }, WATCHDOG_MS).unref();
-  const args = new Args(process.argv.slice(2), ['report']);
+  const args = new Args(process.argv.slice(2), ['report', 'postgres']);
   const shards = args.string('shards');
   const lock = args.string('lock');
+  const pgQueries = args.string('pg-queries');
+  const pgModes = (args.string('pg-modes') ?? PG_MODES.join(',')).split(',');
+  const unknownMode = pgModes.find((m) => !(PG_MODES as readonly string[]).includes(m));
+  if (unknownMode !== undefined) throw new Error(`--pg-modes: unknown mode ${unknownMode}; modes: ${PG_MODES.join(',')}`);
   const opts: Options = {
     records: args.int('records', 1_000_000),
     seed: args.int('seed', 1),
@@ -510,10 +603,18 @@ async function main(): Promise<void> {
     shards: shards === undefined ? null : args.int('shards', 1),
     lock: lock === undefined ? null : path.resolve(lock),
     maxLoad: args.number('max-load', 1.0),
+    postgres: args.flag('postgres'),
+    pgQueries: pgQueries === undefined ? null : args.int('pg-queries', 0),
+    pgModes: pgModes as PgModeName[],
+    pgTimeoutMs: args.int('pg-timeout-ms', 10_000),
   };
-  // --report: no measurement, the table of every saved run of these builds at this size.
-  if (args.flag('report')) process.stdout.write(`${report(opts, savedRuns(opts))}\n`);
-  else await runRegistryBench(opts);
+  // --report: no measurement, the table of every saved run of these builds at this size (and of PostgreSQL's, if saved).
+  if (args.flag('report')) {
+    const runs = savedRuns(opts);
+    const pgr = savedPostgres(opts.records);
+    if (runs.length > 0) process.stdout.write(`${report(opts, runs)}\n\n`);
+    if (pgr !== null) process.stdout.write(`${recallReport(opts, runs, pgr)}\n`);
+  } else await runRegistryBench(opts);
 }
 
 if (isMain(import.meta.url)) runCli('bench:registry', main);
