@@ -461,7 +461,7 @@ function recallReport(opts: Options, runs: readonly RunResult[], pgr: RegistryPg
     return vals.length === 0 ? null : median(vals);
   };
   const modes = PG_MODES.filter((m) => pgr.modes.some((x) => x.name === m));
-  const header = ['class (judged by)', 'queries', ...labels.map((l) => `${l} top-1/3/10 %`), 'pg_trgm best top-1/3/10 %', 'best mode', 'pg p50 ms'];
+  const header = ['class (judged by)', 'pg queries', ...labels.map((l) => `${l} top-1/3/10 %`), 'pg_trgm best top-1/3/10 %', 'best mode', 'pg p50 ms'];
   const rows = [header];
   const byMode = [['class', ...modes.map((m) => `${m} %`), ...modes.map((m) => `${m} p50 ms`)]];
   for (const cls of QUERY_CLASSES) {
