@@ -33,6 +33,15 @@ export function runCli(name: string, main: () => Promise<void>): void {
     });
 }
 
+/** Whatever hangs, the bench ends: after `ms`, cleanups run and the process exits 2. */
+export function startWatchdog(name: string, ms: number): void {
+  setTimeout(() => {
+    process.stderr.write(`${name}: watchdog expired, stopping\n`);
+    runCleanups();
+    process.exit(2);
+  }, ms).unref();
+}
+
 export function runCleanups(): void {
   for (const [id, fn] of [...cleanups].reverse()) {
     cleanups.delete(id);

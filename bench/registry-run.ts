@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Args, isMain } from './args.js';
 import { Histogram, type LatencySummary } from './histogram.js';
 import { runLoad, type LoadResult } from './loadgen.js';
-import { freePort, readMemory, removeDirLater, runCleanups, runCli, startServer, onCleanup } from './proc.js';
+import { freePort, readMemory, removeDirLater, runCli, startWatchdog, startServer, onCleanup } from './proc.js';
 import { Rng } from './prng.js';
 import { otherWidth } from './registry-corpus.js';
 import { HEADLINE_TOP, PG_MODES, runRegistryPostgres, type PgModeName, type RegistryPgResult } from './registry-postgres.js';
@@ -578,11 +578,7 @@ function buildList(args: Args): Build[] {
 const WATCHDOG_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
-  setTimeout(() => {
-    process.stderr.write('bench:registry: watchdog expired, stopping\n');
-    runCleanups();
-    process.exit(2);
-  }, WATCHDOG_MS).unref();
+  startWatchdog('bench:registry', WATCHDOG_MS);
   const args = new Args(process.argv.slice(2), ['report', 'postgres']);
   const shards = args.string('shards');
   const lock = args.string('lock');

@@ -23,7 +23,7 @@ import { startBareUws } from './bare-uws.js';
 import { ensureGoldenZip, GENERATOR_VERSION, writeQueryFile, type QueryFile } from './generate.js';
 import { runLoad, type LoadResult } from './loadgen.js';
 import { runPostgresBaseline, type PgBaselineResult } from './postgres.js';
-import { freePort, readMemory, removeDirLater, RssSampler, runCleanups, runCli, startServer, type ServerProcess } from './proc.js';
+import { freePort, readMemory, removeDirLater, RssSampler, runCli, startWatchdog, startServer, type ServerProcess } from './proc.js';
 import { Rng } from './prng.js';
 import { buildQuerySet, type QueryEntry } from './queries.js';
 import { RecordFactory } from './records.js';
@@ -421,11 +421,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
 const WATCHDOG_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
-  setTimeout(() => {
-    process.stderr.write('bench: watchdog expired, stopping\n');
-    runCleanups();
-    process.exit(2);
-  }, WATCHDOG_MS).unref();
+  startWatchdog('bench', WATCHDOG_MS);
   const args = new Args(process.argv.slice(2), ['skip-postgres', 'skip-uws', 'keep-data']);
   const shards = args.string('shards');
   await runBench({
