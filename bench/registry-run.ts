@@ -24,7 +24,8 @@ import { fileURLToPath } from 'node:url';
 import { Args, isMain } from './args.js';
 import { Histogram, type LatencySummary } from './histogram.js';
 import { runLoad, type LoadResult } from './loadgen.js';
-import { freePort, readMemory, removeDirLater, runCli, startWatchdog, startServer, onCleanup } from './proc.js';
+import { freePort, readMemory, removeDirLater, runCli, startWatchdog, startServer, onCleanup, type ServerProcess } from './proc.js';
+import { startBareUws } from './bare-uws.js';
 import { Rng } from './prng.js';
 import { otherWidth } from './registry-corpus.js';
 import { HEADLINE_TOP, PG_MODES, runRegistryPostgres, type PgModeName, type RegistryPgResult } from './registry-postgres.js';
@@ -309,23 +310,10 @@ async function runOnce(opts: Options, build: Build, round: number, zip: string, 
       ...opts.rates.map((rate, k) => ({ name: `mix open loop at ${rate} req/s`, paths: mixes.mixed[k + 1]!, rate })),
       { name: `lookup closed loop, ${opts.connections} connections`, paths: mixes.lookups },
     ];
-    for (const sc of scenarios) {
-      const cpu0 = cpuSeconds(server.pid);
-      const busy0 = machineBusySeconds();
-      const t0 = performance.now();
-      const load = await runLoad({
-        host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed,
-        ...(sc.rate !== undefined ? { ratePerS: sc.rate } : {}),
-      });
-      const wallS = (performance.now() - t0) / 1000;
-      const serverCores = (cpuSeconds(server.pid) - cpu0) / wallS;
-      const machineCores = (machineBusySeconds() - busy0) / wallS;
-      loads.push({ name: sc.name, load, serverCores, machineCores });
-      const others = machineCores - serverCores - load.clientCpuPct / 100;
-      log(`  ${sc.name}: ${Math.round(load.rps)} req/s, p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, unsent ${load.backlog}, non-2xx ${load.non2xx}, errors ${load.errors}, server ${serverCores.toFixed(2)} cores, client ${(load.clientCpuPct / 100).toFixed(2)}, everything else ~${others.toFixed(2)}`);
-      if (server.child.exitCode !== null) throw new Error(`server exited during "${sc.name}":\n${server.tail()}`);
-    }
+    for (const sc of scenarios) loads.push(await measureLoad(opts, server, sc));
     const mem = readMemory(server.pid);
+    await server.stop();
+    loads.push(await measureBareUws(opts, mixes.lookups));
     return {
       label: build.label, dir: build.dir, round, startedAt, loadAverageAtStart, readySeconds: server.readySeconds, rssReadyBytes,
       rssAfterBytes: mem?.rssBytes ?? 0, hwmBytes: mem?.hwmBytes ?? 0, classes, slowest, loads,
@@ -335,6 +323,36 @@ async function runOnce(opts: Options, build: Build, round: number, zip: string, 
     removeData();
   }
 }
+
+/** One load against a running server, with the server's and the machine's CPU over it. */
+async function measureLoad(opts: Options, server: ServerProcess, sc: { name: string; paths: string[]; rate?: number }): Promise<LoadRun> {
+  const cpu0 = cpuSeconds(server.pid);
+  const busy0 = machineBusySeconds();
+  const t0 = performance.now();
+  const load = await runLoad({
+    host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed,
+    ...(sc.rate !== undefined ? { ratePerS: sc.rate } : {}),
+  });
+  const wallS = (performance.now() - t0) / 1000;
+  const serverCores = (cpuSeconds(server.pid) - cpu0) / wallS;
+  const machineCores = (machineBusySeconds() - busy0) / wallS;
+  const others = machineCores - serverCores - load.clientCpuPct / 100;
+  log(`  ${sc.name}: ${Math.round(load.rps)} req/s, p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, unsent ${load.backlog}, non-2xx ${load.non2xx}, errors ${load.errors}, server ${serverCores.toFixed(2)} cores, client ${(load.clientCpuPct / 100).toFixed(2)}, everything else ~${others.toFixed(2)}`);
+  if (server.child.exitCode !== null) throw new Error(`server exited during "${sc.name}":\n${server.tail()}`);
+  return { name: sc.name, load, serverCores, machineCores };
+}
+
+/** The HTTP ceiling in the same round: a bare uWebSockets.js answering the lookups' paths with a fixed small JSON. */
+async function measureBareUws(opts: Options, paths: string[]): Promise<LoadRun> {
+  const bare = await startBareUws(await freePort());
+  try {
+    return await measureLoad(opts, bare, { name: bareLoadName(opts), paths });
+  } finally {
+    await bare.stop();
+  }
+}
+
+const bareLoadName = (opts: Options): string => `bare uWS closed loop, ${opts.connections} connections`;
 
 // ---------------------------------------------------------------- report
 
@@ -379,7 +397,8 @@ function metrics(opts: Options): Metric[] {
     out.push({ name: `seq ${cls} max ms`, value: (r) => r.classes[cls].latency.maxMs, fmt: ms });
   }
   out.push({ name: 'seq one-word median found', value: (r) => r.classes['one-word'].medianFound, fmt: int });
-  const loadNames = [`mix closed loop, ${opts.connections} connections`, ...opts.rates.map((rate) => `mix open loop at ${rate} req/s`), `lookup closed loop, ${opts.connections} connections`];
+  const lookupName = `lookup closed loop, ${opts.connections} connections`;
+  const loadNames = [`mix closed loop, ${opts.connections} connections`, ...opts.rates.map((rate) => `mix open loop at ${rate} req/s`), lookupName, bareLoadName(opts)];
   for (const ln of loadNames) {
     const lr = (r: RunResult): LoadRun | undefined => r.loads.find((x) => x.name === ln);
     const disturbed = (r: RunResult): boolean => { const x = lr(r); return x !== undefined && (otherCores(x) ?? 0) > DISTURBED_CORES; };
@@ -399,13 +418,18 @@ function metrics(opts: Options): Metric[] {
   }
   // A search's CPU: the closed-loop mix's, less its share of lookups at the lookup load's CPU each.
   const mixLoad = (r: RunResult): LoadRun | undefined => r.loads.find((x) => x.name === loadNames[0]);
-  const lookupLoad = (r: RunResult): LoadRun | undefined => r.loads.find((x) => x.name === loadNames[loadNames.length - 1]);
+  const lookupLoad = (r: RunResult): LoadRun | undefined => r.loads.find((x) => x.name === lookupName);
+  const bareLoad = (r: RunResult): LoadRun | undefined => r.loads.find((x) => x.name === bareLoadName(opts));
   out.push({
     name: 'search in the mix: server CPU us/answer', fmt: ms,
     value: (r) => {
       const m = mixLoad(r), l = lookupLoad(r);
       return m === undefined || l === undefined ? null : (cpuPerAnswerUs(m) - MIX_LOOKUP_SHARE * cpuPerAnswerUs(l)) / (1 - MIX_LOOKUP_SHARE);
     },
+  });
+  out.push({
+    name: 'lookup CPU / bare uWS CPU per answer', fmt: (v) => v.toFixed(2),
+    value: (r) => { const l = lookupLoad(r), b = bareLoad(r); return l === undefined || b === undefined ? null : cpuPerAnswerUs(l) / cpuPerAnswerUs(b); },
   });
   return out;
 }
