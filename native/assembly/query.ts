@@ -210,7 +210,7 @@ function lookup(t: i32, term: u32): i32 {
 }
 
 // Score from the per-token best matches in best*. Criteria, most significant first: the whole
-// name is the query (EXACT_NAME, set by considerExact), tokens matched, tokens matched in a name,
+// name is the query (EXACT_NAME, set by considerExactNames), tokens matched, tokens matched in a name,
 // typo cost, whole-token (not prefix) matches, field weight, proximity in the legal name, name
 // length closest to the query's (a prefix's shortest completion), the doc's standing (docRank).
 // All within 53 bits, so the host holds a score in a double.
