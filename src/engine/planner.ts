@@ -36,6 +36,17 @@ export function planFallback(parts: PartFacts[]): TypoRound | null {
 }
 
 /**
+ * Whether one slice's exact round is worth guessing the typo round from, ahead of the front's
+ * plan. When every word exists in the slice but no doc holds them together, the words are most
+ * likely together in another slice (a pasted name lives in one slice only): the guess would be
+ * work thrown away, and a wrong guess only costs the round trip the front makes anyway.
+ */
+export function worthGuessing(part: PartFacts): boolean {
+  const all = (1 << part.plan.tokens) - 1;
+  return part.plan.matched || part.plan.exactMask !== all;
+}
+
+/**
  * Typesense's order of typo costs: when nothing matched exactly and the typo round would let a
  * long token take two typos, one typo a token is tried first, without dropping tokens; the full
  * round follows only when that matches nothing. Fewer typos rank higher anyway, so what changes

@@ -7,13 +7,13 @@ import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { workerData } from "piscina";
 import type { ShardReply, ShardRequest, ShardTask, FinishResult } from "./protocol.js";
-import { oneTypoFirst, planFallback } from "./planner.js";
+import { oneTypoFirst, planFallback, worthGuessing } from "./planner.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";
 import type { ChannelBatch, ChannelReply } from "./slice-channel.js";
 import { docFileOf, writeSegment } from "./segment.js";
 import { SliceBuilder } from "./slice-builder.js";
-import { WasmSlice, type QueryPlanFacts } from "./wasm-slice.js";
+import { WasmSlice } from "./wasm-slice.js";
 
 export interface ShardWorkerData { claims: SharedArrayBuffer }
 
@@ -135,17 +135,6 @@ async function thenReleaseMemory<T>(work: Promise<T>): Promise<T> {
   return result;
 }
 
-/**
- * Whether this slice's own exact round suggests a typo round. When every word exists here but
- * no doc holds them together, the words are most likely together in another slice (a pasted
- * name lives in one slice only): a guessed typo round would be work thrown away, and a wrong
- * guess only costs the round trip the front makes anyway.
- */
-function worthGuessing(plan: QueryPlanFacts): boolean {
-  const all = (1 << plan.tokens) - 1;
-  return plan.matched || plan.exactMask !== all;
-}
-
 function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest): ShardReply {
   if (!gen) return { kind: "error", message: `slice ${slice} has no generation ${genId}` };
   try {
@@ -154,7 +143,7 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
         const exact = gen.search(request.query);
         // Guessing the typo round from this slice's own facts saves a round trip whenever the
         // front's plan, made over every slice, comes out the same; it checks that.
-        const full = request.guess && worthGuessing(exact.plan) ? planFallback([exact]) : null;
+        const full = request.guess && worthGuessing(exact) ? planFallback([exact]) : null;
         if (!full || full.typoMask === 0) return { kind: "search", ...exact };
         const round = oneTypoFirst([exact], full) ?? full;
         const guess = gen.retryWithTypos(round.typoMask, round.maxTypos);
