@@ -27,6 +27,13 @@ export function excludes(ceiling: u64): bool {
   return capacity > 0 && size == capacity && ceiling < scoreAt(0);
 }
 
+/** Whether doc, scoring at most `ceiling`, can no longer enter: ties go to the lower doc id. */
+export function excludesDoc(ceiling: u64, doc: u32): bool {
+  if (capacity == 0 || size < capacity) return false;
+  const worst = scoreAt(0);
+  return ceiling < worst || (ceiling == worst && doc > docAt(0));
+}
+
 export function offer(doc: u32, score: u64): void {
   if (capacity == 0) return;
   if (size < capacity) {

@@ -20,7 +20,7 @@ import {
   postingStart, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
-import { resetCollector, offer, drain, excludes, MAX_WINDOW } from "./collector";
+import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
 
 export const MAX_TOKENS: i32 = 16;
 // field bits of a meta word; 4 = address
@@ -42,6 +42,8 @@ export const queryBuf: usize = allocate(4096);
 const tokStart = new StaticArray<i32>(MAX_TOKENS);
 const tokEnd = new StaticArray<i32>(MAX_TOKENS);
 const tokPostings = new StaticArray<u32>(MAX_TOKENS);
+const tokMinCost = new StaticArray<i32>(MAX_TOKENS); // the lowest typo cost among a token's candidates
+const tokCanBeWhole = new StaticArray<i32>(MAX_TOKENS); // 1 when some candidate matches the whole token
 const order = new StaticArray<i32>(MAX_TOKENS);
 const bestCost = new StaticArray<i32>(MAX_TOKENS);
 const bestWhole = new StaticArray<i32>(MAX_TOKENS);
@@ -121,9 +123,10 @@ function clearSeen(): void {
 }
 
 // ---- counting in bulk: once a one-token query's page is settled, the rest of a long range
-// only adds to `found`. Without filters or facets, each of its postings just sets its doc's
-// seen bit, with no test and no bookkeeping; the evaluation then counts the set bits once (and
-// clears the whole bitmap). That fixed cost pays from about a posting per 64 docs on.
+// only adds to `found`. Each of its postings just sets its doc's seen bit, with no test and no
+// bookkeeping; the evaluation then counts the set bits once, in doc order (filters and facets
+// read their columns sequentially there), and clears the whole bitmap. That fixed cost pays
+// from about a posting per 64 docs on.
 let bulkMarked = false;
 
 function markInBulk(from: u32, end: u32, fields: u32): void {
@@ -145,6 +148,26 @@ function countSeen(): u32 {
   for (let w: usize = 0; w < words; w++) n += popcnt<u64>(load<u64>(seenBits + (w << 3)));
   if ((docWords & 1) != 0) n += <u64>popcnt<u32>(load<u32>(seenBits + ((docWords - 1) << 2)));
   return <u32>n;
+}
+
+/**
+ * `found` and the facet counts once a drive counted in bulk: every doc seen matched, so they
+ * are counted again from the seen bits, those passing the filters only.
+ */
+function settleBulk(): void {
+  if (filterMask == 0 && facetMask == 0) { found = countSeen(); return; }
+  for (let c = 0; c < nCols; c++) if ((facetMask & (1 << c)) != 0) zero(unchecked(facetCounts[c]), <usize>unchecked(colNCodes[c]) * 4);
+  found = 0;
+  for (let w: u32 = 0; w < <u32>docWords; w++) {
+    let bits = load<u32>(seenBits + (<usize>w << 2));
+    while (bits != 0) {
+      const doc = (w << 5) | ctz(bits);
+      bits &= bits - 1;
+      if (!passesFilters(doc)) continue;
+      found++;
+      if (facetMask != 0) countFacets(doc);
+    }
+  }
 }
 
 @inline function filterBitmap(c: i32): usize { return load<u32>(queryBuf + 32 + (<usize>c << 2)); }
@@ -186,9 +209,16 @@ function buildToken(t: i32, typos: bool): void {
     else matchExact(bytes, len, prefix);
   }
   unchecked(tokEnd[t] = rangeCount);
-  let postings: u32 = 0;
-  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) postings += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
+  let postings: u32 = 0, minCost: i32 = NO_MATCH, canBeWhole = 0;
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    postings += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
+    const cost = <i32>(rangeCost(r) & 0xff);
+    if (cost < minCost) minCost = cost;
+    if ((rangeCost(r) & WHOLE) != 0) canBeWhole = 1;
+  }
   unchecked(tokPostings[t] = postings);
+  unchecked(tokMinCost[t] = minCost);
+  unchecked(tokCanBeWhole[t] = canBeWhole);
 }
 
 // costFlags of the range of token t holding term, or -1.
@@ -234,6 +264,10 @@ function assemble(nl: i32, minMatch: i32, rank: i32): u64 {
     }
   }
   if (matched < minMatch || matched == 0) return 0;
+  return pack(matched, named, cost, whole, weight, prox, nl, rank);
+}
+
+function pack(matched: i32, named: i32, cost: i32, whole: i32, weight: i32, prox: i32, nl: i32, rank: i32): u64 {
   if (cost > 31) cost = 31;
   if (weight > 63) weight = 63;
   if (prox > 255) prox = 255;
@@ -307,7 +341,10 @@ let stopWhenWhole = false;
 
 // ---- token pre-filter: scoring a doc from the forward index costs a few cache misses, setting a
 // bit per posting a few nanoseconds. So the docs of every token with few enough postings are
-// marked first, and a doc that cannot reach minMatch tokens is dropped before it is scored.
+// marked first (postings in the query's fields only, so a mark means the doc holds the token),
+// and a doc that cannot reach minMatch tokens is dropped before it is scored. When every token
+// is marked, the marks tell which tokens a doc holds: with its name length and standing, that
+// bounds its score, and a doc the full window already outranks is only counted.
 const MARK_FACTOR: u64 = 32;
 let markedMask: u32 = 0;
 let unmarkedTokens: i32 = 0;
@@ -320,9 +357,11 @@ function markTokens(driverCost: u32): void {
     if (<u64>n > <u64>driverCost * MARK_FACTOR) { unmarkedTokens++; continue; }
     markedMask |= 1 << t;
     const bm = unchecked(tokenDocs[t]);
+    const mask = fieldMask & 0xf;
     for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const end = postingStart(rangeHi(r));
       for (let p = postingStart(rangeLo(r)); p < end; p++) {
+        if ((postingMeta(p) & mask) == 0) continue;
         const doc = postingDoc(p);
         const at = bm + (<usize>(doc >> 5) << 2);
         store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
@@ -344,19 +383,76 @@ function unmarkTokens(): void {
   markedMask = 0;
 }
 
-@inline function mayReach(doc: u32, minMatch: i32): bool {
-  if (markedMask == 0) return true;
-  let count = unmarkedTokens;
+/**
+ * The most tokens any doc holds (in the query's fields, filters aside): the count of required
+ * tokens where dropping tokens one at a time would first match something, found without
+ * evaluating each count on the way down. Marks every token, then adds the bitmaps up word by
+ * word in bit-sliced counters (five bits: up to 16 tokens) and keeps the highest count.
+ */
+function mostTokensHeld(): i32 {
+  markTokens(0xffffffff);
+  let most: u32 = 0;
+  for (let w: usize = 0; w < docWords; w++) {
+    let c0: u32 = 0, c1: u32 = 0, c2: u32 = 0, c3: u32 = 0, c4: u32 = 0;
+    for (let t = 0; t < nTokens; t++) {
+      let x = load<u32>(unchecked(tokenDocs[t]) + (w << 2));
+      let carry = c0 & x; c0 ^= x; x = carry;
+      carry = c1 & x; c1 ^= x; x = carry;
+      carry = c2 & x; c2 ^= x; x = carry;
+      carry = c3 & x; c3 ^= x; c4 |= carry;
+    }
+    // the highest count among the word's 32 docs, bit by bit from the top
+    let docs = c0 | c1 | c2 | c3 | c4, count: u32 = 0;
+    if (docs == 0) continue;
+    if ((docs & c4) != 0) { docs &= c4; count |= 16; }
+    if ((docs & c3) != 0) { docs &= c3; count |= 8; }
+    if ((docs & c2) != 0) { docs &= c2; count |= 4; }
+    if ((docs & c1) != 0) { docs &= c1; count |= 2; }
+    if ((docs & c0) != 0) count |= 1;
+    if (count > most) most = count;
+  }
+  unmarkTokens();
+  return <i32>most;
+}
+
+/** The marked tokens doc holds, as a mask. */
+@inline function heldTokens(doc: u32): u32 {
+  let held: u32 = 0;
   const word = <usize>(doc >> 5) << 2, bit: u32 = 1 << (doc & 31);
   for (let t = 0; t < nTokens; t++) {
-    if ((markedMask & (1 << t)) != 0 && (load<u32>(unchecked(tokenDocs[t]) + word) & bit) != 0) count++;
+    if ((markedMask & (1 << t)) != 0 && (load<u32>(unchecked(tokenDocs[t]) + word) & bit) != 0) held |= 1 << t;
   }
-  return count >= minMatch;
+  return held;
+}
+
+/**
+ * The best score a doc holding exactly the tokens `held` can reach: each field at its best for
+ * those tokens (their cheapest candidates, whole where a candidate is, in the legal name, side
+ * by side), with the doc's own name length and standing.
+ */
+function ceilingOf(held: u32, nl: i32, rank: i32): u64 {
+  let matched = 0, cost = 0, whole = 0;
+  for (let t = 0; t < nTokens; t++) {
+    if ((held & (1 << t)) == 0) continue;
+    matched++;
+    cost += unchecked(tokMinCost[t]);
+    whole += unchecked(tokCanBeWhole[t]);
+  }
+  return pack(matched, matched, cost, whole, 3 * matched, 8 * (nTokens - matched), nl, rank);
 }
 
 function consider(doc: u32, minMatch: i32, nl: i32): void {
   docsConsidered++;
-  if (!firstSight(doc) || !passesFilters(doc) || !mayReach(doc, minMatch)) return;
+  if (!firstSight(doc) || !passesFilters(doc)) return;
+  if (markedMask != 0) {
+    const held = heldTokens(doc);
+    if (<i32>popcnt(held) + unmarkedTokens < minMatch) return;
+    if (unmarkedTokens == 0 && excludesDoc(ceilingOf(held, nl, rankOf(doc)), doc)) {
+      found++;
+      if (facetMask != 0) countFacets(doc);
+      return;
+    }
+  }
   let score: u64 = 1;
   if (nTokens > 0) {
     score = scoreDoc(doc, minMatch, nl);
@@ -420,7 +516,7 @@ function driveSinglePass(t: i32, fields: u32): void {
       let countOnly = excludes(ceiling);
       for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) {
         // (countOnly stays true for the rest of the range: nothing more enters the window)
-        if (countOnly && filterMask == 0 && facetMask == 0 && end - p > <u32>(docWords >> 1)) {
+        if (countOnly && end - p > <u32>(docWords >> 1)) {
           markInBulk(p, end, fields);
           break;
         }
@@ -546,8 +642,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
   // one token with candidates, or tokens that no doc holds two of: each scored from its postings
   if (active == 1 || (exclusive && minMatch == 1)) {
     for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) driveSingleToken(t);
-    // every doc seen was counted (no filters when counting in bulk), the bulk ones only here
-    if (bulkMarked) found = countSeen();
+    if (bulkMarked) settleBulk();
     return;
   }
   markTokens(tokenCost);
@@ -595,17 +690,17 @@ export function runQuery(): void {
   let matchedHere = false;
   let bestWhole: u32 = 0;
   if (filterMask != 0 && nTokens > 0) {
-    while (true) {
-      matchedHere = probe(required, true, required < nTokens);
-      if (matchedHere || (flags & 2) == 0 || required <= 1) break;
-      required--;
+    matchedHere = probe(required, true, false);
+    if (!matchedHere && (flags & 2) != 0 && required > 1) {
+      required = max(1, min(required - 1, mostTokensHeld()));
+      matchedHere = probe(required, true, true);
     }
     bestWhole = <u32>((bestScore >> WHOLE_SHIFT) & 0x1f);
     evaluate(required, window, required < nTokens);
   } else {
     evaluate(required, window);
-    while ((flags & 2) != 0 && found == 0 && required > 1) {
-      required--;
+    if ((flags & 2) != 0 && found == 0 && required > 1) {
+      required = max(1, min(required - 1, mostTokensHeld()));
       evaluate(required, window, true);
     }
     matchedHere = found > 0;
