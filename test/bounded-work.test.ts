@@ -1,0 +1,108 @@
+// Broad and long queries take shortcuts in the engine: a doc the full page already outranks is
+// only counted, the rest of a long one-word range is counted from a bitmap (filters and facets
+// too), and a query that must drop words goes straight to the most words any entity holds. None
+// of this may change an answer: a short page is the head of a longer one, found and facets do
+// not depend on the page size, a facet count is the found of the query filtered on that value,
+// and the words an entity holds are counted in the searched fields only. A family of 450
+// near-twins among the real sample makes the ranges long and the ties many.
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import t from "tap";
+import { COLUMN_OF, csvLine, readSample, withCheckDigits } from "./helpers/fixture.js";
+import { qs, startServer, tempDir, type RunningServer } from "./helpers/server.js";
+
+const { header, rows, text } = readSample();
+const col = (name: string): number => header.indexOf(name);
+const LEI = col(COLUMN_OF.lei), NAME = col(COLUMN_OF.legalName), CITY = col(COLUMN_OF.city);
+const COUNTRY = col(COLUMN_OF.country), REG = col(COLUMN_OF.registrationStatus);
+
+let serial = 0;
+function row(name: string, fields: { city?: string; country?: string; registration?: string } = {}): string {
+  const r = [...rows[(serial * 37) % rows.length]];
+  r[LEI] = withCheckDigits(`LEIDEXWORK${String(serial++).padStart(8, "0")}`);
+  r[NAME] = name;
+  if (fields.city !== undefined) r[CITY] = fields.city;
+  if (fields.country !== undefined) r[COUNTRY] = fields.country;
+  if (fields.registration !== undefined) r[REG] = fields.registration;
+  return csvLine(r);
+}
+
+// The family: names of 2 to 6 words sharing VELDMARK and CAPITAL (some CAPITALS, some in the
+// other order), over four countries and two registration states.
+const TAILS = ["", "FUND", "GLOBAL FUND", "PARTNERS GROUP LIMITED", "EUROPE", "INCOME FUND II"];
+const COUNTRIES = ["DE", "LU", "FR", "US"];
+const family = Array.from({ length: 450 }, (_, i) => {
+  const head = i % 7 === 0 ? "CAPITAL VELDMARK" : i % 5 === 0 ? "VELDMARK CAPITALS" : "VELDMARK CAPITAL";
+  return row(`${head} ${TAILS[i % TAILS.length]}`.trim(), { country: COUNTRIES[i % 4], registration: i % 3 === 0 ? "LAPSED" : "ISSUED" });
+});
+// Words held in part: A holds three of the query's words in its name; B two in its name and two
+// more in its city, so B holds four in all fields but only two in the name.
+const A = "QUORVIN BLASKET TREMMEL TRADING";
+const B = "QUORVIN BLASKET SHIPPING";
+const C = "SPRAVIK GLENTHOR TRADING";
+const partial = [row(A), row(B, { city: "TREMMEL ODWAYNE" }), row(C)];
+
+const source = join(tempDir(t), "work.csv");
+writeFileSync(source, `${text.trimEnd()}\r\n${[...family, ...partial].join("\r\n")}\r\n`);
+const servers: [string, RunningServer][] = [
+  ["1 shard", await startServer(t, { rateLimit: 0, shards: 1, source })],
+  ["3 shards", await startServer(t, { rateLimit: 0, shards: 3, source })],
+];
+
+interface Page { found: number; results: { lei: string; legalName: string }[]; facets?: { field: string; values: { value: string; count: number }[] }[] }
+const leis = (p: Page): string[] => p.results.map((e) => e.lei);
+
+t.test("a short page is the head of the whole ranking, with the same found and facets", async (t) => {
+  for (const [label, server] of servers) {
+    for (const q of ["veldmark capital", "veldmark cap", "capital veldmark fund", "veldmark"]) {
+      const facets = "country,registrationStatus";
+      // 500 deep: the page holds every match, so nothing can be skipped
+      const whole: string[] = [];
+      let reference: Page | undefined;
+      for (let page = 1; page <= 5; page++) {
+        const p: Page = await server.json(`/v1/entities${qs({ q, page, limit: 100, facets })}`);
+        whole.push(...leis(p));
+        reference ??= p;
+      }
+      t.ok(reference!.found >= 100 && whole.length === reference!.found, `${label} ${q}: ${reference!.found} found, all paged`);
+      for (const limit of [1, 3, 10, 40]) {
+        const p: Page = await server.json(`/v1/entities${qs({ q, limit, facets })}`);
+        t.same(leis(p), whole.slice(0, limit), `${label} ${q}: the top ${limit}`);
+        t.equal(p.found, reference!.found, `${label} ${q}: found at limit ${limit}`);
+        t.same(p.facets, reference!.facets, `${label} ${q}: facets at limit ${limit}`);
+      }
+    }
+  }
+});
+
+t.test("a facet count is the found of the query filtered on its value", async (t) => {
+  for (const [label, server] of servers) {
+    for (const q of ["veldmark", "veld", "veldmark capital"]) {
+      const p: Page = await server.json(`/v1/entities${qs({ q, limit: 1, registrationStatus: "ISSUED", facets: "country" })}`);
+      const countries = p.facets![0].values;
+      t.ok(countries.length >= 4, `${label} ${q}: ${countries.length} countries counted`);
+      for (const { value, count } of countries) {
+        const filtered: Page = await server.json(`/v1/entities${qs({ q, limit: 1, registrationStatus: "ISSUED", country: value })}`);
+        t.equal(filtered.found, count, `${label} ${q} in ${value}`);
+      }
+      t.equal(p.found, countries.reduce((n, v) => n + v.count, 0), `${label} ${q}: found is the sum of the counts`);
+    }
+  }
+});
+
+t.test("dropped words keep the entities holding the most of them, in the searched fields", async (t) => {
+  const q = "quorvin blasket tremmel odwayne spravik glenthor";
+  for (const [label, server] of servers) {
+    const all: Page = await server.json(`/v1/entities${qs({ q })}`);
+    t.same(all.results.map((e) => e.legalName), [B], `${label}: B holds four words counting its city`);
+    t.equal(all.found, 1);
+    const names: Page = await server.json(`/v1/entities${qs({ q, fields: "name" })}`);
+    t.same(names.results.map((e) => e.legalName), [A], `${label}: in names only, A holds the most (three)`);
+    t.equal(names.found, 1);
+    const apart: Page = await server.json(`/v1/entities${qs({ q: "quorvin spravik" })}`);
+    t.same(apart.results.map((e) => e.legalName).sort(), [A, B, C].sort(), `${label}: no entity holds two, so each holding one counts`);
+    const filtered: Page = await server.json(`/v1/entities${qs({ q, fields: "name", country: "ZZ" })}`);
+    t.equal(filtered.found, 0, `${label}: a filter narrows the same plan to nothing`);
+  }
+});
