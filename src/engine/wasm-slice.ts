@@ -220,14 +220,14 @@ export class WasmSlice {
   close(): void { this.docStore.close(); }
 
   /** Where doc d's LEI (lower case) starts in WASM memory, past the term's marker byte. */
-  private leiAt(d: number): number {
-    return this.termBytesAt + this.memory().words[(this.termOffsAt >> 2) + d] + 1;
+  private leiAt(d: number, words: Uint32Array): number {
+    return this.termBytesAt + words[(this.termOffsAt >> 2) + d] + 1;
   }
 
   /** Doc d's LEI, upper case, into `into` at `at`: twenty bytes, no string. */
   private copyLei(d: number, into: Uint8Array, at: number): void {
-    const bytes = this.memory().bytes;
-    const from = this.leiAt(d);
+    const { bytes, words } = this.memory();
+    const from = this.leiAt(d, words);
     for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(bytes[from + i]);
   }
 
@@ -242,13 +242,13 @@ export class WasmSlice {
   lookup(lei: string): DocRef | null {
     if (lei.length !== LEI_LENGTH) return null;
     const wanted = lei.toLowerCase();
-    const memory = this.memory().bytes;
+    const { bytes, words } = this.memory(); // once: reading the memory's buffer is a call into V8
     let lo = 0, hi = this.docs;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (compareAscii(memory, this.leiAt(mid), wanted) < 0) lo = mid + 1; else hi = mid;
+      if (compareAscii(bytes, this.leiAt(mid, words), wanted) < 0) lo = mid + 1; else hi = mid;
     }
-    return lo < this.docs && compareAscii(memory, this.leiAt(lo), wanted) === 0 ? this.docRef(lo) : null;
+    return lo < this.docs && compareAscii(bytes, this.leiAt(lo, words), wanted) === 0 ? this.docRef(lo) : null;
   }
 
   /** Every value of a facet column with its doc count. */
