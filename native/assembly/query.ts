@@ -386,33 +386,30 @@ function unmarkTokens(): void {
 /**
  * The most tokens any doc holds (in the query's fields, filters aside): the count of required
  * tokens where dropping tokens one at a time would first match something, found without
- * evaluating each count on the way down. Marks every token, then adds the bitmaps up word by
- * word in bit-sliced counters (five bits: up to 16 tokens) and keeps the highest count.
+ * evaluating each count on the way down. With every token marked, the docs of the rarest tokens
+ * are checked first: a doc holding c tokens holds one of the n - c + 1 rarest, so once the
+ * most seen reaches what the unvisited tokens' docs could hold, it is the answer.
  */
 function mostTokensHeld(): i32 {
   markTokens(0xffffffff);
-  let most: u32 = 0;
-  for (let w: usize = 0; w < docWords; w++) {
-    let c0: u32 = 0, c1: u32 = 0, c2: u32 = 0, c3: u32 = 0, c4: u32 = 0;
-    for (let t = 0; t < nTokens; t++) {
-      let x = load<u32>(unchecked(tokenDocs[t]) + (w << 2));
-      let carry = c0 & x; c0 ^= x; x = carry;
-      carry = c1 & x; c1 ^= x; x = carry;
-      carry = c2 & x; c2 ^= x; x = carry;
-      carry = c3 & x; c3 ^= x; c4 |= carry;
+  sortByPostings();
+  let most = 0;
+  for (let j = 0; j < nTokens; j++) {
+    if (most >= nTokens - j) break;
+    const t = unchecked(order[j]);
+    const bm = unchecked(tokenDocs[t]);
+    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+      const end = postingStart(rangeHi(r));
+      for (let p = postingStart(rangeLo(r)); p < end; p++) {
+        const doc = postingDoc(p);
+        if ((load<u32>(bm + (<usize>(doc >> 5) << 2)) & (1 << (doc & 31))) == 0) continue; // not in the fields
+        const held = <i32>popcnt(heldTokens(doc));
+        if (held > most) most = held;
+      }
     }
-    // the highest count among the word's 32 docs, bit by bit from the top
-    let docs = c0 | c1 | c2 | c3 | c4, count: u32 = 0;
-    if (docs == 0) continue;
-    if ((docs & c4) != 0) { docs &= c4; count |= 16; }
-    if ((docs & c3) != 0) { docs &= c3; count |= 8; }
-    if ((docs & c2) != 0) { docs &= c2; count |= 4; }
-    if ((docs & c1) != 0) { docs &= c1; count |= 2; }
-    if ((docs & c0) != 0) count |= 1;
-    if (count > most) most = count;
   }
   unmarkTokens();
-  return <i32>most;
+  return most;
 }
 
 /** The marked tokens doc holds, as a mask. */
@@ -586,6 +583,17 @@ function considerExactNames(): void {
   }
 }
 
+/** Fills order[] with the tokens by posting count, rarest first (insertion sort: 16 at most). */
+function sortByPostings(): void {
+  for (let t = 0; t < nTokens; t++) unchecked(order[t] = t);
+  for (let i = 1; i < nTokens; i++) {
+    const v = unchecked(order[i]);
+    let j = i - 1;
+    while (j >= 0 && unchecked(tokPostings[order[j]]) > unchecked(tokPostings[v])) { unchecked(order[j + 1] = order[j]); j--; }
+    unchecked(order[j + 1] = v);
+  }
+}
+
 // `exclusive`: no doc matches two of the tokens (a stricter round found nothing), so with
 // minMatch 1 every doc is scored from the postings of the one token it holds.
 function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
@@ -614,13 +622,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
   }
 
   // the (n - minMatch + 1) rarest tokens: every qualifying doc holds at least one of them
-  for (let t = 0; t < nTokens; t++) unchecked(order[t] = t);
-  for (let i = 1; i < nTokens; i++) {
-    const v = unchecked(order[i]);
-    let j = i - 1;
-    while (j >= 0 && unchecked(tokPostings[order[j]]) > unchecked(tokPostings[v])) { unchecked(order[j + 1] = order[j]); j--; }
-    unchecked(order[j + 1] = v);
-  }
+  sortByPostings();
   considerExactNames();
   if (stopped) return;
   const drivers = nTokens - minMatch + 1;
