@@ -98,7 +98,16 @@ interface RunResult {
   readonly hwmBytes: number;
   readonly classes: Readonly<Record<QueryClass, ClassResult>>;
   readonly slowest: ReadonlyArray<{ readonly cls: QueryClass; readonly q: string; readonly ms: number; readonly found: number }>;
+  /** Broad and long queries, one at a time (absent in runs saved before they were sent). */
+  readonly hostile?: HostileResult;
   readonly loads: readonly LoadRun[];
+}
+
+interface HostileResult {
+  readonly queries: number;
+  readonly p50Ms: number;
+  readonly maxMs: number;
+  readonly slowest: ReadonlyArray<{ readonly path: string; readonly ms: number; readonly found: number }>;
 }
 
 function log(line: string): void {
@@ -207,6 +216,45 @@ async function runClasses(port: number, queries: RegistryQueries): Promise<{ cla
   return { classes, slowest };
 }
 
+/**
+ * The costliest queries an outsider can send, built from the corpus's most frequent words:
+ * one-character prefixes and frequent words with every facet, frequent words filtered, two and
+ * three frequent words together, and all 16 words a query keeps, as typed and with a typo in
+ * each, with and without a filter. Each path is sent once (the answer cache never serves one).
+ */
+export function hostilePaths(queries: RegistryQueries): string[] {
+  const words = queries.classes['one-word'].map((item) => item.q).filter((w) => /^[\p{L}\p{N}]{4,}$/u.test(w));
+  const facets = '&facets=country,jurisdiction,status,registrationStatus,category';
+  const typo = (w: string): string => w.slice(0, 1) + w[2] + w[1] + w.slice(3);
+  const paths: string[] = [];
+  const q = (text: string, extra = ''): void => { paths.push(`/v1/entities?q=${enc(text)}${extra}`); };
+  for (const c of ['a', 's', 'e', 'm', '1']) q(c, facets);
+  for (const w of words.slice(0, 20)) { q(w, facets); q(w, '&country=DE'); q(w.slice(0, 3), '&status=ACTIVE'); }
+  for (let i = 0; i + 1 < 24; i += 2) { q(`${words[i]} ${words[i + 1]}`); q(`${words[i]} ${words[i + 1]} ${words[i + 2]}`, facets); }
+  for (let k = 0; k < 4; k++) {
+    const sixteen = words.slice(k * 16, k * 16 + 16);
+    q(sixteen.join(' '));
+    q(sixteen.join(' '), '&country=DE');
+    q(sixteen.map(typo).join(' '));
+    q(sixteen.map(typo).join(' '), facets);
+  }
+  return paths;
+}
+
+async function runHostile(port: number, paths: readonly string[]): Promise<HostileResult> {
+  const timed: Array<{ path: string; ms: number; found: number }> = [];
+  for (const path of paths) {
+    const t0 = performance.now();
+    const r = await get(port, path);
+    const ms = performance.now() - t0;
+    timed.push({ path, ms: Math.round(ms * 100) / 100, found: r.status === 200 ? (JSON.parse(r.body) as SearchPage).found : -r.status });
+  }
+  const byMs = [...timed].sort((a, b) => a.ms - b.ms);
+  const result = { queries: timed.length, p50Ms: byMs[byMs.length >> 1]!.ms, maxMs: byMs[byMs.length - 1]!.ms, slowest: byMs.slice(-5).reverse() };
+  log(`  broad and long queries: ${result.queries}, p50 ${result.p50Ms} ms, max ${result.maxMs} ms`);
+  return result;
+}
+
 // ---------------------------------------------------------------- load mixes
 
 interface Mixes {
@@ -304,6 +352,7 @@ async function runOnce(opts: Options, build: Build, round: number, zip: string, 
     const probe = await get(server.port, mixes.lookups[0]!);
     if (probe.status !== 200) throw new Error(`lookup ${mixes.lookups[0]} answered ${probe.status}: ${probe.body.slice(0, 200)}`);
     const { classes, slowest } = await runClasses(server.port, queries);
+    const hostile = await runHostile(server.port, hostilePaths(queries));
     const loads: LoadRun[] = [];
     const scenarios: Array<{ name: string; paths: string[]; rate?: number }> = [
       { name: `mix closed loop, ${opts.connections} connections`, paths: mixes.mixed[0]! },
@@ -316,7 +365,7 @@ async function runOnce(opts: Options, build: Build, round: number, zip: string, 
     loads.push(await measureBareUws(opts, mixes.lookups));
     return {
       label: build.label, dir: build.dir, round, startedAt, loadAverageAtStart, readySeconds: server.readySeconds, rssReadyBytes,
-      rssAfterBytes: mem?.rssBytes ?? 0, hwmBytes: mem?.hwmBytes ?? 0, classes, slowest, loads,
+      rssAfterBytes: mem?.rssBytes ?? 0, hwmBytes: mem?.hwmBytes ?? 0, classes, slowest, hostile, loads,
     };
   } finally {
     await server.stop();
@@ -396,6 +445,8 @@ function metrics(opts: Options): Metric[] {
     out.push({ name: `seq ${cls} p99 ms`, value: (r) => r.classes[cls].latency.p99Ms, fmt: ms });
     out.push({ name: `seq ${cls} max ms`, value: (r) => r.classes[cls].latency.maxMs, fmt: ms });
   }
+  out.push({ name: 'broad and long queries p50 ms', value: (r) => r.hostile?.p50Ms ?? null, fmt: ms });
+  out.push({ name: 'broad and long queries max ms', value: (r) => r.hostile?.maxMs ?? null, fmt: ms });
   out.push({ name: 'seq one-word median found', value: (r) => r.classes['one-word'].medianFound, fmt: int });
   const lookupName = `lookup closed loop, ${opts.connections} connections`;
   const loadNames = [`mix closed loop, ${opts.connections} connections`, ...opts.rates.map((rate) => `mix open loop at ${rate} req/s`), lookupName, bareLoadName(opts)];
@@ -564,6 +615,9 @@ export async function runRegistryBench(opts: Options): Promise<RunResult[]> {
   if (shown.length > 0) process.stdout.write(`\nregistry-shaped corpus, ${opts.records.toLocaleString('en-US')} records (seed ${opts.seed}); mix: ${mixes.description}; ${opts.durationS} s per load after ${opts.warmupS} s warm-up\n\n${report(opts, shown)}\n\n`);
   if (pgr !== null) process.stdout.write(`${recallReport(opts, shown, pgr)}\n\n`);
   for (const r of runs) process.stdout.write(`slowest single queries, ${r.label} r${r.round}: ${r.slowest.map((s) => `${s.ms} ms ${s.cls} "${s.q}" (found ${s.found})`).join('; ')}\n`);
+  for (const r of runs.filter((x) => x.hostile !== undefined)) {
+    process.stdout.write(`slowest broad and long queries, ${r.label} r${r.round}: ${r.hostile!.slowest.map((s) => `${s.ms} ms ${decodeURIComponent(s.path)} (found ${s.found})`).join('; ')}\n`);
+  }
   return runs;
 }
 
