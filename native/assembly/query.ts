@@ -344,15 +344,17 @@ let stopWhenWhole = false;
 // marked first (postings in the query's fields only, so a mark means the doc holds the token),
 // and a doc that cannot reach minMatch tokens is dropped before it is scored. When every token
 // is marked, the marks tell which tokens a doc holds: with its name length and standing, that
-// bounds its score, and a doc the full window already outranks is only counted.
+// bounds its score, and a doc the full window already outranks is only counted. Marks depend on
+// the query's candidates only, so they stay for the query's every evaluation (probe, fewer
+// tokens required) and are cleared once, when it ends.
 const MARK_FACTOR: u64 = 32;
 let markedMask: u32 = 0;
 let unmarkedTokens: i32 = 0;
 
 function markTokens(driverCost: u32): void {
-  markedMask = 0;
   unmarkedTokens = 0;
   for (let t = 0; t < nTokens; t++) {
+    if ((markedMask & (1 << t)) != 0) continue; // marked by an earlier evaluation of this query
     const n = unchecked(tokPostings[t]);
     if (<u64>n > <u64>driverCost * MARK_FACTOR) { unmarkedTokens++; continue; }
     markedMask |= 1 << t;
@@ -408,7 +410,6 @@ function mostTokensHeld(): i32 {
       }
     }
   }
-  unmarkTokens();
   return most;
 }
 
@@ -637,7 +638,6 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
     if (filterCost < tokenCost) {
       markTokens(filterCost);
       driveByFilter(minMatch);
-      unmarkTokens();
       return;
     }
   }
@@ -659,7 +659,6 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
       }
     }
   }
-  unmarkTokens();
 }
 
 // Considering a driver's posting costs a few cache misses, ANDing a word of every token's marks
@@ -730,6 +729,7 @@ export function runQuery(): void {
     matchedHere = found > 0;
     bestWhole = <u32>((bestScore >> WHOLE_SHIFT) & 0x1f);
   }
+  unmarkTokens();
   markCandidates(false);
   const hits = drain(outBuf + OUT_HEADER);
   store<u32>(outBuf, found);
