@@ -17,7 +17,7 @@
 import { allocate, zero } from "./memory";
 import {
   nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
-  postingStart, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank,
+  postingStart, postingEnd, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
@@ -32,6 +32,7 @@ let seenBits: usize = 0;    // one bit per doc: already considered by this evalu
 let termBits: usize = 0;    // one bit per term: a candidate of some token (scoreDoc's first test)
 let touched: usize = 0;     // words of seenBits set by this evaluation, to clear them cheaply
 let touchedCount: u32 = 0;
+let candidates: usize = 0; // u32 per doc: the docs holding every token, for driveByMarks
 let docWords: usize = 0;     // u32 words of a one-bit-per-doc bitmap
 const tokenDocs = new StaticArray<usize>(MAX_TOKENS); // per token: its docs, when marked
 const facetCounts = new StaticArray<usize>(MAX_COLS);
@@ -67,6 +68,7 @@ export function prepareScratch(): void {
   for (let t = 0; t < MAX_TOKENS; t++) { unchecked(tokenDocs[t] = allocate(words * 4)); zero(unchecked(tokenDocs[t]), words * 4); }
   seenBits = allocate(words * 4);
   touched = allocate(words * 4);
+  candidates = allocate(<usize>nDocs * 4 + 4);
   zero(seenBits, words * 4);
   touchedCount = 0;
   const termWords = (<usize>nTerms + 32) >> 5;
@@ -508,33 +510,51 @@ function driveSinglePass(t: i32, fields: u32): void {
     for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const cf = rangeCost(r);
       if ((cf & 0xff) != cost) continue;
-      const end = postingStart(rangeHi(r));
       // Once the window holds better hits than any of the range's docs can score, they only count.
       const ceiling = rangeCeiling(t, cf, fields);
-      let countOnly = excludes(ceiling);
-      for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) {
-        // (countOnly stays true for the rest of the range: nothing more enters the window)
-        if (countOnly && end - p > <u32>(docWords >> 1)) {
-          markInBulk(p, end, fields);
-          break;
+      const hi = rangeHi(r);
+      for (let term = rangeLo(r); term < hi; term++) {
+        if (excludes(ceiling)) { countOnly(postingStart(term), postingStart(hi), fields); break; }
+        const end = postingEnd(term);
+        let p = postingStart(term);
+        for (; p < end && !stopped; p++) {
+          const meta = postingMeta(p);
+          const bits = meta & 0xf & fieldMask;
+          if ((bits & fields) == 0) continue;
+          // A term's docs come by name length: from the query's length on, each is further from
+          // it than the one before, so once one cannot enter the window, the rest cannot either.
+          const nl = <i32>(meta >> 16);
+          const distance = nl - queryTerms;
+          if (excludes(distance >= 0 ? ceiling - (<u64>min(distance, 255) << 10) : ceiling)) break;
+          const doc = postingDoc(p);
+          docsConsidered++;
+          if (!firstSight(doc) || !passesFilters(doc)) continue;
+          resetBest();
+          improve(t, <i32>cf, meta, bits);
+          accept(doc, assemble(nl, 1, rankOf(doc)));
         }
-        const meta = postingMeta(p);
-        const bits = meta & 0xf & fieldMask;
-        if ((bits & fields) == 0) continue;
-        const doc = postingDoc(p);
-        docsConsidered++;
-        if (!firstSight(doc) || !passesFilters(doc)) continue;
-        if (countOnly) {
-          found++;
-          if (facetMask != 0) countFacets(doc);
-          continue;
-        }
-        resetBest();
-        improve(t, <i32>cf, meta, bits);
-        accept(doc, assemble(<i32>(meta >> 16), 1, rankOf(doc)));
-        countOnly = excludes(ceiling);
+        if (stopped) return;
+        countOnly(p, end, fields);
       }
     }
+  }
+}
+
+/**
+ * Counts the matches among postings [from, end) without ranking them: one by one when few, in
+ * bulk (seen bits only, counted at the end) when many or when the bulk count is paid for anyway.
+ */
+function countOnly(from: u32, end: u32, fields: u32): void {
+  if (from >= end) return;
+  if (bulkMarked || end - from > <u32>(docWords >> 1)) { markInBulk(from, end, fields); return; }
+  for (let p = from; p < end; p++) {
+    const bits = postingMeta(p) & 0xf & fieldMask;
+    if ((bits & fields) == 0) continue;
+    const doc = postingDoc(p);
+    docsConsidered++;
+    if (!firstSight(doc) || !passesFilters(doc)) continue;
+    found++;
+    if (facetMask != 0) countFacets(doc);
   }
 }
 
@@ -663,19 +683,49 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 
 // Considering a driver's posting costs a few cache misses, ANDing a word of every token's marks
 // a load per token: with every token required and marked, and a common driver, the docs holding
-// them all come from the marks, 32 at a time, rarest token first.
+// them all come from the marks, 32 at a time, rarest token first. They are then ranked nearest
+// the query's length first: once the page is full of hits that a doc at the next distance
+// cannot beat, the rest only count (they hold every token, so they all match).
 const SCAN_FACTOR: u64 = 8;
+const RANKED_DISTANCES = 6; // farther docs are ranked in one last pass, by consider()'s own bound
 
 function driveByMarks(minMatch: i32): void {
   const rarest = unchecked(tokenDocs[order[0]]);
-  for (let w: usize = 0; w < docWords && !stopped; w++) {
+  let n: u32 = 0;
+  for (let w: usize = 0; w < docWords; w++) {
     let bits = load<u32>(rarest + (w << 2));
     for (let i = 1; i < nTokens && bits != 0; i++) bits &= load<u32>(unchecked(tokenDocs[order[i]]) + (w << 2));
-    while (bits != 0 && !stopped) {
-      const doc = (<u32>w << 5) | ctz(bits);
+    while (bits != 0) {
+      store<u32>(candidates + (<usize>n << 2), (<u32>w << 5) | ctz(bits));
+      n++;
       bits &= bits - 1;
-      consider(doc, minMatch, <i32>load<u8>(nameLen + <usize>doc));
     }
+  }
+  const best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK);
+  for (let d = 0; d <= RANKED_DISTANCES; d++) {
+    const last = d == RANKED_DISTANCES;
+    if (excludes(best - (<u64>d << 10))) { countCandidates(n, d); return; }
+    for (let i: u32 = 0; i < n && !stopped; i++) {
+      const doc = load<u32>(candidates + (<usize>i << 2));
+      const nl = <i32>load<u8>(nameLen + <usize>doc);
+      const distance = nl > queryTerms ? nl - queryTerms : queryTerms - nl;
+      if (distance == d || (last && distance > d)) consider(doc, minMatch, nl);
+    }
+    if (stopped) return;
+  }
+}
+
+/** Counts the candidates at distance `from` or more from the query's length, not ranking them. */
+function countCandidates(n: u32, from: i32): void {
+  for (let i: u32 = 0; i < n; i++) {
+    const doc = load<u32>(candidates + (<usize>i << 2));
+    const nl = <i32>load<u8>(nameLen + <usize>doc);
+    const distance = nl > queryTerms ? nl - queryTerms : queryTerms - nl;
+    if (distance < from) continue;
+    docsConsidered++;
+    if (!firstSight(doc) || !passesFilters(doc)) continue;
+    found++;
+    if (facetMask != 0) countFacets(doc);
   }
 }
 

@@ -7,8 +7,8 @@
 //   13 nameKeys ((hi, lo, doc) u32 triples sorted by hi: exact-name keys, see name-key.ts), 14 their count,
 //   15 docRank (u8 per doc: 2 registration issued, 1 entity active),
 //   16 nCols, 17 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
-// Postings and value lists are sorted doc ids. Docs are numbered in LEI order, so the doc id is
-// also the deterministic tie-break.
+// A term's postings are its docs by legal name length, then doc id; value lists are sorted doc
+// ids. Docs are numbered in LEI order, so the doc id is also the deterministic tie-break.
 
 export const MAX_COLS: i32 = 16;
 

@@ -375,7 +375,9 @@ export class SliceBuilder {
     const cursor = postOffs.slice(0, nTerms);
     const postDocs = new Uint32Array(entries);
     const postMeta = new Uint32Array(entries);
-    for (let d = 0; d < nDocs; d++) {
+    // each term's docs by legal name length, then doc id: a one-word query meets the short names
+    // (its best hits) first, and stops ranking once the page is full (see driveSinglePass)
+    for (const d of byNameLength(nameLen)) {
       for (let x = fwdOffs[d]; x < fwdOffs[d + 1]; x++) {
         const at = cursor[fwdTerms[x]]++;
         postDocs[at] = d;
@@ -463,6 +465,16 @@ function inOrder<T extends Float64Array | Uint32Array>(values: ArrayLike<number>
 function put(from: Uint8Array, start: number, end: number, out: Uint8Array, at: number): number {
   for (let i = start; i < end; i++) out[at++] = from[i];
   return at;
+}
+
+/** Doc ids by name length, then doc id (a counting sort: lengths are bytes). */
+function byNameLength(nameLen: Uint8Array): Uint32Array {
+  const starts = new Uint32Array(257);
+  for (let d = 0; d < nameLen.length; d++) starts[nameLen[d] + 1]++;
+  for (let l = 0; l < 256; l++) starts[l + 1] += starts[l];
+  const docs = new Uint32Array(nameLen.length);
+  for (let d = 0; d < nameLen.length; d++) docs[starts[nameLen[d]]++] = d;
+  return docs;
 }
 
 /** Per-value doc lists (counting sort by code), doc ids ascending within each value. */
