@@ -374,11 +374,15 @@ function markTokens(driverCost: u32): void {
   }
 }
 
-/** Clears the marks: every set word belongs to a posting of the token, so zeroing it is exact. */
+/**
+ * Clears the marks: every set word belongs to a posting of the token, so zeroing those words is
+ * exact; a token with more postings than the bitmap has words is cleared whole, sequentially.
+ */
 function unmarkTokens(): void {
   for (let t = 0; t < nTokens; t++) {
     if ((markedMask & (1 << t)) == 0) continue;
     const bm = unchecked(tokenDocs[t]);
+    if (<usize>unchecked(tokPostings[t]) > docWords) { zero(bm, docWords << 2); continue; }
     for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const end = postingStart(rangeHi(r));
       for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(bm + (<usize>(postingDoc(p) >> 5) << 2), 0);
