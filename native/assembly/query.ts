@@ -20,7 +20,7 @@ import {
   postingStart, postingEnd, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
-import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
+import { resetCollector, offer, drain, excludes, excludesDoc, fullAbove, MAX_WINDOW } from "./collector";
 
 export const MAX_TOKENS: i32 = 16;
 // field bits of a meta word; 4 = address
@@ -445,13 +445,17 @@ function ceilingOf(held: u32, nl: i32, rank: i32): u64 {
   return pack(matched, matched, cost, whole, 3 * matched, 8 * (nTokens - matched), nl, rank);
 }
 
+// The lowest ceiling of a doc holding every token (farthest length, no standing): while the
+// window's worst hit is not above it, no such doc can be outranked, and none is bounded.
+let floorAll: u64 = 0;
+
 function consider(doc: u32, minMatch: i32, nl: i32): void {
   docsConsidered++;
   if (!firstSight(doc) || !passesFilters(doc)) return;
   if (markedMask != 0) {
     const held = heldTokens(doc);
     if (<i32>popcnt(held) + unmarkedTokens < minMatch) return;
-    if (unmarkedTokens == 0 && excludesDoc(ceilingOf(held, nl, rankOf(doc)), doc)) {
+    if (unmarkedTokens == 0 && (minMatch < nTokens || fullAbove(floorAll)) && excludesDoc(ceilingOf(held, nl, rankOf(doc)), doc)) {
       found++;
       if (facetMask != 0) countFacets(doc);
       return;
@@ -648,6 +652,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 
   // the (n - minMatch + 1) rarest tokens: every qualifying doc holds at least one of them
   sortByPostings();
+  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0);
   considerExactNames();
   if (stopped) return;
   const drivers = nTokens - minMatch + 1;
@@ -691,7 +696,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 // the query's length first: once the page is full of hits that a doc at the next distance
 // cannot beat, the rest only count (they hold every token, so they all match).
 const SCAN_FACTOR: u64 = 8;
-const RANKED_DISTANCES = 6; // farther docs are ranked in one last pass, by consider()'s own bound
+const RANKED_DISTANCES = 2; // farther docs are ranked in one last pass, by consider()'s own bound
 
 function driveByMarks(minMatch: i32): void {
   const rarest = unchecked(tokenDocs[order[0]]);
@@ -707,15 +712,16 @@ function driveByMarks(minMatch: i32): void {
   }
   const best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK);
   for (let d = 0; d <= RANKED_DISTANCES; d++) {
-    const last = d == RANKED_DISTANCES;
     if (excludes(best - (<u64>d << 10))) { countCandidates(n, d); return; }
+    // once the window is full of hits no candidate could be outranked by, order gains nothing
+    const last = d == RANKED_DISTANCES || (d > 0 && fullAbove(0) && !fullAbove(floorAll));
     for (let i: u32 = 0; i < n && !stopped; i++) {
       const doc = load<u32>(candidates + (<usize>i << 2));
       const nl = <i32>load<u8>(nameLen + <usize>doc);
       const distance = nl > queryTerms ? nl - queryTerms : queryTerms - nl;
       if (distance == d || (last && distance > d)) consider(doc, minMatch, nl);
     }
-    if (stopped) return;
+    if (stopped || last) return;
   }
 }
 
