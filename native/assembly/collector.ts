@@ -27,11 +27,6 @@ export function excludes(ceiling: u64): bool {
   return capacity > 0 && size == capacity && ceiling < scoreAt(0);
 }
 
-/** Whether the window is full of hits scoring above `score`. */
-export function fullAbove(score: u64): bool {
-  return capacity > 0 && size == capacity && scoreAt(0) > score;
-}
-
 /** Whether doc, scoring at most `ceiling`, can no longer enter: ties go to the lower doc id. */
 export function excludesDoc(ceiling: u64, doc: u32): bool {
   if (capacity == 0 || size < capacity) return false;

@@ -20,7 +20,7 @@ import {
   postingStart, postingEnd, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
-import { resetCollector, offer, drain, excludes, excludesDoc, fullAbove, MAX_WINDOW } from "./collector";
+import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
 
 export const MAX_TOKENS: i32 = 16;
 // field bits of a meta word; 4 = address
@@ -165,9 +165,7 @@ function settleBulk(): void {
     while (bits != 0) {
       const doc = (w << 5) | ctz(bits);
       bits &= bits - 1;
-      if (!passesFilters(doc)) continue;
-      found++;
-      if (facetMask != 0) countFacets(doc);
+      if (passesFilters(doc)) tally(doc);
     }
   }
 }
@@ -186,6 +184,18 @@ function settleBulk(): void {
     if (!bitSet(filterBitmap(c), docCode(c, doc))) return false;
   }
   return true;
+}
+
+/** A match that is counted, not ranked: it adds to found and to its facet values. */
+@inline function tally(doc: u32): void {
+  found++;
+  if (facetMask != 0) countFacets(doc);
+}
+
+/** tally() for a doc not yet seen that passes the filters. */
+@inline function tallyNew(doc: u32): void {
+  docsConsidered++;
+  if (firstSight(doc) && passesFilters(doc)) tally(doc);
 }
 
 function countFacets(doc: u32): void {
@@ -269,13 +279,14 @@ function assemble(nl: i32, minMatch: i32, rank: i32): u64 {
   return pack(matched, named, cost, whole, weight, prox, nl, rank);
 }
 
+/** How far a name of nl words is from the query's length. */
+@inline function distanceOf(nl: i32): i32 { return nl > queryTerms ? nl - queryTerms : queryTerms - nl; }
+
 function pack(matched: i32, named: i32, cost: i32, whole: i32, weight: i32, prox: i32, nl: i32, rank: i32): u64 {
   if (cost > 31) cost = 31;
   if (weight > 63) weight = 63;
   if (prox > 255) prox = 255;
-  let distance = nl - queryTerms;
-  if (distance < 0) distance = -distance;
-  if (distance > 255) distance = 255;
+  const distance = min(distanceOf(nl), 255);
   // 5 bits each for counts (up to 16 tokens)
   return (<u64>matched << 47) | (<u64>named << 42) | (<u64>(31 - cost) << 37) | (<u64>whole << WHOLE_SHIFT) |
     (<u64>weight << 26) | (<u64>(255 - prox) << 18) | (<u64>(255 - distance) << 10) | (<u64>rank << 8);
@@ -455,9 +466,8 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
   if (markedMask != 0) {
     const held = heldTokens(doc);
     if (<i32>popcnt(held) + unmarkedTokens < minMatch) return;
-    if (unmarkedTokens == 0 && (minMatch < nTokens || fullAbove(floorAll)) && excludesDoc(ceilingOf(held, nl, rankOf(doc)), doc)) {
-      found++;
-      if (facetMask != 0) countFacets(doc);
+    if (unmarkedTokens == 0 && (minMatch < nTokens || excludes(floorAll)) && excludesDoc(ceilingOf(held, nl, rankOf(doc)), doc)) {
+      tally(doc);
       return;
     }
   }
@@ -558,11 +568,7 @@ function countOnly(from: u32, end: u32, fields: u32): void {
   for (let p = from; p < end; p++) {
     const bits = postingMeta(p) & 0xf & fieldMask;
     if ((bits & fields) == 0) continue;
-    const doc = postingDoc(p);
-    docsConsidered++;
-    if (!firstSight(doc) || !passesFilters(doc)) continue;
-    found++;
-    if (facetMask != 0) countFacets(doc);
+    tallyNew(postingDoc(p));
   }
 }
 
@@ -714,11 +720,11 @@ function driveByMarks(minMatch: i32): void {
   for (let d = 0; d <= RANKED_DISTANCES; d++) {
     if (excludes(best - (<u64>d << 10))) { countCandidates(n, d); return; }
     // once the window is full of hits no candidate could be outranked by, order gains nothing
-    const last = d == RANKED_DISTANCES || (d > 0 && fullAbove(0) && !fullAbove(floorAll));
+    const last = d == RANKED_DISTANCES || (d > 0 && excludes(0) && !excludes(floorAll));
     for (let i: u32 = 0; i < n && !stopped; i++) {
       const doc = load<u32>(candidates + (<usize>i << 2));
       const nl = <i32>load<u8>(nameLen + <usize>doc);
-      const distance = nl > queryTerms ? nl - queryTerms : queryTerms - nl;
+      const distance = distanceOf(nl);
       if (distance == d || (last && distance > d)) consider(doc, minMatch, nl);
     }
     if (stopped || last) return;
@@ -729,13 +735,7 @@ function driveByMarks(minMatch: i32): void {
 function countCandidates(n: u32, from: i32): void {
   for (let i: u32 = 0; i < n; i++) {
     const doc = load<u32>(candidates + (<usize>i << 2));
-    const nl = <i32>load<u8>(nameLen + <usize>doc);
-    const distance = nl > queryTerms ? nl - queryTerms : queryTerms - nl;
-    if (distance < from) continue;
-    docsConsidered++;
-    if (!firstSight(doc) || !passesFilters(doc)) continue;
-    found++;
-    if (facetMask != 0) countFacets(doc);
+    if (distanceOf(<i32>load<u8>(nameLen + <usize>doc)) >= from) tallyNew(doc);
   }
 }
 
