@@ -93,6 +93,7 @@ for (const [srv, label] of [[one, "1 shard"], [three, "3 shards"]] as const) {
     // the fund is LAPSED and its twins ISSUED: exactness comes before standing, and the twins follow
     const fund = await leis(srv, { q: FUND });
     const twins = new Set(FUND_TWINS.map((_, i) => leiOf.get(`fund-twin-${i}`)));
+    t.equal(fund.length, 7, "the exact name and the six twins that hold every word of it");
     t.ok(fund.slice(1).every((lei) => twins.has(lei)), "the rest of the page is the fund's near-twins");
   });
 
