@@ -1,9 +1,11 @@
 // The live collection: which generation queries go to, scatter/gather over its slices, and the
 // atomic swap to a freshly built generation. A query pins the generation it started on, and an
 // old generation is dropped from the shards only once no query holds it any more. The slices
-// answer where their hits' stored documents lie; only the merged page's are read, here.
+// answer where their hits' stored documents lie; only the merged page's are read, here. A lookup
+// by LEI needs no shard: each slice's LEI table is read in its shared memory (lei-table.ts).
 
 import { DocStoreReader } from "./doc-store.js";
+import { LeiTable } from "./lei-table.js";
 import type { ShardPool } from "./pool.js";
 import type { FinishResult, HitRef, SearchAnswer, ShardRequest, ShardResponse, ShardTask, WireHit } from "./protocol.js";
 import { docFileOf } from "./segment.js";
@@ -13,6 +15,7 @@ import type { EngineQuery } from "./wasm-slice.js";
 import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
 import { returnFreedMemory } from "./native-heap.js";
+import { releaseMemory } from "./release-memory.js";
 import { ScratchBytes } from "./scratch-bytes.js";
 
 export interface CollectionMeta {
@@ -56,14 +59,17 @@ function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolea
   };
 }
 
+/** What the front reads of one slice of a generation. */
+interface SliceReader { docs: DocStoreReader; leis: LeiTable }
+
 export class NotReadyError extends Error {}
 export class ShardFailedError extends Error {}
 
 export class Collection {
   private live: LiveGeneration | null = null;
   private readonly holds = new Map<number, number>();
-  /** per generation, each slice's document file */
-  private readonly docFiles = new Map<number, DocStoreReader[]>();
+  /** per generation, each slice's document file and LEI table */
+  private readonly readers = new Map<number, SliceReader[]>();
   private nextGen = 1;
   /** the documents of the search or lookup being answered (searchWith, lookupWith) */
   private readonly docScratch = new ScratchBytes();
@@ -92,23 +98,23 @@ export class Collection {
    */
   async finish(gen: number, segmentOf: (slice: number) => string): Promise<number[]> {
     const task = (s: number): ShardTask => ({ op: "finish", gen, segment: segmentOf(s) });
-    const docs: number[] = [];
+    const served: FinishResult[] = [];
     if (this.live !== null) {
       for (let s = 0; s < this.pool.slices; s++) {
-        docs.push((await this.pool.run<FinishResult>(s, task(s))).docs);
+        served.push(await this.pool.run<FinishResult>(s, task(s)));
         returnFreedMemory(); // the finished slice's build memory, before the next slice needs its own
       }
     } else {
-      docs.push(...(await this.pool.broadcast<FinishResult>(task)).map((r) => r.docs));
+      served.push(...(await this.pool.broadcast<FinishResult>(task)));
       returnFreedMemory();
     }
-    this.openDocFiles(gen, segmentOf);
-    return docs;
+    this.openReaders(gen, segmentOf, served);
+    return served.map((r) => r.docs);
   }
 
-  /** Once the shards have checked them: the document files of gen, one per slice. */
-  private openDocFiles(gen: number, segmentOf: (slice: number) => string): void {
-    this.docFiles.set(gen, Array.from({ length: this.pool.slices }, (_, s) => DocStoreReader.open(docFileOf(segmentOf(s)))));
+  /** Once the shards have checked them and serve gen: each slice's document file and LEI table. */
+  private openReaders(gen: number, segmentOf: (slice: number) => string, served: FinishResult[]): void {
+    this.readers.set(gen, served.map((r, s) => ({ docs: DocStoreReader.open(docFileOf(segmentOf(s))), leis: new LeiTable(r.leis) })));
   }
 
   /** A new generation read from persisted segments (one per slice); docs per slice. */
@@ -116,7 +122,7 @@ export class Collection {
     const gen = this.nextGen++;
     try {
       const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "open", gen, segment: segmentOf(s) }));
-      this.openDocFiles(gen, segmentOf);
+      this.openReaders(gen, segmentOf, results);
       return { gen, sliceDocs: results.map((r) => r.docs) };
     } catch (err) {
       await this.abandon(gen);
@@ -125,21 +131,30 @@ export class Collection {
   }
 
   async abandon(gen: number): Promise<void> {
-    for (const file of this.docFiles.get(gen) ?? []) file.close();
-    this.docFiles.delete(gen);
+    const held = this.closeReaders(gen);
     await this.pool.broadcast({ op: "drop", gen }).catch(() => undefined);
+    // the slices' memories are freed once no thread refers to them: this one's LEI tables did
+    if (held) releaseMemory();
     returnFreedMemory();
   }
 
-  private docFilesOf(gen: number): DocStoreReader[] {
-    const files = this.docFiles.get(gen);
-    if (!files) throw new ShardFailedError(`generation ${gen} has no document files open`);
-    return files;
+  /** Whether gen had readers. Its own frame: none of them may be on the stack of a collection. */
+  private closeReaders(gen: number): boolean {
+    const readers = this.readers.get(gen);
+    if (!readers) return false;
+    for (const reader of readers) reader.docs.close();
+    return this.readers.delete(gen);
+  }
+
+  private readersOf(gen: number): SliceReader[] {
+    const readers = this.readers.get(gen);
+    if (!readers) throw new ShardFailedError(`generation ${gen} has no document files open`);
+    return readers;
   }
 
   /** The hits from `from` on with their stored JSON, read into the scratch: views valid until its next use. */
   private withDocs(gen: number, hits: HitRef[], from: number): WireHit[] {
-    const files = this.docFilesOf(gen);
+    const readers = this.readersOf(gen);
     let size = 0;
     for (let i = from; i < hits.length; i++) size += hits[i][4];
     const into = this.docScratch.take(size);
@@ -147,7 +162,7 @@ export class Collection {
     const out: WireHit[] = [];
     for (let i = from; i < hits.length; i++) {
       const [score, lei, slice, at, length] = hits[i];
-      files[slice].readInto(at, length, into, offset);
+      readers[slice].docs.readInto(at, length, into, offset);
       out.push([score, lei, into.subarray(offset, offset + length)]);
       offset += length;
     }
@@ -268,26 +283,19 @@ export class Collection {
   }
 
   /**
-   * The hottest path: one slice, one request, one promise hop (the pool's answer never rejects).
-   * The stored JSON goes to `use` as scratch (scratch-bytes.ts), valid during `use` only.
+   * The hottest path, on this thread: the LEI's slice, its LEI table, its document file. The
+   * stored JSON goes to `use` as scratch (scratch-bytes.ts), valid during `use` only. Nothing
+   * waits, so the generation needs no pin.
    */
-  lookupWith<T>(lei: string, use: (doc: Uint8Array | null) => T): Promise<T> {
+  lookupWith<T>(lei: string, use: (doc: Uint8Array | null) => T): T {
     const live = this.live;
-    if (!live) return Promise.reject(new NotReadyError("no collection is loaded yet"));
-    this.hold(live.gen, 1);
-    const slice = sliceOf(lei, live.sliceDocs.length);
-    return this.pool.request(slice, live.gen, { kind: "lookup", lei }).then((response) => {
-      try {
-        if (response.kind === "error") throw new ShardFailedError(response.message);
-        const doc = response.kind === "lookup" ? response.doc : null;
-        if (doc === null) return use(null);
-        const into = this.docScratch.take(doc.length);
-        this.docFilesOf(live.gen)[slice].readInto(doc.at, doc.length, into, 0);
-        return use(into.subarray(0, doc.length));
-      } finally {
-        this.hold(live.gen, -1);
-      }
-    });
+    if (!live) throw new NotReadyError("no collection is loaded yet");
+    const reader = this.readersOf(live.gen)[sliceOf(lei, live.sliceDocs.length)];
+    const doc = reader.leis.find(lei);
+    if (doc === null) return use(null);
+    const into = this.docScratch.take(doc.length);
+    reader.docs.readInto(doc.at, doc.length, into, 0);
+    return use(into.subarray(0, doc.length));
   }
 
   /**

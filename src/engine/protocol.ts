@@ -7,6 +7,7 @@ import type { MessagePort } from "node:worker_threads";
 import { Packr } from "msgpackr";
 import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
+import type { LeiTableShare } from "./lei-table.js";
 
 export type ShardTask =
   /** scratchDir: where the build's document files grow until finish moves them beside the segment */
@@ -24,7 +25,6 @@ export type ShardTask =
 export type ShardRequest =
   /** `guess`: with an exact query, also run the typo round this slice's own facts call for. */
   | { kind: "search"; query: EngineQuery; guess?: boolean }
-  | { kind: "lookup"; lei: string }
   | { kind: "facet"; field: FacetParam }
   /** the stored documents from doc `from` on that pass the filters, as JSON lines */
   | { kind: "export"; filters: Partial<Record<FilterParam, string[]>>; exclude: Partial<Record<FilterParam, string[]>>; from: number };
@@ -67,7 +67,6 @@ export type GuessedAnswer<Hits = HitRef[]> = SearchAnswer<Hits> & { typoMask: nu
 
 export type ShardResponse<Hits = HitRef[]> =
   | ({ kind: "search"; guess?: GuessedAnswer<Hits> } & SearchAnswer<Hits>)
-  | { kind: "lookup"; doc: DocRef | null }
   | { kind: "facet"; values: [string, number][] }
   | { kind: "export"; lines: Uint8Array; next: number | null }
   | { kind: "error"; message: string };
@@ -75,7 +74,8 @@ export type ShardResponse<Hits = HitRef[]> =
 /** A response as a shard writes it. */
 export type ShardReply = ShardResponse<HitSource>;
 
-export interface FinishResult { docs: number }
+/** A served slice: its docs, and where the front finds them by LEI. */
+export interface FinishResult { docs: number; leis: LeiTableShare }
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 

@@ -1,5 +1,5 @@
 // A batch of requests to a shard worker, and its answers, each in one flat binary buffer.
-// Searches and lookups are the hot path: a generic encoder spends most of its time on object
+// Searches are the hot path: a generic encoder spends most of its time on object
 // keys and per-value tags, and its decoder builds an object per hit on the front thread, the
 // busiest one. Here a hit is a score, 20 LEI bytes and where its stored JSON lies. Rare parts
 // (filters, facets, export pages, errors) ride along as msgpack.
@@ -9,11 +9,9 @@
 //   search: u8 flags (GUESS, DROP_TOKENS, HAS_MAX_TYPOS, HAS_PREFIX, PREFIX), u8 fields,
 //           u32 window, u32 typoMask, u8 maxTypos, u32 length (NONE: no q) + q as UTF-8,
 //           u32 length (0: none) + msgpack of {filters, facets, exclude?}
-//   lookup: u32 length, LEI bytes
 //   other:  u32 length, msgpack bytes of the whole request
 // Answers:
 //   search: answer, u8 hasGuess, [u32 typoMask, u8 maxTypos (0: the query's own), answer]
-//   lookup: u32 length (NONE for no document), f64 offset in the document file
 //   other:  u32 length, msgpack bytes of the whole response
 //   answer: u32 found, u8 tokens, u8 required, u32 exactMask, u32 typoable, u32 wideTypos, u8 bestWhole,
 //           u8 matched, u32 hits, per hit (f64 score, 20 LEI bytes, u32 slice, f64 offset and
@@ -27,8 +25,7 @@ import { SEARCH_FIELDS, type SearchField } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 
 const KIND_SEARCH = 1;
-const KIND_LOOKUP = 2;
-const KIND_OTHER = 3;
+const KIND_OTHER = 2;
 const NONE = 0xffffffff;
 const LEI_BYTES = 20;
 const EMPTY = new Uint8Array(0);
@@ -41,7 +38,6 @@ type QueryExtras = Pick<EngineQuery, "filters" | "facets" | "exclude">;
 export function encodeRequests(requests: ShardRequest[]): Uint8Array {
   const parts = requests.map((r) => {
     if (r.kind === "search") return [r.query.q === null ? EMPTY : Buffer.from(r.query.q), packExtras(r.query)];
-    if (r.kind === "lookup") return [Buffer.from(r.lei)];
     return [encode(r)];
   });
   let size = 4;
@@ -65,7 +61,7 @@ export function encodeRequests(requests: ShardRequest[]): Uint8Array {
       else w.bytes(parts[i][0]);
       w.bytes(parts[i][1]);
     } else {
-      w.u8(r.kind === "lookup" ? KIND_LOOKUP : KIND_OTHER);
+      w.u8(KIND_OTHER);
       w.bytes(parts[i][0]);
     }
   });
@@ -79,7 +75,6 @@ export function decodeRequests(bytes: Uint8Array): ShardRequest[] {
   for (let i = 0; i < count; i++) {
     const kind = r.u8();
     if (kind === KIND_SEARCH) out.push(r.search());
-    else if (kind === KIND_LOOKUP) out.push({ kind: "lookup", lei: r.string("utf8") ?? "" });
     else if (kind === KIND_OTHER) out.push(decode<ShardRequest>(r.bytesOrNull() ?? EMPTY));
     else throw new Error(`shard request of unknown kind ${kind}`);
   }
@@ -96,14 +91,12 @@ export function encodeResponses(responses: ShardReply[], slice: number): Uint8Ar
   // Facets and rare answers are packed first, so that the size is known before writing.
   const packed = responses.map((r) => {
     if (r.kind === "search") return [packFacets(r), r.guess ? packFacets(r.guess) : EMPTY];
-    if (r.kind === "lookup") return [];
     return [encode(r)];
   });
   let size = 4;
   responses.forEach((r, i) => {
     size += 1;
     if (r.kind === "search") size += answerSize(r, packed[i][0]) + 1 + (r.guess ? 4 + 1 + answerSize(r.guess, packed[i][1]) : 0);
-    else if (r.kind === "lookup") size += 4 + 8;
     else size += 4 + packed[i][0].length;
   });
   const w = new Writer(size);
@@ -118,10 +111,6 @@ export function encodeResponses(responses: ShardReply[], slice: number): Uint8Ar
         w.u8(r.guess.maxTypos ?? 0);
         w.answer(r.guess, packed[i][1], slice);
       }
-    } else if (r.kind === "lookup") {
-      w.u8(KIND_LOOKUP);
-      w.u32(r.doc === null ? NONE : r.doc.length);
-      w.f64(r.doc?.at ?? 0);
     } else {
       w.u8(KIND_OTHER);
       w.bytes(packed[i][0]);
@@ -140,9 +129,6 @@ export function decodeResponses(bytes: Uint8Array): ShardResponse[] {
       const answer = r.answer();
       const guess = r.u8() === 1 ? r.guess() : undefined;
       out.push(guess ? { kind: "search", ...answer, guess } : { kind: "search", ...answer });
-    } else if (kind === KIND_LOOKUP) {
-      const length = r.u32(), at = r.f64();
-      out.push({ kind: "lookup", doc: length === NONE ? null : { at, length } });
     } else if (kind === KIND_OTHER) {
       out.push(decode<ShardResponse>(r.bytesOrNull() ?? EMPTY));
     } else {

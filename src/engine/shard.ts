@@ -121,7 +121,7 @@ async function persist(builder: SliceBuilder, segment: string): Promise<void> {
 
 function serveGeneration(gen: number, built: WasmSlice): FinishResult {
   generations.set(gen, built);
-  return { docs: built.docs };
+  return { docs: built.docs, leis: built.leiTable };
 }
 
 /**
@@ -150,8 +150,6 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
         // written out, not spread: see roundQuery() in collection.ts
         return { kind: "search", ...exact, guess: { found: guess.found, hits: guess.hits, facets: guess.facets, plan: guess.plan, typoMask: round.typoMask, maxTypos: round.maxTypos } };
       }
-      case "lookup":
-        return { kind: "lookup", doc: gen.lookup(request.lei) };
       case "facet":
         return { kind: "facet", values: gen.facetValues(request.field) };
       case "export":

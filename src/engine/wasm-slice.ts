@@ -1,11 +1,13 @@
 // One slice generation inside its own WASM engine instance: reads its segment straight into
 // linear memory, then answers queries with no allocation beyond the engine's scratch. Stored
-// documents stay in the slice's document file: a hit or a lookup answers where its JSON lies,
-// and only an export reads them here. Never a JSON.stringify, never all documents in memory.
+// documents stay in the slice's document file: a hit answers where its JSON lies, and only an
+// export reads them here. The engine's memory is shared, so that the front can look up LEIs in it
+// (lei-table.ts). Never a JSON.stringify, never all documents in memory.
 
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
-import type { DocRef, HitSource, SearchAnswer } from "./protocol.js";
+import type { HitSource, SearchAnswer } from "./protocol.js";
+import type { LeiTableShare } from "./lei-table.js";
 import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
@@ -67,20 +69,9 @@ const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const LEI_LENGTH = 20;
-/** The segment's arrays only the host reads; the engine reads every other one. */
-const HOST_ARRAYS: readonly string[] = ["docStart", "docLen"];
 const NEWLINE = Buffer.from("\n");
 /** Registration statuses of an LEI still in force: ranked before LAPSED, RETIRED and the rest. */
 const CURRENT_REGISTRATIONS = ["ISSUED", "PENDING_TRANSFER", "PENDING_ARCHIVAL"] as const;
-
-/** Twenty bytes of memory at `at` against an ASCII string, byte by byte: no string per probe. */
-function compareAscii(memory: Uint8Array, at: number, text: string): number {
-  for (let i = 0; i < LEI_LENGTH; i++) {
-    const diff = memory[at + i] - text.charCodeAt(i);
-    if (diff !== 0) return diff;
-  }
-  return 0;
-}
 
 /** At most MAX_TOKENS: the first and the last half, since long names often differ at the tail. */
 function capTokens(tokens: string[]): string[] {
@@ -137,29 +128,22 @@ export class WasmSlice {
       let size = 0;
       const offsets: [string, number][] = [];
       for (const a of arrays) {
-        if (HOST_ARRAYS.includes(a.name)) continue;
         offsets.push([a.name, size]);
         size += padTo(a.length * ARRAY_TYPES[a.kind].BYTES_PER_ELEMENT);
       }
       const base = engine.alloc(size);
       for (const [name, offset] of offsets) at.set(name, base + offset);
-      return (a) => {
-        const ptr = at.get(a.name);
-        const Type = ARRAY_TYPES[a.kind];
-        return ptr === undefined ? new Type(a.length) : new Type(engine.memory.buffer, ptr, a.length);
-      };
+      return (a) => new ARRAY_TYPES[a.kind](engine.memory.buffer, at.get(a.name)!, a.length);
     };
     const { data, docs } = await readSegment(segment, place, docsJustWritten);
     return new WasmSlice(engine, data, at, docs);
   }
 
-  /** `data`'s engine arrays lie in WASM memory at `at` (its views of them may be stale by now). */
+  /** `data`'s engine arrays lie in WASM memory at `at`. */
   private constructor(engine: EngineExports, data: SliceData, at: ReadonlyMap<string, number>, docStore: DocStoreReader) {
     this.engine = engine;
     this.docs = data.nDocs;
     this.docStore = docStore;
-    this.docStart = data.docStart;
-    this.docLen = data.docLen;
     const ptr = (name: string): number => {
       const p = at.get(name);
       if (p === undefined) throw new Error(`the engine's array ${name} is not in its memory`);
@@ -167,6 +151,9 @@ export class WasmSlice {
     };
     this.termBytesAt = ptr("termBytes");
     this.termOffsAt = ptr("termOffs");
+    // shared memory: these views stay valid when it grows
+    this.docStart = new Float64Array(engine.memory.buffer, ptr("docStart"), data.nDocs);
+    this.docLen = new Uint32Array(engine.memory.buffer, ptr("docLen"), data.nDocs);
     this.columns = data.columns.map((col, c) => ({ values: col.values, codesAt: ptr(`col${c}.codes`), valOffsAt: ptr(`col${c}.valOffs`) }));
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
@@ -212,8 +199,6 @@ export class WasmSlice {
     return at;
   }
 
-  private docRef(d: number): DocRef { return { at: this.docStart[d], length: this.docLen[d] }; }
-
   private doc(d: number): Uint8Array { return this.docStore.read(this.docStart[d], this.docLen[d]); }
 
   /** Closes the document file: the generation is gone. */
@@ -238,17 +223,14 @@ export class WasmSlice {
     return this.views;
   }
 
-  /** Where the stored document of an LEI (upper case) lies, by binary search over the LEI-ordered docs. */
-  lookup(lei: string): DocRef | null {
-    if (lei.length !== LEI_LENGTH) return null;
-    const wanted = lei.toLowerCase();
-    const { bytes, words } = this.memory(); // once: reading the memory's buffer is a call into V8
-    let lo = 0, hi = this.docs;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (compareAscii(bytes, this.leiAt(mid, words), wanted) < 0) lo = mid + 1; else hi = mid;
-    }
-    return lo < this.docs && compareAscii(bytes, this.leiAt(lo, words), wanted) === 0 ? this.docRef(lo) : null;
+  /** Where the front finds this slice's documents by LEI (lei-table.ts): all of it immutable from now on. */
+  get leiTable(): LeiTableShare {
+    const memory = this.engine.memory.buffer as unknown;
+    if (!(memory instanceof SharedArrayBuffer)) throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
+    return {
+      memory, docs: this.docs, termBytesAt: this.termBytesAt, termOffsAt: this.termOffsAt,
+      docStartAt: this.docStart.byteOffset, docLenAt: this.docLen.byteOffset,
+    };
   }
 
   /** Every value of a facet column with its doc count. */

@@ -317,7 +317,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 
   keyedRoute(server, auth, "get", "/collections/:name/documents/:id", "documents-get", named("documents:get"), async (g) => {
     try {
-      await service.entity(g.req.params[1] ?? "", (found) => {
+      service.entity(g.req.params[1] ?? "", (found) => {
         if (found.kind === "found") g.reply.json(200, found.json);
         else g.reply.error(404, `Could not find a document with id: ${g.req.params[1]}`);
       });

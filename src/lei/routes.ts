@@ -22,15 +22,20 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService): void
   });
 
   // the entity's bytes are valid during the callback only: sent there
-  server.route("get", "/v1/entities/:lei", options("entity"), (req, reply) =>
-    service.entity(req.params[0], (result) => {
-      switch (result.kind) {
-        case "found": return reply.json(200, result.json);
-        case "malformed":
-        case "bad-check-digits": return reply.error(400, result.message);
-        case "not-found": return reply.error(404, result.message);
-      }
-    }).catch((err: unknown) => unavailable(reply, err)));
+  server.route("get", "/v1/entities/:lei", options("entity"), (req, reply) => {
+    try {
+      service.entity(req.params[0], (result) => {
+        switch (result.kind) {
+          case "found": return reply.json(200, result.json);
+          case "malformed":
+          case "bad-check-digits": return reply.error(400, result.message);
+          case "not-found": return reply.error(404, result.message);
+        }
+      });
+    } catch (err) {
+      unavailable(reply, err);
+    }
+  });
 
   server.route("get", "/v1/facets/:field", options("facets"), (req, reply) => {
     const field = req.params[0];
@@ -68,7 +73,8 @@ function guard<T>(reply: Reply, parse: () => T): T | null {
 /**
  * A collection not loaded yet, or a shard gone: 503 with Retry-After; anything else goes on up
  * (the server answers it 500). The routes chain it on the work's promise with one .then rather
- * than an async wrapper: each await layer is a promise hop on the busiest thread.
+ * than an async wrapper (each await layer is a promise hop on the busiest thread), or catch it
+ * around a lookup, which answers at once.
  */
 function unavailable(reply: Reply, err: unknown): void {
   if (err instanceof NotReadyError || err instanceof ShardFailedError) {

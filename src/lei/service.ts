@@ -85,13 +85,14 @@ export class LeiService {
 
   /**
    * The entity, or why there is none, handed to `use`. A found entity's JSON is scratch memory
-   * the next lookup reuses (engine/scratch-bytes.ts): valid during `use` only. Not async: a
-   * lookup is the hottest route, and each await layer costs a promise hop.
+   * the next lookup reuses (engine/scratch-bytes.ts): valid during `use` only. Synchronous: a
+   * lookup is the hottest route, and the front answers it on its own (engine/lei-table.ts).
+   * Throws NotReadyError while no collection is loaded.
    */
-  entity<T>(input: string, use: (result: EntityLookup) => T): Promise<T> {
+  entity<T>(input: string, use: (result: EntityLookup) => T): T {
     const lei = input.trim().toUpperCase();
     if (!hasLeiForm(lei)) {
-      return now(use, { kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` });
+      return use({ kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` });
     }
     const valid = checkDigitsValid(lei);
     return this.collection.lookupWith(lei, (json) => {
