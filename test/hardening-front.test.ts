@@ -82,6 +82,12 @@ t.test("pipelined requests answered synchronously come back in order; Connection
   const openapi = r.text.indexOf('"openapi"');
   t.ok(health > 0 && openapi > health, "in the order asked");
   t.ok(r.closed, "Connection: close on the last request ends the connection");
+  // a lookup is answered on the front at once (engine/lei-table.ts), so lookups pipeline too
+  const client = "X-Forwarded-For: 198.51.100.2\r\n"; // an address of its own: the limit is 3 requests
+  const [a, b] = (await srv.json("/v1/entities?q=bank&limit=2", { headers: { "X-Forwarded-For": "198.51.100.2" } })).results.map((e: { lei: string }) => e.lei);
+  const lookups = await exchange(srv.port, [get(`/v1/entities/${b}`, client) + get(`/v1/entities/${a}`, `${client}Connection: close\r\n`)], 5000);
+  t.same(statuses(lookups.text), [200, 200], "two pipelined lookups, two answers");
+  t.ok(lookups.text.indexOf(`"lei":"${b}"`) > 0 && lookups.text.indexOf(`"lei":"${a}"`) > lookups.text.indexOf(`"lei":"${b}"`), "in the order asked");
   const search = await exchange(srv.port, [get("/v1/entities?q=deutsche", "X-Forwarded-For: 198.51.100.1\r\nConnection: close\r\n")], 5000);
   t.equal(statusOf(search.text), 200, "an asynchronous answer with Connection: close");
   t.ok(search.closed, "ends the connection too");
