@@ -216,7 +216,7 @@ export class WasmSlice {
     for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(bytes[from + i]);
   }
 
-  /** Views of the whole WASM memory, made again only if it ever grew (which detaches the old). */
+  /** Views of the whole WASM memory, made again only if it grew (the old ones end where it ended). */
   private memory(): { bytes: Buffer; words: Uint32Array } {
     const buffer = this.engine.memory.buffer;
     if (this.views?.bytes.buffer !== buffer) this.views = { bytes: Buffer.from(buffer), words: new Uint32Array(buffer) };
