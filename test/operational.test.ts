@@ -5,6 +5,7 @@ import t from "tap";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { getPriority } from "node:os";
+import { spawnSync } from "node:child_process";
 import { pMap, runLeidex, startServer, type Got } from "./helpers/server.js";
 
 const LIMIT = 5;
@@ -88,6 +89,16 @@ t.test("/health, /health/ready and /metrics before any API traffic", async (t) =
   t.equal(metric(m.text, "leidex_slice_documents", { slice: "2" }), null, "no third slice");
   t.equal(metric(m.text, "leidex_collection_documents"), 6147);
   t.equal(metric(m.text, "leidex_rate_limited_total"), null, "no rate-limit rejections yet");
+  t.match(m.text, /^# TYPE leidex_load_failures_total counter$/m, "failed loads: a counter");
+  t.equal(metric(m.text, "leidex_load_failures_total"), 0, "no failed load");
+  t.notMatch(m.text, /^leidex_\w*_ms[_{ ]/m, "no metric in milliseconds: base units");
+  for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes", "nodejs_eventloop_lag_seconds"]) {
+    t.ok((metric(m.text, name) ?? -1) >= 0, `runtime metric ${name}`);
+  }
+  // promtool is Prometheus's own check; .ci/run installs it (Debian's prometheus package)
+  const promtool = spawnSync("promtool", ["check", "metrics"], { input: m.text, encoding: "utf8" });
+  if (promtool.error && process.env.CI !== "true") t.skip(`promtool not installed: ${promtool.error.message}`);
+  else t.equal(promtool.status, 0, `promtool check metrics: clean ${promtool.stdout}${promtool.stderr}`);
   for (let i = 0; i < 8; i++) t.equal((await srv.get("/health")).status, 200, "health is never rate limited");
 });
 
@@ -128,7 +139,7 @@ t.test("rate limit: the budget counts down, then 429 with Retry-After", async (t
   t.equal(metric(m, "leidex_http_requests_total", { route: "search", status: "400" }), 1, "search 400 counted");
   t.equal(metric(m, "leidex_http_requests_total", { route: "entity", status: "200" }), 1);
   t.ok((metric(m, "leidex_http_requests_total", { route: "health", status: "200" }) ?? 0) >= 10, "health requests counted");
-  t.ok((metric(m, "leidex_http_request_duration_ms_count", { route: "search" }) ?? 0) >= 4, "latency histogram per route");
+  t.ok((metric(m, "leidex_http_request_duration_seconds_count", { route: "search" }) ?? 0) >= 4, "latency histogram per route");
 
   // after Retry-After seconds a request is served again
   await new Promise((r) => setTimeout(r, retry * 1000 + 300));

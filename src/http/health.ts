@@ -16,10 +16,10 @@ export function registerHealthRoutes(server: HttpServer, collection: Collection,
     reply.json(200, JSON.stringify({ status: "ready", collection: live.name, records: live.docs }));
   });
   server.route("get", "/metrics", { name: "metrics", errorBody: opsError }, (_req, reply) => {
-    reply.send(200, metrics.render(), "text/plain; version=0.0.4; charset=utf-8");
+    return metrics.render().then((text) => reply.send(200, text, metrics.contentType));
   });
   metrics.gauge("leidex_slice_documents", "Documents per slice of the live collection.", () =>
-    (collection.current?.sliceDocs ?? []).map((n, s) => [{ slice: String(s) }, n]));
+    (collection.current?.sliceDocs ?? []).map((n, s) => [{ slice: String(s) }, n]), ["slice"]);
   metrics.gauge("leidex_collection_documents", "Documents in the live collection.", () => [[{}, collection.current?.docs ?? 0]]);
 }
 

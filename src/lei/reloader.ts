@@ -31,6 +31,9 @@ export interface ReloaderOptions {
 const MIN_SHARE_OF_LAST_LOAD = 0.9;
 const MAX_RETRY_SECONDS = 3600;
 
+const LOAD_FAILURES = "leidex_load_failures_total";
+const LOAD_FAILURES_HELP = "Loads that failed since start-up.";
+
 export class Reloader {
   private readonly files: CollectionFiles;
   private loading: Promise<void> | null = null;
@@ -43,14 +46,13 @@ export class Reloader {
   private dailyTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private lastLoad: { seconds: number; recordsPerSecond: number; at: number } | null = null;
-  private failedLoads = 0;
 
-  constructor(private readonly collection: Collection, private readonly opts: ReloaderOptions, metrics: Metrics) {
+  constructor(private readonly collection: Collection, private readonly opts: ReloaderOptions, private readonly metrics: Metrics) {
     this.files = new CollectionFiles(opts.dataDir);
     metrics.gauge("leidex_load_duration_seconds", "Seconds the last successful load took (download and ingest)", () => this.lastLoad ? [[{}, this.lastLoad.seconds]] : []);
     metrics.gauge("leidex_load_records_per_second", "Records per second of the last successful ingest", () => this.lastLoad ? [[{}, this.lastLoad.recordsPerSecond]] : []);
     metrics.gauge("leidex_load_last_success_timestamp_seconds", "Unix time of the last successful load", () => this.lastLoad ? [[{}, this.lastLoad.at]] : []);
-    metrics.gauge("leidex_load_failures", "Loads that failed since start-up", () => [[{}, this.failedLoads]]);
+    metrics.increment(LOAD_FAILURES, LOAD_FAILURES_HELP, 0);
   }
 
   /**
@@ -263,7 +265,7 @@ export class Reloader {
   }
 
   private failed(err: unknown): void {
-    this.failedLoads++;
+    this.metrics.increment(LOAD_FAILURES, LOAD_FAILURES_HELP);
     this.failures++;
     const wait = Math.min(MAX_RETRY_SECONDS, this.opts.retrySeconds * 2 ** (this.failures - 1));
     const live = this.collection.current;
