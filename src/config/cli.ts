@@ -67,6 +67,11 @@ const FLAGS: Record<string, FlagSpec> = {
 
 export class ConfigError extends Error {}
 
+/** Every flag (without its dashes) and its environment variable: what docs/configuration.md must list. */
+export function flagNames(): { flag: string; env: string }[] {
+  return Object.entries(FLAGS).map(([flag, spec]) => ({ flag, env: spec.env }));
+}
+
 export function usage(): string {
   const lines = ["Usage: npm start -- [flags]", "", "Flags (each also settable by environment variable):"];
   for (const [name, spec] of Object.entries(FLAGS)) {
