@@ -3,30 +3,37 @@ import { foldText } from "./text.js";
 // The schema of the LEI collection as the engine sees it: the stored document, the text fields
 // with their field bits, and the filter/facet columns (one small integer code per doc each).
 
-export interface LegalEntity {
-  lei: string;
-  legalName: string | null;
-  entityStatus: string | null;
-  entityCategory: string | null;
-  registrationStatus: string | null;
-  legalForm: string | null;
-  jurisdiction: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  postalCode: string | null;
-  legalAddress: string | null;
-  hqAddress: string | null;
-  managingLou: string | null;
-  registeredAt: string | null;
-  lastUpdatedAt: string | null;
-}
+/**
+ * The LegalEntity's fields in document order: the one table its type, the golden-copy column
+ * each is read from, the OpenAPI and MCP schemas and the Typesense field list derive from. Only
+ * `lei` is always present; every other field is null where the record has no value.
+ */
+export const ENTITY_FIELD_TABLE = [
+  { name: "lei", column: "LEI", description: "ISO 17442 LEI, 20 characters" },
+  { name: "legalName", column: "Entity.LegalName", description: "Legal name, as registered" },
+  { name: "entityStatus", column: "Entity.EntityStatus", description: "ACTIVE or INACTIVE" },
+  { name: "entityCategory", column: "Entity.EntityCategory", description: "GENERAL, FUND, BRANCH, SOLE_PROPRIETOR, RESIDENT_GOVERNMENT_ENTITY or INTERNATIONAL_ORGANIZATION" },
+  { name: "registrationStatus", column: "Registration.RegistrationStatus", description: "ISSUED, LAPSED, RETIRED, PENDING_TRANSFER, PENDING_ARCHIVAL, DUPLICATE, ANNULLED, MERGED, TRANSFERRED or CANCELLED" },
+  { name: "legalForm", column: "Entity.LegalForm.EntityLegalFormCode", description: "ISO 20275 entity legal form (ELF) code, or 8888 and 9999 as GLEIF uses them" },
+  { name: "jurisdiction", column: "Entity.LegalJurisdiction", description: "Legal jurisdiction: ISO 3166-1 country or ISO 3166-2 subdivision code" },
+  { name: "country", column: "Entity.LegalAddress.Country", description: "Country of the legal address, ISO 3166-1 alpha-2" },
+  { name: "region", column: "Entity.LegalAddress.Region", description: "Region of the legal address, ISO 3166-2" },
+  { name: "city", column: "Entity.LegalAddress.City", description: "City of the legal address" },
+  { name: "postalCode", column: "Entity.LegalAddress.PostalCode", description: "Postal code of the legal address" },
+  { name: "legalAddress", column: "Entity.LegalAddress.FirstAddressLine", description: "First line of the legal address" },
+  { name: "hqAddress", column: "Entity.HeadquartersAddress.FirstAddressLine", description: "First line of the headquarters address; only where it differs from legalAddress" },
+  { name: "managingLou", column: "Registration.ManagingLOU", description: "LEI of the LOU that manages the registration" },
+  { name: "registeredAt", column: "Registration.InitialRegistrationDate", description: "Date and time of the initial registration (ISO 8601)" },
+  { name: "lastUpdatedAt", column: "Registration.LastUpdateDate", description: "Date and time of the registration's last update (ISO 8601)" },
+] as const satisfies readonly { name: string; column: string; description: string }[];
+
+export type EntityField = (typeof ENTITY_FIELD_TABLE)[number]["name"];
+
+/** The stored document: what GET /v1/entities/{lei} answers. */
+export type LegalEntity = { lei: string } & { [F in Exclude<EntityField, "lei">]: string | null };
 
 /** LegalEntity's fields in document order. */
-export const ENTITY_FIELDS = [
-  "lei", "legalName", "entityStatus", "entityCategory", "registrationStatus", "legalForm", "jurisdiction", "country",
-  "region", "city", "postalCode", "legalAddress", "hqAddress", "managingLou", "registeredAt", "lastUpdatedAt",
-] as const satisfies readonly (keyof LegalEntity)[];
+export const ENTITY_FIELDS: readonly EntityField[] = ENTITY_FIELD_TABLE.map((f) => f.name);
 
 export const FIELD_LEGAL_NAME = 1;
 export const FIELD_OTHER_NAME = 2;
@@ -52,12 +59,18 @@ export const COLUMNS = [
   { param: "managingLou", field: "managingLou" },
   { param: "city", field: "city" },
   { param: "region", field: "region" },
-] as const satisfies readonly { param: string; field: keyof LegalEntity }[];
+] as const satisfies readonly { param: string; field: EntityField }[];
 
 export type FilterParam = (typeof COLUMNS)[number]["param"];
 export const FILTER_PARAMS: readonly FilterParam[] = COLUMNS.map((c) => c.param);
 export const FACET_PARAMS = ["country", "jurisdiction", "status", "registrationStatus", "category"] as const;
 export type FacetParam = (typeof FACET_PARAMS)[number];
+
+/** The facet parameter of a field, if it has one: the fields facet_by and facets take. */
+export function facetOfField(field: EntityField): FacetParam | null {
+  const param = COLUMNS.find((c) => c.field === field)?.param;
+  return param !== undefined && (FACET_PARAMS as readonly string[]).includes(param) ? (param as FacetParam) : null;
+}
 
 export function columnIndex(param: FilterParam): number {
   return COLUMNS.findIndex((c) => c.param === param);

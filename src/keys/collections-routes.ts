@@ -4,6 +4,7 @@
 
 import { QueryStringError, queryRecord } from "../http/query-string.js";
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
+import { ENTITY_FIELD_TABLE, facetOfField } from "../engine/schema.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
@@ -347,9 +348,11 @@ function failed(g: Guarded, err: unknown): void {
   else throw err;
 }
 
+/**
+ * The collection's fields as Typesense lists them: the entity's stored fields (facet where
+ * facet_by takes them), and `otherNames`, searched (query_by) but not part of the stored document.
+ */
 const DOCUMENT_FIELDS = [
-  ["lei", "string"], ["legalName", "string"], ["otherNames", "string[]"], ["entityStatus", "string", true], ["entityCategory", "string", true],
-  ["registrationStatus", "string", true], ["legalForm", "string", true], ["jurisdiction", "string", true], ["country", "string", true],
-  ["region", "string", true], ["city", "string", true], ["postalCode", "string"], ["legalAddress", "string"], ["hqAddress", "string"],
-  ["managingLou", "string", true], ["registeredAt", "string"], ["lastUpdatedAt", "string"],
-].map(([name, type, facet]) => ({ name, type, facet: facet === true, optional: name !== "lei" && name !== "legalName", index: true }));
+  ...ENTITY_FIELD_TABLE.map((f) => ({ name: f.name as string, type: "string", facet: facetOfField(f.name) !== null })),
+  { name: "otherNames", type: "string[]", facet: false },
+].map((f) => ({ ...f, optional: f.name !== "lei" && f.name !== "legalName", index: true }));

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the public API, built from the same schemas that validate requests.
 
-import { FACET_PARAMS } from "../engine/schema.js";
+import { ENTITY_FIELD_TABLE, FACET_PARAMS } from "../engine/schema.js";
 import { searchQuerySchema } from "./search-params.js";
 
 const nullableString = { type: ["string", "null"] };
@@ -8,14 +8,7 @@ const nullableString = { type: ["string", "null"] };
 const legalEntity = {
   type: "object",
   required: ["lei"],
-  properties: {
-    lei: { type: "string", description: "ISO 17442 LEI, 20 characters" },
-    legalName: nullableString, entityStatus: { ...nullableString, description: "ACTIVE or INACTIVE" },
-    entityCategory: nullableString, registrationStatus: nullableString, legalForm: nullableString,
-    jurisdiction: nullableString, country: nullableString, region: nullableString, city: nullableString,
-    postalCode: nullableString, legalAddress: nullableString, hqAddress: { ...nullableString, description: "Only where it differs from legalAddress" },
-    managingLou: nullableString, registeredAt: nullableString, lastUpdatedAt: nullableString,
-  },
+  properties: Object.fromEntries(ENTITY_FIELD_TABLE.map((f) => [f.name, { ...(f.name === "lei" ? { type: "string" } : nullableString), description: f.description }])),
 };
 
 const apiError = { type: "object", required: ["error"], properties: { error: { type: "string" } } };

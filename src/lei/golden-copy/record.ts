@@ -5,27 +5,8 @@
 
 import { sliceOfBytes } from "../../engine/partition.js";
 import type { RecordBatchWriter } from "../../engine/record-batch.js";
-import { ENTITY_FIELDS, type LegalEntity } from "../../engine/schema.js";
+import { ENTITY_FIELD_TABLE, ENTITY_FIELDS } from "../../engine/schema.js";
 import type { CsvRow } from "./csv.js";
-
-const ENTITY_COLUMNS: Record<keyof LegalEntity, string> = {
-  lei: "LEI",
-  legalName: "Entity.LegalName",
-  entityStatus: "Entity.EntityStatus",
-  entityCategory: "Entity.EntityCategory",
-  registrationStatus: "Registration.RegistrationStatus",
-  legalForm: "Entity.LegalForm.EntityLegalFormCode",
-  jurisdiction: "Entity.LegalJurisdiction",
-  country: "Entity.LegalAddress.Country",
-  region: "Entity.LegalAddress.Region",
-  city: "Entity.LegalAddress.City",
-  postalCode: "Entity.LegalAddress.PostalCode",
-  legalAddress: "Entity.LegalAddress.FirstAddressLine",
-  hqAddress: "Entity.HeadquartersAddress.FirstAddressLine",
-  managingLou: "Registration.ManagingLOU",
-  registeredAt: "Registration.InitialRegistrationDate",
-  lastUpdatedAt: "Registration.LastUpdateDate",
-};
 
 export const REQUIRED_COLUMNS = ["LEI", "Entity.LegalName"] as const;
 
@@ -56,7 +37,7 @@ export function rowEncoder(header: string[]): RowEncoder {
   if (missing.length > 0) throw new MissingColumnsError(`golden copy lacks required column(s): ${missing.join(", ")}`);
 
   const at = (name: string): number => index.get(name) ?? -1;
-  const columns = ENTITY_FIELDS.map((field) => at(ENTITY_COLUMNS[field]));
+  const columns = ENTITY_FIELD_TABLE.map((field) => at(field.column));
   const otherNames = OTHER_NAME_COLUMNS.map(at).filter((i) => i >= 0);
   const LEI = columns[ENTITY_FIELDS.indexOf("lei")];
   const STATUS = ENTITY_FIELDS.indexOf("entityStatus");
