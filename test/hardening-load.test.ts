@@ -10,7 +10,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { request as httpRequest } from "node:http";
 import { join, relative } from "node:path";
 import { goldenCopyCsv, importSynthetics } from "./helpers/keyed-extras.js";
-import { CsvReader, MAX_FIELD_BYTES, MAX_ROW_BYTES } from "../src/lei/golden-copy/csv.js";
+import { CsvReader, MAX_FIELD_BYTES, MAX_ROW_BYTES } from "../src/golden-copy/csv.js";
 import { parseConfig } from "../src/config/cli.js";
 import { RateLimiter } from "../src/http/rate-limit.js";
 import { ExpiryGuard, STEP_GRACE_MS } from "../src/keys/expiry-guard.js";

@@ -1,7 +1,7 @@
 // Loader thread: streams one golden copy into record batches for the shard workers.
 import { parentPort, workerData } from "node:worker_threads";
-import { yieldToFront } from "../src/engine/thread-priority.js";
-import { runLoader, type LoaderInput, type LoaderMessage } from "../src/lei/golden-copy/load.js";
+import { yieldToFront } from "../src/os/thread-priority.js";
+import { runLoader, type LoaderInput, type LoaderMessage } from "../src/golden-copy/load.js";
 
 yieldToFront();
 

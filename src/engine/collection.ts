@@ -14,8 +14,8 @@ import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
 import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
-import { returnFreedMemory } from "./native-heap.js";
-import { releaseMemory } from "./release-memory.js";
+import { returnFreedMemory } from "../os/native-heap.js";
+import { releaseMemory } from "../os/release-memory.js";
 import { ScratchBytes } from "./scratch-bytes.js";
 
 export interface CollectionMeta {

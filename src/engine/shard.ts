@@ -9,7 +9,7 @@ import { workerData } from "piscina";
 import type { ShardReply, ShardRequest, ShardTask, FinishResult } from "./protocol.js";
 import { oneTypoFirst, planFallback, worthGuessing } from "./planner.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
-import { releaseMemory, releaseMemoryWhenGrown } from "./release-memory.js";
+import { releaseMemory, releaseMemoryWhenGrown } from "../os/release-memory.js";
 import type { ChannelBatch, ChannelReply } from "./slice-channel.js";
 import { docFileOf, writeSegment } from "./segment.js";
 import { SliceBuilder } from "./slice-builder.js";

@@ -2,7 +2,7 @@
 // long: the ranking work of one multi_search, the exports one key may run at once, and how long
 // an export waits for a reader that stopped reading.
 
-import type { Caller } from "./auth.js";
+import type { Caller } from "../keys/auth.js";
 
 /** Hits one multi_search may rank in all: the sum over its searches of page × per_page × synonym variants. */
 export const MULTI_SEARCH_MAX_HITS = 100_000;

@@ -8,12 +8,12 @@ import { ENTITY_FIELD_TABLE, facetOfField } from "../engine/schema.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
-import { ImportRefused } from "../lei/reloader.js";
+import { ImportRefused } from "../golden-copy/reloader.js";
 import type { LeiService } from "../lei/service.js";
-import { KeyAuth } from "./auth.js";
-import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "./keyed-route.js";
-import { collectionAllowed } from "./model.js";
-import { applyEmbedded, unscoped, type ScopedParams } from "./scoped.js";
+import { KeyAuth } from "../keys/auth.js";
+import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "../keys/keyed-route.js";
+import { collectionAllowed } from "../keys/model.js";
+import { applyEmbedded, unscoped, type ScopedParams } from "../keys/scoped.js";
 import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs, MAX_EXPORTS_PER_KEY, MultiSearchBudget, MultiSearchTooLarge } from "./keyed-limits.js";
 import { withoutStopwords, withPreset, type Preset, type SearchSettings, type StopwordSet } from "./search-settings.js";
 import { registerSettingsRoutes } from "./settings-routes.js";
@@ -37,7 +37,7 @@ export interface CollectionsApiDeps {
   reload: () => void;
   /**
    * loads an uploaded golden copy as the live collection; resolves with its name and records,
-   * rejects with ImportRefused (lei/reloader.ts) when the file is refused
+   * rejects with ImportRefused (golden-copy/reloader.ts) when the file is refused
    */
   importFile: (path: string, opts: { allowShrink: boolean }) => Promise<{ name: string; records: number }>;
   log: (line: string) => void;

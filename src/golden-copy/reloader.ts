@@ -10,7 +10,7 @@ import type { Collection } from "../engine/collection.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
-import { latestPublication } from "./golden-copy/gleif-api.js";
+import { latestPublication } from "./gleif-api.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 
 export type SourceSetting =

@@ -3,8 +3,8 @@
 
 import { Ajv } from "ajv";
 import type { HttpServer } from "../http/server.js";
-import type { KeyAuth } from "./auth.js";
-import { JSON_BODY, jsonBody, keyedRoute, noCollection, type Guarded, type Need } from "./keyed-route.js";
+import type { KeyAuth } from "../keys/auth.js";
+import { JSON_BODY, jsonBody, keyedRoute, noCollection, type Guarded, type Need } from "../keys/keyed-route.js";
 import type { Preset, SearchSettings, StopwordSet, SynonymRule } from "./search-settings.js";
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;

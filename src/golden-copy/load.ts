@@ -4,7 +4,7 @@
 
 import { basename, join } from "node:path";
 import type { MessagePort } from "node:worker_threads";
-import { RecordBatchWriter } from "../../engine/record-batch.js";
+import { RecordBatchWriter } from "../engine/record-batch.js";
 import { CsvReader, type CsvRow } from "./csv.js";
 import { rowEncoder, type RowEncoder } from "./record.js";
 import { download, isUrl, openLocal } from "./source.js";

@@ -7,8 +7,8 @@ import { Worker } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
 import { WORKER_YOUNG_GENERATION_MB } from "../engine/pool.js";
 import { MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
-import type { LoaderControl, LoaderInput, LoaderMessage } from "./golden-copy/load.js";
-import { isUrl } from "./golden-copy/source.js";
+import type { LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
+import { isUrl } from "./source.js";
 
 export interface LoadRequest {
   /** a local CSV or zip, or an http(s) URL */

@@ -3,9 +3,9 @@
 // `NULL` of Entity.EntityStatus, which is how the file says "no status", and a headquarters
 // address that repeats the legal one, which is left out.
 
-import { sliceOfBytes } from "../../engine/partition.js";
-import type { RecordBatchWriter } from "../../engine/record-batch.js";
-import { ENTITY_FIELD_TABLE, ENTITY_FIELDS } from "../../engine/schema.js";
+import { sliceOfBytes } from "../engine/partition.js";
+import type { RecordBatchWriter } from "../engine/record-batch.js";
+import { ENTITY_FIELD_TABLE, ENTITY_FIELDS } from "../engine/schema.js";
 import type { CsvRow } from "./csv.js";
 
 export const REQUIRED_COLUMNS = ["LEI", "Entity.LegalName"] as const;
