@@ -6,7 +6,7 @@
 import type { SearchOutcome } from "../engine/collection.js";
 import type { ScratchBytes } from "../engine/scratch-bytes.js";
 import { COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
-import { ParamError, parseSearchParams, type SearchParams } from "../lei/search-params.js";
+import { ParamError, searchParamsFrom, type SearchParams } from "../lei/search-params.js";
 import { PARAM_OF_FIELD, parseScopedFilterBy } from "./filter-by.js";
 
 export const MAX_PER_PAGE = 250;
@@ -38,21 +38,21 @@ export interface TypesenseQuery {
 export function fromTypesense(raw: Record<string, string>, scopeFilter: string | null = null): TypesenseQuery {
   for (const k of Object.keys(raw)) if (!KNOWN.has(k)) throw new ParamError(`unknown search parameter '${k}'`);
   if (raw.q === undefined) throw new ParamError("the parameter 'q' is required (use * to match everything)");
-  const publicQuery = new URLSearchParams();
+  const search: [string, string][] = [];
   const q = raw.q.trim();
-  if (q !== "" && q !== "*") publicQuery.set("q", q);
+  if (q !== "" && q !== "*") search.push(["q", q]);
   const fields = fieldsOf(raw.query_by);
-  if (fields) publicQuery.set("fields", fields);
+  if (fields) search.push(["fields", fields]);
   const filters = parseScopedFilterBy(raw.filter_by ?? "", scopeFilter);
   const excluded: Partial<Record<FilterParam, string[]>> = {};
   for (const [param, f] of filters ?? []) {
-    if (f.include !== null) publicQuery.set(param, f.include.join(","));
+    if (f.include !== null) search.push([param, f.include.join(",")]);
     // excluded values are checked and normalised by the same parser as allowed ones
-    if (f.exclude.length > 0) excluded[param] = parseSearchParams(new URLSearchParams({ [param]: f.exclude.join(",") }).toString()).filters[param];
+    if (f.exclude.length > 0) excluded[param] = searchParamsFrom([[param, f.exclude.join(",")]]).filters[param];
   }
   const facets = facetsOf(raw.facet_by ?? "");
-  if (facets.length > 0) publicQuery.set("facets", facets.join(","));
-  const params = parseSearchParams(publicQuery.toString());
+  if (facets.length > 0) search.push(["facets", facets.join(",")]);
+  const params = searchParamsFrom(search);
   const page = positive(raw.page, "page", 1);
   const perPage = Math.min(positive(raw.per_page, "per_page", 10), MAX_PER_PAGE);
   if (page * perPage > MAX_DEPTH) throw new ParamError(`page × per_page may not exceed ${MAX_DEPTH}`);

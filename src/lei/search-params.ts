@@ -59,6 +59,7 @@ export interface SearchParams {
 
 export class ParamError extends Error {}
 
+/** GET /v1/entities's query string: percent-decoded into pairs, then searchParamsFrom(). */
 export function parseSearchParams(rawQuery: string): SearchParams {
   let entries: [string, string][];
   try {
@@ -66,6 +67,15 @@ export function parseSearchParams(rawQuery: string): SearchParams {
   } catch (err) {
     throw new ParamError((err as Error).message);
   }
+  return searchParamsFrom(entries);
+}
+
+/**
+ * The search every front asks for, from (parameter, value) pairs named as GET /v1/entities names
+ * them: the Typesense API and MCP map their own arguments onto these pairs, so one validator,
+ * one set of messages and one normalisation serve all three, with no query string in between.
+ */
+export function searchParamsFrom(entries: Iterable<readonly [string, string]>): SearchParams {
   // no prototype: "toString" or "constructor" is an unknown parameter, not one already given
   const raw: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, value] of entries) {
