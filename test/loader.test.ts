@@ -6,7 +6,7 @@ import t, { type Test } from "tap";
 import { createServer, type Server } from "node:http";
 import { readFileSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { csvLine, ENTITY_KEYS, readSample, seededRandom, shuffle, writeFixture, zipSingle, type Fixture } from "./helpers/fixture.js";
+import { csvLine, ENTITY_KEYS, leiValid, readSample, seededRandom, shuffle, writeFixture, zipSingle, type Fixture } from "./helpers/fixture.js";
 import { facetCounts } from "./helpers/model.js";
 import { fetchGot, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer, freePort } from "./helpers/server.js";
 
@@ -73,7 +73,8 @@ async function announced(p: ReturnType<typeof spawnLeidex>, timeoutMs = 60_000):
 
 t.test("not ready until the data is live, ready after", async (t) => {
   const port = await freePort();
-  const p = spawnLeidex(["--host", "127.0.0.1", "--port", String(port), "--data-dir", tempDir(t), "--shards", "1", "--rate-limit", "0", "--source", fx.zip]);
+  const key = "kx-loader-not-ready-0123456789";
+  const p = spawnLeidex(["--host", "127.0.0.1", "--port", String(port), "--data-dir", tempDir(t), "--shards", "1", "--rate-limit", "0", "--source", fx.zip, "--api-key", key]);
   t.teardown(async () => { if (p.child.exitCode === null) { p.child.kill("SIGKILL"); await p.exited; } });
   // the first answer comes while the ~6,000 rows are still loading
   const t0 = Date.now();
@@ -91,6 +92,15 @@ t.test("not ready until the data is live, ready after", async (t) => {
     t.equal(search.status, 503, "a search before the data is live -> 503");
     t.type(search.body?.error, "string", "with an error body");
     t.ok(search.headers.get("retry-after"), "and Retry-After");
+    // every area answers not-ready alike: 503 with Retry-After, in its own error shape
+    const lookup = await fetchGot(`http://127.0.0.1:${port}/v1/entities/${fx.model.find((m) => leiValid(m.entity.lei))!.entity.lei}`);
+    const keyed = await fetchGot(`http://127.0.0.1:${port}/collections/lei/documents/search?q=bank`, { headers: { "X-TYPESENSE-API-KEY": key } });
+    for (const [what, r, shape] of [["a lookup", lookup, "error"], ["a keyed search", keyed, "message"]] as const) {
+      if (r.status === 200) continue; // the load finished in between
+      t.equal(r.status, 503, `${what} before the data is live -> 503`);
+      t.equal(r.headers.get("retry-after"), "5", `${what}: Retry-After`);
+      t.type(r.body?.[shape], "string", `${what}: {"${shape}": ...}`);
+    }
     t.equal((await fetchGot(`http://127.0.0.1:${port}/health`)).status, 200, "/health is 200 while loading");
   }
   t.ok(await announced(p), "announced once loaded");

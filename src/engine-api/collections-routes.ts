@@ -6,6 +6,7 @@ import { QueryStringError, queryRecord } from "../http/query-string.js";
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
 import { ENTITY_FIELD_TABLE, facetOfField } from "../engine/schema.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
+import { replyNotReady } from "../http/not-ready.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
 import { ImportRefused } from "../golden-copy/reloader.js";
@@ -344,7 +345,7 @@ class SettingNotFound extends Error {}
 function failed(g: Guarded, err: unknown): void {
   if (err instanceof SettingNotFound) g.reply.error(404, err.message);
   else if (err instanceof ParamError || err instanceof QueryStringError) g.reply.error(400, err.message);
-  else if (err instanceof NotReadyError || err instanceof ShardFailedError) g.reply.error(503, "Not Ready or Lagging");
+  else if (err instanceof NotReadyError || err instanceof ShardFailedError) replyNotReady(g.reply, "Not Ready or Lagging");
   else throw err;
 }
 

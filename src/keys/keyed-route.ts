@@ -1,6 +1,7 @@
 // What every keyed route shares: Typesense's error shape {"message": ...}, the key check before
 // the handler, and JSON bodies read with a cap.
 
+import { replyNotReady } from "../http/not-ready.js";
 import type { HttpServer, Reply, Request, RouteOptions } from "../http/server.js";
 import { KeyAuth, type Caller } from "./auth.js";
 
@@ -11,7 +12,7 @@ export const JSON_BODY = { maxBodyBytes: MAX_JSON_BODY } as const;
 
 export interface Guarded { caller: Caller; req: Request; reply: Reply }
 
-/** Which action and collections a request needs; null collection = none (e.g. /keys). */
+/** Which action and collections a request needs; null collection = none (e.g. /keys). A 503 refusal is a not-ready answer. */
 export type Need = (req: Request) => { action: string; collections: string[] } | { status: number; message: string };
 
 /** An action on no collection in particular (keys, aliases, settings lists, admin). */
@@ -25,7 +26,10 @@ export function keyedRoute(
   server.route(method, pattern, options, (req, reply) => {
     const presented = KeyAuth.presented((header) => req.header(header), req.rawQuery);
     const wanted = need(req);
-    if ("status" in wanted) { reply.error(wanted.status, wanted.message); return; }
+    if ("status" in wanted) {
+      if (wanted.status === 503) replyNotReady(reply, wanted.message); else reply.error(wanted.status, wanted.message);
+      return;
+    }
     const outcome = auth.check(req.ip, presented, wanted.action, wanted.collections);
     if (!outcome.ok) { reply.error(outcome.status, outcome.message); return; }
     return handler({ caller: outcome.caller, req, reply });

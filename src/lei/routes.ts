@@ -3,6 +3,7 @@
 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
 import { FACET_PARAMS, type FacetParam } from "../engine/schema.js";
+import { replyNotReady } from "../http/not-ready.js";
 import type { HttpServer, Reply, RouteOptions } from "../http/server.js";
 import { openApiDocument } from "./openapi.js";
 import { ParamError, parseSearchParams } from "./search-params.js";
@@ -78,7 +79,7 @@ function guard<T>(reply: Reply, parse: () => T): T | null {
  */
 function unavailable(reply: Reply, err: unknown): void {
   if (err instanceof NotReadyError || err instanceof ShardFailedError) {
-    reply.header("Retry-After", "5").error(503, `temporarily unavailable: ${(err as Error).message}`);
+    replyNotReady(reply, `temporarily unavailable: ${(err as Error).message}`);
     return;
   }
   throw err;
