@@ -6,6 +6,7 @@ import { QueryStringError, queryRecord } from "../http/query-string.js";
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
 import { ENTITY_FIELD_TABLE, facetOfField } from "../engine/schema.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
+import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
 import { replyNotReady } from "../http/not-ready.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
@@ -261,13 +262,8 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   server.route("post", "/multi_search", { name: "multi-search", errorBody: keyedErrorBody, maxBodyBytes: MAX_JSON_BODY }, async (req, reply) => {
     const presented = KeyAuth.presented((h) => req.header(h), req.rawQuery);
     const bytes = await req.body(); // a body over the cap rejects here and is answered 413
-    let body: unknown;
-    try {
-      body = JSON.parse(bytes.toString("utf8"));
-    } catch {
-      reply.error(400, "Bad JSON.");
-      return;
-    }
+    const body = parseJsonBody(bytes);
+    if (body === BAD_JSON) { reply.error(400, BAD_JSON_MESSAGE); return; }
     const searches = (body as { searches?: unknown } | null)?.searches;
     if (!Array.isArray(searches)) { reply.error(400, "Missing `searches` array."); return; }
     const ownKey = (item: unknown): string | undefined => {

@@ -1,7 +1,8 @@
 // Typesense's synonym, preset and stopword endpoints over SearchSettings. Bodies are validated
 // by the schemas below; a name is 1–128 characters of letters, digits, '_', '-' and '.'.
 
-import { Ajv } from "ajv";
+import type { ValidateFunction } from "ajv";
+import { ajv, describeSchemaError } from "../http/json-schema.js";
 import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "../keys/auth.js";
 import { JSON_BODY, jsonBody, keyedRoute, noCollection, type Guarded, type Need } from "../keys/keyed-route.js";
@@ -9,7 +10,6 @@ import type { Preset, SearchSettings, StopwordSet, SynonymRule } from "./search-
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const phrase = { type: "string", minLength: 1, maxLength: 200 } as const;
-const ajv = new Ajv({ allErrors: false, allowUnionTypes: true });
 
 const synonymSchema = {
   type: "object", additionalProperties: false, required: ["synonyms"],
@@ -31,12 +31,11 @@ const validateSynonym = ajv.compile<{ synonyms: string[]; root?: string }>(synon
 const validatePreset = ajv.compile<{ value: Preset["value"] }>(presetSchema);
 const validateStopwords = ajv.compile<{ stopwords: string[]; locale?: string }>(stopwordsSchema);
 
-async function validBody<T>(g: Guarded, validate: ((v: unknown) => v is T) & { errors?: unknown }): Promise<T | undefined> {
+async function validBody<T>(g: Guarded, validate: ValidateFunction<T>): Promise<T | undefined> {
   const body = await jsonBody(g);
   if (body === undefined) return undefined;
   if (!validate(body)) {
-    const e = (validate.errors as { instancePath?: string; message?: string }[] | null | undefined)?.[0];
-    g.reply.error(400, `invalid body: ${e?.instancePath || "body"} ${e?.message ?? ""}`.trim());
+    g.reply.error(400, describeSchemaError("body", validate.errors));
     return undefined;
   }
   return body;

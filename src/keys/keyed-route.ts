@@ -1,6 +1,7 @@
 // What every keyed route shares: Typesense's error shape {"message": ...}, the key check before
 // the handler, and JSON bodies read with a cap.
 
+import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
 import { replyNotReady } from "../http/not-ready.js";
 import type { HttpServer, Reply, Request, RouteOptions } from "../http/server.js";
 import { KeyAuth, type Caller } from "./auth.js";
@@ -38,11 +39,8 @@ export function keyedRoute(
 
 /** The body as a JSON value; replies 400 and returns undefined when it is not JSON. */
 export async function jsonBody(g: Guarded): Promise<unknown> {
-  const bytes = await g.req.body();
-  try {
-    return JSON.parse(bytes.toString("utf8")) as unknown;
-  } catch {
-    g.reply.error(400, "Bad JSON.");
-    return undefined;
-  }
+  const body = parseJsonBody(await g.req.body());
+  if (body !== BAD_JSON) return body;
+  g.reply.error(400, BAD_JSON_MESSAGE);
+  return undefined;
 }

@@ -8,7 +8,7 @@
 // it, 429 before the value is looked at. Charging clashes only would still tell a clash (429)
 // from a free value (201) once the budget is spent. Generated values cost nothing.
 
-import { Ajv } from "ajv";
+import { ajv, describeSchemaError } from "../http/json-schema.js";
 import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
 import { randomKey } from "../store/persisted-key.js";
@@ -37,7 +37,7 @@ export const keyCreateSchema = {
 
 interface KeyCreate { value?: string; description?: string; actions: string[]; collections: string[]; expires_at?: number; autodelete?: boolean }
 
-const validateCreate = new Ajv({ allErrors: false }).compile<KeyCreate>(keyCreateSchema);
+const validateCreate = ajv.compile<KeyCreate>(keyCreateSchema);
 
 /** The listed form: never the value, only its prefix. */
 export function publicKey(k: ApiKey): Record<string, unknown> {
@@ -54,8 +54,7 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
     const parsed = await jsonBody(g);
     if (parsed === undefined) return;
     if (!validateCreate(parsed)) {
-      const e = validateCreate.errors?.[0];
-      g.reply.error(400, `invalid key: ${e?.instancePath || "body"} ${e?.message ?? ""}${e?.params && "additionalProperty" in e.params ? ` '${String(e.params.additionalProperty)}'` : ""}`.trim());
+      g.reply.error(400, describeSchemaError("key", validateCreate.errors));
       return;
     }
     const body: KeyCreate = parsed;

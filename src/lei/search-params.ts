@@ -2,7 +2,8 @@
 // served as documentation in the OpenAPI document, then normalisation into an engine query.
 
 import { queryEntries } from "../http/query-string.js";
-import { Ajv, type ErrorObject } from "ajv";
+import type { ErrorObject } from "ajv";
+import { ajv } from "../http/json-schema.js";
 import { FACET_PARAMS, FILTER_PARAMS, type FacetParam, type FilterParam, type SearchField } from "../engine/schema.js";
 
 export const DEFAULT_LIMIT = 20;
@@ -34,8 +35,6 @@ export const searchQuerySchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: false, strict: true });
-ajv.addKeyword({ keyword: "x-hint", schemaType: "string" });
 const validate = ajv.compile(searchQuerySchema);
 
 /** Parameters whose values are codes: upper-cased before validation and matching. */

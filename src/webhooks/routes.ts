@@ -3,6 +3,7 @@
 // to its tenant: another tenant's webhook is a 404. Missing or unknown credential: 401; the wrong
 // kind of key (operator on a tenant route, tenant on an operator route): 403.
 
+import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import type { RateLimiter } from "../http/rate-limit.js";
@@ -100,7 +101,8 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       if (maxBody !== null) {
         const bytes = await req.body();
         if (bytes.length > 0) {
-          try { body = JSON.parse(bytes.toString("utf8")); } catch { reply.error(400, "body is not valid JSON"); return; }
+          body = parseJsonBody(bytes);
+          if (body === BAD_JSON) { reply.error(400, BAD_JSON_MESSAGE); return; }
         }
       }
       // a full or failing disk is a 503 with Retry-After, logged once a minute, not a 500 per request

@@ -1,6 +1,6 @@
 // Request bodies of area C, checked with ajv.
 
-import { Ajv } from "ajv";
+import { ajv, describeSchemaError } from "../http/json-schema.js";
 import { EVENT_KINDS, MAX_CONCURRENCY, SUPPRESSION_REASONS } from "./model.js";
 
 /** The cap on a JSON body of area C, except event batches. */
@@ -8,7 +8,6 @@ export const SMALL_BODY = 64 * 1024;
 /** The most events one POST /v1/events may carry. */
 export const MAX_BATCH_EVENTS = 1000;
 
-const ajv = new Ajv({ allErrors: false });
 const maxConcurrency = { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY } as const;
 
 export const tenantCreateSchema = {
@@ -128,13 +127,5 @@ type Validate = (typeof validators)[keyof typeof validators];
 
 /** A readable message for the first ajv error. */
 export function describeError(what: string, v: Validate): string {
-  const e = v.errors?.[0];
-  if (!e) return `invalid ${what}`;
-  const where = e.instancePath || "body";
-  const p = e.params as Record<string, unknown>;
-  let detail = e.message ?? "is invalid";
-  if ("additionalProperty" in p) detail = `has unknown field '${String(p.additionalProperty)}'`;
-  if ("allowedValues" in p) detail = `must be one of ${(p.allowedValues as string[]).join(", ")}`;
-  if (e.keyword === "uniqueItems") detail = "must not repeat an item";
-  return `invalid ${what}: ${where} ${detail}`;
+  return describeSchemaError(what, v.errors);
 }
