@@ -7,7 +7,7 @@ import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } 
 import { ENTITY_FIELD_TABLE, facetOfField } from "../engine/schema.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
-import { replyNotReady } from "../http/not-ready.js";
+import { NOT_READY_RETRY_AFTER_SECONDS, replyNotReady } from "../http/not-ready.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
 import { ImportRefused } from "../golden-copy/reloader.js";
@@ -24,6 +24,8 @@ import { fromTypesense, toTypesense } from "./typesense-search.js";
 
 export const ALIAS = "lei";
 const MAX_MULTI_SEARCHES = 50;
+/** Typesense's words for a collection not served yet. */
+const NOT_READY = "Not Ready or Lagging";
 const ALIAS_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 interface UserAlias { name: string; collection_name: string }
@@ -69,7 +71,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
 
   /** The collection named in the path, for the key check; 404 if unknown. */
   const named = (action: string): Need => (req: Request) => {
-    if (!live()) return { status: 503, message: "Not Ready or Lagging" };
+    if (!live()) return { status: 503, message: NOT_READY, retryAfterSeconds: NOT_READY_RETRY_AFTER_SECONDS };
     const names = resolve(req.params[0] ?? "");
     return names ? { action, collections: names } : { status: 404, message: `Collection ${req.params[0]} not found` };
   };
@@ -341,7 +343,7 @@ class SettingNotFound extends Error {}
 function failed(g: Guarded, err: unknown): void {
   if (err instanceof SettingNotFound) g.reply.error(404, err.message);
   else if (err instanceof ParamError || err instanceof QueryStringError) g.reply.error(400, err.message);
-  else if (err instanceof NotReadyError || err instanceof ShardFailedError) replyNotReady(g.reply, "Not Ready or Lagging");
+  else if (err instanceof NotReadyError || err instanceof ShardFailedError) replyNotReady(g.reply, NOT_READY);
   else throw err;
 }
 

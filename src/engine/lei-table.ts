@@ -1,11 +1,13 @@
-// A slice's documents by LEI, read where the slice's engine keeps them: in its WASM memory, which
-// is shared between threads. A slice's docs are in LEI order, term d < docs of its dictionary is
+// A slice's docs by LEI, read where the slice's engine keeps them: in its WASM memory, which is
+// shared between threads. A slice's docs are in LEI order, term d < docs of its dictionary is
 // doc d's LEI (lower case, behind a marker byte), and doc d's stored JSON lies at docStart[d],
 // docLen[d] of its document file. None of that changes once the slice is served, so the front
-// answers a lookup from it on its own thread: a lookup is the hottest route, and a round trip to
-// the shard worker cost more CPU than the rest of it together.
+// answers a lookup from it on its own thread (a lookup is the hottest route, and a round trip to
+// the shard worker cost more CPU than the rest of it together), and the shard reads its hits'
+// LEIs and documents through the same table.
 
 import type { DocRef } from "./protocol.js";
+import { upperAscii } from "./text.js";
 
 const LEI_LENGTH = 20;
 
@@ -48,9 +50,22 @@ export class LeiTable {
     return lo < this.docs && this.compare(lo, wanted) === 0 ? { at: this.docStart[lo], length: this.docLen[lo] } : null;
   }
 
+  /** Where doc d's stored JSON starts in the document file, and its length. */
+  docAt(d: number): number { return this.docStart[d]; }
+  docLength(d: number): number { return this.docLen[d]; }
+
+  /** Doc d's LEI, upper case, into `into` at `at`: twenty bytes, no string. */
+  copyLei(d: number, into: Uint8Array, at: number): void {
+    const from = this.leiAt(d);
+    for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(this.bytes[from + i]);
+  }
+
+  /** Where doc d's LEI (lower case) starts, past the term's marker byte. */
+  private leiAt(d: number): number { return this.termBytesAt + this.termOffs[d] + 1; }
+
   /** Doc d's LEI against `lei` (lower case), byte by byte. */
   private compare(d: number, lei: string): number {
-    const at = this.termBytesAt + this.termOffs[d] + 1;
+    const at = this.leiAt(d);
     for (let i = 0; i < LEI_LENGTH; i++) {
       const diff = this.bytes[at + i] - lei.charCodeAt(i);
       if (diff !== 0) return diff;

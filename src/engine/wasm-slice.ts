@@ -7,11 +7,11 @@
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
 import type { HitSource, SearchAnswer } from "./protocol.js";
-import type { LeiTableShare } from "./lei-table.js";
+import { LeiTable, type LeiTableShare } from "./lei-table.js";
 import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
-import { tokenize, typoBudget, upperAscii } from "./text.js";
+import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
 
 const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
@@ -68,7 +68,6 @@ const MAX_TOKENS = 16;
 const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
-const LEI_LENGTH = 20;
 const NEWLINE = Buffer.from("\n");
 /** Registration statuses of an LEI still in force: ranked before LAPSED, RETIRED and the rest. */
 const CURRENT_REGISTRATIONS = ["ISSUED", "PENDING_TRANSFER", "PENDING_ARCHIVAL"] as const;
@@ -101,17 +100,15 @@ export class WasmSlice {
   readonly docs: number;
   private readonly engine: EngineExports;
   private readonly docStore: DocStoreReader;
-  private readonly docStart: Float64Array;
-  private readonly docLen: Uint32Array;
-  /** where the term dictionary lies in WASM memory: term d < docs is doc d's LEI, lower-cased */
-  private readonly termBytesAt: number;
-  private readonly termOffsAt: number;
+  /** each doc's LEI and where its stored JSON lies, read in the engine's memory (lei-table.ts) */
+  private readonly leis: LeiTable;
+  /** where the front finds the same table */
+  readonly leiTable: LeiTableShare;
   /** per column: its values, and where its per-doc codes and value-list offsets lie in WASM memory */
   private readonly columns: { values: (string | null)[]; codesAt: number; valOffsAt: number }[];
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
   private readonly bitmapAt: number[];
-  private views: { bytes: Buffer; words: Uint32Array } | null = null;
   /** what retryWithTypos() needs of the query last searched */
   private lastQuery: WrittenQuery | null = null;
 
@@ -149,11 +146,13 @@ export class WasmSlice {
       if (p === undefined) throw new Error(`the engine's array ${name} is not in its memory`);
       return p;
     };
-    this.termBytesAt = ptr("termBytes");
-    this.termOffsAt = ptr("termOffs");
-    // shared memory: these views stay valid when it grows
-    this.docStart = new Float64Array(engine.memory.buffer, ptr("docStart"), data.nDocs);
-    this.docLen = new Uint32Array(engine.memory.buffer, ptr("docLen"), data.nDocs);
+    const memory = engine.memory.buffer as unknown;
+    if (!(memory instanceof SharedArrayBuffer)) throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
+    // term d < docs of the dictionary is doc d's LEI; none of it moves once placed
+    this.leiTable = {
+      memory, docs: data.nDocs, termBytesAt: ptr("termBytes"), termOffsAt: ptr("termOffs"), docStartAt: ptr("docStart"), docLenAt: ptr("docLen"),
+    };
+    this.leis = new LeiTable(this.leiTable);
     this.columns = data.columns.map((col, c) => ({ values: col.values, codesAt: ptr(`col${c}.codes`), valOffsAt: ptr(`col${c}.valOffs`) }));
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
@@ -162,7 +161,7 @@ export class WasmSlice {
     });
 
     const words: number[] = [
-      data.nDocs, data.termOffs.length - 1, this.termBytesAt, this.termOffsAt, ptr("postOffs"), ptr("postDocs"),
+      data.nDocs, data.termOffs.length - 1, ptr("termBytes"), ptr("termOffs"), ptr("postOffs"), ptr("postDocs"),
       ptr("fwdOffs"), ptr("fwdTerms"), ptr("fwdMeta"), ptr("nameLen"), ptr("postMeta"), data.trie.nodes, ptr("trie"),
       ptr("nameKeys"), data.nameKeys.length / 3, this.placeDocRanks(data.nDocs), data.columns.length,
     ];
@@ -199,39 +198,10 @@ export class WasmSlice {
     return at;
   }
 
-  private doc(d: number): Uint8Array { return this.docStore.read(this.docStart[d], this.docLen[d]); }
+  private doc(d: number): Uint8Array { return this.docStore.read(this.leis.docAt(d), this.leis.docLength(d)); }
 
   /** Closes the document file: the generation is gone. */
   close(): void { this.docStore.close(); }
-
-  /** Where doc d's LEI (lower case) starts in WASM memory, past the term's marker byte. */
-  private leiAt(d: number, words: Uint32Array): number {
-    return this.termBytesAt + words[(this.termOffsAt >> 2) + d] + 1;
-  }
-
-  /** Doc d's LEI, upper case, into `into` at `at`: twenty bytes, no string. */
-  private copyLei(d: number, into: Uint8Array, at: number): void {
-    const { bytes, words } = this.memory();
-    const from = this.leiAt(d, words);
-    for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(bytes[from + i]);
-  }
-
-  /** Views of the whole WASM memory, made again only if it grew (the old ones end where it ended). */
-  private memory(): { bytes: Buffer; words: Uint32Array } {
-    const buffer = this.engine.memory.buffer;
-    if (this.views?.bytes.buffer !== buffer) this.views = { bytes: Buffer.from(buffer), words: new Uint32Array(buffer) };
-    return this.views;
-  }
-
-  /** Where the front finds this slice's documents by LEI (lei-table.ts): all of it immutable from now on. */
-  get leiTable(): LeiTableShare {
-    const memory = this.engine.memory.buffer as unknown;
-    if (!(memory instanceof SharedArrayBuffer)) throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
-    return {
-      memory, docs: this.docs, termBytesAt: this.termBytesAt, termOffsAt: this.termOffsAt,
-      docStartAt: this.docStart.byteOffset, docLenAt: this.docLen.byteOffset,
-    };
-  }
 
   /** Every value of a facet column with its doc count. */
   facetValues(param: FacetParam): [string, number][] {
@@ -351,9 +321,9 @@ export class WasmSlice {
     const hits: HitSource = {
       count: nHits,
       score: (i) => hitWords[i * 3 + 1] * 2 ** 32 + hitWords[i * 3 + 2],
-      copyLei: (i, into, at) => this.copyLei(hitWords[i * 3], into, at),
-      docAt: (i) => this.docStart[hitWords[i * 3]],
-      docLength: (i) => this.docLen[hitWords[i * 3]],
+      copyLei: (i, into, at) => this.leis.copyLei(hitWords[i * 3], into, at),
+      docAt: (i) => this.leis.docAt(hitWords[i * 3]),
+      docLength: (i) => this.leis.docLength(hitWords[i * 3]),
     };
     const facets: Partial<Record<FacetParam, [string, number][]>> = {};
     for (const f of query.facets) {

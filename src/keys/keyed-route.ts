@@ -2,7 +2,6 @@
 // the handler, and JSON bodies read with a cap.
 
 import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
-import { replyNotReady } from "../http/not-ready.js";
 import type { HttpServer, Reply, Request, RouteOptions } from "../http/server.js";
 import { KeyAuth, type Caller } from "./auth.js";
 
@@ -13,8 +12,8 @@ export const JSON_BODY = { maxBodyBytes: MAX_JSON_BODY } as const;
 
 export interface Guarded { caller: Caller; req: Request; reply: Reply }
 
-/** Which action and collections a request needs; null collection = none (e.g. /keys). A 503 refusal is a not-ready answer. */
-export type Need = (req: Request) => { action: string; collections: string[] } | { status: number; message: string };
+/** Which action and collections a request needs (none, e.g. /keys), or why it is refused before any key is checked. */
+export type Need = (req: Request) => { action: string; collections: string[] } | { status: number; message: string; retryAfterSeconds?: number };
 
 /** An action on no collection in particular (keys, aliases, settings lists, admin). */
 export const noCollection = (action: string): Need => () => ({ action, collections: [] });
@@ -28,7 +27,8 @@ export function keyedRoute(
     const presented = KeyAuth.presented((header) => req.header(header), req.rawQuery);
     const wanted = need(req);
     if ("status" in wanted) {
-      if (wanted.status === 503) replyNotReady(reply, wanted.message); else reply.error(wanted.status, wanted.message);
+      if (wanted.retryAfterSeconds !== undefined) reply.header("Retry-After", String(wanted.retryAfterSeconds));
+      reply.error(wanted.status, wanted.message);
       return;
     }
     const outcome = auth.check(req.ip, presented, wanted.action, wanted.collections);

@@ -8,7 +8,8 @@ import { BACKLOG_RETRY_AFTER_SECONDS, type Backlog } from "./backlog.js";
 import type { DispatchCenter, HandOff } from "./dispatch-center.js";
 import { publicRoute, type InboundStore } from "./inbound-store.js";
 import type { Outbox } from "./outbox.js";
-import { describeError, SMALL_BODY, validators } from "./schemas.js";
+import { describeSchemaError } from "../http/json-schema.js";
+import { SMALL_BODY, validators } from "./schemas.js";
 import type { TenantStore } from "./tenant-store.js";
 import { refuseUrl, type UrlGuard } from "./url-guard.js";
 
@@ -28,7 +29,7 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
   route("post", "/v1/tenants/:id/inbound-routes", "inbound-routes-create", SMALL_BODY, async ({ req, reply, body }) => {
     const tenantId = req.params[0];
     if (!tenants.get(tenantId)) { reply.error(404, "no such tenant"); return; }
-    if (!validators.inboundCreate(body)) { reply.error(400, describeError("inbound route", validators.inboundCreate)); return; }
+    if (!validators.inboundCreate(body)) { reply.error(400, describeSchemaError("inbound route", validators.inboundCreate.errors)); return; }
     if (await refuseUrl(guard, body.url, reply)) return;
     const r = inbound.create(tenantId, body.match, body.url, body.max_concurrency);
     reply.json(201, JSON.stringify({ ...publicRoute(r), secret: r.secret }));
@@ -44,7 +45,7 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
   route("patch", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-update", SMALL_BODY, async ({ req, reply, body }) => {
     const [tenantId, routeId] = req.params;
     if (!inbound.get(tenantId, routeId)) { reply.error(404, "no such inbound route"); return; }
-    if (!validators.inboundUpdate(body)) { reply.error(400, describeError("inbound route update", validators.inboundUpdate)); return; }
+    if (!validators.inboundUpdate(body)) { reply.error(400, describeSchemaError("inbound route update", validators.inboundUpdate.errors)); return; }
     if (body.url !== undefined && await refuseUrl(guard, body.url, reply)) return;
     // read again: the route may have changed or gone while the name was being resolved
     const r = inbound.get(tenantId, routeId);
@@ -60,7 +61,7 @@ export function registerInboundRoutes(route: OperatorRoute, deps: {
   });
 
   route("post", "/v1/inbound", "inbound-receive", 1024 * 1024, ({ reply, body }) => {
-    if (!validators.inboundMessage(body)) { reply.error(400, describeError("inbound message", validators.inboundMessage)); return; }
+    if (!validators.inboundMessage(body)) { reply.error(400, describeSchemaError("inbound message", validators.inboundMessage.errors)); return; }
     const m = body;
     const r = inbound.match(m.recipient);
     if (!r) { reply.error(404, `no inbound route matches ${m.recipient}`); return; }

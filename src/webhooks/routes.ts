@@ -3,8 +3,8 @@
 // to its tenant: another tenant's webhook is a 404. Missing or unknown credential: 401; the wrong
 // kind of key (operator on a tenant route, tenant on an operator route): 403.
 
-import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
 import { timingSafeEqual, createHash } from "node:crypto";
+import { BAD_JSON, BAD_JSON_MESSAGE, describeSchemaError, parseJsonBody } from "../http/json-schema.js";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { randomKey } from "../store/persisted-key.js";
@@ -16,7 +16,7 @@ import { registerInboundRoutes } from "./inbound-routes.js";
 import type { InboundStore } from "./inbound-store.js";
 import { Intake, IntakeError, type MailEvent } from "./intake.js";
 import type { Outbox } from "./outbox.js";
-import { describeError, SMALL_BODY, validators } from "./schemas.js";
+import { SMALL_BODY, validators } from "./schemas.js";
 import type { SuppressionStore } from "./suppression-store.js";
 import type { TenantStore } from "./tenant-store.js";
 import { isSuccess } from "./retry.js";
@@ -112,7 +112,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   // ---- operator: tenants and their keys
   route("post", "/v1/tenants", "tenants-create", "operator", SMALL_BODY, ({ reply, body }) => {
-    if (!validators.tenantCreate(body)) { reply.error(400, describeError("tenant", validators.tenantCreate)); return; }
+    if (!validators.tenantCreate(body)) { reply.error(400, describeSchemaError("tenant", validators.tenantCreate.errors)); return; }
     const t = area.tenants.create(body.name);
     reply.json(201, JSON.stringify(t));
   });
@@ -141,7 +141,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   // ---- operator: event intake
   route("post", "/v1/events", "events-intake", "operator", EVENTS_BODY, async ({ reply, body }) => {
-    if (!validators.eventBatch(body)) { reply.error(400, describeError("events", validators.eventBatch)); return; }
+    if (!validators.eventBatch(body)) { reply.error(400, describeSchemaError("events", validators.eventBatch.errors)); return; }
     try {
       // the intake hands the new rows to the dispatchers itself, right after the commit
       const { accepted, duplicates, deliveries } = await area.intake.submit(body.events as MailEvent[]);
@@ -158,7 +158,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   // ---- tenant: webhooks
   route("post", "/v1/webhooks", "webhooks-create", "tenant", SMALL_BODY, async ({ reply, body, tenantId }) => {
-    if (!validators.webhookCreate(body)) { reply.error(400, describeError("webhook", validators.webhookCreate)); return; }
+    if (!validators.webhookCreate(body)) { reply.error(400, describeSchemaError("webhook", validators.webhookCreate.errors)); return; }
     if (await refuseUrl(area.guard, body.url, reply)) return;
     const w = area.webhooks.create(tenantId, body.url, body.event_types, body.max_concurrency ?? DEFAULT_CONCURRENCY);
     reply.json(201, JSON.stringify({ ...publicWebhook(w), secret: w.secret }));
@@ -173,7 +173,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   route("patch", "/v1/webhooks/:id", "webhooks-update", "tenant", SMALL_BODY, async ({ req, reply, body, tenantId }) => {
     const id = req.params[0];
     if (!area.webhooks.get(tenantId, id)) { reply.error(404, "no such webhook"); return; }
-    if (!validators.webhookUpdate(body)) { reply.error(400, describeError("webhook update", validators.webhookUpdate)); return; }
+    if (!validators.webhookUpdate(body)) { reply.error(400, describeSchemaError("webhook update", validators.webhookUpdate.errors)); return; }
     if (body.url !== undefined && await refuseUrl(area.guard, body.url, reply)) return;
     // read again: the webhook may have changed or gone while the name was being resolved
     const w = area.webhooks.get(tenantId, id);
@@ -234,7 +234,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   route("post", "/v1/webhooks/:id/redeliver", "webhooks-redeliver-failed", "tenant", SMALL_BODY, ({ req, reply, body, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
     if (!w) { reply.error(404, "no such webhook"); return; }
-    if (!validators.redeliver(body)) { reply.error(400, describeError("redelivery", validators.redeliver)); return; }
+    if (!validators.redeliver(body)) { reply.error(400, describeSchemaError("redelivery", validators.redeliver.errors)); return; }
     if (w.status !== "enabled") { reply.error(409, "webhook is disabled; enable it first"); return; }
     const n = area.outbox.redeliverFailed(w.id, body.since * 1000, area.nowMs());
     area.dispatch.kick();
@@ -244,7 +244,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     const w = area.webhooks.get(tenantId, req.params[0]);
     if (!w) { reply.error(404, "no such webhook"); return; }
     const given = body ?? {}; // a test dispatch may come without a body
-    if (!validators.testDispatch(given)) { reply.error(400, describeError("test", validators.testDispatch)); return; }
+    if (!validators.testDispatch(given)) { reply.error(400, describeSchemaError("test", validators.testDispatch.errors)); return; }
     const type = given.event_type ?? w.event_types[0];
     const eventId = randomKey("evt_test_", 20);
     const now = area.nowMs();
@@ -278,7 +278,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     if (!s) reply.error(404, "address is not suppressed"); else reply.json(200, JSON.stringify(s));
   });
   route("post", "/v1/suppressions", "suppressions-add", "tenant", SMALL_BODY, ({ reply, body, tenantId }) => {
-    if (!validators.suppressionCreate(body)) { reply.error(400, describeError("suppression", validators.suppressionCreate)); return; }
+    if (!validators.suppressionCreate(body)) { reply.error(400, describeSchemaError("suppression", validators.suppressionCreate.errors)); return; }
     const s = area.suppressions.add(tenantId, body.address, (body.reason ?? "manual") as "manual");
     reply.json(201, JSON.stringify(s));
   });

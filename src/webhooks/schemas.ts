@@ -1,6 +1,6 @@
 // Request bodies of area C, checked with ajv.
 
-import { ajv, describeSchemaError } from "../http/json-schema.js";
+import { ajv } from "../http/json-schema.js";
 import { EVENT_KINDS, MAX_CONCURRENCY, SUPPRESSION_REASONS } from "./model.js";
 
 /** The cap on a JSON body of area C, except event batches. */
@@ -122,10 +122,3 @@ export const validators = {
   inboundUpdate: ajv.compile<{ match?: string; url?: string; max_concurrency?: number }>(inboundUpdateSchema),
   inboundMessage: ajv.compile<{ id: string; recipient: string; from: string; subject?: string; text?: string; html?: string; headers?: Record<string, string>; timestamp: number }>(inboundMessageSchema),
 };
-
-type Validate = (typeof validators)[keyof typeof validators];
-
-/** A readable message for the first ajv error. */
-export function describeError(what: string, v: Validate): string {
-  return describeSchemaError(what, v.errors);
-}
