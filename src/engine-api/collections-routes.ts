@@ -7,13 +7,15 @@ import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } 
 import { ENTITY_FIELD_TABLE, facetOfField } from "../engine/schema.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
-import { NOT_READY_RETRY_AFTER_SECONDS, replyNotReady } from "../http/not-ready.js";
+import { NOT_READY_RESPONSE as notReady, NOT_READY_RETRY_AFTER_SECONDS, replyNotReady } from "../http/not-ready.js";
+import { RETRY_AFTER } from "../http/route.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
 import { ImportRefused } from "../golden-copy/reloader.js";
 import type { LeiService } from "../lei/service.js";
-import { KeyAuth } from "../keys/auth.js";
-import { JSON_BODY, jsonBody, keyedErrorBody, keyedRoute, MAX_JSON_BODY, noCollection, type Guarded, type Need } from "../keys/keyed-route.js";
+import type { KeyAuth } from "../keys/auth.js";
+import { JSON_BODY, jsonBody, keyedRoute, MAX_JSON_BODY, refuseKey, searchKeyIfPresented, type Guarded, type Need } from "../keys/keyed-route.js";
+import { COLLECTION_PARAM, ENGINE_SEARCH_PARAMS, engineRef as ref } from "./api-schemas.js";
 import { collectionAllowed } from "../keys/model.js";
 import { applyEmbedded, unscoped, type ScopedParams } from "../keys/scoped.js";
 import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs, MAX_EXPORTS_PER_KEY, MultiSearchBudget, MultiSearchTooLarge } from "./keyed-limits.js";
@@ -82,17 +84,26 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     fields: DOCUMENT_FIELDS, default_sorting_field: "", enable_nested_fields: false,
   });
 
-  keyedRoute(server, auth, "get", "/collections", "collections-list", noCollection("collections:list"), (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/collections", name: "collections-list", action: "collections:list",
+    doc: { summary: "List collections", description: "The live collection, where the key may see it.", responses: { 200: { description: "The collections", schema: { type: "array", items: ref("Collection") } } } },
+  }, (g) => {
     const current = live();
     const visible = current && (g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, [current.name, ALIAS]));
     g.reply.json(200, JSON.stringify(visible ? [describe(current)] : []));
   });
 
-  keyedRoute(server, auth, "get", "/collections/:name", "collections-get", named("collections:get"), (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/collections/:name", name: "collections-get", action: "collections:get", scope: named,
+    doc: { summary: "Get a collection", params: [COLLECTION_PARAM], responses: { 200: { description: "The collection", schema: ref("Collection") }, 404: { description: "No such collection" }, 503: notReady } },
+  }, (g) => {
     g.reply.json(200, JSON.stringify(describe(live()!)));
   });
 
-  keyedRoute(server, auth, "del", "/collections/:name", "collections-delete", named("collections:delete"), (g) => {
+  keyedRoute(server, auth, {
+    method: "del", path: "/collections/:name", name: "collections-delete", action: "collections:delete", scope: named,
+    doc: "refusal", // the only collection is the live one: 409, it is replaced by the next load
+  }, (g) => {
     g.reply.error(409, `${live()!.name} is the live collection (alias ${ALIAS}); it is replaced by the next load, not deleted`);
   });
 
@@ -104,17 +115,31 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   };
   const maySee = (g: Guarded, a: UserAlias): boolean => g.caller.kind === "bootstrap" || collectionAllowed(g.caller.key.collections, resolve(a.name) ?? [a.name]);
 
-  keyedRoute(server, auth, "get", "/aliases", "aliases-list", noCollection("aliases:list"), (g) => {
+  const aliasName = { name: "name", description: "The alias's name", example: "entities" };
+  keyedRoute(server, auth, {
+    method: "get", path: "/aliases", name: "aliases-list", action: "aliases:list",
+    doc: { summary: "List aliases", responses: { 200: { description: "lei and the user's aliases", schema: { type: "object", required: ["aliases"], properties: { aliases: { type: "array", items: ref("Alias") } } } } } },
+  }, (g) => {
     g.reply.json(200, JSON.stringify({ aliases: allAliases().filter((a) => maySee(g, a)) }));
   });
 
-  keyedRoute(server, auth, "get", "/aliases/:name", "aliases-get", noCollection("aliases:get"), (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/aliases/:name", name: "aliases-get", action: "aliases:get",
+    doc: { summary: "Get an alias", params: [aliasName], responses: { 200: { description: "The alias", schema: ref("Alias") }, 404: { description: "No such alias" } } },
+  }, (g) => {
     const alias = allAliases().find((a) => a.name === g.req.params[0]);
     if (!alias || !maySee(g, alias)) g.reply.error(404, "Not Found");
     else g.reply.json(200, JSON.stringify(alias));
   });
 
-  keyedRoute(server, auth, "put", "/aliases/:name", "aliases-upsert", noCollection("aliases:upsert"), async (g) => {
+  keyedRoute(server, auth, {
+    method: "put", path: "/aliases/:name", name: "aliases-upsert", action: "aliases:upsert", options: JSON_BODY,
+    doc: {
+      summary: "Create or change an alias", description: "Point it at lei (which follows every load) or at the live collection's name.", params: [aliasName],
+      body: { schema: { type: "object", required: ["collection_name"], properties: { collection_name: { type: "string" } } }, example: { collection_name: "lei" } },
+      responses: { 200: { description: "The alias", schema: ref("Alias") }, 404: { description: "The target is not lei or the live collection" }, 409: { description: "The name is lei or the live collection's" } },
+    },
+  }, async (g) => {
     const name = g.req.params[0];
     const body = await jsonBody(g);
     if (body === undefined) return;
@@ -128,9 +153,12 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     if (target !== ALIAS && target !== current?.name) { g.reply.error(404, `Collection ${target} not found; point aliases at ${ALIAS}`); return; }
     if (g.caller.kind !== "bootstrap" && !collectionAllowed(g.caller.key.collections, [name])) { g.reply.error(403, `the API key does not cover the collection '${name}'`); return; }
     g.reply.json(200, JSON.stringify(settings.put<UserAlias>("alias", name, { name, collection_name: target })));
-  }, JSON_BODY);
+  });
 
-  keyedRoute(server, auth, "del", "/aliases/:name", "aliases-delete", noCollection("aliases:delete"), (g) => {
+  keyedRoute(server, auth, {
+    method: "del", path: "/aliases/:name", name: "aliases-delete", action: "aliases:delete",
+    doc: { summary: "Delete an alias", params: [aliasName], responses: { 200: { description: "The deleted alias", schema: ref("Alias") }, 404: { description: "No such alias" }, 409: { description: "lei is not deleted by hand" } } },
+  }, (g) => {
     const name = g.req.params[0];
     if (name === ALIAS) { g.reply.error(409, `the alias ${ALIAS} is moved by each load, not by hand`); return; }
     const alias = settings.get<UserAlias>("alias", name);
@@ -175,7 +203,13 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     return service.searchVariantsWith(variants.map((q) => withQuery(query.params, q)), render);
   };
 
-  keyedRoute(server, auth, "get", "/collections/:name/documents/search", "documents-search", named("documents:search"), async (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/collections/:name/documents/search", name: "documents-search", action: "documents:search", scope: named,
+    doc: {
+      summary: "Search documents (Typesense's parameters and answer)", params: [COLLECTION_PARAM], query: ENGINE_SEARCH_PARAMS,
+      responses: { 200: { description: "A page of hits", schema: ref("SearchResult") }, 400: { description: "A bad or unknown parameter" }, 404: { description: "No such collection, preset or stopword set" }, 503: notReady },
+    },
+  }, async (g) => {
     // the key parameters stay in: fromTypesense accepts them and gives them no effect
     let raw: Record<string, string>;
     try {
@@ -197,7 +231,18 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   // off after the stall timeout, and a key runs a few exports at a time (keyed-limits.ts).
   const exportSlots = new ExportSlots();
   const stallMs = exportStallMs();
-  keyedRoute(server, auth, "get", "/collections/:name/documents/export", "documents-export", named("documents:export"), async (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/collections/:name/documents/export", name: "documents-export", action: "documents:export", scope: named,
+    doc: {
+      summary: "Export documents as JSON lines", description: "Streamed with backpressure; a reader that takes nothing for 30 s is cut off; a key runs at most 4 exports at once.",
+      params: [COLLECTION_PARAM], query: [{ name: "filter_by", description: "As in search", example: "country:LU" }, { name: "include_fields", description: "Accepted" }, { name: "exclude_fields", description: "Accepted" }],
+      responses: {
+        200: { description: "One LegalEntity per line", contentType: "application/x-ndjson", schema: { type: "string" } },
+        400: { description: "A bad filter or unknown parameter" }, 404: { description: "No such collection" },
+        429: { description: "The key already runs 4 exports", headers: RETRY_AFTER }, 503: notReady,
+      },
+    },
+  }, async (g) => {
     let filters;
     let exclude;
     try {
@@ -229,7 +274,20 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   // A golden-copy CSV (or zip) uploaded as the body becomes a fresh collection, checked like a
   // reload (at least 90 % of the live collection's records unless allow_shrink=true); the body
   // goes to disk as it arrives, never into memory. Refusals name no server path.
-  keyedRoute(server, auth, "post", "/collections/:name/documents/import", "documents-import", named("documents:import"), async (g) => {
+  keyedRoute(server, auth, {
+    method: "post", path: "/collections/:name/documents/import", name: "documents-import", action: "documents:import", scope: named,
+    options: { uploadDir: deps.uploadDir, maxUploadBytes: MAX_UPLOAD_BYTES },
+    doc: {
+      summary: "Replace the live collection with an uploaded golden copy",
+      description: "The body is a GLEIF golden-copy CSV or zip (up to 16 GiB), written to disk as it arrives, then loaded and checked like a reload.",
+      params: [COLLECTION_PARAM], query: [{ name: "allow_shrink", description: "true to accept fewer than 90 % of the live collection's records", schema: { type: "string", enum: ["true", "false"] } }],
+      body: { schema: { type: "string", format: "binary" }, contentType: "application/octet-stream", required: true },
+      responses: {
+        200: { description: "Loaded and live", schema: { type: "object", required: ["success", "collection", "num_imported"], properties: { success: { type: "boolean" }, collection: { type: "string" }, num_imported: { type: "integer" } } } },
+        400: { description: "The file was refused; the live collection stays" }, 404: { description: "No such collection" }, 413: { description: "Over 16 GiB" }, 503: notReady,
+      },
+    },
+  }, async (g) => {
     let shrink: string | undefined;
     try {
       shrink = queryRecord(g.req.rawQuery).allow_shrink;
@@ -256,13 +314,22 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       const hint = err.tooFew ? "; to replace it with a smaller collection on purpose, send allow_shrink=true" : "";
       g.reply.error(400, `import refused, the live collection stays: ${err.message}${hint}`);
     }
-  }, { uploadDir: deps.uploadDir, maxUploadBytes: MAX_UPLOAD_BYTES });
+  });
 
   // Each search of a multi_search is authorised on its own (its collection, and its own key when
   // it carries one). Before any of that, the caller must hold a key that may search at all: the
   // request's, or (without one) every search's own.
-  server.route("post", "/multi_search", { name: "multi-search", errorBody: keyedErrorBody, maxBodyBytes: MAX_JSON_BODY }, async (req, reply) => {
-    const presented = KeyAuth.presented((h) => req.header(h), req.rawQuery);
+  server.route<string | null>("post", "/multi_search", {
+    name: "multi-search", area: "engine", maxBodyBytes: MAX_JSON_BODY, auth: searchKeyIfPresented(auth),
+    doc: {
+      summary: "Run several searches in one request",
+      description: "Up to 50 searches, each authorised on its own: its collection, with its own `x-typesense-api-key` when it carries one, else the request's key, "
+        + "which needs the action `documents:search`. All searches together may rank at most 100,000 hits (page × per_page × synonym variants).",
+      query: [{ name: "collection", description: "The collection of searches that name none" }],
+      body: { schema: ref("MultiSearchRequest"), required: true, example: { searches: [{ collection: "lei", q: "deutsche bank", query_by: "legalName" }] } },
+      responses: { 200: { description: "One result per search, in order: a search result or {code, error}", schema: ref("MultiSearchResult") }, 400: { description: "Not a list of searches, too many, or too large" } },
+    },
+  }, async (req, reply, presented) => {
     const bytes = await req.body(); // a body over the cap rejects here and is answered 413
     const body = parseJsonBody(bytes);
     if (body === BAD_JSON) { reply.error(400, BAD_JSON_MESSAGE); return; }
@@ -273,9 +340,9 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       const k = o["x-typesense-api-key"] ?? o["x-search-api-key"];
       return typeof k === "string" ? k : undefined;
     };
-    if (presented || searches.length === 0 || !searches.every((s) => ownKey(s) !== undefined)) {
+    if (presented === null && (searches.length === 0 || !searches.every((s) => ownKey(s) !== undefined))) {
       const caller = auth.check(req.ip, presented, "documents:search", []);
-      if (!caller.ok) { reply.error(caller.status, caller.message); return; }
+      if (!caller.ok) { refuseKey(reply, caller); return; }
     }
     // parameters for every search, read as the single searches read theirs (a bad escape is a 400)
     let common: Record<string, string>;
@@ -300,7 +367,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
         continue;
       }
       const outcome = auth.check(req.ip, key, "documents:search", names);
-      if (!outcome.ok) { reply.error(outcome.status, outcome.message); return; }
+      if (!outcome.ok) { refuseKey(reply, outcome); return; }
       const params = Object.assign({}, common, own);
       delete params.collection;
       const merged = outcome.caller.kind === "scoped" ? applyEmbedded(params, outcome.caller.embedded) : unscoped(params);
@@ -315,7 +382,13 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     reply.json(200, Buffer.concat([Buffer.from('{"results":['), ...results.flatMap((r, i) => [Buffer.from(i > 0 ? "," : ""), typeof r === "string" ? Buffer.from(r) : r]), Buffer.from("]}")]));
   });
 
-  keyedRoute(server, auth, "get", "/collections/:name/documents/:id", "documents-get", named("documents:get"), async (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/collections/:name/documents/:id", name: "documents-get", action: "documents:get", scope: named,
+    doc: {
+      summary: "Get one document by LEI", params: [COLLECTION_PARAM, { name: "id", description: "The LEI", example: "529900SIW684OP07HP11" }],
+      responses: { 200: { description: "The document", schema: ref("LegalEntity") }, 404: { description: "No such collection or document" }, 503: notReady },
+    },
+  }, async (g) => {
     try {
       service.entity(g.req.params[1] ?? "", (found) => {
         if (found.kind === "found") g.reply.json(200, found.json);
@@ -329,10 +402,16 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   const readOnly = "documents are reproduced from the GLEIF golden copy as published and cannot be written one by one";
   for (const [method, pattern] of [["post", "/collections/:name/documents"], ["patch", "/collections/:name/documents"], ["del", "/collections/:name/documents"],
     ["patch", "/collections/:name/documents/:id"], ["del", "/collections/:name/documents/:id"], ["put", "/collections/:name/documents/:id"]] as const) {
-    server.route(method, pattern, { name: "documents-write", errorBody: keyedErrorBody }, (_req, reply) => reply.error(405, readOnly));
+    server.route(method, pattern, { name: "documents-write", area: "engine", doc: "refusal" }, (_req, reply) => reply.error(405, readOnly));
   }
 
-  keyedRoute(server, auth, "post", "/operations/reload", "admin-reload", noCollection("operations/reload:create"), (g) => {
+  keyedRoute(server, auth, {
+    method: "post", path: "/operations/reload", name: "admin-reload", action: "operations/reload:create",
+    doc: {
+      summary: "Reload the configured source now", description: "Starts in the background; /v1/stats tells when the new collection is live.",
+      responses: { 202: { description: "Started", schema: { type: "object", required: ["success", "message"], properties: { success: { type: "boolean" }, message: { type: "string" } } } } },
+    },
+  }, (g) => {
     deps.reload();
     g.reply.json(202, JSON.stringify({ success: true, message: "reload of the configured source started; /v1/stats tells when it is live" }));
   });

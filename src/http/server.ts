@@ -1,6 +1,7 @@
-// The uWebSockets.js front: routes, per-route options (CORS, rate limit, error shape), gzip,
-// metrics and graceful shutdown. Handlers get a plain request snapshot (uWS requests die when the
-// handler returns) and a Reply that knows about aborted connections and corking.
+// The uWebSockets.js front: one pipeline for every route (framing → rate limit → guard →
+// handler → error mapping), gzip, metrics and graceful shutdown. Handlers get a plain request
+// snapshot (uWS requests die when the handler returns), a Reply that knows about aborted
+// connections and corking, and the principal their route's guard admitted.
 
 import uWS from "./uws.js";
 import type * as UWS from "uWebSockets.js";
@@ -8,10 +9,13 @@ import { gzipSync } from "node:zlib";
 import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { answerWriteFailure } from "../store/write-failure.js";
+import { ERROR_BODY } from "./error-shapes.js";
+import { REFUSED, type DeclaredRoute, type Handler, type Method, type RouteOptions } from "./route.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 import { BodyBudget, BodyBudgetError, BodyReceiver, BodyTimeoutError, BodyTooLargeError, uploadBody, type UploadTarget } from "./request-body.js";
 
 export { BodyTooLargeError } from "./request-body.js";
+export type { Handler, RouteOptions } from "./route.js";
 
 export interface Request {
   method: string;
@@ -35,22 +39,6 @@ export interface Request {
    * BodyTooLargeError. Call it before the handler's first await; a body not taken is discarded.
    */
   upload(): Promise<string>;
-}
-
-export type ErrorBody = (message: string) => string;
-export type Handler = (req: Request, reply: Reply) => void | Promise<void>;
-
-export interface RouteOptions {
-  /** metrics label */
-  name: string;
-  errorBody: ErrorBody;
-  cors?: boolean;
-  rateLimited?: boolean;
-  /** read JSON request bodies up to this many bytes (another Content-Type than JSON is a 415) */
-  maxBodyBytes?: number;
-  /** stream request bodies into files in this directory (see Request.upload) */
-  uploadDir?: string;
-  maxUploadBytes?: number;
 }
 
 const NO_BODY: Promise<Buffer> = Promise.resolve(Buffer.alloc(0));
@@ -116,12 +104,10 @@ export class Reply {
   constructor(
     private readonly res: UWS.HttpResponse,
     private readonly acceptsGzip: boolean,
-    private readonly route: RouteOptions,
+    private readonly route: RouteOptions<unknown>,
     private readonly started: number,
     private readonly done: RequestDone,
   ) {}
-
-  private get errorBody(): ErrorBody { return this.route.errorBody; }
 
   private onSent(status: number): void {
     this.done.requestDone(this.route.name, status, this.started);
@@ -159,7 +145,7 @@ export class Reply {
   }
 
   error(status: number, message: string): void {
-    this.json(status, this.errorBody(message));
+    this.json(status, ERROR_BODY[this.route.area](message));
   }
 
   /**
@@ -199,21 +185,25 @@ export class Reply {
     };
   }
 
-  send(status: number, body: string | Uint8Array, contentType: string): void {
+  /** `gzipped`: the same body compressed ahead (a fixed asset), sent where the client takes gzip. */
+  send(status: number, body: string | Uint8Array, contentType: string, gzipped?: Uint8Array): void {
     if (this.sent) return;
     this.sent = true;
     this.status = status;
     if (this.aborted) { this.onSent(status); return; }
     let payload: string | Uint8Array = body;
-    let gzipped = false;
-    if (this.acceptsGzip && (typeof body === "string" ? Buffer.byteLength(body) : body.byteLength) >= GZIP_MIN_BYTES) {
+    let compressed = false;
+    if (this.acceptsGzip && gzipped !== undefined) {
+      payload = gzipped;
+      compressed = true;
+    } else if (this.acceptsGzip && (typeof body === "string" ? Buffer.byteLength(body) : body.byteLength) >= GZIP_MIN_BYTES) {
       payload = gzipSync(body, { level: 4 });
-      gzipped = true;
+      compressed = true;
     }
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
       this.res.writeHeader(CONTENT_TYPE, bytesOf(contentType));
-      if (gzipped) this.res.writeHeader(CONTENT_ENCODING, GZIP);
+      if (compressed) this.res.writeHeader(CONTENT_ENCODING, GZIP);
       this.res.writeHeader(VARY, ACCEPT_ENCODING);
       if (this.cors) for (const [k, v] of CORS_HEADERS) this.res.writeHeader(k, v);
       for (const [k, v] of this.headers) this.res.writeHeader(k, v);
@@ -230,7 +220,7 @@ interface RequestDone { requestDone(route: string, status: number, started: numb
  * A handler that threw, or whose promise failed: a refused body is answered (413, 408, or 503
  * when the server holds too many bodies) and its connection closed; anything else is a 500.
  */
-function failed(reply: Reply, options: RouteOptions, err: unknown): void {
+function failed(reply: Reply, options: RouteOptions<unknown>, err: unknown): void {
   const bodyStatus = err instanceof BodyTooLargeError ? 413 : err instanceof BodyTimeoutError ? 408 : err instanceof BodyBudgetError ? 503 : 0;
   if (bodyStatus !== 0) {
     reply.closeConnection = true;
@@ -348,11 +338,14 @@ export class HttpServer {
   private draining = false;
   private readonly preflight = new Set<string>();
   private readonly bodyBudget = new BodyBudget(BODY_BUDGET_BYTES);
+  /** every route registered, in order: the OpenAPI document is generated from them */
+  readonly routes: DeclaredRoute[] = [];
 
   constructor(private readonly metrics: Metrics, private readonly limiter: RateLimiter, private readonly proxies: TrustedProxies | null = null) {}
 
-  route(method: "get" | "post" | "put" | "patch" | "del" | "any", pattern: string, options: RouteOptions, handler: Handler): void {
+  route<P = undefined>(method: Method | "any", pattern: string, options: RouteOptions<P>, handler: Handler<P>): void {
     const paramCount = pattern.split("/").filter((part) => part.startsWith(":")).length;
+    this.routes.push({ method, pattern, options: options as RouteOptions<unknown> });
     this.app[method](pattern, (res, req) => this.dispatch(res, req, paramCount, options, handler));
     if (options.cors && !this.preflight.has(pattern)) {
       // uWS aborts the process on a duplicate route, so each pattern gets one preflight handler
@@ -380,7 +373,7 @@ export class HttpServer {
   // with their methods on the prototype: a request as an object literal with a getter (the lazy
   // address) made the front promote ~400 B a request to its old generation and collect it
   // every second under load; with a closure per method it allocated more besides.
-  private dispatch(res: UWS.HttpResponse, raw: UWS.HttpRequest, paramCount: number, options: RouteOptions, handler: Handler): void {
+  private dispatch<P>(res: UWS.HttpResponse, raw: UWS.HttpRequest, paramCount: number, options: RouteOptions<P>, handler: Handler<P>): void {
     const started = performance.now();
     const req = new UwsRequest(res, raw, paramCount, this.proxies);
     // Only routes that take a body pay for one. uWS hands the body over in chunks right after
@@ -389,7 +382,7 @@ export class HttpServer {
     if (options.maxBodyBytes !== undefined) req.expectBody(options.maxBodyBytes, this.bodyBudget);
     if (options.uploadDir !== undefined) req.acceptUpload(options.uploadDir, options.maxUploadBytes ?? Number.MAX_SAFE_INTEGER);
     this.inFlight++;
-    const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options, started, this);
+    const reply = new Reply(res, acceptsGzip(raw.getHeader("accept-encoding")), options as RouteOptions<unknown>, started, this);
     res.onAborted(() => {
       req.markAborted();
       reply.markAborted();
@@ -425,13 +418,20 @@ export class HttpServer {
         return;
       }
     }
+    // the guard reads the request's headers, so it runs before the handler's first await
     try {
-      const result = handler(req, reply);
+      let principal = undefined as P;
+      if (options.auth !== undefined) {
+        const admitted = options.auth.admit(req, reply);
+        if (admitted === REFUSED) { req.release(); return; }
+        principal = admitted;
+      }
+      const result = handler(req, reply, principal);
       req.release();
-      if (result instanceof Promise) result.catch((err: unknown) => failed(reply, options, err));
+      if (result instanceof Promise) result.catch((err: unknown) => failed(reply, options as RouteOptions<unknown>, err));
     } catch (err) {
       req.release();
-      failed(reply, options, err);
+      failed(reply, options as RouteOptions<unknown>, err);
     }
   }
 

@@ -16,7 +16,7 @@ export type Caller =
   | { kind: "key"; key: ApiKey }
   | { kind: "scoped"; key: ApiKey; embedded: Record<string, string | number | boolean> };
 
-export type AuthOutcome = { ok: true; caller: Caller } | { ok: false; status: 401 | 403 | 429; message: string };
+export type AuthOutcome = { ok: true; caller: Caller } | { ok: false; status: 401 | 403 | 429; message: string; retryAfterSeconds?: number };
 
 const SEARCH = "documents:search";
 
@@ -65,8 +65,11 @@ export class KeyAuth {
   /** `collections`: the collection named by the request and, for an alias, its target; [] for none. */
   check(ip: string, presented: string | null, action: string, collections: string[]): AuthOutcome {
     const outcome = this.decide(presented, action, collections);
-    if (!outcome.ok && outcome.status === 401 && this.chargeGuess(ip)?.allowed === false) {
-      return { ok: false, status: 429, message: "too many requests with bad API keys from this address; wait a minute" };
+    if (!outcome.ok && outcome.status === 401) {
+      const guess = this.chargeGuess(ip);
+      if (guess && !guess.allowed) {
+        return { ok: false, status: 429, message: "too many requests with bad API keys from this address; wait a minute", retryAfterSeconds: guess.retryAfterSeconds };
+      }
     }
     return outcome;
   }

@@ -13,7 +13,7 @@ import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "./auth.js";
 import { randomKey } from "../store/persisted-key.js";
 import type { KeyStore } from "./key-store.js";
-import { JSON_BODY, keyedRoute, jsonBody, noCollection, type Guarded } from "./keyed-route.js";
+import { JSON_BODY, keyedRoute, jsonBody, type Guarded, type Need } from "./keyed-route.js";
 import { collectionsRefusal, FAR_FUTURE, withinPowers, type ApiKey } from "./model.js";
 import { ExpiryGuard } from "./expiry-guard.js";
 
@@ -39,6 +39,29 @@ interface KeyCreate { value?: string; description?: string; actions: string[]; c
 
 const validateCreate = ajv.compile<KeyCreate>(keyCreateSchema);
 
+const keyFields = {
+  id: { type: "integer", description: "Never reused" },
+  value_prefix: { type: "string", description: "The value's first 4 characters" },
+  key_prefix: { type: "string", description: "The same as value_prefix (Typesense names it so)" },
+  description: { type: "string" },
+  actions: { type: "array", items: { type: "string" }, example: ["documents:search"] },
+  collections: { type: "array", items: { type: "string" }, description: "Names or full-match regexes; empty means all" },
+  expires_at: { type: "integer", description: "Unix seconds" },
+  autodelete: { type: "boolean" },
+};
+
+/** OpenAPI components of /keys. */
+export const KEY_SCHEMAS = {
+  ApiKey: { type: "object", required: Object.keys(keyFields), properties: keyFields, description: "A key as listed: never its value" },
+  ApiKeyCreated: {
+    type: "object", required: [...Object.keys(keyFields), "value"],
+    properties: { ...keyFields, value: { type: "string", description: "The key itself; shown only in this answer" } },
+  },
+  ApiKeyCreate: keyCreateSchema,
+};
+const ref = (name: keyof typeof KEY_SCHEMAS): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
+const keyId = { name: "id", description: "The key's id", schema: { type: "integer", minimum: 0 }, example: 3 };
+
 /** The listed form: never the value, only its prefix. */
 export function publicKey(k: ApiKey): Record<string, unknown> {
   const prefix = k.value.slice(0, PREFIX_CHARS);
@@ -50,7 +73,15 @@ export function publicKey(k: ApiKey): Record<string, unknown> {
 
 export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeyStore, nowSeconds: () => number): void {
 
-  keyedRoute(server, auth, "post", "/keys", "keys-create", noCollection("keys:create"), async (g) => {
+  keyedRoute(server, auth, {
+    method: "post", path: "/keys", name: "keys-create", action: "keys:create", options: JSON_BODY,
+    doc: {
+      summary: "Create an API key",
+      description: "A key creates only keys within its own actions, collections and expiry. A chosen `value` spends one of the address's 30 guesses a minute.",
+      body: { schema: ref("ApiKeyCreate"), example: { description: "search only", actions: ["documents:search"], collections: ["lei"] } },
+      responses: { 201: { description: "The key, with its value (shown only here)", schema: ref("ApiKeyCreated") }, 409: { description: "The value is taken" } },
+    },
+  }, async (g) => {
     const parsed = await jsonBody(g);
     if (parsed === undefined) return;
     if (!validateCreate(parsed)) {
@@ -77,26 +108,50 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
     const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
     if (!created) { g.reply.error(409, "API key generation conflict."); return; }
     g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));
-  }, JSON_BODY);
+  });
 
   /** The stored key with this id, if the caller's powers cover it. */
   const visible = (g: Guarded, key: ApiKey | null): ApiKey | null =>
     key && (g.caller.kind === "bootstrap" || withinPowers(g.caller.key, key) === null) ? key : null;
 
-  keyedRoute(server, auth, "get", "/keys", "keys-list", noCollection("keys:list"), (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/keys", name: "keys-list", action: "keys:list",
+    doc: {
+      summary: "List API keys",
+      description: "Only keys within the caller's own powers, never their values.",
+      responses: { 200: { description: "The keys", schema: { type: "object", required: ["keys"], properties: { keys: { type: "array", items: ref("ApiKey") } } } } },
+    },
+  }, (g) => {
     g.reply.json(200, JSON.stringify({ keys: keys.list().filter((k) => visible(g, k)).map(publicKey) }));
   });
 
-  const byId = (action: string) => (req: { params: string[] }) =>
+  const byId = (action: string): Need => (req) =>
     /^[0-9]{1,15}$/.test(req.params[0] ?? "") ? { action, collections: [] } : { status: 400, message: `key id must be a whole number, got '${req.params[0]}'` };
 
-  keyedRoute(server, auth, "get", "/keys/:id", "keys-get", byId("keys:get"), (g) => {
+  keyedRoute(server, auth, {
+    method: "get", path: "/keys/:id", name: "keys-get", action: "keys:get", scope: byId,
+    doc: {
+      summary: "Get an API key",
+      params: [keyId],
+      responses: { 200: { description: "The key, without its value", schema: ref("ApiKey") }, 400: { description: "The id is not a whole number" }, 404: { description: "No such key, or beyond the caller's powers" } },
+    },
+  }, (g) => {
     const key = visible(g, keys.get(Number(g.req.params[0])));
     if (!key) g.reply.error(404, "Not found.");
     else g.reply.json(200, JSON.stringify(publicKey(key)));
   });
 
-  keyedRoute(server, auth, "del", "/keys/:id", "keys-delete", byId("keys:delete"), (g) => {
+  keyedRoute(server, auth, {
+    method: "del", path: "/keys/:id", name: "keys-delete", action: "keys:delete", scope: byId,
+    doc: {
+      summary: "Delete an API key",
+      params: [keyId],
+      responses: {
+        200: { description: "Deleted", schema: { type: "object", required: ["id"], properties: { id: { type: "integer" } } } },
+        400: { description: "The id is not a whole number" }, 404: { description: "No such key, or beyond the caller's powers" },
+      },
+    },
+  }, (g) => {
     const id = Number(g.req.params[0]);
     if (!visible(g, keys.get(id)) || !keys.delete(id)) g.reply.error(404, "Not found.");
     else g.reply.json(200, JSON.stringify({ id }));

@@ -5,6 +5,8 @@
 // known, so MCP clients can show the message.
 
 import { isJsonContentType } from "@modelcontextprotocol/server";
+import { JSON_RPC_TRANSPORT_ERROR as TRANSPORT_ERROR, jsonRpcError } from "../http/error-shapes.js";
+import type { OperationDoc } from "../http/route.js";
 import type { HttpServer, Reply } from "../http/server.js";
 import type { LeiService } from "../lei/service.js";
 import { McpEndpoint } from "./endpoint.js";
@@ -14,11 +16,10 @@ import { createLeiMcpServer } from "./tools.js";
 /** Tool arguments are a few short strings; 64 KiB is far above any honest call. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
 
-// JSON-RPC error codes (JSON-RPC 2.0, and -32000 which the MCP SDKs use for transport refusals)
+// JSON-RPC 2.0's error codes (transport refusals: JSON_RPC_TRANSPORT_ERROR)
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
-const TRANSPORT_ERROR = -32000;
 
 /** The URL the SDK sees; it never leaves the process, so the name is only a placeholder. */
 const ENDPOINT_URL = "http://leidex.invalid/mcp";
@@ -28,11 +29,24 @@ const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, X-RateLimit-Limit
 const ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID";
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
-export function jsonRpcError(code: number, message: string, id: string | number | null = null): string {
-  return JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
-}
 
-const mcpErrorBody = (message: string): string => jsonRpcError(TRANSPORT_ERROR, message);
+const MCP_DOC: OperationDoc = {
+  method: "post",
+  summary: "MCP (Streamable HTTP): one JSON-RPC message per POST",
+  description: "Tools search_legal_entities, get_legal_entity, list_facet_values and get_dataset_stats. Stateless: GET and DELETE are 405 (no SSE stream, no session). "
+    + "The Accept header must list application/json and text/event-stream. Pages from an Origin other than loopback or --mcp-origins are refused.",
+  body: {
+    schema: { type: "object", required: ["jsonrpc", "method"], properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, method: { type: "string" }, params: { type: "object" } } },
+    example: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search_legal_entities", arguments: { query: "deutsche bank" } } },
+    required: true,
+  },
+  responses: {
+    200: { description: "The JSON-RPC response", schema: { type: "object", properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, result: { type: "object" } } } },
+    202: { description: "A notification was accepted", contentType: "text/plain", schema: { type: "string" } },
+    400: { description: "Not JSON, a batch, or a malformed header" }, 403: { description: "The Origin may not call /mcp" },
+    404: { description: "subscriptions/listen: the tool list never changes" }, 406: { description: "Accept lacks application/json or text/event-stream" },
+  },
+};
 
 export interface McpRouteOptions {
   /** Web origins allowed besides loopback pages (`*` = any); see OriginPolicy. */
@@ -42,7 +56,7 @@ export interface McpRouteOptions {
 export function registerMcpRoutes(server: HttpServer, service: LeiService, options: McpRouteOptions = {}): void {
   const endpoint = new McpEndpoint(() => createLeiMcpServer(service));
   const origins = new OriginPolicy(options.allowedOrigins);
-  const routeOptions = { name: "mcp", errorBody: mcpErrorBody, rateLimited: true, maxBodyBytes: MAX_MCP_BODY_BYTES };
+  const routeOptions = { name: "mcp", area: "mcp", rateLimited: true, maxBodyBytes: MAX_MCP_BODY_BYTES, doc: MCP_DOC } as const;
 
   server.route("any", "/mcp", routeOptions, async (req, reply) => {
     const headers = new Map(req.headers()); // uWS frees the request at the first await

@@ -6,7 +6,7 @@
 import type { JsonSchemaType } from "@modelcontextprotocol/server";
 import type { FacetParam, FilterParam, LegalEntity, SearchField } from "../engine/schema.js";
 import { FACET_PARAMS, FILTER_PARAMS } from "../engine/schema.js";
-import { openApiDocument } from "../lei/openapi.js";
+import { PUBLIC_SCHEMAS } from "../lei/api-schemas.js";
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
 import type { DatasetStats } from "../lei/service.js";
 
@@ -110,14 +110,7 @@ export const statsInputSchema: JsonSchemaType = { type: "object", additionalProp
 
 type SchemaNode = { [key: string]: unknown };
 
-const components = componentSchemas();
-
-function componentSchemas(): Record<string, SchemaNode> {
-  const doc = openApiDocument() as { components?: { schemas?: Record<string, SchemaNode> } };
-  const schemas = doc.components?.schemas;
-  if (!schemas) throw new Error("the OpenAPI document has no component schemas");
-  return schemas;
-}
+const components: Record<string, SchemaNode> = PUBLIC_SCHEMAS;
 
 /**
  * A component schema with every $ref replaced by its target (tool schemas are published one by

@@ -5,7 +5,9 @@
 
 import { timingSafeEqual, createHash } from "node:crypto";
 import { BAD_JSON, BAD_JSON_MESSAGE, describeSchemaError, parseJsonBody } from "../http/json-schema.js";
+import { REFUSED, type Guard } from "../http/route.js";
 import type { HttpServer, Reply, Request } from "../http/server.js";
+import { WEBHOOK_DOCS } from "./api-docs.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { randomKey } from "../store/persisted-key.js";
 import { guardWrites } from "../store/write-failure.js";
@@ -23,7 +25,6 @@ import { isSuccess } from "./retry.js";
 import { refuseUrl, type UrlGuard } from "./url-guard.js";
 import { DEFAULT_CONCURRENCY, newSecret, publicWebhook, type WebhookStore } from "./webhook-store.js";
 
-const errorBody = (message: string): string => JSON.stringify({ error: message });
 const EVENTS_BODY = 1024 * 1024;
 
 export interface WebhookArea {
@@ -67,6 +68,30 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     return tenantId ? { kind: "tenant", tenantId } : null;
   };
 
+  const bearerGuard = (need: "operator" | "tenant"): Guard<string> => ({
+    scheme: need === "operator" ? "operatorKey" : "tenantKey",
+    admit(req, reply) {
+      const presented = bearer(req);
+      const who = whoIs(presented);
+      if (!who) {
+        if (presented !== null) {
+          const d = guessing.take(req.ip);
+          if (!d.allowed) { reply.header("Retry-After", String(d.retryAfterSeconds)); reply.error(429, "too many unknown keys from this address; retry later"); return REFUSED; }
+        }
+        reply.header("WWW-Authenticate", "Bearer");
+        reply.error(401, "missing or unknown key: send Authorization: Bearer <key>");
+        return REFUSED;
+      }
+      if (who.kind !== need) {
+        reply.error(403, need === "operator" ? "this needs the operator key; a tenant key cannot do it" : "this needs a tenant key; the operator key is not a tenant key");
+        return REFUSED;
+      }
+      return who.kind === "tenant" ? who.tenantId : "";
+    },
+  });
+  const guards = { operator: bearerGuard("operator"), tenant: bearerGuard("tenant") };
+
+  /** A route of area C: its OpenAPI operation is WEBHOOK_DOCS[name]; the handler gets the tenant's id ("" for the operator). */
   const route = (
     method: Method, pattern: string, name: string, need: "operator" | "tenant", maxBody: number | null,
     handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
@@ -74,22 +99,10 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     admit?: () => IntakeError | null,
   ): void => {
     methods.set(pattern, [...(methods.get(pattern) ?? []), method]);
-    server.route(method, pattern, { name, errorBody, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) }, async (req, reply) => {
-      const presented = bearer(req);
-      const who = whoIs(presented);
-      if (!who) {
-        if (presented !== null) {
-          const d = guessing.take(req.ip);
-          if (!d.allowed) { reply.header("Retry-After", String(d.retryAfterSeconds)); reply.error(429, "too many unknown keys from this address; retry later"); return; }
-        }
-        reply.header("WWW-Authenticate", "Bearer");
-        reply.error(401, "missing or unknown key: send Authorization: Bearer <key>");
-        return;
-      }
-      if (who.kind !== need) {
-        reply.error(403, need === "operator" ? "this needs the operator key; a tenant key cannot do it" : "this needs a tenant key; the operator key is not a tenant key");
-        return;
-      }
+    const doc = WEBHOOK_DOCS[name];
+    if (!doc) throw new Error(`no OpenAPI operation for the route ${name}`);
+    const options = { name, area: "webhooks", auth: guards[need], doc, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) } as const;
+    server.route<string>(method, pattern, options, async (req, reply, tenantId) => {
       const refused = admit?.() ?? null;
       if (refused) {
         if (refused.retryAfterSeconds !== null) reply.header("Retry-After", String(refused.retryAfterSeconds));
@@ -106,7 +119,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
         }
       }
       // a full or failing disk is a 503 with Retry-After, logged once a minute, not a 500 per request
-      await guardWrites(reply, name, () => handler({ req, reply, tenantId: who.kind === "tenant" ? who.tenantId : "", body }));
+      await guardWrites(reply, name, () => handler({ req, reply, tenantId, body }));
     });
   };
 
@@ -291,7 +304,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   // method's own handler to `any` on the same pattern); HEAD gets no body.
   for (const [pattern, allowed] of methods) {
     const allow = [...new Set(allowed.map((m) => ALLOW_NAMES[m]))].join(", ");
-    server.route("any", pattern, { name: "method-not-allowed", errorBody }, (req, reply) => {
+    server.route("any", pattern, { name: "method-not-allowed", area: "webhooks" }, (req, reply) => {
       reply.header("Allow", allow);
       if (req.method === "HEAD") reply.send(405, "", "application/json; charset=utf-8");
       else reply.error(405, `${req.method} is not allowed here; allowed: ${allow}`);

@@ -36,6 +36,8 @@ export const webhookUpdateSchema = {
   },
 } as const;
 
+const bounceType = { type: "string", enum: ["hard", "soft"] } as const;
+
 export const eventBatchSchema = {
   type: "object", required: ["events"], additionalProperties: false,
   properties: {
@@ -50,7 +52,7 @@ export const eventBatchSchema = {
           type: { type: "string", enum: [...EVENT_KINDS] },
           recipient: { type: "string", minLength: 3, maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+$" },
           timestamp: { type: "integer", minimum: 0, maximum: 99_999_999_999 },
-          bounce_type: { type: "string", enum: ["hard", "soft"] },
+          bounce_type: bounceType,
           smtp_code: { type: "integer", minimum: 200, maximum: 599 },
           reason: { type: "string", maxLength: 2000 },
           url: { type: "string", maxLength: 4096 },
@@ -60,7 +62,7 @@ export const eventBatchSchema = {
           method: { type: "string", enum: ["one_click_post", "link", "mailto", "other"] },
         },
         if: { properties: { type: { const: "bounced" } } },
-        then: { required: ["bounce_type"] },
+        then: { required: ["bounce_type"], properties: { bounce_type: bounceType } },
       },
     },
   },

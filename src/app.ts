@@ -1,0 +1,100 @@
+// The whole server, wired: the shard pool, the collection, the state store, every area's routes
+// in the order the front matches them, the API's description, and the reloader. Nothing listens
+// and nothing loads yet: main.ts does both, and tests read the registered routes.
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "./config/cli.js";
+import { Collection } from "./engine/collection.js";
+import { ShardPool } from "./engine/pool.js";
+import { ENGINE_SCHEMAS } from "./engine-api/api-schemas.js";
+import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
+import { SearchSettings } from "./engine-api/search-settings.js";
+import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
+import { registerApiReference } from "./http/api-reference.js";
+import { registerFallback, registerHealthRoutes } from "./http/health.js";
+import { Metrics } from "./http/metrics.js";
+import { RateLimiter } from "./http/rate-limit.js";
+import { HttpServer } from "./http/server.js";
+import { TrustedProxies } from "./http/trusted-proxies.js";
+import { KeyAuth } from "./keys/auth.js";
+import { bootstrapKey } from "./keys/bootstrap.js";
+import { KeyStore } from "./keys/key-store.js";
+import { KEY_SCHEMAS, registerKeyRoutes, startKeyHousekeeping } from "./keys/keys-routes.js";
+import { unsupportedPatternWarnings } from "./keys/model.js";
+import { PUBLIC_SCHEMAS } from "./lei/api-schemas.js";
+import { registerLeiRoutes } from "./lei/routes.js";
+import { LeiService } from "./lei/service.js";
+import { registerMcpRoutes } from "./mcp/routes.js";
+import { openStateDb } from "./store/state-db.js";
+import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
+import { startWebhookArea, type WebhookAreaHandle } from "./webhooks/area.js";
+
+export const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
+
+export interface App {
+  server: HttpServer;
+  pool: ShardPool;
+  reloader: Reloader;
+  dispatch: WebhookAreaHandle;
+  /** the OpenAPI document /openapi.json serves */
+  openApi(): object;
+  /** stops the timers and threads the app started (not the listening socket) */
+  close(): Promise<void>;
+}
+
+export async function buildApp(config: Config, log: (line: string) => void): Promise<App> {
+  const pool = new ShardPool(config.shards);
+  await pool.ready();
+  const collection = new Collection(pool);
+  const metrics = new Metrics();
+  const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
+  const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds), proxies);
+  const reloader = new Reloader(collection, {
+    source: sourceSetting(config.source, config.gleifApi, BUNDLED_SAMPLE),
+    bundledSample: BUNDLED_SAMPLE,
+    dataDir: config.dataDir,
+    reloadAtMinutes: config.reloadAtMinutes,
+    retrySeconds: config.retrySeconds,
+    log,
+  }, metrics);
+
+  registerHealthRoutes(server, collection, metrics);
+  const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024);
+  registerLeiRoutes(server, leiService);
+  registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
+
+  const stateDb = openStateDb(config.dataDir);
+  const keyStore = new KeyStore(stateDb);
+  for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);
+  const bootstrap = bootstrapKey(config.apiKey, config.dataDir);
+  log(bootstrap.banner);
+  const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+  // a guard against guessing: 30 bad keys a minute per address, then 429, whichever key family
+  const guessing = new RateLimiter(30, 60);
+  const keyAuth = new KeyAuth(keyStore, bootstrap.value, guessing, nowSeconds);
+  registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
+  registerCollectionRoutes(server, {
+    auth: keyAuth, settings: new SearchSettings(stateDb), service: leiService, collection, reload: () => reloader.reloadInBackground(false),
+    importFile: (path, opts) => reloader.importFile(path, opts), uploadDir: join(config.dataDir, "downloads"), log,
+  });
+  const housekeeping = startKeyHousekeeping(keyStore, nowSeconds, log);
+  const dispatch = startWebhookArea(server, stateDb, {
+    dataDir: config.dataDir, operatorKey: config.operatorKey, dispatchers: config.dispatchers, allowHosts: config.webhookAllowHosts,
+    caFile: config.webhookCaFile, timeoutSeconds: config.webhookTimeoutSeconds, guessing,
+  }, log, metrics);
+
+  const openApi = registerApiReference(server, { ...PUBLIC_SCHEMAS, ...ENGINE_SCHEMAS, ...KEY_SCHEMAS, ...WEBHOOK_SCHEMAS });
+  registerFallback(server);
+
+  return {
+    server, pool, reloader, dispatch, openApi,
+    async close() {
+      clearInterval(housekeeping);
+      reloader.stop();
+      await dispatch.stop();
+      await pool.close();
+      stateDb.close();
+    },
+  };
+}
