@@ -1,7 +1,7 @@
 // Minimal `--name value` command-line parsing shared by the bench CLIs.
 
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 export class Args {
   private readonly values = new Map<string, string>();
@@ -10,8 +10,8 @@ export class Args {
   constructor(argv: readonly string[], booleanFlags: readonly string[] = []) {
     for (let i = 0; i < argv.length; i++) {
       const a = argv[i]!;
-      if (!a.startsWith('--')) throw new Error(`unexpected argument: ${a}`);
-      const eq = a.indexOf('=');
+      if (!a.startsWith("--")) throw new Error(`unexpected argument: ${a}`);
+      const eq = a.indexOf("=");
       const key = eq > 0 ? a.slice(2, eq) : a.slice(2);
       if (eq > 0) this.values.set(key, a.slice(eq + 1));
       else if (booleanFlags.includes(key)) this.flags.add(key);
@@ -38,7 +38,7 @@ export class Args {
   int(key: string, fallback: number): number {
     const v = this.values.get(key);
     if (v === undefined) return fallback;
-    const n = Number(v.replace(/_/g, ''));
+    const n = Number(v.replace(/_/g, ""));
     if (!Number.isFinite(n) || !Number.isInteger(n)) throw new Error(`--${key} must be an integer, got ${v}`);
     return n;
   }

@@ -3,29 +3,32 @@
 // column-name → value map into a precomputed template, because 300+ of the 338
 // columns are empty in almost every row and need no per-row work.
 
-import { existsSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from "node:fs";
+import { open } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** data/sample/real-sample.csv, found from either bench/ (sources) or dist/bench/ (compiled). */
 export function defaultSamplePath(): string {
-  const candidates = [path.resolve(HERE, '../data/sample/real-sample.csv'), path.resolve(HERE, '../../data/sample/real-sample.csv')];
+  const candidates = [path.resolve(HERE, "../data/sample/real-sample.csv"), path.resolve(HERE, "../../data/sample/real-sample.csv")];
   return candidates.find((p) => existsSync(p)) ?? candidates[1]!;
 }
 
 /** Reads the first line of the sample file, byte-exact, and splits it into column names. */
 export async function readHeader(samplePath: string = defaultSamplePath()): Promise<{ line: string; names: string[] }> {
-  const fh = await open(samplePath, 'r');
+  const fh = await open(samplePath, "r");
   try {
     const buf = Buffer.alloc(64 * 1024);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const text = buf.subarray(0, bytesRead).toString('utf8');
-    const end = text.indexOf('\n');
+    const text = buf.subarray(0, bytesRead).toString("utf8");
+    const end = text.indexOf("\n");
     if (end < 0) throw new Error(`no header line in the first 64 KiB of ${samplePath}`);
-    const line = text.slice(0, end).replace(/\r$/, '').replace(/^\uFEFF/, '');
+    const line = text
+      .slice(0, end)
+      .replace(/\r$/, "")
+      .replace(/^\uFEFF/, "");
     const names = parseCsvLine(line);
     return { line, names };
   } finally {
@@ -43,11 +46,11 @@ export function parseCsvLine(line: string): string[] {
   let i = 0;
   while (i <= line.length) {
     if (line[i] === '"') {
-      let value = '';
+      let value = "";
       i++;
       for (;;) {
         const q = line.indexOf('"', i);
-        if (q < 0) throw new Error('unterminated quoted field');
+        if (q < 0) throw new Error("unterminated quoted field");
         value += line.slice(i, q);
         if (line[q + 1] === '"') {
           value += '"';
@@ -58,10 +61,10 @@ export function parseCsvLine(line: string): string[] {
         }
       }
       out.push(value);
-      if (i < line.length && line[i] !== ',') throw new Error(`garbage after quoted field at ${i}`);
+      if (i < line.length && line[i] !== ",") throw new Error(`garbage after quoted field at ${i}`);
       i++;
     } else {
-      const comma = line.indexOf(',', i);
+      const comma = line.indexOf(",", i);
       const end = comma < 0 ? line.length : comma;
       out.push(line.slice(i, end));
       i = end + 1;
@@ -97,15 +100,15 @@ export class RowLayout {
     let prev = -1;
     for (const pos of sorted) {
       const empties = pos - prev - 1;
-      let gap = prev < 0 ? '' : ',';
+      let gap = prev < 0 ? "" : ",";
       for (let e = 0; e < empties; e++) gap += '"",';
       this.gaps.push(gap);
       prev = pos;
     }
-    let tail = '';
+    let tail = "";
     for (let e = prev + 1; e < header.length; e++) tail += ',""';
-    this.gaps.push(tail + '\n');
-    this.gapBytes = this.gaps.map((g) => Buffer.from(g, 'utf8'));
+    this.gaps.push(tail + "\n");
+    this.gapBytes = this.gaps.map((g) => Buffer.from(g, "utf8"));
     this.fixedBytes = this.gapBytes.reduce((n, b) => n + b.length, 0) + 2 * (this.gaps.length - 1);
   }
 
@@ -139,9 +142,9 @@ export class RowLayout {
       const gap = this.gapBytes[k]!;
       gap.copy(buf, pos);
       pos += gap.length;
-      const v = values[k] ?? '';
+      const v = values[k] ?? "";
       buf[pos++] = 0x22;
-      if (v.length > 0) pos += buf.write(v.indexOf('"') < 0 ? v : v.replace(/"/g, '""'), pos, 'utf8');
+      if (v.length > 0) pos += buf.write(v.indexOf('"') < 0 ? v : v.replace(/"/g, '""'), pos, "utf8");
       buf[pos++] = 0x22;
     }
     const tail = this.gapBytes[n]!;
@@ -151,9 +154,9 @@ export class RowLayout {
 
   /** values[slot] for each used column; missing or empty values render as `""`. */
   render(values: readonly string[]): string {
-    let out = '';
+    let out = "";
     const n = this.gaps.length - 1;
-    for (let k = 0; k < n; k++) out += this.gaps[k] + quote(values[k] ?? '');
+    for (let k = 0; k < n; k++) out += this.gaps[k] + quote(values[k] ?? "");
     return out + this.gaps[n];
   }
 }

@@ -1,49 +1,67 @@
 // Maps an EntityRecord onto the golden-copy columns, by column name (the research
 // notes warn that the column order is a reconstruction: never rely on positions).
 
-import { RowLayout } from './csv.js';
-import type { Address, EntityRecord } from './records.js';
+import { RowLayout } from "./csv.js";
+import type { Address, EntityRecord } from "./records.js";
 
-const OTHER_NAME = 'Entity.OtherEntityNames.OtherEntityName';
-const TRANSLIT_NAME = 'Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName';
-const OTHER_ADDRESS = 'Entity.OtherAddresses.OtherAddress';
-const TRANSLIT_ADDRESS = 'Entity.TransliteratedOtherAddresses.TransliteratedOtherAddress';
-const EVENT = 'Entity.LegalEntityEvents.LegalEntityEvent';
+const OTHER_NAME = "Entity.OtherEntityNames.OtherEntityName";
+const TRANSLIT_NAME = "Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName";
+const OTHER_ADDRESS = "Entity.OtherAddresses.OtherAddress";
+const TRANSLIT_ADDRESS = "Entity.TransliteratedOtherAddresses.TransliteratedOtherAddress";
+const EVENT = "Entity.LegalEntityEvents.LegalEntityEvent";
 const SLOTS = 5; // the CSV has exactly five slots per repeating group
 const MAX_EVENTS = 3;
 
 function addressColumns(prefix: string, withType: boolean): string[] {
-  return ADDRESS_FIELDS.filter((f) => withType || f !== 'type').map((f) => `${prefix}.${f}`);
+  return ADDRESS_FIELDS.filter((f) => withType || f !== "type").map((f) => `${prefix}.${f}`);
 }
 
-const ADDRESS_FIELDS = ['xmllang', 'type', 'FirstAddressLine', 'AdditionalAddressLine.1', 'AdditionalAddressLine.2', 'City', 'Region', 'Country', 'PostalCode'] as const;
-const EVENT_FIELDS = ['group_type', 'event_status', 'LegalEntityEventType', 'LegalEntityEventEffectiveDate', 'LegalEntityEventRecordedDate', 'ValidationDocuments', 'ValidationReference'] as const;
+const ADDRESS_FIELDS = [
+  "xmllang",
+  "type",
+  "FirstAddressLine",
+  "AdditionalAddressLine.1",
+  "AdditionalAddressLine.2",
+  "City",
+  "Region",
+  "Country",
+  "PostalCode",
+] as const;
+const EVENT_FIELDS = [
+  "group_type",
+  "event_status",
+  "LegalEntityEventType",
+  "LegalEntityEventEffectiveDate",
+  "LegalEntityEventRecordedDate",
+  "ValidationDocuments",
+  "ValidationReference",
+] as const;
 const SCALARS = [
-  'LEI',
-  'Entity.LegalName',
-  'Entity.LegalName.xmllang',
-  'Entity.RegistrationAuthority.RegistrationAuthorityID',
-  'Entity.RegistrationAuthority.OtherRegistrationAuthorityID',
-  'Entity.RegistrationAuthority.RegistrationAuthorityEntityID',
-  'Entity.LegalJurisdiction',
-  'Entity.EntityCategory',
-  'Entity.EntitySubCategory',
-  'Entity.LegalForm.EntityLegalFormCode',
-  'Entity.LegalForm.OtherLegalForm',
-  'Entity.EntityStatus',
-  'Entity.EntityCreationDate',
-  'Entity.SuccessorEntity.1.SuccessorLEI',
-  'Entity.SuccessorEntity.1.SuccessorEntityName',
-  'Registration.InitialRegistrationDate',
-  'Registration.LastUpdateDate',
-  'Registration.RegistrationStatus',
-  'Registration.NextRenewalDate',
-  'Registration.ManagingLOU',
-  'Registration.ValidationSources',
-  'Registration.ValidationAuthority.ValidationAuthorityID',
-  'Registration.ValidationAuthority.ValidationAuthorityEntityID',
-  'Registration.OtherValidationAuthorities.OtherValidationAuthority.1.ValidationAuthorityID',
-  'ConformityFlag',
+  "LEI",
+  "Entity.LegalName",
+  "Entity.LegalName.xmllang",
+  "Entity.RegistrationAuthority.RegistrationAuthorityID",
+  "Entity.RegistrationAuthority.OtherRegistrationAuthorityID",
+  "Entity.RegistrationAuthority.RegistrationAuthorityEntityID",
+  "Entity.LegalJurisdiction",
+  "Entity.EntityCategory",
+  "Entity.EntitySubCategory",
+  "Entity.LegalForm.EntityLegalFormCode",
+  "Entity.LegalForm.OtherLegalForm",
+  "Entity.EntityStatus",
+  "Entity.EntityCreationDate",
+  "Entity.SuccessorEntity.1.SuccessorLEI",
+  "Entity.SuccessorEntity.1.SuccessorEntityName",
+  "Registration.InitialRegistrationDate",
+  "Registration.LastUpdateDate",
+  "Registration.RegistrationStatus",
+  "Registration.NextRenewalDate",
+  "Registration.ManagingLOU",
+  "Registration.ValidationSources",
+  "Registration.ValidationAuthority.ValidationAuthorityID",
+  "Registration.ValidationAuthority.ValidationAuthorityEntityID",
+  "Registration.OtherValidationAuthorities.OtherValidationAuthority.1.ValidationAuthorityID",
+  "ConformityFlag",
 ] as const;
 
 /** Every column a generated row can fill; RowLayout sorts them into header order. */
@@ -52,8 +70,9 @@ function usedColumns(): string[] {
   for (let k = 1; k <= SLOTS; k++) {
     for (const group of [OTHER_NAME, TRANSLIT_NAME]) cols.push(`${group}.${k}`, `${group}.${k}.xmllang`, `${group}.${k}.type`);
   }
-  cols.push(...addressColumns('Entity.LegalAddress', false), ...addressColumns('Entity.HeadquartersAddress', false));
-  for (let k = 1; k <= 2; k++) cols.push(...addressColumns(`${OTHER_ADDRESS}.${k}`, true), ...addressColumns(`${TRANSLIT_ADDRESS}.${k}`, true));
+  cols.push(...addressColumns("Entity.LegalAddress", false), ...addressColumns("Entity.HeadquartersAddress", false));
+  for (let k = 1; k <= 2; k++)
+    cols.push(...addressColumns(`${OTHER_ADDRESS}.${k}`, true), ...addressColumns(`${TRANSLIT_ADDRESS}.${k}`, true));
   for (let k = 1; k <= MAX_EVENTS; k++) for (const f of EVENT_FIELDS) cols.push(`${EVENT}.${k}.${f}`);
   return cols;
 }
@@ -61,10 +80,31 @@ function usedColumns(): string[] {
 function scalarValues(r: EntityRecord): readonly string[] {
   // Same order as SCALARS.
   return [
-    r.lei, r.legalName, r.legalNameLang, r.raId, r.raOtherId, r.raEntityId, r.jurisdiction, r.category, r.subCategory,
-    r.elfCode, r.otherLegalForm, r.entityStatus, r.creationDate, r.successorLei, r.successorName,
-    r.initialRegistrationDate, r.lastUpdateDate, r.registrationStatus, r.nextRenewalDate, r.managingLou, r.validationSources,
-    r.validationAuthorityId, r.validationAuthorityEntityId, r.otherValidationAuthorityIds[0] ?? '', r.conformityFlag,
+    r.lei,
+    r.legalName,
+    r.legalNameLang,
+    r.raId,
+    r.raOtherId,
+    r.raEntityId,
+    r.jurisdiction,
+    r.category,
+    r.subCategory,
+    r.elfCode,
+    r.otherLegalForm,
+    r.entityStatus,
+    r.creationDate,
+    r.successorLei,
+    r.successorName,
+    r.initialRegistrationDate,
+    r.lastUpdateDate,
+    r.registrationStatus,
+    r.nextRenewalDate,
+    r.managingLou,
+    r.validationSources,
+    r.validationAuthorityId,
+    r.validationAuthorityEntityId,
+    r.otherValidationAuthorityIds[0] ?? "",
+    r.conformityFlag,
   ];
 }
 
@@ -83,15 +123,24 @@ export class GoldenRowWriter {
 
   constructor(header: readonly string[]) {
     this.layout = new RowLayout(header, usedColumns());
-    this.values = new Array<string>(this.layout.slots).fill('');
+    this.values = new Array<string>(this.layout.slots).fill("");
     const slot = (name: string): number => this.layout.slot(name);
-    const addr = (prefix: string, withType: boolean): number[] => ADDRESS_FIELDS.map((f) => (f === 'type' && !withType ? -1 : slot(`${prefix}.${f}`)));
+    const addr = (prefix: string, withType: boolean): number[] =>
+      ADDRESS_FIELDS.map((f) => (f === "type" && !withType ? -1 : slot(`${prefix}.${f}`)));
     const range = (n: number): number[] => Array.from({ length: n }, (_, k) => k + 1);
     this.scalarSlots = SCALARS.map(slot);
-    this.otherNameSlots = range(SLOTS).map((k) => [slot(`${OTHER_NAME}.${k}`), slot(`${OTHER_NAME}.${k}.xmllang`), slot(`${OTHER_NAME}.${k}.type`)]);
-    this.translitNameSlots = range(SLOTS).map((k) => [slot(`${TRANSLIT_NAME}.${k}`), slot(`${TRANSLIT_NAME}.${k}.xmllang`), slot(`${TRANSLIT_NAME}.${k}.type`)]);
-    this.legalSlots = addr('Entity.LegalAddress', false);
-    this.hqSlots = addr('Entity.HeadquartersAddress', false);
+    this.otherNameSlots = range(SLOTS).map((k) => [
+      slot(`${OTHER_NAME}.${k}`),
+      slot(`${OTHER_NAME}.${k}.xmllang`),
+      slot(`${OTHER_NAME}.${k}.type`),
+    ]);
+    this.translitNameSlots = range(SLOTS).map((k) => [
+      slot(`${TRANSLIT_NAME}.${k}`),
+      slot(`${TRANSLIT_NAME}.${k}.xmllang`),
+      slot(`${TRANSLIT_NAME}.${k}.type`),
+    ]);
+    this.legalSlots = addr("Entity.LegalAddress", false);
+    this.hqSlots = addr("Entity.HeadquartersAddress", false);
     this.otherAddressSlots = range(2).map((k) => addr(`${OTHER_ADDRESS}.${k}`, true));
     this.translitAddressSlots = range(2).map((k) => addr(`${TRANSLIT_ADDRESS}.${k}`, true));
     this.eventSlots = range(MAX_EVENTS).map((k) => EVENT_FIELDS.map((f) => slot(`${EVENT}.${k}.${f}`)));
@@ -111,10 +160,10 @@ export class GoldenRowWriter {
 
   private fill(r: EntityRecord): string[] {
     const v = this.values;
-    v.fill('');
+    v.fill("");
     const scalars = scalarValues(r);
     for (let k = 0; k < scalars.length; k++) v[this.scalarSlots[k]!] = scalars[k]!;
-    const names = (list: EntityRecord['otherNames'], slots: number[][]): void => {
+    const names = (list: EntityRecord["otherNames"], slots: number[][]): void => {
       for (let k = 0; k < list.length && k < SLOTS; k++) {
         const n = list[k]!;
         const s = slots[k]!;
@@ -134,7 +183,7 @@ export class GoldenRowWriter {
     r.otherAddresses.slice(0, 2).forEach((a, k) => address(a, this.otherAddressSlots[k]!));
     r.transliteratedAddresses.slice(0, 2).forEach((a, k) => address(a, this.translitAddressSlots[k]!));
     r.events.slice(0, MAX_EVENTS).forEach((e, k) => {
-      const vals = ['STANDALONE', e.status, e.type, e.effective, e.recorded, e.documents, e.reference];
+      const vals = ["STANDALONE", e.status, e.type, e.effective, e.recorded, e.documents, e.reference];
       const s = this.eventSlots[k]!;
       for (let f = 0; f < vals.length; f++) v[s[f]!] = vals[f]!;
     });

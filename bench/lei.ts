@@ -16,7 +16,7 @@ function mod97(text: string): number {
 /** The two check digits for an 18-character LEI body. */
 export function leiCheckDigits(body18: string): string {
   if (body18.length !== 18) throw new Error(`LEI body must be 18 characters: ${body18}`);
-  const r = mod97(body18 + '00');
+  const r = mod97(body18 + "00");
   if (r < 0) throw new Error(`LEI body has characters outside 0-9A-Z: ${body18}`);
   const check = 98 - r;
   return check < 10 ? `0${check}` : String(check);

@@ -7,11 +7,11 @@
 // It runs alone in its process so that it never competes with a server for an
 // event loop; it exits by itself at the latest a few seconds after its window.
 
-import net from 'node:net';
-import { Histogram } from './histogram.js';
-import type { ChildMessage, LoadConfig, LoadResult } from './loadgen-protocol.js';
-import { Rng } from './prng.js';
-import { ResponseParser } from './response-parser.js';
+import net from "node:net";
+import { Histogram } from "./histogram.js";
+import type { ChildMessage, LoadConfig, LoadResult } from "./loadgen-protocol.js";
+import { Rng } from "./prng.js";
+import { ResponseParser } from "./response-parser.js";
 
 const READ_BUFFER_BYTES = 64 * 1024;
 /**
@@ -50,7 +50,7 @@ class Connection {
   /** A request outstanding for too long: count it and start over on a new connection. */
   checkTimeout(now: number, limitMs: number): void {
     if (this.outstanding && now - this.sentAt > limitMs) {
-      this.load.error('timeout');
+      this.load.error("timeout");
       this.reconnect();
     }
   }
@@ -61,18 +61,24 @@ class Connection {
     const s = net.connect({
       host: this.load.cfg.host,
       port: this.load.cfg.port,
-      onread: { buffer: readBuffer, callback: (n: number) => { if (this.socket === s) this.onBytes(n); return true; } },
+      onread: {
+        buffer: readBuffer,
+        callback: (n: number) => {
+          if (this.socket === s) this.onBytes(n);
+          return true;
+        },
+      },
     });
     s.setNoDelay(true);
     this.socket = s;
-    s.on('connect', () => this.send());
-    s.on('error', (err: NodeJS.ErrnoException) => {
-      this.load.error(err.code === 'ECONNREFUSED' ? 'refused' : err.code === 'ECONNRESET' ? 'reset' : `socket:${err.code ?? 'error'}`);
+    s.on("connect", () => this.send());
+    s.on("error", (err: NodeJS.ErrnoException) => {
+      this.load.error(err.code === "ECONNREFUSED" ? "refused" : err.code === "ECONNRESET" ? "reset" : `socket:${err.code ?? "error"}`);
     });
-    s.on('close', () => {
+    s.on("close", () => {
       if (this.socket !== s) return;
       this.socket = null;
-      if (this.outstanding) this.load.error('closed');
+      if (this.outstanding) this.load.error("closed");
       this.outstanding = false;
       // Back off a little so a dead server does not turn into a reconnect storm.
       if (!this.stopped) setTimeout(() => this.connect(), 20).unref();
@@ -99,8 +105,8 @@ class Connection {
   private onBytes(n: number): void {
     this.load.received(n);
     const outcome = this.parser.feed(readBuffer, 0, n);
-    if (outcome === 'close') this.reconnect();
-    else if (outcome !== 'more') this.fail(outcome);
+    if (outcome === "close") this.reconnect();
+    else if (outcome !== "more") this.fail(outcome);
   }
 
   private complete(status: number): void {
@@ -131,7 +137,9 @@ class LoadGenerator {
 
   constructor(readonly cfg: LoadConfig) {
     const hostHeader = `${cfg.host}:${cfg.port}`;
-    this.requests = cfg.paths.map((p) => Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${hostHeader}\r\nUser-Agent: leidex-bench\r\nAccept: application/json\r\n\r\n`, 'latin1'));
+    this.requests = cfg.paths.map((p) =>
+      Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${hostHeader}\r\nUser-Agent: leidex-bench\r\nAccept: application/json\r\n\r\n`, "latin1"),
+    );
     this.rng = Rng.at(cfg.seed, 21, 0);
   }
 
@@ -164,7 +172,7 @@ class LoadGenerator {
   }
 
   nextRequest(): Buffer {
-    if (this.cfg.order === 'random') return this.requests[this.rng.int(this.requests.length)]!;
+    if (this.cfg.order === "random") return this.requests[this.rng.int(this.requests.length)]!;
     const r = this.requests[this.cursor]!;
     this.cursor = this.cursor + 1 === this.requests.length ? 0 : this.cursor + 1;
     return r;
@@ -188,8 +196,9 @@ class LoadGenerator {
 }
 
 async function run(cfg: LoadConfig): Promise<LoadResult> {
-  if (cfg.paths.length === 0) throw new Error('no request paths');
-  for (const p of cfg.paths) if (!/^\/[\x21-\x7e]*$/.test(p)) throw new Error(`request target must be URL-encoded ASCII: ${p.slice(0, 80)}`);
+  if (cfg.paths.length === 0) throw new Error("no request paths");
+  for (const p of cfg.paths)
+    if (!/^\/[\x21-\x7e]*$/.test(p)) throw new Error(`request target must be URL-encoded ASCII: ${p.slice(0, 80)}`);
   const gen = new LoadGenerator(cfg);
   // The set-up's garbage (the request list arrives as ~100,000 strings) is collected now, not by
   // a full collection that would pause the client during the measured window.
@@ -250,17 +259,17 @@ async function run(cfg: LoadConfig): Promise<LoadResult> {
 function reply(msg: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
     if (process.send === undefined) {
-      process.stdout.write(JSON.stringify(msg) + '\n');
+      process.stdout.write(JSON.stringify(msg) + "\n");
       resolve();
     } else process.send(msg, () => resolve());
   });
 }
 
-process.once('message', (cfg: LoadConfig) => {
+process.once("message", (cfg: LoadConfig) => {
   // Hard stop: whatever happens, this process is gone a little after its window.
   setTimeout(() => process.exit(3), cfg.warmupMs + cfg.durationMs + 15_000).unref();
   run(cfg)
-    .then((result) => reply({ type: 'result', result }))
-    .catch((err: unknown) => reply({ type: 'error', message: err instanceof Error ? err.message : String(err) }))
+    .then((result) => reply({ type: "result", result }))
+    .catch((err: unknown) => reply({ type: "error", message: err instanceof Error ? err.message : String(err) }))
     .finally(() => process.exit(0));
 });

@@ -1,6 +1,6 @@
 // Messages between the load generator's parent API and its child process.
 
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary } from "./histogram.js";
 
 export interface LoadConfig {
   readonly host: string;
@@ -11,7 +11,7 @@ export interface LoadConfig {
   readonly durationMs: number;
   readonly warmupMs: number;
   /** 'cycle' walks the list in order (shuffle it first); 'random' samples with a seeded PRNG. */
-  readonly order: 'cycle' | 'random';
+  readonly order: "cycle" | "random";
   readonly seed: number;
   /** A request outstanding this long counts as an error and its connection is replaced. */
   readonly requestTimeoutMs: number;
@@ -42,4 +42,4 @@ export interface LoadResult {
   readonly backlog: number;
 }
 
-export type ChildMessage = { readonly type: 'result'; readonly result: LoadResult } | { readonly type: 'error'; readonly message: string };
+export type ChildMessage = { readonly type: "result"; readonly result: LoadResult } | { readonly type: "error"; readonly message: string };

@@ -3,15 +3,15 @@
 // with the caller or with a server under test, and it is killed if it outlives
 // its window by more than a grace period.
 
-import { fork } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { ChildMessage, LoadConfig, LoadResult } from './loadgen-protocol.js';
-import { onCleanup } from './proc.js';
+import { fork } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ChildMessage, LoadConfig, LoadResult } from "./loadgen-protocol.js";
+import { onCleanup } from "./proc.js";
 
-export type { LoadConfig, LoadResult } from './loadgen-protocol.js';
+export type { LoadConfig, LoadResult } from "./loadgen-protocol.js";
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'loadgen-child.js');
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "loadgen-child.js");
 
 export interface LoadOptions {
   readonly host: string;
@@ -20,7 +20,7 @@ export interface LoadOptions {
   readonly connections: number;
   readonly durationS: number;
   readonly warmupS?: number;
-  readonly order?: 'cycle' | 'random';
+  readonly order?: "cycle" | "random";
   readonly seed?: number;
   readonly requestTimeoutMs?: number;
   /** Open loop at this many requests a second (see LoadConfig.ratePerS); default closed loop. */
@@ -41,7 +41,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     connections: opts.connections,
     durationMs: Math.round(opts.durationS * 1000),
     warmupMs: Math.round((opts.warmupS ?? 2) * 1000),
-    order: opts.order ?? 'cycle',
+    order: opts.order ?? "cycle",
     seed: opts.seed ?? 1,
     requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
     ratePerS: opts.ratePerS ?? null,
@@ -51,25 +51,25 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     // helper threads to each one, and on a 2-core box they preempt the server under test for
     // tens of ms at a time, a stall that an open loop then reports as the server's latency.
     // --expose-gc lets the child collect its set-up's garbage before it starts measuring.
-    const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--single-threaded-gc', '--expose-gc'] });
-    const unregister = onCleanup(() => child.kill('SIGKILL'));
+    const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: ["--single-threaded-gc", "--expose-gc"] });
+    const unregister = onCleanup(() => child.kill("SIGKILL"));
     let settled = false;
     const finish = (err: Error | null, result?: LoadResult): void => {
       if (settled) return;
       settled = true;
       unregister();
       clearTimeout(deadline);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       if (err !== null) reject(err);
       else resolve(result!);
     };
-    const deadline = setTimeout(() => finish(new Error('load generator did not report in time')), cfg.warmupMs + cfg.durationMs + 30_000);
-    child.on('message', (msg: ChildMessage) => {
-      if (msg.type === 'result') finish(null, msg.result);
+    const deadline = setTimeout(() => finish(new Error("load generator did not report in time")), cfg.warmupMs + cfg.durationMs + 30_000);
+    child.on("message", (msg: ChildMessage) => {
+      if (msg.type === "result") finish(null, msg.result);
       else finish(new Error(`load generator: ${msg.message}`));
     });
-    child.on('error', (err) => finish(err));
-    child.on('exit', (code, signal) => finish(new Error(`load generator exited (${code ?? signal}) without a result`)));
+    child.on("error", (err) => finish(err));
+    child.on("exit", (code, signal) => finish(new Error(`load generator exited (${code ?? signal}) without a result`)));
     child.send(cfg);
   });
 }

@@ -13,7 +13,11 @@ const MAIN = fileURLToPath(new URL("../src/main.js", import.meta.url));
 const lengths = process.argv.slice(2).map(Number);
 const apiKey = `pa-${randomBytes(12).toString("hex")}`;
 const dataDir = mkdtempSync(join(tmpdir(), "leidex-pattern-attack-"));
-const child = spawn(process.execPath, [MAIN, "--source", "sample", "--shards", "1", "--port", "0", "--host", "127.0.0.1", "--api-key", apiKey, "--data-dir", dataDir], { stdio: ["ignore", "pipe", "inherit"] });
+const child = spawn(
+  process.execPath,
+  [MAIN, "--source", "sample", "--shards", "1", "--port", "0", "--host", "127.0.0.1", "--api-key", apiKey, "--data-dir", dataDir],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
 const port = await new Promise<number>((resolve) => {
   let out = "";
   child.stdout!.on("data", (d: Buffer) => {
@@ -30,11 +34,21 @@ const timed = async (f: () => Promise<Response>): Promise<[number, number]> => {
   return [r.status, performance.now() - t0];
 };
 try {
-  const created = await fetch(`${base}/keys`, { method: "POST", headers: { "x-typesense-api-key": apiKey, "content-type": "application/json" }, body: JSON.stringify({ actions: ["aliases:upsert"], collections: ["(a+)+b"] }) });
+  const created = await fetch(`${base}/keys`, {
+    method: "POST",
+    headers: { "x-typesense-api-key": apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ actions: ["aliases:upsert"], collections: ["(a+)+b"] }),
+  });
   const key = ((await created.json()) as { value: string }).value;
   for (const n of lengths.length > 0 ? lengths : [16, 20, 22, 24, 40, 128]) {
     const [[status, putMs], [, healthMs]] = await Promise.all([
-      timed(() => fetch(`${base}/aliases/${"a".repeat(n)}`, { method: "PUT", headers: { "x-typesense-api-key": key, "content-type": "application/json" }, body: '{"collection_name":"lei"}' })),
+      timed(() =>
+        fetch(`${base}/aliases/${"a".repeat(n)}`, {
+          method: "PUT",
+          headers: { "x-typesense-api-key": key, "content-type": "application/json" },
+          body: '{"collection_name":"lei"}',
+        }),
+      ),
       new Promise<[number, number]>((resolve) => setTimeout(() => resolve(timed(() => fetch(`${base}/health`))), 5)),
     ]);
     console.log(`n=${n}: PUT ${status} in ${putMs.toFixed(1)} ms; /health alongside in ${healthMs.toFixed(1)} ms`);

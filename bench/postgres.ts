@@ -9,18 +9,18 @@
 //
 //   node dist/bench/postgres.js --records N [--seed S] [--duration S] [--connections C]
 
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import type pg from 'pg';
-import { Args, isMain } from './args.js';
-import { Histogram, type LatencySummary } from './histogram.js';
-import { buildQuerySet } from './queries.js';
-import { RecordFactory } from './records.js';
-import { pgClient as client, startCluster, writeCopyFile } from './pg-cluster.js';
+import { rmSync } from "node:fs";
+import path from "node:path";
+import type pg from "pg";
+import { Args, isMain } from "./args.js";
+import { Histogram, type LatencySummary } from "./histogram.js";
+import { buildQuerySet } from "./queries.js";
+import { RecordFactory } from "./records.js";
+import { pgClient as client, startCluster, writeCopyFile } from "./pg-cluster.js";
 
 export const SEARCH_SQL =
-  'SELECT lei, legal_name FROM entities WHERE lower(legal_name) % lower($1) ' +
-  'ORDER BY similarity(lower(legal_name), lower($1)) DESC LIMIT 20';
+  "SELECT lei, legal_name FROM entities WHERE lower(legal_name) % lower($1) " +
+  "ORDER BY similarity(lower(legal_name), lower($1)) DESC LIMIT 20";
 
 export interface PgBaselineOptions {
   readonly factory: RecordFactory;
@@ -67,7 +67,7 @@ function* entityRows(factory: RecordFactory): Generator<readonly string[]> {
 }
 
 export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBaselineResult> {
-  const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  const log = opts.log ?? ((l: string) => process.stderr.write(l + "\n"));
   const threshold = opts.similarityThreshold ?? 0.3;
   const cluster = await startCluster(opts.connections, log);
   const clients: pg.Client[] = [];
@@ -75,12 +75,12 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
     const admin = client(cluster.port);
     clients.push(admin);
     await admin.connect();
-    const copyFile = path.join(cluster.dir, 'entities.tsv');
-    log(`postgres: writing ${opts.factory.total.toLocaleString('en-US')} records for COPY`);
+    const copyFile = path.join(cluster.dir, "entities.tsv");
+    log(`postgres: writing ${opts.factory.total.toLocaleString("en-US")} records for COPY`);
     await writeCopyFile(copyFile, entityRows(opts.factory));
-    await admin.query('CREATE EXTENSION pg_trgm');
+    await admin.query("CREATE EXTENSION pg_trgm");
     await admin.query(
-      'CREATE TABLE entities (lei char(20) NOT NULL, legal_name text NOT NULL, country text, entity_status text, registration_status text, category text, city text)',
+      "CREATE TABLE entities (lei char(20) NOT NULL, legal_name text NOT NULL, country text, entity_status text, registration_status text, category text, city text)",
     );
     let t = performance.now();
     await admin.query(`COPY entities FROM '${copyFile}'`);
@@ -88,10 +88,12 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
     rmSync(copyFile, { force: true });
     log(`postgres: COPY ${copySeconds.toFixed(1)} s; building the GIN trigram index`);
     t = performance.now();
-    await admin.query('CREATE INDEX entities_name_trgm ON entities USING gin (lower(legal_name) gin_trgm_ops)');
+    await admin.query("CREATE INDEX entities_name_trgm ON entities USING gin (lower(legal_name) gin_trgm_ops)");
     const indexSeconds = (performance.now() - t) / 1000;
-    await admin.query('VACUUM ANALYZE entities');
-    const sizes = await admin.query<{ t: string; i: string }>("SELECT pg_table_size('entities') AS t, pg_relation_size('entities_name_trgm') AS i");
+    await admin.query("VACUUM ANALYZE entities");
+    const sizes = await admin.query<{ t: string; i: string }>(
+      "SELECT pg_table_size('entities') AS t, pg_relation_size('entities_name_trgm') AS i",
+    );
     log(`postgres: index ${indexSeconds.toFixed(1)} s; running ${opts.durationS} s of searches on ${opts.connections} connections`);
 
     for (let k = 0; k < opts.connections; k++) {
@@ -103,7 +105,7 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
       await c.query("SET statement_timeout = '60s'");
     }
     const search = (c: pg.Client, q: string): Promise<pg.QueryResult<{ lei: string; legal_name: string }>> =>
-      c.query<{ lei: string; legal_name: string }>({ name: 'search', text: SEARCH_SQL, values: [q] });
+      c.query<{ lei: string; legal_name: string }>({ name: "search", text: SEARCH_SQL, values: [q] });
 
     // Throughput: closed loop per connection over a shared cursor, like the HTTP load generator.
     const hist = new Histogram();
@@ -176,7 +178,7 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
       recallAt3: opts.recall.length === 0 ? 0 : hits / opts.recall.length,
       recallErrors,
       recallQueries: opts.recall.length,
-      note: 'PostgreSQL is queried directly through the pg driver (no HTTP, no JSON encoding): this favours PostgreSQL.',
+      note: "PostgreSQL is queried directly through the pg driver (no HTTP, no JSON encoding): this favours PostgreSQL.",
     };
   } finally {
     await Promise.allSettled(clients.map((c) => c.end()));
@@ -186,25 +188,25 @@ export async function runPostgresBaseline(opts: PgBaselineOptions): Promise<PgBa
 
 async function main(): Promise<void> {
   const args = new Args(process.argv.slice(2));
-  const records = args.int('records', 100_000);
-  const seed = args.int('seed', 1);
+  const records = args.int("records", 100_000);
+  const seed = args.int("seed", 1);
   const factory = new RecordFactory(seed, records);
-  const set = buildQuerySet(factory, args.int('query-count', 2000), seed);
+  const set = buildQuerySet(factory, args.int("query-count", 2000), seed);
   const res = await runPostgresBaseline({
     factory,
     queries: set.map((q) => q.typoQuery),
-    recall: set.slice(0, args.int('recall', 500)).map((q) => ({ q: q.typoQuery, lei: q.lei })),
-    connections: args.int('connections', 32),
-    durationS: args.number('duration', 10),
-    warmupS: args.number('warmup', 2),
-    similarityThreshold: args.number('threshold', 0.3),
+    recall: set.slice(0, args.int("recall", 500)).map((q) => ({ q: q.typoQuery, lei: q.lei })),
+    connections: args.int("connections", 32),
+    durationS: args.number("duration", 10),
+    warmupS: args.number("warmup", 2),
+    similarityThreshold: args.number("threshold", 0.3),
   });
-  process.stdout.write(JSON.stringify(res, null, 2) + '\n');
+  process.stdout.write(JSON.stringify(res, null, 2) + "\n");
 }
 
 if (isMain(import.meta.url)) {
   main().catch((err: unknown) => {
-    process.stderr.write(`postgres: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`postgres: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   });
 }

@@ -90,7 +90,7 @@ export class Weighted<T> {
   private readonly total: number;
 
   constructor(entries: ReadonlyArray<readonly [T, number]>) {
-    if (entries.length === 0) throw new Error('Weighted: empty table');
+    if (entries.length === 0) throw new Error("Weighted: empty table");
     this.items = entries.map((e) => e[0]);
     this.cumulative = new Float64Array(entries.length);
     let sum = 0;
@@ -99,7 +99,7 @@ export class Weighted<T> {
       sum += e[1];
       this.cumulative[i] = sum;
     });
-    if (sum <= 0) throw new Error('Weighted: weights sum to zero');
+    if (sum <= 0) throw new Error("Weighted: weights sum to zero");
     this.total = sum;
   }
 

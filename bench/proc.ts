@@ -2,9 +2,9 @@
 // for its "listening on http://HOST:PORT" line, read its memory from /proc, and make
 // sure every child and temp dir is gone when the bench ends, whichever way it ends.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createWriteStream, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 
 type Cleanup = () => void;
 const cleanups = new Map<number, Cleanup>();
@@ -27,7 +27,7 @@ export function runCli(name: string, main: () => Promise<void>): void {
       process.exit(0);
     })
     .catch((err: unknown) => {
-      process.stderr.write(`${name}: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      process.stderr.write(`${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       runCleanups();
       process.exit(1);
     });
@@ -56,11 +56,11 @@ export function runCleanups(): void {
 function hookExit(): void {
   if (hooked) return;
   hooked = true;
-  process.on('exit', runCleanups);
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on("exit", runCleanups);
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(sig, () => {
       runCleanups();
-      process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+      process.exit(128 + (sig === "SIGINT" ? 2 : sig === "SIGTERM" ? 15 : 1));
     });
   }
 }
@@ -74,14 +74,14 @@ export function removeDirLater(dir: string): () => void {
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
+export function freePort(host = "127.0.0.1"): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
-    srv.on('error', reject);
+    srv.on("error", reject);
     srv.listen(0, host, () => {
       const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr !== null ? resolve(addr.port) : reject(new Error('no port'))));
+      srv.close(() => (typeof addr === "object" && addr !== null ? resolve(addr.port) : reject(new Error("no port"))));
     });
   });
 }
@@ -94,12 +94,12 @@ export interface Memory {
 
 export function readMemory(pid: number): Memory | null {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (key: string): number => {
-      const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status);
+      const m = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status);
       return m === null ? 0 : Number(m[1]) * 1024;
     };
-    return { rssBytes: kb('VmRSS'), hwmBytes: kb('VmHWM') };
+    return { rssBytes: kb("VmRSS"), hwmBytes: kb("VmHWM") };
   } catch {
     return null;
   }
@@ -110,7 +110,10 @@ export class RssSampler {
   private peak = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pid: number, everyMs = 200) {
+  constructor(
+    private readonly pid: number,
+    everyMs = 200,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), everyMs);
     this.timer.unref();
@@ -153,28 +156,30 @@ const READY = /listening on http:\/\/([^\s:/]+|\[[^\]]+\]):(\d+)/;
 /** Spawns a server and resolves once it prints `listening on http://HOST:PORT`. */
 export function startServer(opts: StartOptions): Promise<ServerProcess> {
   const started = performance.now();
-  const child = spawn(opts.command, [...opts.args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(opts.command, [...opts.args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
   const log = opts.logFile !== undefined ? createWriteStream(opts.logFile) : null;
   const lines: string[] = [];
   const keep = (text: string): void => {
-    for (const l of text.split('\n')) if (l.trim() !== '') lines.push(l);
+    for (const l of text.split("\n")) if (l.trim() !== "") lines.push(l);
     if (lines.length > 60) lines.splice(0, lines.length - 60);
   };
   const kill = (): void => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   };
   const unregister = onCleanup(kill);
   let exited = false;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => {
-    exited = true;
-    unregister();
-    log?.end();
-    resolve();
-  }));
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      unregister();
+      log?.end();
+      resolve();
+    }),
+  );
 
   const stop = async (): Promise<void> => {
     if (exited) return;
-    child.kill('SIGTERM');
+    child.kill("SIGTERM");
     const timer = setTimeout(kill, 10_000);
     await exitPromise;
     clearTimeout(timer);
@@ -182,14 +187,18 @@ export function startServer(opts: StartOptions): Promise<ServerProcess> {
 
   return new Promise<ServerProcess>((resolve, reject) => {
     let ready = false;
-    let stdoutBuf = '';
+    let stdoutBuf = "";
     const timer = setTimeout(() => {
       if (ready) return;
       kill();
-      reject(new Error(`${opts.command} did not print "listening on http://HOST:PORT" within ${opts.readyTimeoutMs / 1000} s; last output:\n${lines.slice(-20).join('\n')}`));
+      reject(
+        new Error(
+          `${opts.command} did not print "listening on http://HOST:PORT" within ${opts.readyTimeoutMs / 1000} s; last output:\n${lines.slice(-20).join("\n")}`,
+        ),
+      );
     }, opts.readyTimeoutMs);
-    child.stdout!.on('data', (d: Buffer) => {
-      const text = d.toString('utf8');
+    child.stdout!.on("data", (d: Buffer) => {
+      const text = d.toString("utf8");
       log?.write(text);
       keep(text);
       if (ready) return;
@@ -201,34 +210,35 @@ export function startServer(opts: StartOptions): Promise<ServerProcess> {
         resolve({
           child,
           pid: child.pid!,
-          host: m[1]!.replace(/^\[|\]$/g, ''),
+          host: m[1]!.replace(/^\[|\]$/g, ""),
           port: Number(m[2]),
           readySeconds: (performance.now() - started) / 1000,
-          tail: () => lines.slice(-20).join('\n'),
+          tail: () => lines.slice(-20).join("\n"),
           stop,
         });
       } else if (stdoutBuf.length > 1 << 20) stdoutBuf = stdoutBuf.slice(-4096);
     });
-    child.stderr!.on('data', (d: Buffer) => {
-      const text = d.toString('utf8');
+    child.stderr!.on("data", (d: Buffer) => {
+      const text = d.toString("utf8");
       log?.write(text);
       keep(text);
     });
-    child.once('error', (err) => {
+    child.once("error", (err) => {
       clearTimeout(timer);
       if (!ready) reject(err);
     });
-    child.once('exit', (code, signal) => {
+    child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      if (!ready) reject(new Error(`${opts.command} exited (${code ?? signal}) before it was ready; last output:\n${lines.slice(-20).join('\n')}`));
+      if (!ready)
+        reject(new Error(`${opts.command} exited (${code ?? signal}) before it was ready; last output:\n${lines.slice(-20).join("\n")}`));
     });
   });
 }
 
 /** Runs a command to completion, throwing with its output if it fails. */
 export function runSync(command: string, args: readonly string[], opts: { cwd?: string; timeoutMs?: number } = {}): string {
-  const r = spawnSync(command, [...args], { cwd: opts.cwd, encoding: 'utf8', timeout: opts.timeoutMs ?? 120_000 });
+  const r = spawnSync(command, [...args], { cwd: opts.cwd, encoding: "utf8", timeout: opts.timeoutMs ?? 120_000 });
   if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }

@@ -3,8 +3,8 @@
 // four or more letters (the engines under test allow none below that) and never
 // on the first letter, which people rarely get wrong.
 
-import type { EntityRecord, RecordFactory } from './records.js';
-import { Rng } from './prng.js';
+import type { EntityRecord, RecordFactory } from "./records.js";
+import { Rng } from "./prng.js";
 
 export interface QueryEntry {
   readonly lei: string;
@@ -23,12 +23,12 @@ export interface QueryEntry {
 
 const STREAM_QUERIES = 11;
 
-const QWERTY_ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
+const QWERTY_ROWS = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
 const NEIGHBOURS = new Map<string, string>();
 for (let r = 0; r < QWERTY_ROWS.length; r++) {
   const row = QWERTY_ROWS[r]!;
   for (let c = 0; c < row.length; c++) {
-    let n = '';
+    let n = "";
     if (c > 0) n += row[c - 1];
     if (c < row.length - 1) n += row[c + 1];
     const above = QWERTY_ROWS[r - 1];
@@ -40,7 +40,7 @@ for (let r = 0; r < QWERTY_ROWS.length; r++) {
 }
 
 /** Scripts where a person types letter by letter and a letter-level typo is meaningful. */
-const TYPABLE = /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}0-9'&.\-]+$/u;
+const TYPABLE = /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}0-9'&.-]+$/u;
 
 function letters(token: string): number {
   return (token.match(/\p{L}/gu) ?? []).length;
@@ -54,7 +54,7 @@ export function typoEligible(token: string): boolean {
 export function queryTokens(name: string): string[] {
   return name
     .split(/[\s,;:()"“”„（）]+/u)
-    .map((t) => t.replace(/^[.\-'&/]+|[.\-'&/]+$/gu, ''))
+    .map((t) => t.replace(/^[.\-'&/]+|[.\-'&/]+$/gu, ""))
     .filter((t) => /\p{L}|\p{N}/u.test(t));
 }
 
@@ -89,7 +89,7 @@ export function typo(rng: Rng, token: string): string {
   } else {
     chars.splice(i, 0, rng.chance(0.5) ? chars[i]! : neighbour(rng, chars[i]!));
   }
-  return chars.join('');
+  return chars.join("");
 }
 
 /** 1–3 words of `name` with 1–2 typos, or null when no word is long enough to misspell. */
@@ -117,8 +117,8 @@ export function makeTypoQuery(rng: Rng, name: string): string | null {
       words[first] = typo(rng, words[first]!);
     }
   }
-  let q = words.join(' ');
-  if (q.toLowerCase() === tokens.slice(0, words.length).join(' ').toLowerCase()) return null;
+  let q = words.join(" ");
+  if (q.toLowerCase() === tokens.slice(0, words.length).join(" ").toLowerCase()) return null;
   if (rng.chance(0.6)) q = q.toLowerCase();
   return q;
 }
@@ -128,8 +128,8 @@ export function makePrefixQuery(rng: Rng, name: string): string | null {
   if (tokens.length === 0) return null;
   const words = tokens.slice(0, Math.min(tokens.length, rng.chance(0.5) ? 1 : 2));
   const last = Array.from(words[words.length - 1]!);
-  if (last.length >= 4) words[words.length - 1] = last.slice(0, rng.range(3, last.length - 1)).join('');
-  const q = words.join(' ');
+  if (last.length >= 4) words[words.length - 1] = last.slice(0, rng.range(3, last.length - 1)).join("");
+  const q = words.join(" ");
   return rng.chance(0.5) ? q.toLowerCase() : q;
 }
 

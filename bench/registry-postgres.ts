@@ -10,16 +10,16 @@
 // index. Queries are sent one at a time on one connection, straight to the database (no HTTP, no
 // JSON), each bounded by statement_timeout; a failed query counts as a miss.
 
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import type pg from 'pg';
-import { Histogram, type LatencySummary } from './histogram.js';
-import { pgClient, startCluster, writeCopyFile } from './pg-cluster.js';
-import { QUERY_CLASSES, targetRank, TopTally, type QueryClass, type RankedRow, type RegistryQueries } from './registry-shaped.js';
-import { CsvStreamParser, openZipEntry } from './verify.js';
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import type pg from "pg";
+import { Histogram, type LatencySummary } from "./histogram.js";
+import { pgClient, startCluster, writeCopyFile } from "./pg-cluster.js";
+import { QUERY_CLASSES, targetRank, TopTally, type QueryClass, type RankedRow, type RegistryQueries } from "./registry-shaped.js";
+import { CsvStreamParser, openZipEntry } from "./verify.js";
 
-export const PG_MODES = ['knn', 'similarity', 'word-knn', 'word-similarity'] as const;
+export const PG_MODES = ["knn", "similarity", "word-knn", "word-similarity"] as const;
 export type PgModeName = (typeof PG_MODES)[number];
 
 /** Rows fetched per query: a record with several names may fill more than one, and a page is 10 distinct records. */
@@ -28,21 +28,34 @@ const PAGE = 10;
 
 interface PgMode {
   readonly name: PgModeName;
-  readonly index: 'gin' | 'gist';
+  readonly index: "gin" | "gist";
   readonly sql: string;
 }
 
-const SELECT = 'SELECT lei, legal_name FROM names';
+const SELECT = "SELECT lei, legal_name FROM names";
 const MODES: readonly PgMode[] = [
-  { name: 'knn', index: 'gist', sql: `${SELECT} ORDER BY lower(name) <-> lower($1) LIMIT ${FETCH}` },
-  { name: 'similarity', index: 'gin', sql: `${SELECT} WHERE lower(name) % lower($1) ORDER BY similarity(lower(name), lower($1)) DESC LIMIT ${FETCH}` },
-  { name: 'word-knn', index: 'gist', sql: `${SELECT} ORDER BY lower($1) <<-> lower(name) LIMIT ${FETCH}` },
-  { name: 'word-similarity', index: 'gin', sql: `${SELECT} WHERE lower($1) <% lower(name) ORDER BY word_similarity(lower($1), lower(name)) DESC LIMIT ${FETCH}` },
+  { name: "knn", index: "gist", sql: `${SELECT} ORDER BY lower(name) <-> lower($1) LIMIT ${FETCH}` },
+  {
+    name: "similarity",
+    index: "gin",
+    sql: `${SELECT} WHERE lower(name) % lower($1) ORDER BY similarity(lower(name), lower($1)) DESC LIMIT ${FETCH}`,
+  },
+  { name: "word-knn", index: "gist", sql: `${SELECT} ORDER BY lower($1) <<-> lower(name) LIMIT ${FETCH}` },
+  {
+    name: "word-similarity",
+    index: "gin",
+    sql: `${SELECT} WHERE lower($1) <% lower(name) ORDER BY word_similarity(lower($1), lower(name)) DESC LIMIT ${FETCH}`,
+  },
 ];
 
 /** The share a class is judged by (as in the registry report): the best mode of a class is the one with the highest. */
-export const HEADLINE_TOP: Readonly<Partial<Record<QueryClass, 'top1' | 'top3' | 'top10'>>> = {
-  exact: 'top1', 'exact-family': 'top1', width: 'top1', typo: 'top3', prefix: 'top3', 'two-word': 'top10',
+export const HEADLINE_TOP: Readonly<Partial<Record<QueryClass, "top1" | "top3" | "top10">>> = {
+  exact: "top1",
+  "exact-family": "top1",
+  width: "top1",
+  typo: "top3",
+  prefix: "top3",
+  "two-word": "top10",
 };
 
 export interface RegistryPgOptions {
@@ -95,7 +108,7 @@ export interface RegistryPgResult {
   readonly wordSimilarityThreshold: number;
   readonly statementTimeoutMs: number;
   readonly perClass: number | null;
-  readonly modes: ReadonlyArray<{ readonly name: PgModeName; readonly index: 'gin' | 'gist'; readonly sql: string }>;
+  readonly modes: ReadonlyArray<{ readonly name: PgModeName; readonly index: "gin" | "gist"; readonly sql: string }>;
   readonly classes: Readonly<Partial<Record<QueryClass, PgClassResult>>>;
   readonly note: string;
 }
@@ -106,23 +119,23 @@ const OTHER_NAME = /^Entity\.(?:Transliterated)?OtherEntityNames\.(?:Translitera
 async function* nameRows(zip: string): AsyncGenerator<readonly string[]> {
   const z = await openZipEntry(zip);
   const parser = new CsvStreamParser();
-  const decoder = new StringDecoder('utf8');
+  const decoder = new StringDecoder("utf8");
   let columns: { lei: number; legal: number; others: number[] } | null = null;
   let batch: Array<readonly string[]> = [];
   const onRow = (row: string[]): void => {
     if (columns === null) {
-      const lei = row.indexOf('LEI');
-      const legal = row.indexOf('Entity.LegalName');
+      const lei = row.indexOf("LEI");
+      const legal = row.indexOf("Entity.LegalName");
       if (lei < 0 || legal < 0) throw new Error(`${zip}: no LEI or Entity.LegalName column`);
       columns = { lei, legal, others: row.flatMap((n, k) => (OTHER_NAME.test(n) ? [k] : [])) };
       return;
     }
-    const lei = row[columns.lei] ?? '';
-    const legal = row[columns.legal] ?? '';
-    if (legal !== '') batch.push([lei, legal, legal]);
+    const lei = row[columns.lei] ?? "";
+    const legal = row[columns.legal] ?? "";
+    if (legal !== "") batch.push([lei, legal, legal]);
     for (const k of columns.others) {
-      const other = row[k] ?? '';
-      if (other !== '') batch.push([lei, legal, other]);
+      const other = row[k] ?? "";
+      if (other !== "") batch.push([lei, legal, other]);
     }
   };
   try {
@@ -154,7 +167,7 @@ function page(rows: ReadonlyArray<{ lei: string; legal_name: string | null }>): 
 
 /** The mode with the highest headline share, then top-1, top-3, top-10; the earlier mode on a tie. */
 export function bestMode(cls: QueryClass, modes: Readonly<Partial<Record<PgModeName, PgModeClassResult>>>): PgModeName {
-  const head = HEADLINE_TOP[cls] ?? 'top1';
+  const head = HEADLINE_TOP[cls] ?? "top1";
   const key = (r: PgModeClassResult): number[] => [r[head] ?? 0, r.top1 ?? 0, r.top3 ?? 0, r.top10 ?? 0];
   let best: PgModeName | null = null;
   for (const name of PG_MODES) {
@@ -173,7 +186,12 @@ export function bestMode(cls: QueryClass, modes: Readonly<Partial<Record<PgModeN
   return best;
 }
 
-async function runMode(c: pg.Client, mode: PgMode, classes: readonly QueryClass[], opts: RegistryPgOptions): Promise<Map<QueryClass, PgModeClassResult>> {
+async function runMode(
+  c: pg.Client,
+  mode: PgMode,
+  classes: readonly QueryClass[],
+  opts: RegistryPgOptions,
+): Promise<Map<QueryClass, PgModeClassResult>> {
   const out = new Map<QueryClass, PgModeClassResult>();
   for (const cls of classes) {
     const all = opts.queries.classes[cls];
@@ -195,12 +213,14 @@ async function runMode(c: pg.Client, mode: PgMode, classes: readonly QueryClass[
       hist.record((performance.now() - t0) * 1000);
       const rank = rows === null ? -1 : targetRank(item, rows);
       tally.add(rank);
-      if (rank !== 0 && misses.length < 10) misses.push({ q: item.q, rank: rank + 1, first: rows?.[0]?.legalName ?? '' });
+      if (rank !== 0 && misses.length < 10) misses.push({ q: item.q, rank: rank + 1, first: rows?.[0]?.legalName ?? "" });
     }
     const res: PgModeClassResult = { queries: items.length, errors, ...tally.shares(), latency: hist.summary(), misses };
     out.set(cls, res);
-    const p = (x: number | null): string => (x === null ? '-' : `${(x * 100).toFixed(1)} %`);
-    opts.log(`  pg ${mode.name} ${cls}: ${items.length} queries, top-1 ${p(res.top1)}, top-3 ${p(res.top3)}, top-10 ${p(res.top10)}, p50 ${res.latency.p50Ms} ms, max ${res.latency.maxMs} ms${errors > 0 ? `, ${errors} errors` : ''}`);
+    const p = (x: number | null): string => (x === null ? "-" : `${(x * 100).toFixed(1)} %`);
+    opts.log(
+      `  pg ${mode.name} ${cls}: ${items.length} queries, top-1 ${p(res.top1)}, top-3 ${p(res.top3)}, top-10 ${p(res.top10)}, p50 ${res.latency.p50Ms} ms, max ${res.latency.maxMs} ms${errors > 0 ? `, ${errors} errors` : ""}`,
+    );
   }
   return out;
 }
@@ -209,45 +229,45 @@ export async function runRegistryPostgres(opts: RegistryPgOptions): Promise<Regi
   const log = opts.log;
   const startedAt = new Date().toISOString();
   const modes = MODES.filter((m) => opts.modes.includes(m.name));
-  if (modes.length === 0) throw new Error(`no pg_trgm mode among ${opts.modes.join(',')}; modes: ${PG_MODES.join(',')}`);
+  if (modes.length === 0) throw new Error(`no pg_trgm mode among ${opts.modes.join(",")}; modes: ${PG_MODES.join(",")}`);
   const classes = QUERY_CLASSES.filter((cls) => opts.queries.classes[cls].some((item) => item.lei !== undefined));
   const cluster = await startCluster(1, log);
   const c = pgClient(cluster.port);
   try {
     await c.connect();
     const t0 = performance.now();
-    const copyFile = path.join(cluster.dir, 'names.tsv');
+    const copyFile = path.join(cluster.dir, "names.tsv");
     log(`postgres: reading ${opts.zip} for COPY`);
     const names = await writeCopyFile(copyFile, nameRows(opts.zip));
     const readSeconds = (performance.now() - t0) / 1000;
-    await c.query('CREATE EXTENSION pg_trgm');
-    await c.query('CREATE TABLE names (lei char(20) NOT NULL, legal_name text, name text NOT NULL)');
+    await c.query("CREATE EXTENSION pg_trgm");
+    await c.query("CREATE TABLE names (lei char(20) NOT NULL, legal_name text, name text NOT NULL)");
     let t = performance.now();
     await c.query(`COPY names FROM '${copyFile}'`);
     const copySeconds = (performance.now() - t) / 1000;
     rmSync(copyFile, { force: true });
-    await c.query('VACUUM ANALYZE names');
-    log(`postgres: ${names.toLocaleString('en-US')} names, read ${readSeconds.toFixed(1)} s, COPY ${copySeconds.toFixed(1)} s`);
+    await c.query("VACUUM ANALYZE names");
+    log(`postgres: ${names.toLocaleString("en-US")} names, read ${readSeconds.toFixed(1)} s, COPY ${copySeconds.toFixed(1)} s`);
     // Each query planned for its own value, as a one-off query would be, not a generic plan.
     await c.query("SET plan_cache_mode = 'force_custom_plan'");
 
     const perMode = new Map<PgModeName, Map<QueryClass, PgModeClassResult>>();
-    const built: Record<'gin' | 'gist', { seconds: number; bytes: number } | null> = { gin: null, gist: null };
-    for (const index of ['gin', 'gist'] as const) {
+    const built: Record<"gin" | "gist", { seconds: number; bytes: number } | null> = { gin: null, gist: null };
+    for (const index of ["gin", "gist"] as const) {
       const these = modes.filter((m) => m.index === index);
       if (these.length === 0) continue;
       log(`postgres: building the ${index.toUpperCase()} trigram index`);
-      await c.query('SET statement_timeout = 0');
+      await c.query("SET statement_timeout = 0");
       t = performance.now();
       await c.query(`CREATE INDEX names_trgm ON names USING ${index} (lower(name) ${index}_trgm_ops)`);
       const seconds = (performance.now() - t) / 1000;
-      await c.query('ANALYZE names');
+      await c.query("ANALYZE names");
       await c.query(`SET statement_timeout = ${Math.round(opts.statementTimeoutMs)}`);
       const size = await c.query<{ b: string }>("SELECT pg_relation_size('names_trgm') AS b");
       built[index] = { seconds, bytes: Number(size.rows[0]!.b) };
       log(`postgres: ${index.toUpperCase()} index ${seconds.toFixed(1)} s, ${(built[index].bytes / 2 ** 20).toFixed(0)} MiB`);
       for (const mode of these) perMode.set(mode.name, await runMode(c, mode, classes, opts));
-      await c.query('DROP INDEX names_trgm');
+      await c.query("DROP INDEX names_trgm");
     }
     const totalSeconds = readSeconds + copySeconds + (built.gin?.seconds ?? 0) + (built.gist?.seconds ?? 0);
 
@@ -262,12 +282,22 @@ export async function runRegistryPostgres(opts: RegistryPgOptions): Promise<Regi
     );
     const row = settings.rows[0]!;
     return {
-      records: opts.queries.records, seed: opts.queries.seed, startedAt, server: row.v, names,
+      records: opts.queries.records,
+      seed: opts.queries.seed,
+      startedAt,
+      server: row.v,
+      names,
       load: { readSeconds, copySeconds, ginSeconds: built.gin?.seconds ?? null, gistSeconds: built.gist?.seconds ?? null, totalSeconds },
-      tableBytes: Number(row.tb), ginBytes: built.gin?.bytes ?? null, gistBytes: built.gist?.bytes ?? null,
-      similarityThreshold: Number(row.s), wordSimilarityThreshold: Number(row.w), statementTimeoutMs: opts.statementTimeoutMs,
-      perClass: opts.perClass, modes: modes.map((m) => ({ name: m.name, index: m.index, sql: m.sql })), classes: byClass,
-      note: 'PostgreSQL is queried directly through the pg driver, one query at a time on one connection (no HTTP, no JSON encoding).',
+      tableBytes: Number(row.tb),
+      ginBytes: built.gin?.bytes ?? null,
+      gistBytes: built.gist?.bytes ?? null,
+      similarityThreshold: Number(row.s),
+      wordSimilarityThreshold: Number(row.w),
+      statementTimeoutMs: opts.statementTimeoutMs,
+      perClass: opts.perClass,
+      modes: modes.map((m) => ({ name: m.name, index: m.index, sql: m.sql })),
+      classes: byClass,
+      note: "PostgreSQL is queried directly through the pg driver, one query at a time on one connection (no HTTP, no JSON encoding).",
     };
   } finally {
     await c.end().catch(() => undefined);

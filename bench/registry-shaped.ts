@@ -10,34 +10,43 @@
 // names, and gets a new valid LEI. Rows stream through deflate in ~1 MiB chunks, so memory stays
 // flat at 3.43M records; the query file is built from the real records afterwards.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { Args, isMain } from './args.js';
-import { quote } from './csv.js';
-import { entryName } from './generate.js';
-import { leiCheckDigits } from './lei.js';
-import { mix32, Rng } from './prng.js';
-import { makePrefixQuery, queryTokens, typo, typoEligible } from './queries.js';
-import { PUBLISHED_MS } from './records.js';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Args, isMain } from "./args.js";
+import { quote } from "./csv.js";
+import { entryName } from "./generate.js";
+import { leiCheckDigits } from "./lei.js";
+import { mix32, Rng } from "./prng.js";
+import { makePrefixQuery, queryTokens, typo, typoEligible } from "./queries.js";
+import { PUBLISHED_MS } from "./records.js";
 import {
-  fold, isBody, loadSample, nearTwin, otherWidth, parishFamily, realUmbrellaFamily, recombined, umbrellaFamily,
-  type Sample, type Template,
-} from './registry-corpus.js';
-import { writeSingleEntryZip } from './zip.js';
-import { tokenize } from '../src/engine/text.js';
+  fold,
+  isBody,
+  loadSample,
+  nearTwin,
+  otherWidth,
+  parishFamily,
+  realUmbrellaFamily,
+  recombined,
+  umbrellaFamily,
+  type Sample,
+  type Template,
+} from "./registry-corpus.js";
+import { writeSingleEntryZip } from "./zip.js";
+import { tokenize } from "../src/engine/text.js";
 
 /** Bump when generated content changes, so cached files are not reused across versions. */
 export const REGISTRY_GENERATOR_VERSION = 1;
 
-type BlockKind = 'twins' | 'recombined' | 'umbrella' | 'real-umbrella' | 'parish';
+type BlockKind = "twins" | "recombined" | "umbrella" | "real-umbrella" | "parish";
 
 /** Share of distractor records per kind, and each kind's block size range. */
 const KINDS: ReadonlyArray<{ kind: BlockKind; share: number; min: number; max: number }> = [
-  { kind: 'twins', share: 0.4, min: 2, max: 8 },
-  { kind: 'recombined', share: 0.33, min: 1, max: 1 },
-  { kind: 'umbrella', share: 0.09, min: 12, max: 60 },
-  { kind: 'real-umbrella', share: 0.09, min: 12, max: 60 },
-  { kind: 'parish', share: 0.09, min: 10, max: 40 },
+  { kind: "twins", share: 0.4, min: 2, max: 8 },
+  { kind: "recombined", share: 0.33, min: 1, max: 1 },
+  { kind: "umbrella", share: 0.09, min: 12, max: 60 },
+  { kind: "real-umbrella", share: 0.09, min: 12, max: 60 },
+  { kind: "parish", share: 0.09, min: 10, max: 40 },
 ];
 /** Blocks open at once: their rows interleave, so a family is scattered over the file as in the real one (which is in LEI order). */
 const ACTIVE_BLOCKS = 256;
@@ -68,7 +77,7 @@ export interface RankedRow {
 }
 
 /** A name as the engine compares whole names: its terms run together (see src/engine/name-key.ts). */
-export const foldedName = (name: string): string => tokenize(name).join('');
+export const foldedName = (name: string): string => tokenize(name).join("");
 
 /**
  * Where a targeted query's answer is among `rows` (0-based, -1 when absent): the target's LEI, or
@@ -77,7 +86,9 @@ export const foldedName = (name: string): string => tokenize(name).join('');
  */
 export function targetRank(item: QueryItem, rows: readonly RankedRow[]): number {
   const twin = item.name === undefined ? null : foldedName(item.name);
-  return rows.findIndex((x) => x.lei === item.lei || (twin !== null && typeof x.legalName === 'string' && foldedName(x.legalName) === twin));
+  return rows.findIndex(
+    (x) => x.lei === item.lei || (twin !== null && typeof x.legalName === "string" && foldedName(x.legalName) === twin),
+  );
 }
 
 /** Top-1, top-3 and top-10 over a class's targeted queries (a failed query counts as a miss). */
@@ -99,7 +110,7 @@ export class TopTally {
   }
 }
 
-export const QUERY_CLASSES = ['exact', 'exact-family', 'width', 'typo', 'prefix', 'two-word', 'one-word'] as const;
+export const QUERY_CLASSES = ["exact", "exact-family", "width", "typo", "prefix", "two-word", "one-word"] as const;
 export type QueryClass = (typeof QUERY_CLASSES)[number];
 
 export interface CorpusStats {
@@ -126,13 +137,13 @@ const CHUNK_BYTES = 1 << 20;
 
 /** Distractor i's LEI: the template's LOU prefix, "00", "R" and a bijective scramble of i (unique for i < 2^32). */
 function distractorLei(prefix: string, i: number): string {
-  const body = `${prefix}00R${mix32(i).toString(36).toUpperCase().padStart(11, '0')}`;
+  const body = `${prefix}00R${mix32(i).toString(36).toUpperCase().padStart(11, "0")}`;
   return body + leiCheckDigits(body);
 }
 
 /** Columns a distractor leaves empty: the template's other and transliterated names would make it match the real name. */
 function blankedColumn(name: string): boolean {
-  return name.startsWith('Entity.OtherEntityNames.') || name.startsWith('Entity.TransliteratedOtherEntityNames.');
+  return name.startsWith("Entity.OtherEntityNames.") || name.startsWith("Entity.TransliteratedOtherEntityNames.");
 }
 
 class Rows {
@@ -144,7 +155,7 @@ class Rows {
   realRow(t: Template): Buffer {
     let b = this.real.get(t.index);
     if (b === undefined) {
-      b = Buffer.from(t.values.map(quote).join(',') + '\n', 'utf8');
+      b = Buffer.from(t.values.map(quote).join(",") + "\n", "utf8");
       this.real.set(t.index, b);
     }
     return b;
@@ -155,9 +166,9 @@ class Rows {
     let b = this.tails.get(t.index);
     if (b === undefined) {
       const h = this.sample.header;
-      let s = '';
-      for (let c = 2; c < h.length; c++) s += ',' + quote(blankedColumn(h[c]!) ? '' : t.values[c]!);
-      b = Buffer.from(s + '\n', 'utf8');
+      let s = "";
+      for (let c = 2; c < h.length; c++) s += "," + quote(blankedColumn(h[c]!) ? "" : t.values[c]!);
+      b = Buffer.from(s + "\n", "utf8");
       this.tails.set(t.index, b);
     }
     return b;
@@ -179,8 +190,8 @@ export async function generateRegistry(opts: RegistryGenerateOptions): Promise<C
   if (opts.records < real.length) throw new Error(`--records must be at least ${real.length} (the real records)`);
   const rng = Rng.at(opts.seed, 101, 0);
   const rows = new Rows(sample);
-  const funds = real.filter((t) => t.kind === 'fund');
-  const parishes = real.filter((t) => t.kind === 'parish');
+  const funds = real.filter((t) => t.kind === "fund");
+  const parishes = real.filter((t) => t.kind === "parish");
   const realOrder = real.map((t) => t);
   for (let i = realOrder.length - 1; i > 0; i--) {
     const j = rng.int(i + 1);
@@ -189,8 +200,8 @@ export async function generateRegistry(opts: RegistryGenerateOptions): Promise<C
   // Block kinds are drawn with weights share/mean size, so the record shares come out as KINDS says.
   const weights = KINDS.map((k) => k.share / ((k.min + k.max) / 2));
   const wsum = weights.reduce((a, b) => a + b, 0);
-  const distractors: Record<BlockKind, number> = { twins: 0, recombined: 0, umbrella: 0, 'real-umbrella': 0, parish: 0 };
-  const blocks: Record<BlockKind, number> = { twins: 0, recombined: 0, umbrella: 0, 'real-umbrella': 0, parish: 0 };
+  const distractors: Record<BlockKind, number> = { twins: 0, recombined: 0, umbrella: 0, "real-umbrella": 0, parish: 0 };
+  const blocks: Record<BlockKind, number> = { twins: 0, recombined: 0, umbrella: 0, "real-umbrella": 0, parish: 0 };
   const changes: Record<string, number> = {};
   const family = { min: Infinity, sum: 0, n: 0, max: 0 };
 
@@ -203,10 +214,10 @@ export async function generateRegistry(opts: RegistryGenerateOptions): Promise<C
       const size = rng.range(spec.min, spec.max);
       let names: string[] = [];
       let template: Template;
-      if (spec.kind === 'twins' || spec.kind === 'recombined') {
+      if (spec.kind === "twins" || spec.kind === "recombined") {
         template = rng.pick(real);
         for (let n = 0; n < size; n++) {
-          if (spec.kind === 'twins') {
+          if (spec.kind === "twins") {
             const tw = nearTwin(rng, sample, template);
             if (tw !== null) {
               names.push(tw.name);
@@ -218,9 +229,13 @@ export async function generateRegistry(opts: RegistryGenerateOptions): Promise<C
           }
         }
       } else {
-        template = rng.pick(spec.kind === 'parish' ? parishes : funds);
-        const f = spec.kind === 'umbrella' ? umbrellaFamily(rng, sample, template, size)
-          : spec.kind === 'real-umbrella' ? realUmbrellaFamily(rng, sample, template, size) : parishFamily(rng, sample, template, size);
+        template = rng.pick(spec.kind === "parish" ? parishes : funds);
+        const f =
+          spec.kind === "umbrella"
+            ? umbrellaFamily(rng, sample, template, size)
+            : spec.kind === "real-umbrella"
+              ? realUmbrellaFamily(rng, sample, template, size)
+              : parishFamily(rng, sample, template, size);
         names = [...f.names];
         if (names.length > 0) {
           family.min = Math.min(family.min, names.length);
@@ -249,7 +264,7 @@ export async function generateRegistry(opts: RegistryGenerateOptions): Promise<C
   const loadLeis: string[] = [];
 
   async function* chunks(): AsyncGenerator<Buffer> {
-    const header = Buffer.from(sample.header.map(quote).join(',') + '\n', 'utf8');
+    const header = Buffer.from(sample.header.map(quote).join(",") + "\n", "utf8");
     let buf = Buffer.allocUnsafe(CHUNK_BYTES + 4 * MAX_ROW_BYTES);
     let pos = header.copy(buf, 0);
     const active: Block[] = [];
@@ -284,7 +299,7 @@ export async function generateRegistry(opts: RegistryGenerateOptions): Promise<C
         const tail = rows.tail(b.template);
         // The chunk buffer has 4 × MAX_ROW_BYTES of room past CHUNK_BYTES; a longer row would overrun it.
         if (tail.length + 6 * name.length + 32 > MAX_ROW_BYTES) throw new Error(`row ${row} is too long`);
-        pos += buf.write(`"${lei}",${quote(name)}`, pos, 'utf8');
+        pos += buf.write(`"${lei}",${quote(name)}`, pos, "utf8");
         pos += tail.copy(buf, pos);
         if (row % loadEvery === 0) loadNames.push({ name, lei });
       }
@@ -314,13 +329,27 @@ export async function generateRegistry(opts: RegistryGenerateOptions): Promise<C
     zip64Local: opts.records * 2048 >= 0xffffffff,
   });
   const stats: CorpusStats = {
-    records: opts.records, real: real.length, distractors, blocks, nearTwinChanges: changes,
+    records: opts.records,
+    real: real.length,
+    distractors,
+    blocks,
+    nearTwinChanges: changes,
     familySizes: { min: family.min, mean: family.n === 0 ? 0 : family.sum / family.n, max: family.max },
-    csvBytes, zipBytes: z.fileBytes, seconds: (performance.now() - started) / 1000,
+    csvBytes,
+    zipBytes: z.fileBytes,
+    seconds: (performance.now() - started) / 1000,
   };
   const classes = buildQueries(sample, Rng.at(opts.seed, 102, 0), wordFreq);
-  const body: RegistryQueries = { version: REGISTRY_GENERATOR_VERSION, records: opts.records, seed: opts.seed, classes, loadNames, loadLeis, corpus: stats };
-  writeFileSync(opts.queriesOut, JSON.stringify(body) + '\n');
+  const body: RegistryQueries = {
+    version: REGISTRY_GENERATOR_VERSION,
+    records: opts.records,
+    seed: opts.seed,
+    classes,
+    loadNames,
+    loadLeis,
+    corpus: stats,
+  };
+  writeFileSync(opts.queriesOut, JSON.stringify(body) + "\n");
   return stats;
 }
 
@@ -336,7 +365,7 @@ function sampleOf<T>(rng: Rng, items: readonly T[], count: number): T[] {
 
 /** A pasted full name with 1–2 typing errors in words of 4+ letters. */
 export function fullNameTypo(rng: Rng, name: string): string | null {
-  const tokens = name.split(' ');
+  const tokens = name.split(" ");
   const eligible = tokens.map((w, k) => (typoEligible(w) ? k : -1)).filter((k) => k >= 0);
   if (eligible.length === 0) return null;
   const first = rng.pick(eligible);
@@ -345,7 +374,7 @@ export function fullNameTypo(rng: Rng, name: string): string | null {
     const second = rng.pick(eligible);
     tokens[second] = typo(rng, tokens[second]!);
   }
-  const q = tokens.join(' ');
+  const q = tokens.join(" ");
   return q === name ? null : q;
 }
 
@@ -355,19 +384,30 @@ export function typedPrefix(rng: Rng, name: string): string | null {
   if (tokens.length === 0) return null;
   const words = tokens.slice(0, rng.range(1, Math.min(3, tokens.length)));
   const last = Array.from(words[words.length - 1]!);
-  if (last.length >= 4) words[words.length - 1] = last.slice(0, rng.range(3, last.length - 1)).join('');
-  const q = words.join(' ');
+  if (last.length >= 4) words[words.length - 1] = last.slice(0, rng.range(3, last.length - 1)).join("");
+  const q = words.join(" ");
   return rng.chance(0.5) ? q.toLowerCase() : q;
 }
 
 function buildQueries(sample: Sample, rng: Rng, wordFreq: ReadonlyMap<string, number>): Record<QueryClass, QueryItem[]> {
-  const usable = sample.templates.filter((t) => !sample.ambiguousKeys.has(fold(t.name)) && t.name.trim() !== '');
+  const usable = sample.templates.filter((t) => !sample.ambiguousKeys.has(fold(t.name)) && t.name.trim() !== "");
   const item = (t: Template, q: string): QueryItem => ({ q, lei: t.lei, name: t.name });
   const exact = sampleOf(rng, usable, 1000).map((t) => item(t, t.name));
-  const exactFamily = sampleOf(rng, usable.filter((t) => t.kind !== 'plain'), 300).map((t) => item(t, t.name));
+  const exactFamily = sampleOf(
+    rng,
+    usable.filter((t) => t.kind !== "plain"),
+    300,
+  ).map((t) => item(t, t.name));
   // Every real name stored with compatibility characters (full-width brackets, letters) is asked in its NFKC form; the rest in full width.
-  const compat = usable.filter((t) => t.name.normalize('NFKC') !== t.name);
-  const width = [...compat, ...sampleOf(rng, usable.filter((t) => t.name.normalize('NFKC') === t.name), 500 - compat.length)].map((t) => item(t, otherWidth(t.name)));
+  const compat = usable.filter((t) => t.name.normalize("NFKC") !== t.name);
+  const width = [
+    ...compat,
+    ...sampleOf(
+      rng,
+      usable.filter((t) => t.name.normalize("NFKC") === t.name),
+      500 - compat.length,
+    ),
+  ].map((t) => item(t, otherWidth(t.name)));
   const typo: QueryItem[] = [];
   for (const t of sampleOf(rng, usable, 3000)) {
     if (typo.length >= 1000) break;
@@ -393,7 +433,7 @@ function buildQueries(sample: Sample, rng: Rng, wordFreq: ReadonlyMap<string, nu
     .sort((a, b) => b[1] - a[1])
     .slice(0, 200)
     .map(([w]) => ({ q: w }));
-  return { exact, 'exact-family': exactFamily, width, typo, prefix, 'two-word': twoWord, 'one-word': oneWord };
+  return { exact, "exact-family": exactFamily, width, typo, prefix, "two-word": twoWord, "one-word": oneWord };
 }
 
 export interface RegistryData {
@@ -409,41 +449,49 @@ export async function ensureRegistryZip(outDir: string, records: number, seed: n
   const qfile = path.join(outDir, `${stem}.queries.json`);
   if (existsSync(zip) && existsSync(qfile)) {
     log(`reusing ${zip}`);
-    return { zip, queries: JSON.parse(readFileSync(qfile, 'utf8')) as RegistryQueries };
+    return { zip, queries: JSON.parse(readFileSync(qfile, "utf8")) as RegistryQueries };
   }
-  log(`generating ${records.toLocaleString('en-US')} registry-shaped records into ${zip}`);
+  log(`generating ${records.toLocaleString("en-US")} registry-shaped records into ${zip}`);
   let last = Date.now();
   const stats = await generateRegistry({
-    records, out: zip, seed, queriesOut: qfile,
+    records,
+    out: zip,
+    seed,
+    queriesOut: qfile,
     onProgress: (n) => {
       if (Date.now() - last > 10_000) {
         last = Date.now();
-        log(`  ${n.toLocaleString('en-US')} rows`);
+        log(`  ${n.toLocaleString("en-US")} rows`);
       }
     },
   });
-  log(`generated in ${stats.seconds.toFixed(1)} s: ${(stats.csvBytes / 2 ** 20).toFixed(0)} MiB CSV, ${(stats.zipBytes / 2 ** 20).toFixed(1)} MiB zip`);
-  return { zip, queries: JSON.parse(readFileSync(qfile, 'utf8')) as RegistryQueries };
+  log(
+    `generated in ${stats.seconds.toFixed(1)} s: ${(stats.csvBytes / 2 ** 20).toFixed(0)} MiB CSV, ${(stats.zipBytes / 2 ** 20).toFixed(1)} MiB zip`,
+  );
+  return { zip, queries: JSON.parse(readFileSync(qfile, "utf8")) as RegistryQueries };
 }
 
 async function main(): Promise<void> {
   const args = new Args(process.argv.slice(2));
-  const records = args.int('records', 0);
-  if (records < 1) throw new Error('usage: registry-shaped --records N --out FILE.zip [--seed S] [--queries FILE.json]');
-  const out = path.resolve(args.requireString('out'));
-  const queriesOut = path.resolve(args.string('queries') ?? out.replace(/\.zip$/, '') + '.queries.json');
+  const records = args.int("records", 0);
+  if (records < 1) throw new Error("usage: registry-shaped --records N --out FILE.zip [--seed S] [--queries FILE.json]");
+  const out = path.resolve(args.requireString("out"));
+  const queriesOut = path.resolve(args.string("queries") ?? out.replace(/\.zip$/, "") + ".queries.json");
   const stats = await generateRegistry({
-    records, out, seed: args.int('seed', 1), queriesOut,
+    records,
+    out,
+    seed: args.int("seed", 1),
+    queriesOut,
     onProgress: (n) => {
-      if (n % 200_000 < 1000) process.stderr.write(`registry-shaped: ${n.toLocaleString('en-US')} rows\n`);
+      if (n % 200_000 < 1000) process.stderr.write(`registry-shaped: ${n.toLocaleString("en-US")} rows\n`);
     },
   });
-  process.stdout.write(JSON.stringify(stats, null, 2) + '\n');
+  process.stdout.write(JSON.stringify(stats, null, 2) + "\n");
 }
 
 if (isMain(import.meta.url)) {
   main().catch((err: unknown) => {
-    process.stderr.write(`registry-shaped: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`registry-shaped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   });
 }

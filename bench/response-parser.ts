@@ -8,11 +8,26 @@
 // It handles what a benchmark meets: a status line, Content-Length or chunked bodies (chunk
 // extensions and trailers skipped), and whether the connection closes after the response.
 
-const CR = 0x0d, LF = 0x0a, COLON = 0x3a, SPACE = 0x20, TAB = 0x09, SEMICOLON = 0x3b;
+const CR = 0x0d,
+  LF = 0x0a,
+  COLON = 0x3a,
+  SPACE = 0x20,
+  TAB = 0x09,
+  SEMICOLON = 0x3b;
 const MAX_HEAD = 64 * 1024;
 const MAX_SIZE_LINE = 1024;
 
-const enum State { Head, Body, ChunkSize, ChunkExtension, ChunkSizeLf, ChunkData, ChunkDataCr, ChunkDataLf, Trailer }
+const enum State {
+  Head,
+  Body,
+  ChunkSize,
+  ChunkExtension,
+  ChunkSizeLf,
+  ChunkData,
+  ChunkDataCr,
+  ChunkDataLf,
+  Trailer,
+}
 
 const CONTENT_LENGTH = bytesOf("content-length");
 const TRANSFER_ENCODING = bytesOf("transfer-encoding");
@@ -62,8 +77,11 @@ export class ResponseParser {
           at = end;
           if (!this.parseHead()) return "bad-head";
           this.headLength = 0;
-          if (this.chunked) { this.state = State.ChunkSize; this.remaining = 0; this.lineLength = 0; }
-          else if (this.remaining > 0) this.state = State.Body;
+          if (this.chunked) {
+            this.state = State.ChunkSize;
+            this.remaining = 0;
+            this.lineLength = 0;
+          } else if (this.remaining > 0) this.state = State.Body;
           else if (this.complete()) return "close";
           break;
         }
@@ -133,7 +151,10 @@ export class ResponseParser {
     const head = this.head;
     let n = this.headLength;
     for (let at = from; at < to; at++) {
-      if (n >= MAX_HEAD) { this.headLength = n; return -1; }
+      if (n >= MAX_HEAD) {
+        this.headLength = n;
+        return -1;
+      }
       const b = bytes[at];
       head[n++] = b;
       if (b === LF && n >= 4 && head[n - 2] === CR && head[n - 3] === LF && head[n - 4] === CR) {
@@ -147,9 +168,20 @@ export class ResponseParser {
 
   /** Status line and the three headers that frame the body; false when the head is not HTTP/1.x. */
   private parseHead(): boolean {
-    const head = this.head, end = this.headLength - 4;
+    const head = this.head,
+      end = this.headLength - 4;
     // "HTTP/1.1 200 OK"
-    if (end < 12 || head[0] !== 0x48 || head[1] !== 0x54 || head[2] !== 0x54 || head[3] !== 0x50 || head[4] !== 0x2f || head[5] !== 0x31 || head[6] !== 0x2e) return false;
+    if (
+      end < 12 ||
+      head[0] !== 0x48 ||
+      head[1] !== 0x54 ||
+      head[2] !== 0x54 ||
+      head[3] !== 0x50 ||
+      head[4] !== 0x2f ||
+      head[5] !== 0x31 ||
+      head[6] !== 0x2e
+    )
+      return false;
     this.status = digitsValue(head, 9, 12);
     if (!(this.status >= 100 && this.status < 600)) return false;
     this.closeAfter = head[7] === 0x30; // HTTP/1.0 closes by default

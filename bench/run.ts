@@ -13,26 +13,26 @@
 //    ceiling) and the same name searches against PostgreSQL + pg_trgm.
 // 4. Prints one table and the target ratios; writes bench/out/results-<N>.json.
 
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Args, isMain } from './args.js';
-import { startBareUws } from './bare-uws.js';
-import { ensureGoldenZip, GENERATOR_VERSION, writeQueryFile, type QueryFile } from './generate.js';
-import { runLoad, type LoadResult } from './loadgen.js';
-import { runPostgresBaseline, type PgBaselineResult } from './postgres.js';
-import { freePort, readMemory, removeDirLater, RssSampler, runCli, startWatchdog, startServer, type ServerProcess } from './proc.js';
-import { Rng } from './prng.js';
-import { buildQuerySet, type QueryEntry } from './queries.js';
-import { RecordFactory } from './records.js';
+import { createHmac, randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Args, isMain } from "./args.js";
+import { startBareUws } from "./bare-uws.js";
+import { ensureGoldenZip, GENERATOR_VERSION, writeQueryFile, type QueryFile } from "./generate.js";
+import { runLoad, type LoadResult } from "./loadgen.js";
+import { runPostgresBaseline, type PgBaselineResult } from "./postgres.js";
+import { freePort, readMemory, removeDirLater, RssSampler, runCli, startWatchdog, startServer, type ServerProcess } from "./proc.js";
+import { Rng } from "./prng.js";
+import { buildQuerySet, type QueryEntry } from "./queries.js";
+import { RecordFactory } from "./records.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
-const REPO = existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
-const OUT = path.join(REPO, 'bench', 'out');
-const SERVER_MAIN = path.join(REPO, 'dist', 'src', 'main.js');
+const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
+const OUT = path.join(REPO, "bench", "out");
+const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
 
 export interface RunOptions {
   readonly records: number;
@@ -101,12 +101,12 @@ const LOAD_SEED_OFFSET = 7919;
 async function querySet(factory: RecordFactory, count: number, seed: number, file: string): Promise<QueryEntry[]> {
   let queries: QueryEntry[];
   if (existsSync(file)) {
-    queries = [...(JSON.parse(readFileSync(file, 'utf8')) as QueryFile).queries];
+    queries = [...(JSON.parse(readFileSync(file, "utf8")) as QueryFile).queries];
   } else {
     queries = buildQuerySet(factory, count, seed);
     await writeQueryFile(file, queries, factory.total, seed);
   }
-  log(`${queries.length.toLocaleString('en-US')} queries from ${path.relative(REPO, file)}`);
+  log(`${queries.length.toLocaleString("en-US")} queries from ${path.relative(REPO, file)}`);
   return queries;
 }
 
@@ -133,12 +133,19 @@ export function buildScenarios(factory: RecordFactory, queries: readonly QueryEn
   const filters = queries.map((q, k) => {
     const base = `/v1/entities?q=${enc(q.word)}&country=${enc(q.country)}`;
     switch (k % 3) {
-      case 0: return q.status === 'ACTIVE' || q.status === 'INACTIVE' ? `${base}&status=${q.status}` : `${base}&registrationStatus=${q.registrationStatus}`;
-      case 1: return `${base}&registrationStatus=${q.registrationStatus}`;
-      default: return `${base}&category=${q.category}`;
+      case 0:
+        return q.status === "ACTIVE" || q.status === "INACTIVE"
+          ? `${base}&status=${q.status}`
+          : `${base}&registrationStatus=${q.registrationStatus}`;
+      case 1:
+        return `${base}&registrationStatus=${q.registrationStatus}`;
+      default:
+        return `${base}&category=${q.category}`;
     }
   });
-  const facets = queries.map((q, k) => `/v1/entities?q=${enc(k % 2 === 0 ? q.prefixQuery : q.word)}&facets=country,registrationStatus,category`);
+  const facets = queries.map(
+    (q, k) => `/v1/entities?q=${enc(k % 2 === 0 ? q.prefixQuery : q.word)}&facets=country,registrationStatus,category`,
+  );
   const mixed: string[] = [];
   for (let k = 0; k < 50_000; k++) {
     const r = rng.float();
@@ -148,11 +155,11 @@ export function buildScenarios(factory: RecordFactory, queries: readonly QueryEn
     else mixed.push(rng.pick(facets));
   }
   return [
-    { name: 'lookup', description: 'GET /v1/entities/{lei}, random known LEIs', paths: shuffle(lookups, rng) },
-    { name: 'name search', description: 'q = 1-3 words with 1-2 typos', paths: shuffle(names, rng) },
-    { name: 'filtered search', description: 'q = one word + country + status/registrationStatus/category', paths: shuffle(filters, rng) },
-    { name: 'faceted search', description: 'q + facets=country,registrationStatus,category', paths: shuffle(facets, rng) },
-    { name: 'mixed', description: '50 % lookup, 30 % name, 10 % filtered, 10 % faceted', paths: mixed },
+    { name: "lookup", description: "GET /v1/entities/{lei}, random known LEIs", paths: shuffle(lookups, rng) },
+    { name: "name search", description: "q = 1-3 words with 1-2 typos", paths: shuffle(names, rng) },
+    { name: "filtered search", description: "q = one word + country + status/registrationStatus/category", paths: shuffle(filters, rng) },
+    { name: "faceted search", description: "q + facets=country,registrationStatus,category", paths: shuffle(facets, rng) },
+    { name: "mixed", description: "50 % lookup, 30 % name, 10 % filtered, 10 % faceted", paths: mixed },
   ];
 }
 
@@ -162,16 +169,21 @@ export function buildScenarios(factory: RecordFactory, queries: readonly QueryEn
  */
 async function scopedKeyScenario(base: string, adminKey: string, queries: readonly QueryEntry[], seed: number): Promise<Scenario> {
   const res = await fetch(`${base}/keys`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-typesense-api-key': adminKey },
-    body: JSON.stringify({ description: 'bench search key', actions: ['documents:search'], collections: ['lei'] }),
+    method: "POST",
+    headers: { "content-type": "application/json", "x-typesense-api-key": adminKey },
+    body: JSON.stringify({ description: "bench search key", actions: ["documents:search"], collections: ["lei"] }),
   });
   if (res.status !== 201) throw new Error(`creating the bench search key failed: HTTP ${res.status} ${await res.text()}`);
   const parent = ((await res.json()) as { value: string }).value;
   const params = JSON.stringify({ per_page: 20 });
-  const digest = createHmac('sha256', parent).update(params).digest('base64');
-  const scoped = Buffer.from(`${digest}${parent.slice(0, 4)}${params}`).toString('base64');
+  const digest = createHmac("sha256", parent).update(params).digest("base64");
+  const scoped = Buffer.from(`${digest}${parent.slice(0, 4)}${params}`).toString("base64");
   const paths = queries.map((q) => `/collections/lei/documents/search?q=${enc(q.typoQuery)}&x-typesense-api-key=${enc(scoped)}`);
-  return { name: 'scoped-key search', description: 'the name searches via /collections/lei/documents/search with a scoped key', paths: shuffle(paths, Rng.at(seed, 32, 0)) };
+  return {
+    name: "scoped-key search",
+    description: "the name searches via /collections/lei/documents/search with a scoped key",
+    paths: shuffle(paths, Rng.at(seed, 32, 0)),
+  };
 }
 
 /**
@@ -180,9 +192,14 @@ async function scopedKeyScenario(base: string, adminKey: string, queries: readon
  * Little's law puts the mean latency at 64 ÷ throughput, whatever the server does).
  */
 function fixedRateScenario(scenarios: readonly Scenario[], rate: number): Scenario {
-  const names = scenarios.find((s) => s.name === 'name search');
-  if (names === undefined) throw new Error('no name search scenario to pace');
-  return { name: `name search at ${fmtInt(rate)} req/s`, description: 'the name searches, open loop at a fixed rate; latency counts from when each request was due', paths: names.paths, ratePerS: rate };
+  const names = scenarios.find((s) => s.name === "name search");
+  if (names === undefined) throw new Error("no name search scenario to pace");
+  return {
+    name: `name search at ${fmtInt(rate)} req/s`,
+    description: "the name searches, open loop at a fixed rate; latency counts from when each request was due",
+    paths: names.paths,
+    ratePerS: rate,
+  };
 }
 
 // ---------------------------------------------------------------- Leidex
@@ -209,21 +226,26 @@ async function sanityCheck(base: string, factory: RecordFactory, queries: readon
   const issues: string[] = [];
   const rec = factory.recordAt(0);
   const one = await getJson(base, `/v1/entities/${rec.lei}`);
-  if (one.status !== 200) issues.push(`GET /v1/entities/${rec.lei} (a loaded record) answered ${one.status}: ${JSON.stringify(one.body).slice(0, 200)}`);
-  else if ((one.body as { lei?: string }).lei !== rec.lei) issues.push(`GET /v1/entities/${rec.lei} returned lei ${(one.body as { lei?: string }).lei}`);
+  if (one.status !== 200)
+    issues.push(`GET /v1/entities/${rec.lei} (a loaded record) answered ${one.status}: ${JSON.stringify(one.body).slice(0, 200)}`);
+  else if ((one.body as { lei?: string }).lei !== rec.lei)
+    issues.push(`GET /v1/entities/${rec.lei} returned lei ${(one.body as { lei?: string }).lei}`);
   const q = queries[0];
   if (q !== undefined) {
     const exact = await getJson(base, `/v1/entities?q=${enc(q.name)}`);
-    if (exact.status !== 200) issues.push(`search for an exact legal name answered ${exact.status}: ${JSON.stringify(exact.body).slice(0, 200)}`);
+    if (exact.status !== 200)
+      issues.push(`search for an exact legal name answered ${exact.status}: ${JSON.stringify(exact.body).slice(0, 200)}`);
     else {
       const page = exact.body as SearchPage;
       if (!Array.isArray(page.results)) issues.push(`search answer has no results array: ${JSON.stringify(page).slice(0, 200)}`);
-      else if (!page.results.slice(0, 3).some((r) => r.lei === q.lei)) issues.push(`exact legal name "${q.name}" is not in the top 3 of its own search (found ${page.found})`);
+      else if (!page.results.slice(0, 3).some((r) => r.lei === q.lei))
+        issues.push(`exact legal name "${q.name}" is not in the top 3 of its own search (found ${page.found})`);
     }
     const faceted = await getJson(base, `/v1/entities?q=${enc(q.word)}&facets=country,registrationStatus,category`);
-    if (faceted.status !== 200 || !Array.isArray((faceted.body as { facets?: unknown }).facets)) issues.push(`faceted search answered ${faceted.status} without a facets array`);
+    if (faceted.status !== 200 || !Array.isArray((faceted.body as { facets?: unknown }).facets))
+      issues.push(`faceted search answered ${faceted.status} without a facets array`);
   }
-  const bad = await getJson(base, '/v1/entities/5493001KJTIIGC8Y1R13');
+  const bad = await getJson(base, "/v1/entities/5493001KJTIIGC8Y1R13");
   if (bad.status !== 400) issues.push(`an LEI with wrong check digits answered ${bad.status}, SPEC says 400`);
   return issues;
 }
@@ -251,7 +273,7 @@ async function leidexRecall(base: string, items: ReadonlyArray<{ q: string; lei:
 
 // ---------------------------------------------------------------- report
 
-const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const fmtInt = (n: number): string => Math.round(n).toLocaleString("en-US");
 const fmtMs = (n: number): string => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
@@ -259,10 +281,10 @@ function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows
     .map((r, i) => {
-      const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
-      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+      const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
+      return i === 0 ? `${line}\n${widths.map((w) => "-".repeat(w)).join("  ")}` : line;
     })
-    .join('\n');
+    .join("\n");
 }
 
 // ---------------------------------------------------------------- main
@@ -277,13 +299,27 @@ export async function runBench(opts: RunOptions): Promise<void> {
   const recallItems = data.queries.slice(0, opts.recallCount).map((q) => ({ q: q.typoQuery, lei: q.lei }));
 
   // Leidex.
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-bench-data-'));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-bench-data-"));
   const removeData = opts.keepData ? () => log(`kept Leidex data dir ${dataDir}`) : removeDirLater(dataDir);
   const port = await freePort();
-  const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
-  const serverArgs = [SERVER_MAIN, '--host', '127.0.0.1', '--port', String(port), '--source', data.zip, '--data-dir', dataDir, '--rate-limit', '0', '--api-key', adminKey];
-  if (opts.shards !== null) serverArgs.push('--shards', String(opts.shards));
-  log(`starting Leidex: node ${serverArgs.map((a) => path.isAbsolute(a) && a.startsWith(REPO) ? path.relative(REPO, a) : a).join(' ')}`);
+  const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
+  const serverArgs = [
+    SERVER_MAIN,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--source",
+    data.zip,
+    "--data-dir",
+    dataDir,
+    "--rate-limit",
+    "0",
+    "--api-key",
+    adminKey,
+  ];
+  if (opts.shards !== null) serverArgs.push("--shards", String(opts.shards));
+  log(`starting Leidex: node ${serverArgs.map((a) => (path.isAbsolute(a) && a.startsWith(REPO) ? path.relative(REPO, a) : a)).join(" ")}`);
   const serverLog = path.join(OUT, `server-${opts.records}.log`);
   let server: ServerProcess | null = null;
   const results: ScenarioResult[] = [];
@@ -303,15 +339,25 @@ export async function runBench(opts: RunOptions): Promise<void> {
     scenarios.push(await scopedKeyScenario(base, adminKey, data.loadQueries, opts.seed));
     scenarios.push(fixedRateScenario(scenarios, opts.sloRate));
     for (const sc of scenarios) {
-      log(`${sc.name}: ${opts.durationS} s, ${opts.connections} connections${sc.ratePerS !== undefined ? `, open loop at ${fmtInt(sc.ratePerS)} req/s` : ''}, ${new Set(sc.paths).size.toLocaleString('en-US')} distinct requests`);
+      log(
+        `${sc.name}: ${opts.durationS} s, ${opts.connections} connections${sc.ratePerS !== undefined ? `, open loop at ${fmtInt(sc.ratePerS)} req/s` : ""}, ${new Set(sc.paths).size.toLocaleString("en-US")} distinct requests`,
+      );
       const sampler = new RssSampler(server.pid);
       const load = await runLoad({
-        host: '127.0.0.1', port: server.port, paths: sc.paths, connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed,
+        host: "127.0.0.1",
+        port: server.port,
+        paths: sc.paths,
+        connections: opts.connections,
+        durationS: opts.durationS,
+        warmupS: opts.warmupS,
+        seed: opts.seed,
         ...(sc.ratePerS !== undefined ? { ratePerS: sc.ratePerS } : {}),
       });
       const peak = sampler.stop();
       results.push({ name: sc.name, description: sc.description, distinctPaths: new Set(sc.paths).size, load, peakRssBytes: peak });
-      log(`  ${fmtInt(load.rps)} req/s, p50 ${fmtMs(load.latency.p50Ms)} ms, p99 ${fmtMs(load.latency.p99Ms)} ms, non-2xx ${load.non2xx}, errors ${load.errors}`);
+      log(
+        `  ${fmtInt(load.rps)} req/s, p50 ${fmtMs(load.latency.p50Ms)} ms, p99 ${fmtMs(load.latency.p99Ms)} ms, non-2xx ${load.non2xx}, errors ${load.errors}`,
+      );
       if (server.child.exitCode !== null) throw new Error(`Leidex exited during "${sc.name}"; last output:\n${server.tail()}`);
     }
     hwm = readMemory(server.pid)?.hwmBytes ?? 0;
@@ -326,7 +372,15 @@ export async function runBench(opts: RunOptions): Promise<void> {
     const uws = await startBareUws(await freePort());
     try {
       log(`bare uWebSockets.js: ${opts.durationS} s, ${opts.connections} connections`);
-      bare = await runLoad({ host: '127.0.0.1', port: uws.port, paths: scenarios[0]!.paths.slice(0, 10_000), connections: opts.connections, durationS: opts.durationS, warmupS: opts.warmupS, seed: opts.seed });
+      bare = await runLoad({
+        host: "127.0.0.1",
+        port: uws.port,
+        paths: scenarios[0]!.paths.slice(0, 10_000),
+        connections: opts.connections,
+        durationS: opts.durationS,
+        warmupS: opts.warmupS,
+        seed: opts.seed,
+      });
       log(`  ${fmtInt(bare.rps)} req/s, p50 ${fmtMs(bare.latency.p50Ms)} ms, p99 ${fmtMs(bare.latency.p99Ms)} ms`);
     } finally {
       await uws.stop();
@@ -345,20 +399,59 @@ export async function runBench(opts: RunOptions): Promise<void> {
       warmupS: opts.warmupS,
       log,
     });
-    log(`  PostgreSQL ${fmtInt(pgRes.qps)} q/s, p50 ${fmtMs(pgRes.latency.p50Ms)} ms, p99 ${fmtMs(pgRes.latency.p99Ms)} ms, recall@3 ${(pgRes.recallAt3 * 100).toFixed(1)} %`);
+    log(
+      `  PostgreSQL ${fmtInt(pgRes.qps)} q/s, p50 ${fmtMs(pgRes.latency.p50Ms)} ms, p99 ${fmtMs(pgRes.latency.p99Ms)} ms, recall@3 ${(pgRes.recallAt3 * 100).toFixed(1)} %`,
+    );
   }
 
   // Report.
-  const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests', 'distinct', 'client CPU', 'peak RSS']];
+  const rows: string[][] = [
+    ["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "requests", "distinct", "client CPU", "peak RSS"],
+  ];
   for (const r of results) {
-    rows.push([`Leidex ${r.name}`, fmtInt(r.load.rps), fmtMs(r.load.latency.p50Ms), fmtMs(r.load.latency.p99Ms), fmtInt(r.load.non2xx), fmtInt(r.load.errors), fmtInt(r.load.requests), fmtInt(r.distinctPaths), `${r.load.clientCpuPct.toFixed(0)} %`, mib(r.peakRssBytes)]);
+    rows.push([
+      `Leidex ${r.name}`,
+      fmtInt(r.load.rps),
+      fmtMs(r.load.latency.p50Ms),
+      fmtMs(r.load.latency.p99Ms),
+      fmtInt(r.load.non2xx),
+      fmtInt(r.load.errors),
+      fmtInt(r.load.requests),
+      fmtInt(r.distinctPaths),
+      `${r.load.clientCpuPct.toFixed(0)} %`,
+      mib(r.peakRssBytes),
+    ]);
   }
-  if (bare !== null) rows.push(['bare uWS (fixed JSON)', fmtInt(bare.rps), fmtMs(bare.latency.p50Ms), fmtMs(bare.latency.p99Ms), fmtInt(bare.non2xx), fmtInt(bare.errors), fmtInt(bare.requests), '1', `${bare.clientCpuPct.toFixed(0)} %`, '']);
-  if (pgRes !== null) rows.push(['PostgreSQL pg_trgm name search*', fmtInt(pgRes.qps), fmtMs(pgRes.latency.p50Ms), fmtMs(pgRes.latency.p99Ms), '', fmtInt(pgRes.errors), fmtInt(pgRes.queries), fmtInt(pgRes.distinctQueries), '', '']);
+  if (bare !== null)
+    rows.push([
+      "bare uWS (fixed JSON)",
+      fmtInt(bare.rps),
+      fmtMs(bare.latency.p50Ms),
+      fmtMs(bare.latency.p99Ms),
+      fmtInt(bare.non2xx),
+      fmtInt(bare.errors),
+      fmtInt(bare.requests),
+      "1",
+      `${bare.clientCpuPct.toFixed(0)} %`,
+      "",
+    ]);
+  if (pgRes !== null)
+    rows.push([
+      "PostgreSQL pg_trgm name search*",
+      fmtInt(pgRes.qps),
+      fmtMs(pgRes.latency.p50Ms),
+      fmtMs(pgRes.latency.p99Ms),
+      "",
+      fmtInt(pgRes.errors),
+      fmtInt(pgRes.queries),
+      fmtInt(pgRes.distinctQueries),
+      "",
+      "",
+    ]);
 
   const byName = (n: string): ScenarioResult | undefined => results.find((r) => r.name === n);
-  const lookup = byName('lookup');
-  const nameSearch = byName('name search');
+  const lookup = byName("lookup");
+  const nameSearch = byName("name search");
   const paced = results.find((r) => r.load.offeredRps !== null);
   // kept up: answered at the offered rate (1 % slack for the window's edges), with no backlog left
   const pacedKeptUp = paced !== undefined && paced.load.rps >= 0.99 * opts.sloRate && paced.load.backlog <= opts.sloRate / 100;
@@ -366,30 +459,45 @@ export async function runBench(opts: RunOptions): Promise<void> {
     lookupOverBareUws: lookup !== undefined && bare !== null && bare.rps > 0 ? lookup.load.rps / bare.rps : null,
     nameSearchRps: nameSearch?.load.rps ?? null,
     nameSearchP99Ms: nameSearch?.load.latency.p99Ms ?? null,
-    nameSearchAtRate: paced === undefined ? null : { offeredRps: opts.sloRate, answeredRps: paced.load.rps, p99Ms: paced.load.latency.p99Ms, backlog: paced.load.backlog, keptUp: pacedKeptUp },
+    nameSearchAtRate:
+      paced === undefined
+        ? null
+        : {
+            offeredRps: opts.sloRate,
+            answeredRps: paced.load.rps,
+            p99Ms: paced.load.latency.p99Ms,
+            backlog: paced.load.backlog,
+            keptUp: pacedKeptUp,
+          },
     nameSearchOverPostgres: nameSearch !== undefined && pgRes !== null && pgRes.qps > 0 ? nameSearch.load.rps / pgRes.qps : null,
-    scopedOverPublicSearch: nameSearch !== undefined && byName('scoped-key search') !== undefined && nameSearch.load.rps > 0
-      ? byName('scoped-key search')!.load.rps / nameSearch.load.rps : null,
+    scopedOverPublicSearch:
+      nameSearch !== undefined && byName("scoped-key search") !== undefined && nameSearch.load.rps > 0
+        ? byName("scoped-key search")!.load.rps / nameSearch.load.rps
+        : null,
     recallAt3Leidex: leidexRecallRes.recall,
     recallAt3Postgres: pgRes?.recallAt3 ?? null,
   };
-  const verdict = (ok: boolean | null): string => (ok === null ? 'n/a' : ok ? 'MET' : 'NOT MET');
+  const verdict = (ok: boolean | null): string => (ok === null ? "n/a" : ok ? "MET" : "NOT MET");
   const ratioLines = [
-    `lookup req/s ÷ bare uWS req/s: ${ratios.lookupOverBareUws?.toFixed(2) ?? 'n/a'} (target ≥ 0.40: ${verdict(ratios.lookupOverBareUws === null ? null : ratios.lookupOverBareUws >= 0.4)})`,
-    `name search, closed loop at ${opts.connections} connections: ${ratios.nameSearchRps === null ? 'n/a' : fmtInt(ratios.nameSearchRps)} req/s at p99 ${ratios.nameSearchP99Ms === null ? 'n/a' : fmtMs(ratios.nameSearchP99Ms)} ms (the peak rate; its p99 is the connections' own queue)`,
-    `name search, open loop at ${fmtInt(opts.sloRate)} req/s: ${ratios.nameSearchAtRate === null ? 'n/a' : `${fmtInt(ratios.nameSearchAtRate.answeredRps)} req/s answered, p99 ${fmtMs(ratios.nameSearchAtRate.p99Ms)} ms, ${fmtInt(ratios.nameSearchAtRate.backlog)} left unsent`} (target ≥ 3,000 req/s at p99 ≤ 20 ms: ${verdict(ratios.nameSearchAtRate === null || opts.sloRate < 3000 ? null : ratios.nameSearchAtRate.keptUp && ratios.nameSearchAtRate.p99Ms <= 20)})`,
-    `Leidex name search ÷ PostgreSQL pg_trgm: ${ratios.nameSearchOverPostgres?.toFixed(1) ?? 'n/a'}× (target ≥ 20×: ${verdict(ratios.nameSearchOverPostgres === null ? null : ratios.nameSearchOverPostgres >= 20)})`,
-    `scoped-key search ÷ public name search: ${ratios.scopedOverPublicSearch?.toFixed(2) ?? 'n/a'} (target: key checks add no measurable cost, ≈ 1.00)`,
-    `recall@3 of ${recallItems.length} typo queries: Leidex ${(ratios.recallAt3Leidex * 100).toFixed(1)} %${leidexRecallRes.errors > 0 ? ` (${leidexRecallRes.errors} failed requests)` : ''}, PostgreSQL ${ratios.recallAt3Postgres === null ? 'n/a' : `${(ratios.recallAt3Postgres * 100).toFixed(1)} %`}${pgRes !== null && pgRes.recallErrors > 0 ? ` (${pgRes.recallErrors} PostgreSQL queries timed out, counted as misses)` : ''}`,
+    `lookup req/s ÷ bare uWS req/s: ${ratios.lookupOverBareUws?.toFixed(2) ?? "n/a"} (target ≥ 0.40: ${verdict(ratios.lookupOverBareUws === null ? null : ratios.lookupOverBareUws >= 0.4)})`,
+    `name search, closed loop at ${opts.connections} connections: ${ratios.nameSearchRps === null ? "n/a" : fmtInt(ratios.nameSearchRps)} req/s at p99 ${ratios.nameSearchP99Ms === null ? "n/a" : fmtMs(ratios.nameSearchP99Ms)} ms (the peak rate; its p99 is the connections' own queue)`,
+    `name search, open loop at ${fmtInt(opts.sloRate)} req/s: ${ratios.nameSearchAtRate === null ? "n/a" : `${fmtInt(ratios.nameSearchAtRate.answeredRps)} req/s answered, p99 ${fmtMs(ratios.nameSearchAtRate.p99Ms)} ms, ${fmtInt(ratios.nameSearchAtRate.backlog)} left unsent`} (target ≥ 3,000 req/s at p99 ≤ 20 ms: ${verdict(ratios.nameSearchAtRate === null || opts.sloRate < 3000 ? null : ratios.nameSearchAtRate.keptUp && ratios.nameSearchAtRate.p99Ms <= 20)})`,
+    `Leidex name search ÷ PostgreSQL pg_trgm: ${ratios.nameSearchOverPostgres?.toFixed(1) ?? "n/a"}× (target ≥ 20×: ${verdict(ratios.nameSearchOverPostgres === null ? null : ratios.nameSearchOverPostgres >= 20)})`,
+    `scoped-key search ÷ public name search: ${ratios.scopedOverPublicSearch?.toFixed(2) ?? "n/a"} (target: key checks add no measurable cost, ≈ 1.00)`,
+    `recall@3 of ${recallItems.length} typo queries: Leidex ${(ratios.recallAt3Leidex * 100).toFixed(1)} %${leidexRecallRes.errors > 0 ? ` (${leidexRecallRes.errors} failed requests)` : ""}, PostgreSQL ${ratios.recallAt3Postgres === null ? "n/a" : `${(ratios.recallAt3Postgres * 100).toFixed(1)} %`}${pgRes !== null && pgRes.recallErrors > 0 ? ` (${pgRes.recallErrors} PostgreSQL queries timed out, counted as misses)` : ""}`,
   ];
   const notes = [
-    `${opts.records.toLocaleString('en-US')} synthetic records (seed ${opts.seed}, ${mib(data.csvBytes)} CSV, ${mib(data.zipBytes)} zip); ${opts.connections} keep-alive connections; ${opts.durationS} s per scenario after ${opts.warmupS} s warm-up; closed-loop load (latency excludes queueing before send) except the fixed-rate run, whose latency counts from when each request was due.`,
-    `Leidex: ready in ${server?.readySeconds.toFixed(1) ?? '?'} s; RSS after load ${mib(rssAfterLoad)}; peak RSS during scenarios ${mib(Math.max(0, ...results.map((r) => r.peakRssBytes)))}; lifetime peak (VmHWM) ${mib(hwm)}.`,
-    ...(pgRes !== null ? [`* ${pgRes.note} similarity_threshold ${pgRes.similarityThreshold}; ${(pgRes.emptyShare * 100).toFixed(1)} % of queries returned no row; COPY ${pgRes.copySeconds.toFixed(1)} s, GIN index ${pgRes.indexSeconds.toFixed(1)} s (${mib(pgRes.indexBytes)}).`] : []),
-    `machine: ${os.availableParallelism()} cores shared by server, load generator and peers; load average at start ${load0.map((l) => l.toFixed(2)).join(' ')}. "client CPU" near 100 % means the load generator, not the server, set the pace.`,
+    `${opts.records.toLocaleString("en-US")} synthetic records (seed ${opts.seed}, ${mib(data.csvBytes)} CSV, ${mib(data.zipBytes)} zip); ${opts.connections} keep-alive connections; ${opts.durationS} s per scenario after ${opts.warmupS} s warm-up; closed-loop load (latency excludes queueing before send) except the fixed-rate run, whose latency counts from when each request was due.`,
+    `Leidex: ready in ${server?.readySeconds.toFixed(1) ?? "?"} s; RSS after load ${mib(rssAfterLoad)}; peak RSS during scenarios ${mib(Math.max(0, ...results.map((r) => r.peakRssBytes)))}; lifetime peak (VmHWM) ${mib(hwm)}.`,
+    ...(pgRes !== null
+      ? [
+          `* ${pgRes.note} similarity_threshold ${pgRes.similarityThreshold}; ${(pgRes.emptyShare * 100).toFixed(1)} % of queries returned no row; COPY ${pgRes.copySeconds.toFixed(1)} s, GIN index ${pgRes.indexSeconds.toFixed(1)} s (${mib(pgRes.indexBytes)}).`,
+        ]
+      : []),
+    `machine: ${os.availableParallelism()} cores shared by server, load generator and peers; load average at start ${load0.map((l) => l.toFixed(2)).join(" ")}. "client CPU" near 100 % means the load generator, not the server, set the pace.`,
     ...sanity.map((s) => `sanity issue: ${s}`),
   ];
-  process.stdout.write(`\n${table(rows)}\n\n${ratioLines.join('\n')}\n\n${notes.join('\n')}\n`);
+  process.stdout.write(`\n${table(rows)}\n\n${ratioLines.join("\n")}\n\n${notes.join("\n")}\n`);
 
   const json = {
     startedAt,
@@ -397,7 +505,16 @@ export async function runBench(opts: RunOptions): Promise<void> {
     cores: os.availableParallelism(),
     loadAverageAtStart: load0,
     options: opts,
-    dataset: { records: opts.records, seed: opts.seed, generatorVersion: GENERATOR_VERSION, csvBytes: data.csvBytes, zipBytes: data.zipBytes, generatedSeconds: data.generatedSeconds, queries: data.queries.length, loadQueries: data.loadQueries.length },
+    dataset: {
+      records: opts.records,
+      seed: opts.seed,
+      generatorVersion: GENERATOR_VERSION,
+      csvBytes: data.csvBytes,
+      zipBytes: data.zipBytes,
+      generatedSeconds: data.generatedSeconds,
+      queries: data.queries.length,
+      loadQueries: data.loadQueries.length,
+    },
     leidex: {
       readySeconds: server?.readySeconds ?? null,
       rssAfterLoadBytes: rssAfterLoad,
@@ -413,7 +530,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
     ratios,
   };
   const file = path.join(OUT, `results-${opts.records}.json`);
-  writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
+  writeFileSync(file, JSON.stringify(json, null, 2) + "\n");
   log(`wrote ${path.relative(REPO, file)}`);
 }
 
@@ -421,24 +538,24 @@ export async function runBench(opts: RunOptions): Promise<void> {
 const WATCHDOG_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
-  startWatchdog('bench', WATCHDOG_MS);
-  const args = new Args(process.argv.slice(2), ['skip-postgres', 'skip-uws', 'keep-data']);
-  const shards = args.string('shards');
+  startWatchdog("bench", WATCHDOG_MS);
+  const args = new Args(process.argv.slice(2), ["skip-postgres", "skip-uws", "keep-data"]);
+  const shards = args.string("shards");
   await runBench({
-    records: args.int('records', 1_000_000),
-    seed: args.int('seed', 1),
-    durationS: args.number('duration', 10),
-    warmupS: args.number('warmup', 2),
-    connections: args.int('connections', 64),
-    shards: shards === undefined ? null : args.int('shards', 1),
-    queryCount: args.int('query-count', 10_000),
-    loadQueryCount: args.int('load-queries', 100_000),
-    recallCount: args.int('recall', 1000),
-    skipPostgres: args.flag('skip-postgres'),
-    skipUws: args.flag('skip-uws'),
-    keepData: args.flag('keep-data'),
-    sloRate: args.int('slo-rate', 3000),
+    records: args.int("records", 1_000_000),
+    seed: args.int("seed", 1),
+    durationS: args.number("duration", 10),
+    warmupS: args.number("warmup", 2),
+    connections: args.int("connections", 64),
+    shards: shards === undefined ? null : args.int("shards", 1),
+    queryCount: args.int("query-count", 10_000),
+    loadQueryCount: args.int("load-queries", 100_000),
+    recallCount: args.int("recall", 1000),
+    skipPostgres: args.flag("skip-postgres"),
+    skipUws: args.flag("skip-uws"),
+    keepData: args.flag("keep-data"),
+    sloRate: args.int("slo-rate", 3000),
   });
 }
 
-if (isMain(import.meta.url)) runCli('bench', main);
+if (isMain(import.meta.url)) runCli("bench", main);

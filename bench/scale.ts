@@ -9,17 +9,17 @@
 // the reload's duration and the peak RSS while old and new collections are both in memory.
 // Writes bench/out/scale-results.json.
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Args, isMain } from './args.js';
-import { ensureGoldenZip } from './generate.js';
-import { freePort, readMemory, removeDirLater, RssSampler, runCli, startServer, type ServerProcess } from './proc.js';
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Args, isMain } from "./args.js";
+import { ensureGoldenZip } from "./generate.js";
+import { freePort, readMemory, removeDirLater, RssSampler, runCli, startServer, type ServerProcess } from "./proc.js";
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const OUT = path.join(REPO, 'bench', 'out');
-const SERVER_MAIN = path.join(REPO, 'dist', 'src', 'main.js');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const OUT = path.join(REPO, "bench", "out");
+const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
 const SETTLE_MS = 5_000;
 const LOADED = /loaded (\d+) records as (\S+) in ([\d.]+) s/g;
 
@@ -53,7 +53,7 @@ async function stats(server: ServerProcess): Promise<{ records: number; ingestSe
 async function loadsLogged(logFile: string, count: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const seen = [...readFileSync(logFile, 'utf8').matchAll(LOADED)].length;
+    const seen = [...readFileSync(logFile, "utf8").matchAll(LOADED)].length;
     if (seen >= count) return;
     if (Date.now() > deadline) throw new Error(`no completed load in ${logFile} after ${timeoutMs / 1000} s`);
     await sleep(200);
@@ -62,14 +62,27 @@ async function loadsLogged(logFile: string, count: number, timeoutMs: number): P
 
 async function measure(records: number, seed: number, shards: number | null): Promise<ScaleRow> {
   const data = await ensureGoldenZip(OUT, records, seed, log);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-scale-'));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-scale-"));
   const removeData = removeDirLater(dataDir);
   const logFile = path.join(OUT, `scale-server-${records}.log`);
-  const args = [SERVER_MAIN, '--host', '127.0.0.1', '--port', String(await freePort()), '--source', data.zip, '--data-dir', dataDir, '--rate-limit', '0'];
-  if (shards !== null) args.push('--shards', String(shards));
-  const start = (): Promise<ServerProcess> => startServer({ command: process.execPath, args, readyTimeoutMs: 30 * 60_000, logFile, cwd: REPO });
+  const args = [
+    SERVER_MAIN,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(await freePort()),
+    "--source",
+    data.zip,
+    "--data-dir",
+    dataDir,
+    "--rate-limit",
+    "0",
+  ];
+  if (shards !== null) args.push("--shards", String(shards));
+  const start = (): Promise<ServerProcess> =>
+    startServer({ command: process.execPath, args, readyTimeoutMs: 30 * 60_000, logFile, cwd: REPO });
   try {
-    log(`${records.toLocaleString('en-US')} records: first load`);
+    log(`${records.toLocaleString("en-US")} records: first load`);
     let server = await start();
     const firstReadySeconds = server.readySeconds;
     const { records: served, ingestSeconds } = await stats(server);
@@ -77,7 +90,9 @@ async function measure(records: number, seed: number, shards: number | null): Pr
     const firstLoadPeak = readMemory(server.pid)?.hwmBytes ?? 0;
     await sleep(SETTLE_MS);
     const steady = readMemory(server.pid)?.rssBytes ?? 0;
-    log(`  ready in ${firstReadySeconds.toFixed(1)} s (ingest ${ingestSeconds ?? '?'} s), peak ${mib(firstLoadPeak)} MiB, steady ${mib(steady)} MiB`);
+    log(
+      `  ready in ${firstReadySeconds.toFixed(1)} s (ingest ${ingestSeconds ?? "?"} s), peak ${mib(firstLoadPeak)} MiB, steady ${mib(steady)} MiB`,
+    );
     await server.stop();
 
     server = await start();
@@ -89,7 +104,7 @@ async function measure(records: number, seed: number, shards: number | null): Pr
     // A reload (SIGHUP) builds a fresh collection while the one on disk stays live.
     const sampler = new RssSampler(server.pid, 100);
     const reloadStarted = performance.now();
-    server.child.kill('SIGHUP');
+    server.child.kill("SIGHUP");
     await loadsLogged(logFile, 1, 30 * 60_000);
     const reloadSeconds = (performance.now() - reloadStarted) / 1000;
     const reloadPeak = Math.max(sampler.stop(), readMemory(server.pid)?.hwmBytes ?? 0);
@@ -98,8 +113,17 @@ async function measure(records: number, seed: number, shards: number | null): Pr
     log(`  reload under a live collection: ${reloadSeconds.toFixed(1)} s, peak ${mib(reloadPeak)} MiB, after ${mib(afterReload)} MiB`);
     await server.stop();
     return {
-      records, zipMiB: mib(data.zipBytes), firstReadySeconds, ingestSeconds, firstLoadPeakRssMiB: mib(firstLoadPeak), steadyRssMiB: mib(steady),
-      restartReadySeconds, restartRssMiB: mib(restartRss), reloadSeconds, reloadPeakRssMiB: mib(reloadPeak), afterReloadRssMiB: mib(afterReload),
+      records,
+      zipMiB: mib(data.zipBytes),
+      firstReadySeconds,
+      ingestSeconds,
+      firstLoadPeakRssMiB: mib(firstLoadPeak),
+      steadyRssMiB: mib(steady),
+      restartReadySeconds,
+      restartRssMiB: mib(restartRss),
+      reloadSeconds,
+      reloadPeakRssMiB: mib(reloadPeak),
+      afterReloadRssMiB: mib(afterReload),
     };
   } finally {
     removeData();
@@ -108,19 +132,54 @@ async function measure(records: number, seed: number, shards: number | null): Pr
 
 async function main(): Promise<void> {
   const args = new Args(process.argv.slice(2));
-  const sizes = (args.string('records') ?? '500000,1000000,2000000,3430000').split(',').map((s) => Number(s.replace(/_/g, '')));
-  if (sizes.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error('--records takes positive integers separated by commas');
-  const seed = args.int('seed', 1);
-  const shardsArg = args.string('shards');
+  const sizes = (args.string("records") ?? "500000,1000000,2000000,3430000").split(",").map((s) => Number(s.replace(/_/g, "")));
+  if (sizes.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error("--records takes positive integers separated by commas");
+  const seed = args.int("seed", 1);
+  const shardsArg = args.string("shards");
   const rows: ScaleRow[] = [];
-  for (const n of sizes) rows.push(await measure(n, seed, shardsArg === undefined ? null : args.int('shards', 1)));
+  for (const n of sizes) rows.push(await measure(n, seed, shardsArg === undefined ? null : args.int("shards", 1)));
 
-  const header = ['records', 'zip MiB', 'first load s', 'ingest s', 'load peak RSS', 'steady RSS', 'restart s', 'restart RSS', 'reload s', 'reload peak RSS', 'RSS after reload'];
-  const lines = rows.map((r) => [r.records.toLocaleString('en-US'), r.zipMiB, r.firstReadySeconds.toFixed(1), r.ingestSeconds?.toFixed(1) ?? '?', `${r.firstLoadPeakRssMiB} MiB`, `${r.steadyRssMiB} MiB`,
-    r.restartReadySeconds.toFixed(1), `${r.restartRssMiB} MiB`, r.reloadSeconds.toFixed(1), `${r.reloadPeakRssMiB} MiB`, `${r.afterReloadRssMiB} MiB`].map(String));
-  process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n${lines.map((l) => `| ${l.join(' | ')} |`).join('\n')}\n`);
-  process.stdout.write(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; targets at 3.43M: ingest ≤ 90 s, reload peak RSS ≤ 2.5 GB, steady RSS ≤ 1.5 GB, restart ≤ 10 s\n`);
-  writeFileSync(path.join(OUT, 'scale-results.json'), JSON.stringify({ at: new Date().toISOString(), cores: os.cpus().length, rows }, null, 2) + '\n');
+  const header = [
+    "records",
+    "zip MiB",
+    "first load s",
+    "ingest s",
+    "load peak RSS",
+    "steady RSS",
+    "restart s",
+    "restart RSS",
+    "reload s",
+    "reload peak RSS",
+    "RSS after reload",
+  ];
+  const lines = rows.map((r) =>
+    [
+      r.records.toLocaleString("en-US"),
+      r.zipMiB,
+      r.firstReadySeconds.toFixed(1),
+      r.ingestSeconds?.toFixed(1) ?? "?",
+      `${r.firstLoadPeakRssMiB} MiB`,
+      `${r.steadyRssMiB} MiB`,
+      r.restartReadySeconds.toFixed(1),
+      `${r.restartRssMiB} MiB`,
+      r.reloadSeconds.toFixed(1),
+      `${r.reloadPeakRssMiB} MiB`,
+      `${r.afterReloadRssMiB} MiB`,
+    ].map(String),
+  );
+  process.stdout.write(
+    `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|\n${lines.map((l) => `| ${l.join(" | ")} |`).join("\n")}\n`,
+  );
+  process.stdout.write(
+    `machine: ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; targets at 3.43M: ingest ≤ 90 s, reload peak RSS ≤ 2.5 GB, steady RSS ≤ 1.5 GB, restart ≤ 10 s\n`,
+  );
+  writeFileSync(
+    path.join(OUT, "scale-results.json"),
+    JSON.stringify({ at: new Date().toISOString(), cores: os.cpus().length, rows }, null, 2) + "\n",
+  );
 }
 
-if (isMain(import.meta.url)) runCli('scale', main);
+if (isMain(import.meta.url)) runCli("scale", main);

@@ -5,14 +5,14 @@
 //
 //   node dist/bench/verify.js FILE[.zip|.csv] [--sample data/sample/real-sample.csv]
 
-import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
-import yauzl from 'yauzl';
-import { Args, isMain } from './args.js';
-import { readHeader } from './csv.js';
-import { isValidLei } from './lei.js';
-import { hash32 } from './prng.js';
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import yauzl from "yauzl";
+import { Args, isMain } from "./args.js";
+import { readHeader } from "./csv.js";
+import { isValidLei } from "./lei.js";
+import { hash32 } from "./prng.js";
 
 export interface VerifyReport {
   readonly entryName: string | null;
@@ -31,7 +31,7 @@ export interface VerifyReport {
 
 /** Incremental RFC 4180 parser: feed text, get complete records (quoted line breaks allowed). */
 export class CsvStreamParser {
-  private field = '';
+  private field = "";
   private row: string[] = [];
   private inQuotes = false;
   private quotePending = false;
@@ -64,14 +64,14 @@ export class CsvStreamParser {
       } else if (c === 0x2c) {
         this.field += text.slice(start, i);
         this.row.push(this.field);
-        this.field = '';
+        this.field = "";
         start = i + 1;
       } else if (c === 0x0a) {
-        this.field += text.slice(start, i).replace(/\r$/, '');
+        this.field += text.slice(start, i).replace(/\r$/, "");
         this.row.push(this.field);
         onRow(this.row);
         this.row = [];
-        this.field = '';
+        this.field = "";
         start = i + 1;
       }
     }
@@ -82,7 +82,7 @@ export class CsvStreamParser {
   }
 
   end(onRow: (row: string[]) => void): void {
-    if (this.field !== '' || this.row.length > 0) {
+    if (this.field !== "" || this.row.length > 0) {
       this.row.push(this.field);
       onRow(this.row);
     }
@@ -92,16 +92,19 @@ export class CsvStreamParser {
 export function openZipEntry(file: string): Promise<{ stream: Readable; name: string; zip64: boolean; close: () => void }> {
   return new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => {
-      if (err || !zip) return reject(err ?? new Error('yauzl: no zip'));
+      if (err || !zip) return reject(err ?? new Error("yauzl: no zip"));
       if (zip.entryCount !== 1) return reject(new Error(`expected exactly one entry, found ${zip.entryCount}`));
-      zip.once('entry', (entry: yauzl.Entry) => {
+      zip.once("entry", (entry: yauzl.Entry) => {
         zip.openReadStream(entry, (e2, stream) => {
-          if (e2 || !stream) return reject(e2 ?? new Error('yauzl: no stream'));
-          const zip64 = entry.uncompressedSize >= 0xffffffff || entry.compressedSize >= 0xffffffff || (entry.extraFields ?? []).some((f) => f.id === 0x0001);
+          if (e2 || !stream) return reject(e2 ?? new Error("yauzl: no stream"));
+          const zip64 =
+            entry.uncompressedSize >= 0xffffffff ||
+            entry.compressedSize >= 0xffffffff ||
+            (entry.extraFields ?? []).some((f) => f.id === 0x0001);
           resolve({ stream, name: entry.fileName, zip64, close: () => zip.close() });
         });
       });
-      zip.once('error', reject);
+      zip.once("error", reject);
       zip.readEntry();
     });
   });
@@ -113,7 +116,7 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
   let entryName: string | null = null;
   let zip64: boolean | null = null;
   let close = (): void => {};
-  if (file.endsWith('.zip')) {
+  if (file.endsWith(".zip")) {
     const z = await openZipEntry(file);
     stream = z.stream;
     entryName = z.name;
@@ -124,16 +127,23 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
   }
 
   const col = (n: string): number => expected.indexOf(n);
-  const tracked = ['Entity.EntityCategory', 'Registration.RegistrationStatus', 'Entity.EntityStatus', 'Entity.LegalAddress.Country', 'Entity.LegalName.xmllang', 'Registration.ManagingLOU'];
+  const tracked = [
+    "Entity.EntityCategory",
+    "Registration.RegistrationStatus",
+    "Entity.EntityStatus",
+    "Entity.LegalAddress.Country",
+    "Entity.LegalName.xmllang",
+    "Registration.ManagingLOU",
+  ];
   const trackedAt = tracked.map(col);
-  const elfAt = col('Entity.LegalForm.EntityLegalFormCode');
-  const jurAt = col('Entity.LegalJurisdiction');
-  const nameAt = col('Entity.LegalName');
-  const louAt = col('Registration.ManagingLOU');
-  const successorAt = col('Entity.SuccessorEntity.1.SuccessorLEI');
+  const elfAt = col("Entity.LegalForm.EntityLegalFormCode");
+  const jurAt = col("Entity.LegalJurisdiction");
+  const nameAt = col("Entity.LegalName");
+  const louAt = col("Registration.ManagingLOU");
+  const successorAt = col("Entity.SuccessorEntity.1.SuccessorLEI");
   let invalidReferencedLeis = 0;
   const mixes: Record<string, Record<string, number>> = {};
-  for (const t of [...tracked, 'ELF 8888', 'Jurisdiction level', 'Legal name script']) mixes[t] = {};
+  for (const t of [...tracked, "ELF 8888", "Jurisdiction level", "Legal name script"]) mixes[t] = {};
   const bump = (k: string, v: string): void => {
     const m = mixes[k]!;
     m[v] = (m[v] ?? 0) + 1;
@@ -161,11 +171,11 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
     }
     rows++;
     if (row.length !== expected.length) badColumnCounts++;
-    const lei = row[0] ?? '';
+    const lei = row[0] ?? "";
     if (!isValidLei(lei)) invalidLeis++;
     for (const at of [louAt, successorAt]) {
-      const ref = row[at] ?? '';
-      if (ref !== '' && !isValidLei(ref)) invalidReferencedLeis++;
+      const ref = row[at] ?? "";
+      if (ref !== "" && !isValidLei(ref)) invalidReferencedLeis++;
     }
     if (rows > hi.length) {
       const h2 = new Float64Array(hi.length * 2);
@@ -177,17 +187,17 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
     }
     hi[rows - 1] = base36(lei, 0);
     lo[rows - 1] = base36(lei, 10);
-    trackedAt.forEach((at, k) => bump(tracked[k]!, row[at] ?? ''));
-    bump('ELF 8888', row[elfAt] === '8888' ? '8888' : 'other');
-    bump('Jurisdiction level', (row[jurAt] ?? '').includes('-') ? 'subdivision' : row[jurAt] === '' ? 'none' : 'country');
-    const name = row[nameAt] ?? '';
+    trackedAt.forEach((at, k) => bump(tracked[k]!, row[at] ?? ""));
+    bump("ELF 8888", row[elfAt] === "8888" ? "8888" : "other");
+    bump("Jurisdiction level", (row[jurAt] ?? "").includes("-") ? "subdivision" : row[jurAt] === "" ? "none" : "country");
+    const name = row[nameAt] ?? "";
     if (/[^\x00-\x7f]/.test(name)) nonAsciiNames++;
-    bump('Legal name script', scriptOf(name));
+    bump("Legal name script", scriptOf(name));
     if (tokens.size < 20_000_000) for (const t of name.toLowerCase().split(/[\s,.()"]+/)) if (t.length > 0) tokens.add(hash32(t));
   };
 
   const parser = new CsvStreamParser();
-  const decoder = new StringDecoder('utf8');
+  const decoder = new StringDecoder("utf8");
   try {
     for await (const chunk of stream) parser.feed(decoder.write(chunk as Buffer), onRow);
     parser.feed(decoder.end(), onRow);
@@ -196,7 +206,19 @@ export async function verifyFile(file: string, samplePath?: string): Promise<Ver
     close();
   }
   duplicateLeis = countDuplicates(hi.subarray(0, rows), lo.subarray(0, rows));
-  return { entryName, zip64, rows, headerMatches, badColumnCounts, invalidLeis, duplicateLeis, invalidReferencedLeis, mixes, nonAsciiNames, distinctNameTokens: tokens.size };
+  return {
+    entryName,
+    zip64,
+    rows,
+    headerMatches,
+    badColumnCounts,
+    invalidLeis,
+    duplicateLeis,
+    invalidReferencedLeis,
+    mixes,
+    nonAsciiNames,
+    distinctNameTokens: tokens.size,
+  };
 }
 
 function base36(text: string, from: number): number {
@@ -220,35 +242,35 @@ function countDuplicates(hi: Float64Array, lo: Float64Array): number {
 }
 
 function scriptOf(name: string): string {
-  if (/\p{Script=Han}/u.test(name)) return /[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(name) ? 'Japanese' : 'Han';
-  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(name)) return 'Japanese';
-  for (const s of ['Cyrillic', 'Greek', 'Arabic', 'Hebrew', 'Hangul', 'Thai']) if (new RegExp(`\\p{Script=${s}}`, 'u').test(name)) return s;
-  return /[^\x00-\x7f]/.test(name) ? 'Latin+diacritics' : 'ASCII';
+  if (/\p{Script=Han}/u.test(name)) return /[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(name) ? "Japanese" : "Han";
+  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(name)) return "Japanese";
+  for (const s of ["Cyrillic", "Greek", "Arabic", "Hebrew", "Hangul", "Thai"]) if (new RegExp(`\\p{Script=${s}}`, "u").test(name)) return s;
+  return /[^\x00-\x7f]/.test(name) ? "Latin+diacritics" : "ASCII";
 }
 
 function formatMix(mix: Readonly<Record<string, number>>, rows: number, top = 12): string {
   return Object.entries(mix)
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([k, v]) => `${k === '' ? '(empty)' : k} ${((v / rows) * 100).toFixed(2)}%`)
-    .join(', ');
+    .map(([k, v]) => `${k === "" ? "(empty)" : k} ${((v / rows) * 100).toFixed(2)}%`)
+    .join(", ");
 }
 
 async function main(): Promise<void> {
   const file = process.argv[2];
-  if (file === undefined || file.startsWith('--')) throw new Error('usage: verify FILE[.zip|.csv] [--sample PATH]');
+  if (file === undefined || file.startsWith("--")) throw new Error("usage: verify FILE[.zip|.csv] [--sample PATH]");
   const args = new Args(process.argv.slice(3));
-  const r = await verifyFile(file, args.string('sample'));
+  const r = await verifyFile(file, args.string("sample"));
   const lines = [
-    `file: ${file}${r.entryName !== null ? ` (entry ${r.entryName}${r.zip64 ? ', ZIP64' : ''})` : ''}`,
-    `rows: ${r.rows.toLocaleString('en-US')}; header matches sample: ${r.headerMatches}; rows with wrong column count: ${r.badColumnCounts}`,
+    `file: ${file}${r.entryName !== null ? ` (entry ${r.entryName}${r.zip64 ? ", ZIP64" : ""})` : ""}`,
+    `rows: ${r.rows.toLocaleString("en-US")}; header matches sample: ${r.headerMatches}; rows with wrong column count: ${r.badColumnCounts}`,
     `LEIs failing ISO 17442: ${r.invalidLeis}; duplicate LEIs: ${r.duplicateLeis}; ManagingLOU/SuccessorLEI values failing ISO 17442: ${r.invalidReferencedLeis}`,
-    `names with non-ASCII characters: ${((r.nonAsciiNames / Math.max(1, r.rows)) * 100).toFixed(1)}%; distinct lower-cased name tokens (by 32-bit hash): ${r.distinctNameTokens.toLocaleString('en-US')}`,
+    `names with non-ASCII characters: ${((r.nonAsciiNames / Math.max(1, r.rows)) * 100).toFixed(1)}%; distinct lower-cased name tokens (by 32-bit hash): ${r.distinctNameTokens.toLocaleString("en-US")}`,
     ...Object.entries(r.mixes).map(([k, m]) => `${k}: ${formatMix(m, r.rows)}`),
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(lines.join("\n") + "\n");
   const ok = r.headerMatches && r.badColumnCounts === 0 && r.invalidLeis === 0 && r.duplicateLeis === 0;
-  process.stdout.write(ok ? 'verify: OK\n' : 'verify: FAILED\n');
+  process.stdout.write(ok ? "verify: OK\n" : "verify: FAILED\n");
   if (!ok) process.exitCode = 1;
 }
 

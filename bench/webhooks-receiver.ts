@@ -6,23 +6,28 @@
 // counts unique (path, event id) pairs, duplicates, bad signatures and the most requests in flight
 // per path, and for ids of the form `lat-<seq>-<sentAtMicros>` the intake-to-arrival latency.
 
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { parentPort, workerData } from 'node:worker_threads';
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { parentPort, workerData } from "node:worker_threads";
 
-export interface ReceiverData { key: string; cert: string; host: string }
+export interface ReceiverData {
+  key: string;
+  cert: string;
+  host: string;
+}
 
 export type ToReceiver =
-  | { type: 'secrets'; secrets: Record<string, string> }
-  | { type: 'reset' }
-  | { type: 'progress' }
-  | { type: 'report' };
+  { type: "secrets"; secrets: Record<string, string> } | { type: "reset" } | { type: "progress" } | { type: "report" };
 
-export interface ReceiverProgress { type: 'progress'; unique: number; requests: number }
+export interface ReceiverProgress {
+  type: "progress";
+  unique: number;
+  requests: number;
+}
 
 export interface ReceiverReport {
-  type: 'report';
+  type: "report";
   requests: number;
   unique: number;
   duplicates: number;
@@ -38,7 +43,7 @@ export interface ReceiverReport {
   latenciesMs: number[];
 }
 
-export type FromReceiver = { type: 'listening'; port: number } | ReceiverProgress | ReceiverReport;
+export type FromReceiver = { type: "listening"; port: number } | ReceiverProgress | ReceiverReport;
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
 const port = parentPort!;
@@ -46,8 +51,13 @@ const { key, cert, host } = workerData as ReceiverData;
 
 let secrets = new Map<string, Buffer>();
 let seen = new Set<string>();
-let requests = 0, duplicates = 0, badSignatures = 0, badBodies = 0, bodyBytes = 0;
-let firstArrivalMs = 0, lastResponseMs = 0;
+let requests = 0,
+  duplicates = 0,
+  badSignatures = 0,
+  badBodies = 0,
+  bodyBytes = 0;
+let firstArrivalMs = 0,
+  lastResponseMs = 0;
 let uniqueByPath = new Map<string, number>();
 let inFlight = new Map<string, number>();
 let maxInFlight = new Map<string, number>();
@@ -56,55 +66,61 @@ let latencies: number[] = [];
 function verify(secret: Buffer, ts: string, nonce: string, sig: string, raw: Buffer): boolean {
   if (!/^\d+$/.test(ts) || !/^[0-9a-f]{64}$/.test(sig)) return false;
   if (Math.abs(Math.floor(Date.now() / 1000) - Number(ts)) > 300) return false;
-  const expected = createHmac('sha256', secret).update(`${ts}.${nonce}.`).update(raw).digest();
-  return timingSafeEqual(expected, Buffer.from(sig, 'hex'));
+  const expected = createHmac("sha256", secret).update(`${ts}.${nonce}.`).update(raw).digest();
+  return timingSafeEqual(expected, Buffer.from(sig, "hex"));
 }
 
 const server = createServer({ key, cert, keepAlive: true, keepAliveTimeout: 30_000 }, (req, res) => {
-  const path = (req.url ?? '/').split('?')[0];
+  const path = (req.url ?? "/").split("?")[0];
   const arrived = nowMs();
   if (firstArrivalMs === 0) firstArrivalMs = arrived;
   const n = (inFlight.get(path) ?? 0) + 1;
   inFlight.set(path, n);
   if (n > (maxInFlight.get(path) ?? 0)) maxInFlight.set(path, n);
   const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", () => {
     requests++;
     const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     bodyBytes += raw.length;
     const secret = secrets.get(path);
     const h = req.headers;
-    const ok = secret !== undefined && verify(secret, String(h['x-mail-timestamp'] ?? ''), String(h['x-mail-nonce'] ?? ''), String(h['x-mail-signature'] ?? ''), raw);
+    const ok =
+      secret !== undefined &&
+      verify(secret, String(h["x-mail-timestamp"] ?? ""), String(h["x-mail-nonce"] ?? ""), String(h["x-mail-signature"] ?? ""), raw);
     if (!ok) badSignatures++;
     else {
       let id: unknown;
-      try { id = (JSON.parse(raw.toString('utf8')) as { id?: unknown }).id; } catch { id = undefined; }
-      if (typeof id !== 'string' || id !== h['x-mail-event-id']) badBodies++;
+      try {
+        id = (JSON.parse(raw.toString("utf8")) as { id?: unknown }).id;
+      } catch {
+        id = undefined;
+      }
+      if (typeof id !== "string" || id !== h["x-mail-event-id"]) badBodies++;
       else {
         const k = `${path} ${id}`;
         if (seen.has(k)) duplicates++;
         else {
           seen.add(k);
           uniqueByPath.set(path, (uniqueByPath.get(path) ?? 0) + 1);
-          if (id.startsWith('lat-')) latencies.push(arrived - Number(id.slice(id.lastIndexOf('-') + 1)) / 1000);
+          if (id.startsWith("lat-")) latencies.push(arrived - Number(id.slice(id.lastIndexOf("-") + 1)) / 1000);
         }
       }
     }
     inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
-    res.writeHead(ok ? 200 : 401, { 'content-type': 'text/plain', 'content-length': '2' });
-    res.end('ok');
+    res.writeHead(ok ? 200 : 401, { "content-type": "text/plain", "content-length": "2" });
+    res.end("ok");
     lastResponseMs = nowMs();
   });
 });
 
 server.listen(0, host, () => {
-  port.postMessage({ type: 'listening', port: (server.address() as AddressInfo).port } satisfies FromReceiver);
+  port.postMessage({ type: "listening", port: (server.address() as AddressInfo).port } satisfies FromReceiver);
 });
 
-port.on('message', (m: ToReceiver) => {
-  if (m.type === 'secrets') secrets = new Map(Object.entries(m.secrets).map(([p, s]) => [p, Buffer.from(s, 'utf8')]));
-  else if (m.type === 'reset') {
+port.on("message", (m: ToReceiver) => {
+  if (m.type === "secrets") secrets = new Map(Object.entries(m.secrets).map(([p, s]) => [p, Buffer.from(s, "utf8")]));
+  else if (m.type === "reset") {
     seen = new Set();
     requests = duplicates = badSignatures = badBodies = bodyBytes = 0;
     firstArrivalMs = lastResponseMs = 0;
@@ -112,11 +128,21 @@ port.on('message', (m: ToReceiver) => {
     inFlight = new Map();
     maxInFlight = new Map();
     latencies = [];
-  } else if (m.type === 'progress') port.postMessage({ type: 'progress', unique: seen.size, requests } satisfies FromReceiver);
+  } else if (m.type === "progress") port.postMessage({ type: "progress", unique: seen.size, requests } satisfies FromReceiver);
   else {
     port.postMessage({
-      type: 'report', requests, unique: seen.size, duplicates, badSignatures, badBodies, bodyBytes, firstArrivalMs, lastResponseMs,
-      uniqueByPath: Object.fromEntries(uniqueByPath), maxInFlightByPath: Object.fromEntries(maxInFlight), latenciesMs: latencies,
+      type: "report",
+      requests,
+      unique: seen.size,
+      duplicates,
+      badSignatures,
+      badBodies,
+      bodyBytes,
+      firstArrivalMs,
+      lastResponseMs,
+      uniqueByPath: Object.fromEntries(uniqueByPath),
+      maxInFlightByPath: Object.fromEntries(maxInFlight),
+      latenciesMs: latencies,
     } satisfies FromReceiver);
   }
 });

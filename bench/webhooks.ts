@@ -25,79 +25,115 @@
 //    (all must be 0). Prints the figures; writes bench/out/webhooks-results.json (server log in
 //    bench/out/webhooks-server.log; with --profile, CPU profiles in bench/out/webhooks-prof/).
 
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { Pool } from 'undici';
-import { Args, isMain } from './args.js';
-import { removeDirLater, runCli, startServer, type ServerProcess } from './proc.js';
-import type { BaselineData, BaselineDone } from './webhooks-baseline.js';
-import type { FromReceiver, ReceiverProgress, ReceiverReport, ToReceiver } from './webhooks-receiver.js';
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { Pool } from "undici";
+import { Args, isMain } from "./args.js";
+import { removeDirLater, runCli, startServer, type ServerProcess } from "./proc.js";
+import type { BaselineData, BaselineDone } from "./webhooks-baseline.js";
+import type { FromReceiver, ReceiverProgress, ReceiverReport, ToReceiver } from "./webhooks-receiver.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
-const REPO = existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
-const OUT = path.join(REPO, 'bench', 'out');
-const SERVER_MAIN = path.join(REPO, 'dist', 'src', 'main.js');
-const CERT_FILE = path.join(REPO, 'test', 'fixtures', 'webhooks', 'receiver-cert.pem');
-const KEY_FILE = path.join(REPO, 'test', 'fixtures', 'webhooks', 'receiver-key.pem');
-const RECEIVER_HOST = '127.0.0.2';
+const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
+const OUT = path.join(REPO, "bench", "out");
+const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
+const CERT_FILE = path.join(REPO, "test", "fixtures", "webhooks", "receiver-cert.pem");
+const KEY_FILE = path.join(REPO, "test", "fixtures", "webhooks", "receiver-key.pem");
+const RECEIVER_HOST = "127.0.0.2";
 const TARGET_PER_S = 5000;
 
 interface Options {
-  events: number; tenants: number; hooksPerTenant: number; cap: number; batch: number; intakeConcurrency: number;
-  dispatchers: number; rate: number; latencySeconds: number; baselineSeconds: number; baselineConcurrency: number;
-  drainTimeoutS: number; profile: boolean;
+  events: number;
+  tenants: number;
+  hooksPerTenant: number;
+  cap: number;
+  batch: number;
+  intakeConcurrency: number;
+  dispatchers: number;
+  rate: number;
+  latencySeconds: number;
+  baselineSeconds: number;
+  baselineConcurrency: number;
+  drainTimeoutS: number;
+  profile: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const a = new Args(argv, ['profile']);
+  const a = new Args(argv, ["profile"]);
   const o: Options = {
-    events: a.int('events', 25_000), tenants: a.int('tenants', 8), hooksPerTenant: a.int('hooks-per-tenant', 2), cap: a.int('cap', 32),
-    batch: a.int('batch', 500), intakeConcurrency: a.int('intake-concurrency', 2), dispatchers: a.int('dispatchers', 2), rate: a.number('rate', 1000),
-    latencySeconds: a.number('latency-seconds', 20), baselineSeconds: a.number('baseline-seconds', 8), baselineConcurrency: a.int('baseline-concurrency', 64),
-    drainTimeoutS: a.number('drain-timeout', 120), profile: a.flag('profile'),
+    events: a.int("events", 25_000),
+    tenants: a.int("tenants", 8),
+    hooksPerTenant: a.int("hooks-per-tenant", 2),
+    cap: a.int("cap", 32),
+    batch: a.int("batch", 500),
+    intakeConcurrency: a.int("intake-concurrency", 2),
+    dispatchers: a.int("dispatchers", 2),
+    rate: a.number("rate", 1000),
+    latencySeconds: a.number("latency-seconds", 20),
+    baselineSeconds: a.number("baseline-seconds", 8),
+    baselineConcurrency: a.int("baseline-concurrency", 64),
+    drainTimeoutS: a.number("drain-timeout", 120),
+    profile: a.flag("profile"),
   };
-  if (o.batch < 1 || o.batch > 1000) throw new Error('--batch must be 1..1000 (the intake limit)');
-  if (o.cap < 1 || o.cap > 64) throw new Error('--cap must be 1..64 (the webhook limit)');
+  if (o.batch < 1 || o.batch > 1000) throw new Error("--batch must be 1..1000 (the intake limit)");
+  if (o.cap < 1 || o.cap > 64) throw new Error("--cap must be 1..64 (the webhook limit)");
   return o;
 }
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
-const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+const fmt = (x: number): string => Math.round(x).toLocaleString("en-US");
 
 // ---------------------------------------------------------------- the receiver thread
 
 class ReceiverHandle {
   private waiting: ((m: FromReceiver) => void)[] = [];
-  private constructor(readonly worker: Worker, readonly port: number) {
-    worker.on('message', (m: FromReceiver) => { const w = this.waiting.shift(); if (w) w(m); });
+  private constructor(
+    readonly worker: Worker,
+    readonly port: number,
+  ) {
+    worker.on("message", (m: FromReceiver) => {
+      const w = this.waiting.shift();
+      if (w) w(m);
+    });
   }
 
   static async start(): Promise<ReceiverHandle> {
-    const worker = new Worker(new URL('./webhooks-receiver.js', import.meta.url), {
-      workerData: { key: readFileSync(KEY_FILE, 'utf8'), cert: readFileSync(CERT_FILE, 'utf8'), host: RECEIVER_HOST },
+    const worker = new Worker(new URL("./webhooks-receiver.js", import.meta.url), {
+      workerData: { key: readFileSync(KEY_FILE, "utf8"), cert: readFileSync(CERT_FILE, "utf8"), host: RECEIVER_HOST },
     });
     const port = await new Promise<number>((res, rej) => {
-      worker.once('message', (m: FromReceiver) => (m.type === 'listening' ? res(m.port) : rej(new Error('receiver did not start'))));
-      worker.once('error', rej);
+      worker.once("message", (m: FromReceiver) => (m.type === "listening" ? res(m.port) : rej(new Error("receiver did not start"))));
+      worker.once("error", rej);
     });
     return new ReceiverHandle(worker, port);
   }
 
   private ask<T extends FromReceiver>(m: ToReceiver): Promise<T> {
-    return new Promise((res) => { this.waiting.push(res as (m: FromReceiver) => void); this.worker.postMessage(m); });
+    return new Promise((res) => {
+      this.waiting.push(res as (m: FromReceiver) => void);
+      this.worker.postMessage(m);
+    });
   }
 
-  send(m: ToReceiver): void { this.worker.postMessage(m); }
-  progress(): Promise<ReceiverProgress> { return this.ask({ type: 'progress' }); }
-  report(): Promise<ReceiverReport> { return this.ask({ type: 'report' }); }
-  get base(): string { return `https://${RECEIVER_HOST}:${this.port}`; }
+  send(m: ToReceiver): void {
+    this.worker.postMessage(m);
+  }
+  progress(): Promise<ReceiverProgress> {
+    return this.ask({ type: "progress" });
+  }
+  report(): Promise<ReceiverReport> {
+    return this.ask({ type: "report" });
+  }
+  get base(): string {
+    return `https://${RECEIVER_HOST}:${this.port}`;
+  }
 }
 
 // ---------------------------------------------------------------- CPU accounting
@@ -106,64 +142,137 @@ const CLK_TCK = 100;
 /** CPU seconds (user + system, all threads) of a process, from /proc. */
 function cpuSecondsOf(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(f[11]) + Number(f[12])) / CLK_TCK;
   } catch {
     return 0;
   }
 }
-const selfCpuSeconds = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+const selfCpuSeconds = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 // ---------------------------------------------------------------- baseline: bare HTTPS POST loop
 
-interface Baseline { requests: number; seconds: number; perSecond: number; threads: number; concurrency: number; bodyBytes: number; badSignatures: number; errors: number; clientCpuSeconds: number }
+interface Baseline {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  threads: number;
+  concurrency: number;
+  bodyBytes: number;
+  badSignatures: number;
+  errors: number;
+  clientCpuSeconds: number;
+}
 
 /** The receiver's raw capacity: `threads` bare POST loops (as many as the server has dispatcher threads), `concurrency` connections in all. */
-async function baseline(receiver: ReceiverHandle, seconds: number, concurrency: number, threads: number, bodyBytes: number): Promise<Baseline> {
-  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+async function baseline(
+  receiver: ReceiverHandle,
+  seconds: number,
+  concurrency: number,
+  threads: number,
+  bodyBytes: number,
+): Promise<Baseline> {
+  const secret = `whsec_${randomBytes(24).toString("hex")}`;
   const paths = Array.from({ length: 16 }, (_, i) => `/base/${i}`);
-  receiver.send({ type: 'secrets', secrets: Object.fromEntries(paths.map((p) => [p, secret])) });
-  receiver.send({ type: 'reset' });
-  const ca = readFileSync(CERT_FILE, 'utf8');
-  const workers = await Promise.all(Array.from({ length: threads }, (_, thread) => new Promise<Worker>((res, rej) => {
-    const w = new Worker(new URL('./webhooks-baseline.js', import.meta.url), {
-      workerData: { base: receiver.base, paths, secret, seconds, connections: Math.max(1, Math.round(concurrency / threads)), bodyBytes, ca, thread } satisfies BaselineData,
-    });
-    w.once('message', () => res(w));
-    w.once('error', rej);
-  })));
+  receiver.send({ type: "secrets", secrets: Object.fromEntries(paths.map((p) => [p, secret])) });
+  receiver.send({ type: "reset" });
+  const ca = readFileSync(CERT_FILE, "utf8");
+  const workers = await Promise.all(
+    Array.from(
+      { length: threads },
+      (_, thread) =>
+        new Promise<Worker>((res, rej) => {
+          const w = new Worker(new URL("./webhooks-baseline.js", import.meta.url), {
+            workerData: {
+              base: receiver.base,
+              paths,
+              secret,
+              seconds,
+              connections: Math.max(1, Math.round(concurrency / threads)),
+              bodyBytes,
+              ca,
+              thread,
+            } satisfies BaselineData,
+          });
+          w.once("message", () => res(w));
+          w.once("error", rej);
+        }),
+    ),
+  );
   const cpu0 = selfCpuSeconds();
   const t0 = nowMs();
-  const done = await Promise.all(workers.map((w) => new Promise<BaselineDone>((res, rej) => {
-    w.once('message', (m: BaselineDone) => { res(m); void w.terminate(); });
-    w.once('error', rej);
-    w.postMessage('go');
-  })));
+  const done = await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<BaselineDone>((res, rej) => {
+          w.once("message", (m: BaselineDone) => {
+            res(m);
+            void w.terminate();
+          });
+          w.once("error", rej);
+          w.postMessage("go");
+        }),
+    ),
+  );
   const t1 = nowMs();
   const cpu = selfCpuSeconds() - cpu0;
   const r = await receiver.report();
   return {
-    requests: r.unique, seconds: round((t1 - t0) / 1000, 2), perSecond: Math.round(r.unique / ((t1 - t0) / 1000)), threads, concurrency,
-    bodyBytes: r.requests ? Math.round(r.bodyBytes / r.requests) : 0, badSignatures: r.badSignatures, errors: done.reduce((a, b) => a + b.errors, 0), clientCpuSeconds: round(cpu, 2),
+    requests: r.unique,
+    seconds: round((t1 - t0) / 1000, 2),
+    perSecond: Math.round(r.unique / ((t1 - t0) / 1000)),
+    threads,
+    concurrency,
+    bodyBytes: r.requests ? Math.round(r.bodyBytes / r.requests) : 0,
+    badSignatures: r.badSignatures,
+    errors: done.reduce((a, b) => a + b.errors, 0),
+    clientCpuSeconds: round(cpu, 2),
   };
 }
 
 // ---------------------------------------------------------------- the server
 
-interface Server { process: ServerProcess; base: string; dataDir: string; stop(): Promise<void> }
+interface Server {
+  process: ServerProcess;
+  base: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
 
 async function startLeidex(opts: Options, logFile: string, profDir: string | null): Promise<Server> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'leidex-webhooks-bench-'));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-webhooks-bench-"));
   const removeData = removeDirLater(dataDir);
   const args = [
-    ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), SERVER_MAIN, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir,
-    '--source', 'sample', '--shards', '1', '--rate-limit', '0', '--dispatchers', String(opts.dispatchers),
-    '--webhook-allow-hosts', RECEIVER_HOST, '--webhook-ca-file', CERT_FILE,
+    ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
+    SERVER_MAIN,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--data-dir",
+    dataDir,
+    "--source",
+    "sample",
+    "--shards",
+    "1",
+    "--rate-limit",
+    "0",
+    "--dispatchers",
+    String(opts.dispatchers),
+    "--webhook-allow-hosts",
+    RECEIVER_HOST,
+    "--webhook-ca-file",
+    CERT_FILE,
   ];
   const server = await startServer({ command: process.execPath, args, readyTimeoutMs: 120_000, logFile, cwd: REPO });
   return {
-    process: server, base: `http://127.0.0.1:${server.port}`, dataDir,
+    process: server,
+    base: `http://127.0.0.1:${server.port}`,
+    dataDir,
     stop: async () => {
       await server.stop();
       removeData();
@@ -172,31 +281,60 @@ async function startLeidex(opts: Options, logFile: string, profDir: string | nul
 }
 
 /** The fields of area C answers the bench reads. */
-interface ApiBody { id?: string; key?: string; secret?: string; accepted?: number; deliveries?: number; error?: string }
+interface ApiBody {
+  id?: string;
+  key?: string;
+  secret?: string;
+  accepted?: number;
+  deliveries?: number;
+  error?: string;
+}
 
-async function api(pool: Pool, method: 'GET' | 'POST', p: string, key: string, body?: unknown): Promise<{ status: number; body: ApiBody }> {
+async function api(pool: Pool, method: "GET" | "POST", p: string, key: string, body?: unknown): Promise<{ status: number; body: ApiBody }> {
   const res = await pool.request({
-    method, path: p, headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    method,
+    path: p,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.body.text();
   let parsed: ApiBody;
-  try { parsed = JSON.parse(text) as ApiBody; } catch { parsed = { error: text }; }
+  try {
+    parsed = JSON.parse(text) as ApiBody;
+  } catch {
+    parsed = { error: text };
+  }
   return { status: res.statusCode, body: parsed };
 }
 
 // ---------------------------------------------------------------- phases
 
-interface Endpoint { tenantId: string; id: string; path: string; secret: string }
+interface Endpoint {
+  tenantId: string;
+  id: string;
+  path: string;
+  secret: string;
+}
 
-function eventsOf(prefix: string, from: number, count: number, tenants: string[], stamp?: () => number): { id: string; [k: string]: unknown }[] {
+function eventsOf(
+  prefix: string,
+  from: number,
+  count: number,
+  tenants: string[],
+  stamp?: () => number,
+): { id: string; [k: string]: unknown }[] {
   const ts = Math.floor(Date.now() / 1000);
   const sent = stamp ? Math.round(stamp() * 1000) : 0;
   return Array.from({ length: count }, (_, j) => {
     const i = from + j;
     return {
-      id: stamp ? `${prefix}-${i}-${sent}` : `${prefix}-${i}`, tenant_id: tenants[i % tenants.length], message_id: `m-${prefix}-${i}`,
-      type: 'delivered', recipient: `r${i}@example.com`, timestamp: ts, smtp_code: 250,
+      id: stamp ? `${prefix}-${i}-${sent}` : `${prefix}-${i}`,
+      tenant_id: tenants[i % tenants.length],
+      message_id: `m-${prefix}-${i}`,
+      type: "delivered",
+      recipient: `r${i}@example.com`,
+      timestamp: ts,
+      smtp_code: 250,
     };
   });
 }
@@ -207,7 +345,10 @@ async function waitForDeliveries(receiver: ReceiverHandle, expected: number, dra
   for (;;) {
     const p = await receiver.progress();
     if (p.unique >= expected) return true;
-    if (p.unique !== last) { last = p.unique; lastChange = Date.now(); }
+    if (p.unique !== last) {
+      last = p.unique;
+      lastChange = Date.now();
+    }
     if (Date.now() - lastChange > drainTimeoutS * 1000) return false;
     await sleep(50);
   }
@@ -217,13 +358,27 @@ function percentiles(xs: number[]): { count: number; p50Ms: number; p90Ms: numbe
   if (xs.length === 0) return { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, maxMs: 0, meanMs: 0 };
   const s = Float64Array.from(xs).sort();
   const at = (p: number): number => round(s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))], 2);
-  return { count: s.length, p50Ms: at(50), p90Ms: at(90), p99Ms: at(99), maxMs: round(s[s.length - 1], 2), meanMs: round(s.reduce((a, b) => a + b, 0) / s.length, 2) };
+  return {
+    count: s.length,
+    p50Ms: at(50),
+    p90Ms: at(90),
+    p99Ms: at(99),
+    maxMs: round(s[s.length - 1], 2),
+    meanMs: round(s.reduce((a, b) => a + b, 0) / s.length, 2),
+  };
 }
 
-function checkDeliveries(r: ReceiverReport, endpoints: Endpoint[], expectedPerTenant: Map<string, number>, cap: number): { missing: number; capExceeded: string[] } {
+function checkDeliveries(
+  r: ReceiverReport,
+  endpoints: Endpoint[],
+  expectedPerTenant: Map<string, number>,
+  cap: number,
+): { missing: number; capExceeded: string[] } {
   let missing = 0;
   for (const e of endpoints) missing += Math.max(0, (expectedPerTenant.get(e.tenantId) ?? 0) - (r.uniqueByPath[e.path] ?? 0));
-  const capExceeded = Object.entries(r.maxInFlightByPath).filter(([, n]) => n > cap).map(([p, n]) => `${p}: ${n}`);
+  const capExceeded = Object.entries(r.maxInFlightByPath)
+    .filter(([, n]) => n > cap)
+    .map(([p, n]) => `${p}: ${n}`);
   return { missing, capExceeded };
 }
 
@@ -231,55 +386,83 @@ async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
   if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run npm run build first`);
   mkdirSync(OUT, { recursive: true });
-  const profDir = opts.profile ? path.join(OUT, 'webhooks-prof') : null;
-  if (profDir) { rmSync(profDir, { recursive: true, force: true }); mkdirSync(profDir, { recursive: true }); }
+  const profDir = opts.profile ? path.join(OUT, "webhooks-prof") : null;
+  if (profDir) {
+    rmSync(profDir, { recursive: true, force: true });
+    mkdirSync(profDir, { recursive: true });
+  }
   const loadAtStart = os.loadavg().map((x) => round(x, 2));
-  console.log(`dispatch bench: ${os.cpus().length} cores, load average ${loadAtStart.join(' ')}, node ${process.version}`);
+  console.log(`dispatch bench: ${os.cpus().length} cores, load average ${loadAtStart.join(" ")}, node ${process.version}`);
 
   const receiver = await ReceiverHandle.start();
 
   // The body a dispatch carries: build one event exactly as the server will and measure it.
-  const sampleBody = JSON.stringify({ id: 'tp-12345', type: 'delivered', created_at: new Date().toISOString(), tenant_id: 'tn_0123456789abcdef', data: { message_id: 'm-tp-12345', recipient: 'r12345@example.com', timestamp: 1_700_000_000, smtp_code: 250 } });
-  console.log(`\nbaseline: bare HTTPS POST loops from the bench to the receiver on ${opts.dispatchers} threads (as many as dispatcher threads), ${opts.baselineConcurrency} keep-alive connections in all, ${opts.baselineSeconds} s, ~${sampleBody.length} B bodies, signed and verified, no server`);
+  const sampleBody = JSON.stringify({
+    id: "tp-12345",
+    type: "delivered",
+    created_at: new Date().toISOString(),
+    tenant_id: "tn_0123456789abcdef",
+    data: { message_id: "m-tp-12345", recipient: "r12345@example.com", timestamp: 1_700_000_000, smtp_code: 250 },
+  });
+  console.log(
+    `\nbaseline: bare HTTPS POST loops from the bench to the receiver on ${opts.dispatchers} threads (as many as dispatcher threads), ${opts.baselineConcurrency} keep-alive connections in all, ${opts.baselineSeconds} s, ~${sampleBody.length} B bodies, signed and verified, no server`,
+  );
   const base = await baseline(receiver, opts.baselineSeconds, opts.baselineConcurrency, opts.dispatchers, sampleBody.length);
-  console.log(`  ${fmt(base.perSecond)} requests/s (${fmt(base.requests)} in ${base.seconds} s), bad signatures ${base.badSignatures}, errors ${base.errors}, bench CPU (clients + receiver) ${base.clientCpuSeconds} s = ${Math.round((base.clientCpuSeconds * 1e6) / Math.max(1, base.requests))} µs per request`);
+  console.log(
+    `  ${fmt(base.perSecond)} requests/s (${fmt(base.requests)} in ${base.seconds} s), bad signatures ${base.badSignatures}, errors ${base.errors}, bench CPU (clients + receiver) ${base.clientCpuSeconds} s = ${Math.round((base.clientCpuSeconds * 1e6) / Math.max(1, base.requests))} µs per request`,
+  );
 
-  const server = await startLeidex(opts, path.join(OUT, 'webhooks-server.log'), profDir);
+  const server = await startLeidex(opts, path.join(OUT, "webhooks-server.log"), profDir);
   const pool = new Pool(server.base, { connections: Math.max(4, opts.intakeConcurrency + 2), pipelining: 1, keepAliveTimeout: 30_000 });
   try {
-    const op = readFileSync(path.join(server.dataDir, 'operator-key'), 'utf8').trim();
+    const op = readFileSync(path.join(server.dataDir, "operator-key"), "utf8").trim();
     const tenants: string[] = [];
     const endpoints: Endpoint[] = [];
     for (let t = 0; t < opts.tenants; t++) {
-      const tn = await api(pool, 'POST', '/v1/tenants', op, { name: `bench-${t}` });
-      const key = await api(pool, 'POST', `/v1/tenants/${tn.body.id!}/keys`, op);
+      const tn = await api(pool, "POST", "/v1/tenants", op, { name: `bench-${t}` });
+      const key = await api(pool, "POST", `/v1/tenants/${tn.body.id!}/keys`, op);
       tenants.push(tn.body.id!);
       for (let h = 0; h < opts.hooksPerTenant; h++) {
         const p = `/hook/${t}-${h}`;
-        const w = await api(pool, 'POST', '/v1/webhooks', key.body.key!, { url: receiver.base + p, event_types: ['delivered'], max_concurrency: opts.cap });
+        const w = await api(pool, "POST", "/v1/webhooks", key.body.key!, {
+          url: receiver.base + p,
+          event_types: ["delivered"],
+          max_concurrency: opts.cap,
+        });
         if (w.status !== 201) throw new Error(`webhook creation: ${w.status} ${JSON.stringify(w.body)}`);
         endpoints.push({ tenantId: tn.body.id!, id: w.body.id!, path: p, secret: w.body.secret! });
       }
     }
-    receiver.send({ type: 'secrets', secrets: Object.fromEntries(endpoints.map((e) => [e.path, e.secret])) });
+    receiver.send({ type: "secrets", secrets: Object.fromEntries(endpoints.map((e) => [e.path, e.secret])) });
     const fanout = opts.hooksPerTenant;
-    console.log(`\nserver: pid ${server.process.pid}, ${opts.dispatchers} dispatcher threads, ${opts.tenants} tenants × ${fanout} webhooks = ${endpoints.length} endpoints, max_concurrency ${opts.cap} each`);
+    console.log(
+      `\nserver: pid ${server.process.pid}, ${opts.dispatchers} dispatcher threads, ${opts.tenants} tenants × ${fanout} webhooks = ${endpoints.length} endpoints, max_concurrency ${opts.cap} each`,
+    );
 
     // ---- a. throughput
-    receiver.send({ type: 'reset' });
+    receiver.send({ type: "reset" });
     const expected = opts.events * fanout;
-    console.log(`\nthroughput: ${fmt(opts.events)} events (× ${fanout} endpoints = ${fmt(expected)} deliveries), batches of ${opts.batch}, ${opts.intakeConcurrency} intake requests in flight`);
+    console.log(
+      `\nthroughput: ${fmt(opts.events)} events (× ${fanout} endpoints = ${fmt(expected)} deliveries), batches of ${opts.batch}, ${opts.intakeConcurrency} intake requests in flight`,
+    );
     const srvCpu0 = cpuSecondsOf(server.process.pid);
     const benchCpu0 = selfCpuSeconds();
     const t0 = nowMs();
-    let next = 0, accepted = 0, outboxRows = 0, intakeErrors = 0;
+    let next = 0,
+      accepted = 0,
+      outboxRows = 0,
+      intakeErrors = 0;
     const intakeLoop = async (): Promise<void> => {
       while (next < opts.events) {
         const from = next;
         const n = Math.min(opts.batch, opts.events - from);
         next += n;
-        const r = await api(pool, 'POST', '/v1/events', op, { events: eventsOf('tp', from, n, tenants) });
-        if (r.status !== 202) { intakeErrors++; console.error(`  intake answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`); continue; }
+        const r = await api(pool, "POST", "/v1/events", op, { events: eventsOf("tp", from, n, tenants) });
+        if (r.status !== 202) {
+          intakeErrors++;
+          console.error(`  intake answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+          continue;
+        }
         accepted += r.body.accepted ?? 0;
         outboxRows += r.body.deliveries ?? 0;
       }
@@ -292,31 +475,64 @@ async function main(): Promise<void> {
     const benchCpu1 = selfCpuSeconds();
     const intakeS = (tIntake - t0) / 1000;
     const e2eS = (tp.lastResponseMs - t0) / 1000;
-    const tpCheck = checkDeliveries(tp, endpoints, new Map(tenants.map((id, i) => [id, Math.floor(opts.events / tenants.length) + (i < opts.events % tenants.length ? 1 : 0)])), opts.cap);
+    const tpCheck = checkDeliveries(
+      tp,
+      endpoints,
+      new Map(tenants.map((id, i) => [id, Math.floor(opts.events / tenants.length) + (i < opts.events % tenants.length ? 1 : 0)])),
+      opts.cap,
+    );
     const throughput = {
-      events: opts.events, expectedDeliveries: expected, accepted, outboxRows, intakeErrors, drained,
-      intakeSeconds: round(intakeS, 2), intakeEventsPerS: Math.round(accepted / intakeS), outboxRowsPerS: Math.round(outboxRows / intakeS),
-      endToEndSeconds: round(e2eS, 2), deliveriesPerS: Math.round(tp.unique / e2eS),
-      received: tp.requests, unique: tp.unique, duplicates: tp.duplicates, missing: tpCheck.missing, badSignatures: tp.badSignatures, badBodies: tp.badBodies,
-      maxInFlightPerEndpoint: Math.max(0, ...Object.values(tp.maxInFlightByPath)), capExceeded: tpCheck.capExceeded,
-      serverCpuSeconds: round(srvCpu1 - srvCpu0, 2), serverCores: round((srvCpu1 - srvCpu0) / e2eS, 2),
-      benchCpuSeconds: round(benchCpu1 - benchCpu0, 2), benchCores: round((benchCpu1 - benchCpu0) / e2eS, 2),
+      events: opts.events,
+      expectedDeliveries: expected,
+      accepted,
+      outboxRows,
+      intakeErrors,
+      drained,
+      intakeSeconds: round(intakeS, 2),
+      intakeEventsPerS: Math.round(accepted / intakeS),
+      outboxRowsPerS: Math.round(outboxRows / intakeS),
+      endToEndSeconds: round(e2eS, 2),
+      deliveriesPerS: Math.round(tp.unique / e2eS),
+      received: tp.requests,
+      unique: tp.unique,
+      duplicates: tp.duplicates,
+      missing: tpCheck.missing,
+      badSignatures: tp.badSignatures,
+      badBodies: tp.badBodies,
+      maxInFlightPerEndpoint: Math.max(0, ...Object.values(tp.maxInFlightByPath)),
+      capExceeded: tpCheck.capExceeded,
+      serverCpuSeconds: round(srvCpu1 - srvCpu0, 2),
+      serverCores: round((srvCpu1 - srvCpu0) / e2eS, 2),
+      benchCpuSeconds: round(benchCpu1 - benchCpu0, 2),
+      benchCores: round((benchCpu1 - benchCpu0) / e2eS, 2),
       // CPU time per delivery does not depend on what else runs on the machine: with two idle
       // cores for the server and the bench (sender + receiver), deliveries/s could reach 2 / (sum)
       serverCpuUsPerDelivery: Math.round(((srvCpu1 - srvCpu0) * 1e6) / Math.max(1, tp.unique)),
       benchCpuUsPerDelivery: Math.round(((benchCpu1 - benchCpu0) * 1e6) / Math.max(1, tp.unique)),
       idleTwoCoreEstimatePerS: Math.round(2e6 / Math.max(1, ((srvCpu1 - srvCpu0 + benchCpu1 - benchCpu0) * 1e6) / Math.max(1, tp.unique))),
     };
-    console.log(`  intake: ${fmt(throughput.intakeEventsPerS)} events/s accepted and stored, ${fmt(throughput.outboxRowsPerS)} outbox rows/s (${throughput.intakeSeconds} s)`);
-    console.log(`  end to end: ${fmt(throughput.deliveriesPerS)} signed deliveries/s (${fmt(tp.unique)} in ${throughput.endToEndSeconds} s, first intake request to the receiver's last 200)${drained ? '' : '  ** NOT DRAINED **'}`);
-    console.log(`  checks: bad signatures ${tp.badSignatures}, bad bodies ${tp.badBodies}, duplicates ${tp.duplicates}, missing ${tpCheck.missing}, most in flight per endpoint ${throughput.maxInFlightPerEndpoint} (cap ${opts.cap})`);
-    console.log(`  CPU: server ${throughput.serverCpuSeconds} s (${throughput.serverCores} cores), bench incl. receiver ${throughput.benchCpuSeconds} s (${throughput.benchCores} cores)`);
-    console.log(`  CPU per delivery: server ${throughput.serverCpuUsPerDelivery} µs, bench incl. receiver ${throughput.benchCpuUsPerDelivery} µs (two idle cores: at most ~${fmt(throughput.idleTwoCoreEstimatePerS)}/s)`);
+    console.log(
+      `  intake: ${fmt(throughput.intakeEventsPerS)} events/s accepted and stored, ${fmt(throughput.outboxRowsPerS)} outbox rows/s (${throughput.intakeSeconds} s)`,
+    );
+    console.log(
+      `  end to end: ${fmt(throughput.deliveriesPerS)} signed deliveries/s (${fmt(tp.unique)} in ${throughput.endToEndSeconds} s, first intake request to the receiver's last 200)${drained ? "" : "  ** NOT DRAINED **"}`,
+    );
+    console.log(
+      `  checks: bad signatures ${tp.badSignatures}, bad bodies ${tp.badBodies}, duplicates ${tp.duplicates}, missing ${tpCheck.missing}, most in flight per endpoint ${throughput.maxInFlightPerEndpoint} (cap ${opts.cap})`,
+    );
+    console.log(
+      `  CPU: server ${throughput.serverCpuSeconds} s (${throughput.serverCores} cores), bench incl. receiver ${throughput.benchCpuSeconds} s (${throughput.benchCores} cores)`,
+    );
+    console.log(
+      `  CPU per delivery: server ${throughput.serverCpuUsPerDelivery} µs, bench incl. receiver ${throughput.benchCpuUsPerDelivery} µs (two idle cores: at most ~${fmt(throughput.idleTwoCoreEstimatePerS)}/s)`,
+    );
 
     // ---- b. latency at a fixed open-loop rate
-    receiver.send({ type: 'reset' });
+    receiver.send({ type: "reset" });
     const latExpectedEvents = Math.round(opts.rate * opts.latencySeconds);
-    console.log(`\nlatency: open loop at ${fmt(opts.rate)} events/s for ${opts.latencySeconds} s (${fmt(latExpectedEvents)} events, ${fmt(latExpectedEvents * fanout)} deliveries)`);
+    console.log(
+      `\nlatency: open loop at ${fmt(opts.rate)} events/s for ${opts.latencySeconds} s (${fmt(latExpectedEvents)} events, ${fmt(latExpectedEvents * fanout)} deliveries)`,
+    );
     const srvCpu2 = cpuSecondsOf(server.process.pid);
     const l0 = nowMs();
     let sent = 0;
@@ -330,7 +546,7 @@ async function main(): Promise<void> {
         const from = sent;
         sent += n;
         const started = nowMs();
-        const p = api(pool, 'POST', '/v1/events', op, { events: eventsOf('lat', from, n, tenants, () => started) }).then((r) => {
+        const p = api(pool, "POST", "/v1/events", op, { events: eventsOf("lat", from, n, tenants, () => started) }).then((r) => {
           if (r.status !== 202) latIntakeErrors++;
           intakeMs.push(nowMs() - started);
         });
@@ -344,30 +560,69 @@ async function main(): Promise<void> {
     const lat = await receiver.report();
     const srvCpu3 = cpuSecondsOf(server.process.pid);
     const latWall = (lat.lastResponseMs - l0) / 1000;
-    const latCheck = checkDeliveries(lat, endpoints, new Map(tenants.map((id, i) => [id, Math.floor(latExpectedEvents / tenants.length) + (i < latExpectedEvents % tenants.length ? 1 : 0)])), opts.cap);
+    const latCheck = checkDeliveries(
+      lat,
+      endpoints,
+      new Map(
+        tenants.map((id, i) => [id, Math.floor(latExpectedEvents / tenants.length) + (i < latExpectedEvents % tenants.length ? 1 : 0)]),
+      ),
+      opts.cap,
+    );
     const latency = {
-      ratePerS: opts.rate, seconds: opts.latencySeconds, events: latExpectedEvents, deliveries: lat.unique, drained: latDrained, intakeErrors: latIntakeErrors,
-      intakeToDelivery: percentiles(lat.latenciesMs), intakeRequest: percentiles(intakeMs),
-      duplicates: lat.duplicates, missing: latCheck.missing, badSignatures: lat.badSignatures, badBodies: lat.badBodies, capExceeded: latCheck.capExceeded,
+      ratePerS: opts.rate,
+      seconds: opts.latencySeconds,
+      events: latExpectedEvents,
+      deliveries: lat.unique,
+      drained: latDrained,
+      intakeErrors: latIntakeErrors,
+      intakeToDelivery: percentiles(lat.latenciesMs),
+      intakeRequest: percentiles(intakeMs),
+      duplicates: lat.duplicates,
+      missing: latCheck.missing,
+      badSignatures: lat.badSignatures,
+      badBodies: lat.badBodies,
+      capExceeded: latCheck.capExceeded,
       serverCores: round((srvCpu3 - srvCpu2) / latWall, 2),
     };
     const d = latency.intakeToDelivery;
-    console.log(`  intake to delivery: p50 ${d.p50Ms} ms, p90 ${d.p90Ms} ms, p99 ${d.p99Ms} ms, max ${d.maxMs} ms (${fmt(d.count)} deliveries)${latDrained ? '' : '  ** NOT DRAINED **'}`);
-    console.log(`  intake request (202): p50 ${latency.intakeRequest.p50Ms} ms, p99 ${latency.intakeRequest.p99Ms} ms; server CPU ${latency.serverCores} cores`);
-    console.log(`  checks: bad signatures ${lat.badSignatures}, bad bodies ${lat.badBodies}, duplicates ${lat.duplicates}, missing ${latCheck.missing}`);
+    console.log(
+      `  intake to delivery: p50 ${d.p50Ms} ms, p90 ${d.p90Ms} ms, p99 ${d.p99Ms} ms, max ${d.maxMs} ms (${fmt(d.count)} deliveries)${latDrained ? "" : "  ** NOT DRAINED **"}`,
+    );
+    console.log(
+      `  intake request (202): p50 ${latency.intakeRequest.p50Ms} ms, p99 ${latency.intakeRequest.p99Ms} ms; server CPU ${latency.serverCores} cores`,
+    );
+    console.log(
+      `  checks: bad signatures ${lat.badSignatures}, bad bodies ${lat.badBodies}, duplicates ${lat.duplicates}, missing ${latCheck.missing}`,
+    );
 
-    const ok = throughput.badSignatures === 0 && throughput.missing === 0 && throughput.duplicates === 0 && latency.badSignatures === 0 && latency.missing === 0 && throughput.capExceeded.length === 0 && latency.capExceeded.length === 0;
-    console.log(`\nsummary: ${fmt(throughput.deliveriesPerS)} signed deliveries/s end to end (target ${fmt(TARGET_PER_S)}: ${throughput.deliveriesPerS >= TARGET_PER_S ? 'met' : 'NOT met'}), `
-      + `${round((100 * throughput.deliveriesPerS) / base.perSecond, 0)} % of the receiver's bare ${fmt(base.perSecond)}/s; `
-      + `p99 ${d.p99Ms} ms at ${fmt(opts.rate)} events/s; ${ok ? 'no bad signature, duplicate or missing delivery, cap held' : 'CHECKS FAILED'}`);
+    const ok =
+      throughput.badSignatures === 0 &&
+      throughput.missing === 0 &&
+      throughput.duplicates === 0 &&
+      latency.badSignatures === 0 &&
+      latency.missing === 0 &&
+      throughput.capExceeded.length === 0 &&
+      latency.capExceeded.length === 0;
+    console.log(
+      `\nsummary: ${fmt(throughput.deliveriesPerS)} signed deliveries/s end to end (target ${fmt(TARGET_PER_S)}: ${throughput.deliveriesPerS >= TARGET_PER_S ? "met" : "NOT met"}), ` +
+        `${round((100 * throughput.deliveriesPerS) / base.perSecond, 0)} % of the receiver's bare ${fmt(base.perSecond)}/s; ` +
+        `p99 ${d.p99Ms} ms at ${fmt(opts.rate)} events/s; ${ok ? "no bad signature, duplicate or missing delivery, cap held" : "CHECKS FAILED"}`,
+    );
 
     const results = {
-      when: new Date().toISOString(), machine: { cores: os.cpus().length, model: os.cpus()[0]?.model ?? '', loadAverageAtStart: loadAtStart, node: process.version },
-      options: opts, endpoints: endpoints.length, baseline: base, throughput, latency, targetDeliveriesPerS: TARGET_PER_S, checksPassed: ok,
+      when: new Date().toISOString(),
+      machine: { cores: os.cpus().length, model: os.cpus()[0]?.model ?? "", loadAverageAtStart: loadAtStart, node: process.version },
+      options: opts,
+      endpoints: endpoints.length,
+      baseline: base,
+      throughput,
+      latency,
+      targetDeliveriesPerS: TARGET_PER_S,
+      checksPassed: ok,
     };
-    writeFileSync(path.join(OUT, 'webhooks-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(path.join(OUT, "webhooks-results.json"), `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote bench/out/webhooks-results.json`);
-    if (!ok) throw new Error('a check failed: bad signatures, duplicates, missing deliveries or the cap exceeded (see above)');
+    if (!ok) throw new Error("a check failed: bad signatures, duplicates, missing deliveries or the cap exceeded (see above)");
   } finally {
     await pool.close();
     await server.stop();
@@ -376,4 +631,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (isMain(import.meta.url)) runCli('webhooks bench', main);
+if (isMain(import.meta.url)) runCli("webhooks bench", main);

@@ -6,10 +6,10 @@
 // the entry may reach 4 GiB (zip64Local), and the writer fails loudly rather than
 // produce a broken archive if that promise is exceeded.
 
-import { createWriteStream } from 'node:fs';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
+import { createWriteStream } from "node:fs";
+import { Readable, Transform, type TransformCallback } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import zlib from "node:zlib";
 
 const U32_MAX = 0xffffffff;
 
@@ -42,7 +42,7 @@ function dosDateTime(d: Date): { time: number; date: number } {
  * Backpressure runs end to end: the source is pulled only as fast as the file is written.
  */
 export async function writeSingleEntryZip(source: AsyncIterable<Buffer>, outPath: string, opts: ZipOptions): Promise<ZipResult> {
-  const name = Buffer.from(opts.entryName, 'utf8');
+  const name = Buffer.from(opts.entryName, "utf8");
   const { time, date } = dosDateTime(opts.mtime);
   const flags = 0x0008 | 0x0800; // sizes in data descriptor; UTF-8 file name
   const versionNeeded = opts.zip64Local ? 45 : 20;

@@ -50,14 +50,18 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const metrics = new Metrics();
   const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
   const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds), proxies);
-  const reloader = new Reloader(collection, {
-    source: sourceSetting(config.source, config.gleifApi, BUNDLED_SAMPLE),
-    bundledSample: BUNDLED_SAMPLE,
-    dataDir: config.dataDir,
-    reloadAtMinutes: config.reloadAtMinutes,
-    retrySeconds: config.retrySeconds,
-    log,
-  }, metrics);
+  const reloader = new Reloader(
+    collection,
+    {
+      source: sourceSetting(config.source, config.gleifApi, BUNDLED_SAMPLE),
+      bundledSample: BUNDLED_SAMPLE,
+      dataDir: config.dataDir,
+      reloadAtMinutes: config.reloadAtMinutes,
+      retrySeconds: config.retrySeconds,
+      log,
+    },
+    metrics,
+  );
 
   registerHealthRoutes(server, collection, metrics);
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024);
@@ -75,20 +79,41 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const keyAuth = new KeyAuth(keyStore, bootstrap.value, guessing, nowSeconds);
   registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
   registerCollectionRoutes(server, {
-    auth: keyAuth, settings: new SearchSettings(stateDb), service: leiService, collection, reload: () => reloader.reloadInBackground(false),
-    importFile: (path, opts) => reloader.importFile(path, opts), uploadDir: join(config.dataDir, "downloads"), log,
+    auth: keyAuth,
+    settings: new SearchSettings(stateDb),
+    service: leiService,
+    collection,
+    reload: () => reloader.reloadInBackground(false),
+    importFile: (path, opts) => reloader.importFile(path, opts),
+    uploadDir: join(config.dataDir, "downloads"),
+    log,
   });
   const housekeeping = startKeyHousekeeping(keyStore, nowSeconds, log);
-  const dispatch = startWebhookArea(server, stateDb, {
-    dataDir: config.dataDir, operatorKey: config.operatorKey, dispatchers: config.dispatchers, allowHosts: config.webhookAllowHosts,
-    caFile: config.webhookCaFile, timeoutSeconds: config.webhookTimeoutSeconds, guessing,
-  }, log, metrics);
+  const dispatch = startWebhookArea(
+    server,
+    stateDb,
+    {
+      dataDir: config.dataDir,
+      operatorKey: config.operatorKey,
+      dispatchers: config.dispatchers,
+      allowHosts: config.webhookAllowHosts,
+      caFile: config.webhookCaFile,
+      timeoutSeconds: config.webhookTimeoutSeconds,
+      guessing,
+    },
+    log,
+    metrics,
+  );
 
   const openApi = registerApiReference(server, { ...PUBLIC_SCHEMAS, ...ENGINE_SCHEMAS, ...KEY_SCHEMAS, ...WEBHOOK_SCHEMAS });
   registerFallback(server);
 
   return {
-    server, pool, reloader, dispatch, openApi,
+    server,
+    pool,
+    reloader,
+    dispatch,
+    openApi,
     async close() {
       clearInterval(housekeeping);
       reloader.stop();

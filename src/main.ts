@@ -46,7 +46,10 @@ async function main(): Promise<void> {
   // its segments), requests that need that slice get 503, never a partial answer.
   pool.onSliceLost = (slice) => {
     log(`shard worker of slice ${slice} died; serving the collection again`);
-    void pool.ready().then(() => reloader.recoverSlices()).catch((err: Error) => console.error(`recovery failed: ${err.message}`));
+    void pool
+      .ready()
+      .then(() => reloader.recoverSlices())
+      .catch((err: Error) => console.error(`recovery failed: ${err.message}`));
   };
   process.on("SIGHUP", () => {
     log("SIGHUP: checking the source for a new publication");

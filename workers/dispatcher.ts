@@ -31,13 +31,18 @@ const deliverer = new Deliverer(workerData as DispatcherWorkerData, (result) => 
   if (crashAfter > 0 && reported === crashAfter) {
     flush();
     // an uncaught exception on this thread, as a real bug would raise, with requests still in flight
-    setImmediate(() => { throw new Error(`test crash: LEIDEX_TEST_DISPATCHER_CRASH_AFTER=${crashAfter} reached`); });
+    setImmediate(() => {
+      throw new Error(`test crash: LEIDEX_TEST_DISPATCHER_CRASH_AFTER=${crashAfter} reached`);
+    });
     return;
   }
   // a short timer rather than the next turn: each message wakes the front's thread (a syscall),
   // and a few ms of results per message cost far less than one message per handful
   if (pending.length >= FLUSH_AT) flush();
-  else if (!scheduled) { scheduled = true; setTimeout(flush, FLUSH_MS); }
+  else if (!scheduled) {
+    scheduled = true;
+    setTimeout(flush, FLUSH_MS);
+  }
 });
 
 port.on("message", (m: ToWorker) => {

@@ -33,7 +33,10 @@ const take = (): HeldBatch | undefined => {
   const b = held[head];
   if (b === undefined) return undefined;
   held[head++] = undefined;
-  if (head === held.length) { held = []; head = 0; }
+  if (head === held.length) {
+    held = [];
+    head = 0;
+  }
   return b;
 };
 
@@ -45,15 +48,32 @@ const hold = (): void => {
 };
 
 port.on("message", (m: ToIntakeWorker) => {
-  if (m.type === "batch") { held.push({ id: m.id, events: m.events }); return; }
+  if (m.type === "batch") {
+    held.push({ id: m.id, events: m.events });
+    return;
+  }
   const taken: HeldBatch[] = [];
   let answer: FromIntakeWorker;
   try {
-    const outcomes = writer.slice(() => { const b = take(); if (b) taken.push(b); return b; }, m.now, m.allowance, m.sliceMs, hold);
+    const outcomes = writer.slice(
+      () => {
+        const b = take();
+        if (b) taken.push(b);
+        return b;
+      },
+      m.now,
+      m.allowance,
+      m.sliceMs,
+      hold,
+    );
     answer = { type: "slice", outcomes };
   } catch (err) {
     const e = err as { message?: unknown; code?: unknown };
-    answer = { type: "failed", ids: taken.map((b) => b.id), error: { message: String(e.message), code: typeof e.code === "string" ? e.code : null } };
+    answer = {
+      type: "failed",
+      ids: taken.map((b) => b.id),
+      error: { message: String(e.message), code: typeof e.code === "string" ? e.code : null },
+    };
   }
   if (exitAfter !== "" && answer.type === "slice") {
     const marked = taken.find((b) => b.events.some((e) => e.id === exitAfter));

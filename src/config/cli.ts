@@ -33,7 +33,9 @@ export interface Config {
 }
 
 interface FlagSpec {
-  env: string; help: string; fallback: () => string | null;
+  env: string;
+  help: string;
+  fallback: () => string | null;
   /** true/false/1/0/yes/no, or the bare flag for true */
   boolean?: true;
 }
@@ -48,21 +50,62 @@ const FLAGS: Record<string, FlagSpec> = {
     fallback: () => null,
   },
   "gleif-api": { env: "LEIDEX_GLEIF_API", help: "GLEIF golden copy API base", fallback: () => "https://goldencopy.gleif.org/api/v2" },
-  "reload-at": { env: "LEIDEX_RELOAD_AT", help: "daily reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)", fallback: () => "08:45" },
-  "reload-now": { env: "LEIDEX_RELOAD_NOW", help: "load the source again at start-up, even when its publication is on disk (true/false/1/0/yes/no; bare = true)", fallback: () => "false", boolean: true },
-  "api-key": { env: "LEIDEX_API_KEY", help: "bootstrap API key of the keyed engine API (default: generated on first start, kept in <data-dir>/bootstrap-key)", fallback: () => null },
-  "retry-seconds": { env: "LEIDEX_RETRY_SECONDS", help: "first wait before retrying a failed load; doubles up to an hour", fallback: () => "60" },
-  shards: { env: "LEIDEX_SHARDS", help: "shard worker threads, one slice each (default: one per core)", fallback: () => String(availableParallelism()) },
+  "reload-at": {
+    env: "LEIDEX_RELOAD_AT",
+    help: "daily reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)",
+    fallback: () => "08:45",
+  },
+  "reload-now": {
+    env: "LEIDEX_RELOAD_NOW",
+    help: "load the source again at start-up, even when its publication is on disk (true/false/1/0/yes/no; bare = true)",
+    fallback: () => "false",
+    boolean: true,
+  },
+  "api-key": {
+    env: "LEIDEX_API_KEY",
+    help: "bootstrap API key of the keyed engine API (default: generated on first start, kept in <data-dir>/bootstrap-key)",
+    fallback: () => null,
+  },
+  "retry-seconds": {
+    env: "LEIDEX_RETRY_SECONDS",
+    help: "first wait before retrying a failed load; doubles up to an hour",
+    fallback: () => "60",
+  },
+  shards: {
+    env: "LEIDEX_SHARDS",
+    help: "shard worker threads, one slice each (default: one per core)",
+    fallback: () => String(availableParallelism()),
+  },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
   "cache-mb": { env: "LEIDEX_CACHE_MB", help: "memory for cached search answers in MB; 0 disables", fallback: () => "64" },
-  "operator-key": { env: "LEIDEX_OPERATOR_KEY", help: "operator key of the mail event webhooks (default: generated on first start, kept in <data-dir>/operator-key)", fallback: () => null },
+  "operator-key": {
+    env: "LEIDEX_OPERATOR_KEY",
+    help: "operator key of the mail event webhooks (default: generated on first start, kept in <data-dir>/operator-key)",
+    fallback: () => null,
+  },
   dispatchers: { env: "LEIDEX_DISPATCHERS", help: "webhook dispatcher threads (1 or 2)", fallback: () => "1" },
-  "webhook-allow-hosts": { env: "LEIDEX_WEBHOOK_ALLOW_HOSTS", help: "comma-separated receiver hosts (names or IPs) exempt from the private-address block", fallback: () => "" },
-  "webhook-ca-file": { env: "LEIDEX_WEBHOOK_CA_FILE", help: "PEM file of extra CA certificates trusted for webhook receivers", fallback: () => null },
+  "webhook-allow-hosts": {
+    env: "LEIDEX_WEBHOOK_ALLOW_HOSTS",
+    help: "comma-separated receiver hosts (names or IPs) exempt from the private-address block",
+    fallback: () => "",
+  },
+  "webhook-ca-file": {
+    env: "LEIDEX_WEBHOOK_CA_FILE",
+    help: "PEM file of extra CA certificates trusted for webhook receivers",
+    fallback: () => null,
+  },
   "webhook-timeout": { env: "LEIDEX_WEBHOOK_TIMEOUT", help: "seconds per webhook attempt", fallback: () => "10" },
-  "trust-proxy": { env: "LEIDEX_TRUST_PROXY", help: "comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For names the client", fallback: () => "" },
-  "mcp-origins": { env: "LEIDEX_MCP_ORIGINS", help: "comma-separated web origins allowed to call /mcp besides loopback pages (* = any)", fallback: () => "" },
+  "trust-proxy": {
+    env: "LEIDEX_TRUST_PROXY",
+    help: "comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For names the client",
+    fallback: () => "",
+  },
+  "mcp-origins": {
+    env: "LEIDEX_MCP_ORIGINS",
+    help: "comma-separated web origins allowed to call /mcp besides loopback pages (* = any)",
+    fallback: () => "",
+  },
 };
 
 export class ConfigError extends Error {}
@@ -106,7 +149,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
   const int = (name: string, min: number, max: number): number => {
     const raw = get(name)!;
     const n = Number(raw);
-    if (!/^\d+$/.test(raw.trim()) || n < min || n > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    if (!/^\d+$/.test(raw.trim()) || n < min || n > max)
+      throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
     return n;
   };
   return {
@@ -126,7 +170,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     mcpOrigins: origins("mcp-origins", get("mcp-origins")!),
     operatorKey: apiKey(get("operator-key"), "operator-key"),
     dispatchers: int("dispatchers", 1, 2),
-    webhookAllowHosts: get("webhook-allow-hosts")!.split(",").map((h) => h.trim()).filter((h) => h !== ""),
+    webhookAllowHosts: get("webhook-allow-hosts")!
+      .split(",")
+      .map((h) => h.trim())
+      .filter((h) => h !== ""),
     webhookCaFile: get("webhook-ca-file"),
     webhookTimeoutSeconds: int("webhook-timeout", 1, 120),
     trustProxy: proxies("trust-proxy", get("trust-proxy")!),
@@ -139,15 +186,22 @@ function httpUrl(name: string, raw: string): string {
 }
 
 function origins(name: string, raw: string): string[] {
-  const list = raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
+  const list = raw
+    .split(",")
+    .map((o) => o.trim())
+    .filter((o) => o !== "");
   for (const o of list) {
-    if (o !== "*" && !/^https?:\/\/[^/\s]+$/i.test(o)) throw new ConfigError(`--${name} takes origins such as https://app.example.com or *, got "${o}"`);
+    if (o !== "*" && !/^https?:\/\/[^/\s]+$/i.test(o))
+      throw new ConfigError(`--${name} takes origins such as https://app.example.com or *, got "${o}"`);
   }
   return list;
 }
 
 function proxies(name: string, raw: string): string[] {
-  const list = raw.split(",").map((p) => p.trim()).filter((p) => p !== "");
+  const list = raw
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
   try {
     new TrustedProxies(list);
   } catch (err) {
@@ -162,7 +216,8 @@ function clockMinutes(raw: string): number {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
-const TRUE = /^(true|1|yes)$/i, FALSE = /^(false|0|no)$/i;
+const TRUE = /^(true|1|yes)$/i,
+  FALSE = /^(false|0|no)$/i;
 
 function bool(name: string, raw: string): boolean {
   if (TRUE.test(raw.trim())) return true;
@@ -181,9 +236,15 @@ function withBooleanValues(argv: string[]): string[] {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const name = arg.startsWith("--") && !arg.includes("=") ? arg.slice(2) : null;
-    if (name === null || FLAGS[name]?.boolean !== true) { out.push(arg); continue; }
+    if (name === null || FLAGS[name]?.boolean !== true) {
+      out.push(arg);
+      continue;
+    }
     const next = argv[i + 1];
-    if (next !== undefined && !next.startsWith("--")) { out.push(`${arg}=${next}`); i++; } else out.push(`${arg}=true`);
+    if (next !== undefined && !next.startsWith("--")) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(`${arg}=true`);
   }
   return out;
 }

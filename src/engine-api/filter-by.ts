@@ -57,12 +57,18 @@ export function parseFilterBy(text: string): FilterPlan {
 
   const expr = (): FilterPlan => {
     let left = conj();
-    while (peek()?.kind === "||") { at++; left = or(left, conj()); }
+    while (peek()?.kind === "||") {
+      at++;
+      left = or(left, conj());
+    }
     return left;
   };
   const conj = (): FilterPlan => {
     let left = atom();
-    while (peek()?.kind === "&&") { at++; left = and(left, atom()); }
+    while (peek()?.kind === "&&") {
+      at++;
+      left = and(left, atom());
+    }
     return left;
   };
   const atom = (): FilterPlan => {
@@ -136,7 +142,10 @@ function and(a: FilterPlan, b: FilterPlan): FilterPlan {
   if (a === null || b === null) return null;
   for (const [param, f] of b) {
     const g = a.get(param);
-    if (!g) { a.set(param, f); continue; }
+    if (!g) {
+      a.set(param, f);
+      continue;
+    }
     if (f.include !== null) {
       if (g.include === null) g.include = f.include;
       else {
@@ -154,7 +163,8 @@ function or(a: FilterPlan, b: FilterPlan): FilterPlan {
   if (a === null) return b;
   if (b === null) return a;
   const [fa, fb] = [single(a), single(b)];
-  if (!fa || !fb || fa.param !== fb.param) throw new ParamError("filter_by: || may only join clauses of one field (field:a || field:b); an OR across fields is not supported");
+  if (!fa || !fb || fa.param !== fb.param)
+    throw new ParamError("filter_by: || may only join clauses of one field (field:a || field:b); an OR across fields is not supported");
   if (fa.filter.exclude.length > 0 || fb.filter.exclude.length > 0 || fa.filter.include === null || fb.filter.include === null) {
     throw new ParamError("filter_by: || may not join != clauses");
   }

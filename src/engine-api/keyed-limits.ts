@@ -25,7 +25,7 @@ export class MultiSearchBudget {
     if (this.used > MULTI_SEARCH_MAX_HITS) {
       throw new MultiSearchTooLarge(
         `a multi_search may rank at most ${MULTI_SEARCH_MAX_HITS} hits in all (the sum over its searches of page × per_page × synonym variants); ` +
-        "split it, or ask for shallower pages",
+          "split it, or ask for shallower pages",
       );
     }
   }
@@ -47,7 +47,8 @@ export class ExportSlots {
         if (released) return;
         released = true;
         const left = (this.running.get(key) ?? 1) - 1;
-        if (left === 0) this.running.delete(key); else this.running.set(key, left);
+        if (left === 0) this.running.delete(key);
+        else this.running.set(key, left);
       },
     };
   }
@@ -60,6 +61,7 @@ export class ExportSlots {
 export function exportStallMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.LEIDEX_EXPORT_STALL_SECONDS;
   const seconds = raw === undefined || raw === "" ? EXPORT_STALL_SECONDS : Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`LEIDEX_EXPORT_STALL_SECONDS must be a positive number of seconds, not '${raw}'`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`LEIDEX_EXPORT_STALL_SECONDS must be a positive number of seconds, not '${raw}'`);
   return Math.round(seconds * 1000);
 }

@@ -4,9 +4,20 @@
 
 import { migrate, type StateDb } from "../store/state-db.js";
 
-export interface SynonymRule { id: string; synonyms: string[]; root?: string }
-export interface Preset { name: string; value: Record<string, string | number | boolean> }
-export interface StopwordSet { id: string; stopwords: string[]; locale?: string }
+export interface SynonymRule {
+  id: string;
+  synonyms: string[];
+  root?: string;
+}
+export interface Preset {
+  name: string;
+  value: Record<string, string | number | boolean>;
+}
+export interface StopwordSet {
+  id: string;
+  stopwords: string[];
+  locale?: string;
+}
 
 type Kind = "synonym" | "preset" | "stopwords" | "alias";
 
@@ -16,14 +27,19 @@ export class SearchSettings {
   private readonly changes = new Map<Kind, number>();
 
   constructor(private readonly db: StateDb) {
-    migrate(db, [`CREATE TABLE IF NOT EXISTS search_settings (kind TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, name))`]);
+    migrate(db, [
+      `CREATE TABLE IF NOT EXISTS search_settings (kind TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, name))`,
+    ]);
     for (const row of db.prepare("SELECT kind, name, body FROM search_settings").all() as { kind: Kind; name: string; body: string }[]) {
       this.items.set(`${row.kind}\u0000${row.name}`, JSON.parse(row.body));
     }
   }
 
   put<T>(kind: Kind, name: string, value: T): T {
-    this.db.prepare("INSERT INTO search_settings (kind, name, body) VALUES (?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET body = excluded.body")
+    this.db
+      .prepare(
+        "INSERT INTO search_settings (kind, name, body) VALUES (?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET body = excluded.body",
+      )
       .run(kind, name, JSON.stringify(value));
     this.items.set(`${kind}\u0000${name}`, value);
     this.changed(kind);

@@ -14,19 +14,36 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const phrase = { type: "string", minLength: 1, maxLength: 200 } as const;
 
 const synonymSchema = {
-  type: "object", additionalProperties: false, required: ["synonyms"],
+  type: "object",
+  additionalProperties: false,
+  required: ["synonyms"],
   description: "Multi-way when root is absent (every phrase stands for the others); one-way from root otherwise.",
-  properties: { synonyms: { type: "array", minItems: 1, maxItems: 50, items: phrase }, root: phrase, id: { type: "string" }, locale: { type: "string" }, symbols_to_index: { type: "array" } },
+  properties: {
+    synonyms: { type: "array", minItems: 1, maxItems: 50, items: phrase },
+    root: phrase,
+    id: { type: "string" },
+    locale: { type: "string" },
+    symbols_to_index: { type: "array" },
+  },
 } as const;
 const presetSchema = {
-  type: "object", additionalProperties: false, required: ["value"],
+  type: "object",
+  additionalProperties: false,
+  required: ["value"],
   description: "Search parameters applied with preset=<name>; the request's and a scoped key's own parameters win.",
   properties: { value: { type: "object", additionalProperties: { type: ["string", "number", "boolean"] } }, name: { type: "string" } },
 } as const;
 const stopwordsSchema = {
-  type: "object", additionalProperties: false, required: ["stopwords"],
+  type: "object",
+  additionalProperties: false,
+  required: ["stopwords"],
   description: "Words dropped from q with stopwords=<name>.",
-  properties: { stopwords: { type: "array", minItems: 1, maxItems: 1000, items: phrase }, locale: { type: "string" }, id: { type: "string" }, name: { type: "string" } },
+  properties: {
+    stopwords: { type: "array", minItems: 1, maxItems: 1000, items: phrase },
+    locale: { type: "string" },
+    id: { type: "string" },
+    name: { type: "string" },
+  },
 } as const;
 
 const validateSynonym = ajv.compile<{ synonyms: string[]; root?: string }>(synonymSchema);
@@ -45,98 +62,267 @@ async function validBody<T>(g: Guarded, validate: ValidateFunction<T>): Promise<
 
 const ruleId: ParamDoc = { name: "id", description: "The rule's id", example: "ltd-limited" };
 const settingName: ParamDoc = { name: "name", description: "The set's name", example: "funds" };
-const listOf = (key: string, item: string): Record<string, unknown> => ({ type: "object", required: [key], properties: { [key]: { type: "array", items: ref(item) } } });
+const listOf = (key: string, item: string): Record<string, unknown> => ({
+  type: "object",
+  required: [key],
+  properties: { [key]: { type: "array", items: ref(item) } },
+});
 const gone = (key: string): Record<string, unknown> => ({ type: "object", required: [key], properties: { [key]: { type: "string" } } });
 
 /** The OpenAPI operations of the settings routes, by route name. */
 const DOCS: Record<string, OperationDoc> = {
   "synonyms-upsert": {
-    summary: "Create or replace a synonym rule", params: [COLLECTION_PARAM, ruleId],
+    summary: "Create or replace a synonym rule",
+    params: [COLLECTION_PARAM, ruleId],
     body: { schema: synonymSchema, example: { synonyms: ["ltd", "limited"] } },
     responses: { 200: { description: "The rule", schema: ref("SynonymRule") }, 404: { description: "No such collection" } },
   },
-  "synonyms-list": { summary: "List synonym rules", params: [COLLECTION_PARAM], responses: { 200: { description: "The rules", schema: listOf("synonyms", "SynonymRule") }, 404: { description: "No such collection" } } },
-  "synonyms-get": { summary: "Get a synonym rule", params: [COLLECTION_PARAM, ruleId], responses: { 200: { description: "The rule", schema: ref("SynonymRule") }, 404: { description: "No such collection or rule" } } },
-  "synonyms-delete": { summary: "Delete a synonym rule", params: [COLLECTION_PARAM, ruleId], responses: { 200: { description: "Deleted", schema: gone("id") }, 404: { description: "No such collection or rule" } } },
+  "synonyms-list": {
+    summary: "List synonym rules",
+    params: [COLLECTION_PARAM],
+    responses: { 200: { description: "The rules", schema: listOf("synonyms", "SynonymRule") }, 404: { description: "No such collection" } },
+  },
+  "synonyms-get": {
+    summary: "Get a synonym rule",
+    params: [COLLECTION_PARAM, ruleId],
+    responses: { 200: { description: "The rule", schema: ref("SynonymRule") }, 404: { description: "No such collection or rule" } },
+  },
+  "synonyms-delete": {
+    summary: "Delete a synonym rule",
+    params: [COLLECTION_PARAM, ruleId],
+    responses: { 200: { description: "Deleted", schema: gone("id") }, 404: { description: "No such collection or rule" } },
+  },
   "presets-upsert": {
-    summary: "Create or replace a search preset", params: [settingName],
+    summary: "Create or replace a search preset",
+    params: [settingName],
     body: { schema: presetSchema, example: { value: { query_by: "legalName", per_page: 10 } } },
     responses: { 200: { description: "The preset", schema: ref("Preset") } },
   },
-  "presets-list": { summary: "List search presets", responses: { 200: { description: "The presets", schema: listOf("presets", "Preset") } } },
-  "presets-get": { summary: "Get a search preset", params: [settingName], responses: { 200: { description: "The preset", schema: ref("Preset") }, 404: { description: "No such preset" } } },
-  "presets-delete": { summary: "Delete a search preset", params: [settingName], responses: { 200: { description: "Deleted", schema: gone("name") }, 404: { description: "No such preset" } } },
+  "presets-list": {
+    summary: "List search presets",
+    responses: { 200: { description: "The presets", schema: listOf("presets", "Preset") } },
+  },
+  "presets-get": {
+    summary: "Get a search preset",
+    params: [settingName],
+    responses: { 200: { description: "The preset", schema: ref("Preset") }, 404: { description: "No such preset" } },
+  },
+  "presets-delete": {
+    summary: "Delete a search preset",
+    params: [settingName],
+    responses: { 200: { description: "Deleted", schema: gone("name") }, 404: { description: "No such preset" } },
+  },
   "stopwords-upsert": {
-    summary: "Create or replace a stopword set", params: [settingName],
+    summary: "Create or replace a stopword set",
+    params: [settingName],
     body: { schema: stopwordsSchema, example: { stopwords: ["the", "of"], locale: "en" } },
     responses: { 200: { description: "The set", schema: ref("StopwordSet") } },
   },
-  "stopwords-list": { summary: "List stopword sets", responses: { 200: { description: "The sets", schema: listOf("stopwords", "StopwordSet") } } },
-  "stopwords-get": {
-    summary: "Get a stopword set", params: [settingName],
-    responses: { 200: { description: "The set", schema: { type: "object", required: ["stopwords"], properties: { stopwords: ref("StopwordSet") } } }, 404: { description: "No such set" } },
+  "stopwords-list": {
+    summary: "List stopword sets",
+    responses: { 200: { description: "The sets", schema: listOf("stopwords", "StopwordSet") } },
   },
-  "stopwords-delete": { summary: "Delete a stopword set", params: [settingName], responses: { 200: { description: "Deleted", schema: gone("id") }, 404: { description: "No such set" } } },
+  "stopwords-get": {
+    summary: "Get a stopword set",
+    params: [settingName],
+    responses: {
+      200: { description: "The set", schema: { type: "object", required: ["stopwords"], properties: { stopwords: ref("StopwordSet") } } },
+      404: { description: "No such set" },
+    },
+  },
+  "stopwords-delete": {
+    summary: "Delete a stopword set",
+    params: [settingName],
+    responses: { 200: { description: "Deleted", schema: gone("id") }, 404: { description: "No such set" } },
+  },
 };
 
-export function registerSettingsRoutes(server: HttpServer, auth: KeyAuth, settings: SearchSettings, collectionNeed: (action: string) => Need): void {
-  const named = (action: string): Need => (req) =>
-    NAME.test(req.params[0] ?? "") ? { action, collections: [] } : { status: 400, message: `invalid name '${req.params[0]}'` };
-  const inCollection = (action: string): Need => (req) => {
-    if (req.params[1] !== undefined && !NAME.test(req.params[1])) return { status: 400, message: `invalid id '${req.params[1]}'` };
-    return collectionNeed(action)(req);
-  };
+export function registerSettingsRoutes(
+  server: HttpServer,
+  auth: KeyAuth,
+  settings: SearchSettings,
+  collectionNeed: (action: string) => Need,
+): void {
+  const named =
+    (action: string): Need =>
+    (req) =>
+      NAME.test(req.params[0] ?? "") ? { action, collections: [] } : { status: 400, message: `invalid name '${req.params[0]}'` };
+  const inCollection =
+    (action: string): Need =>
+    (req) => {
+      if (req.params[1] !== undefined && !NAME.test(req.params[1])) return { status: 400, message: `invalid id '${req.params[1]}'` };
+      return collectionNeed(action)(req);
+    };
 
-  keyedRoute(server, auth, { method: "put", path: "/collections/:name/synonyms/:id", name: "synonyms-upsert", action: "synonyms:upsert", scope: inCollection, options: JSON_BODY, doc: DOCS["synonyms-upsert"] }, async (g) => {
-    const body = await validBody(g, validateSynonym);
-    if (!body) return;
-    const rule: SynonymRule = { id: g.req.params[1], synonyms: body.synonyms, ...(body.root !== undefined ? { root: body.root } : {}) };
-    g.reply.json(200, JSON.stringify(settings.put("synonym", rule.id, rule)));
-  });
-  keyedRoute(server, auth, { method: "get", path: "/collections/:name/synonyms", name: "synonyms-list", action: "synonyms:get", scope: inCollection, doc: DOCS["synonyms-list"] }, (g) => {
-    g.reply.json(200, JSON.stringify({ synonyms: settings.list<SynonymRule>("synonym") }));
-  });
-  keyedRoute(server, auth, { method: "get", path: "/collections/:name/synonyms/:id", name: "synonyms-get", action: "synonyms:get", scope: inCollection, doc: DOCS["synonyms-get"] }, (g) => {
-    const rule = settings.get<SynonymRule>("synonym", g.req.params[1]);
-    if (rule) g.reply.json(200, JSON.stringify(rule)); else g.reply.error(404, "Could not find that `id`.");
-  });
-  keyedRoute(server, auth, { method: "del", path: "/collections/:name/synonyms/:id", name: "synonyms-delete", action: "synonyms:delete", scope: inCollection, doc: DOCS["synonyms-delete"] }, (g) => {
-    if (settings.delete("synonym", g.req.params[1])) g.reply.json(200, JSON.stringify({ id: g.req.params[1] }));
-    else g.reply.error(404, "Could not find that `id`.");
-  });
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "put",
+      path: "/collections/:name/synonyms/:id",
+      name: "synonyms-upsert",
+      action: "synonyms:upsert",
+      scope: inCollection,
+      options: JSON_BODY,
+      doc: DOCS["synonyms-upsert"],
+    },
+    async (g) => {
+      const body = await validBody(g, validateSynonym);
+      if (!body) return;
+      const rule: SynonymRule = { id: g.req.params[1], synonyms: body.synonyms, ...(body.root !== undefined ? { root: body.root } : {}) };
+      g.reply.json(200, JSON.stringify(settings.put("synonym", rule.id, rule)));
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "get",
+      path: "/collections/:name/synonyms",
+      name: "synonyms-list",
+      action: "synonyms:get",
+      scope: inCollection,
+      doc: DOCS["synonyms-list"],
+    },
+    (g) => {
+      g.reply.json(200, JSON.stringify({ synonyms: settings.list<SynonymRule>("synonym") }));
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "get",
+      path: "/collections/:name/synonyms/:id",
+      name: "synonyms-get",
+      action: "synonyms:get",
+      scope: inCollection,
+      doc: DOCS["synonyms-get"],
+    },
+    (g) => {
+      const rule = settings.get<SynonymRule>("synonym", g.req.params[1]);
+      if (rule) g.reply.json(200, JSON.stringify(rule));
+      else g.reply.error(404, "Could not find that `id`.");
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "del",
+      path: "/collections/:name/synonyms/:id",
+      name: "synonyms-delete",
+      action: "synonyms:delete",
+      scope: inCollection,
+      doc: DOCS["synonyms-delete"],
+    },
+    (g) => {
+      if (settings.delete("synonym", g.req.params[1])) g.reply.json(200, JSON.stringify({ id: g.req.params[1] }));
+      else g.reply.error(404, "Could not find that `id`.");
+    },
+  );
 
-  keyedRoute(server, auth, { method: "put", path: "/presets/:name", name: "presets-upsert", action: "presets:upsert", scope: named, options: JSON_BODY, doc: DOCS["presets-upsert"] }, async (g) => {
-    const body = await validBody(g, validatePreset);
-    if (!body) return;
-    g.reply.json(200, JSON.stringify(settings.put<Preset>("preset", g.req.params[0], { name: g.req.params[0], value: body.value })));
-  });
-  keyedRoute(server, auth, { method: "get", path: "/presets", name: "presets-list", action: "presets:list", doc: DOCS["presets-list"] }, (g) => {
-    g.reply.json(200, JSON.stringify({ presets: settings.list<Preset>("preset") }));
-  });
-  keyedRoute(server, auth, { method: "get", path: "/presets/:name", name: "presets-get", action: "presets:get", scope: named, doc: DOCS["presets-get"] }, (g) => {
-    const preset = settings.get<Preset>("preset", g.req.params[0]);
-    if (preset) g.reply.json(200, JSON.stringify(preset)); else g.reply.error(404, "Not found.");
-  });
-  keyedRoute(server, auth, { method: "del", path: "/presets/:name", name: "presets-delete", action: "presets:delete", scope: named, doc: DOCS["presets-delete"] }, (g) => {
-    if (settings.delete("preset", g.req.params[0])) g.reply.json(200, JSON.stringify({ name: g.req.params[0] }));
-    else g.reply.error(404, "Not found.");
-  });
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "put",
+      path: "/presets/:name",
+      name: "presets-upsert",
+      action: "presets:upsert",
+      scope: named,
+      options: JSON_BODY,
+      doc: DOCS["presets-upsert"],
+    },
+    async (g) => {
+      const body = await validBody(g, validatePreset);
+      if (!body) return;
+      g.reply.json(200, JSON.stringify(settings.put<Preset>("preset", g.req.params[0], { name: g.req.params[0], value: body.value })));
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    { method: "get", path: "/presets", name: "presets-list", action: "presets:list", doc: DOCS["presets-list"] },
+    (g) => {
+      g.reply.json(200, JSON.stringify({ presets: settings.list<Preset>("preset") }));
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    { method: "get", path: "/presets/:name", name: "presets-get", action: "presets:get", scope: named, doc: DOCS["presets-get"] },
+    (g) => {
+      const preset = settings.get<Preset>("preset", g.req.params[0]);
+      if (preset) g.reply.json(200, JSON.stringify(preset));
+      else g.reply.error(404, "Not found.");
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    { method: "del", path: "/presets/:name", name: "presets-delete", action: "presets:delete", scope: named, doc: DOCS["presets-delete"] },
+    (g) => {
+      if (settings.delete("preset", g.req.params[0])) g.reply.json(200, JSON.stringify({ name: g.req.params[0] }));
+      else g.reply.error(404, "Not found.");
+    },
+  );
 
-  keyedRoute(server, auth, { method: "put", path: "/stopwords/:name", name: "stopwords-upsert", action: "stopwords:upsert", scope: named, options: JSON_BODY, doc: DOCS["stopwords-upsert"] }, async (g) => {
-    const body = await validBody(g, validateStopwords);
-    if (!body) return;
-    const set: StopwordSet = { id: g.req.params[0], stopwords: body.stopwords, ...(body.locale !== undefined ? { locale: body.locale } : {}) };
-    g.reply.json(200, JSON.stringify(settings.put("stopwords", set.id, set)));
-  });
-  keyedRoute(server, auth, { method: "get", path: "/stopwords", name: "stopwords-list", action: "stopwords:list", doc: DOCS["stopwords-list"] }, (g) => {
-    g.reply.json(200, JSON.stringify({ stopwords: settings.list<StopwordSet>("stopwords") }));
-  });
-  keyedRoute(server, auth, { method: "get", path: "/stopwords/:name", name: "stopwords-get", action: "stopwords:get", scope: named, doc: DOCS["stopwords-get"] }, (g) => {
-    const set = settings.get<StopwordSet>("stopwords", g.req.params[0]);
-    if (set) g.reply.json(200, JSON.stringify({ stopwords: set })); else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
-  });
-  keyedRoute(server, auth, { method: "del", path: "/stopwords/:name", name: "stopwords-delete", action: "stopwords:delete", scope: named, doc: DOCS["stopwords-delete"] }, (g) => {
-    if (settings.delete("stopwords", g.req.params[0])) g.reply.json(200, JSON.stringify({ id: g.req.params[0] }));
-    else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
-  });
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "put",
+      path: "/stopwords/:name",
+      name: "stopwords-upsert",
+      action: "stopwords:upsert",
+      scope: named,
+      options: JSON_BODY,
+      doc: DOCS["stopwords-upsert"],
+    },
+    async (g) => {
+      const body = await validBody(g, validateStopwords);
+      if (!body) return;
+      const set: StopwordSet = {
+        id: g.req.params[0],
+        stopwords: body.stopwords,
+        ...(body.locale !== undefined ? { locale: body.locale } : {}),
+      };
+      g.reply.json(200, JSON.stringify(settings.put("stopwords", set.id, set)));
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    { method: "get", path: "/stopwords", name: "stopwords-list", action: "stopwords:list", doc: DOCS["stopwords-list"] },
+    (g) => {
+      g.reply.json(200, JSON.stringify({ stopwords: settings.list<StopwordSet>("stopwords") }));
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    { method: "get", path: "/stopwords/:name", name: "stopwords-get", action: "stopwords:get", scope: named, doc: DOCS["stopwords-get"] },
+    (g) => {
+      const set = settings.get<StopwordSet>("stopwords", g.req.params[0]);
+      if (set) g.reply.json(200, JSON.stringify({ stopwords: set }));
+      else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
+    },
+  );
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "del",
+      path: "/stopwords/:name",
+      name: "stopwords-delete",
+      action: "stopwords:delete",
+      scope: named,
+      doc: DOCS["stopwords-delete"],
+    },
+    (g) => {
+      if (settings.delete("stopwords", g.req.params[0])) g.reply.json(200, JSON.stringify({ id: g.req.params[0] }));
+      else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
+    },
+  );
 }

@@ -39,7 +39,8 @@ export class SynonymIndex {
       const n = this.rules.push({ from, to }) - 1;
       for (const first of new Set(from.map((p) => p.split(" ")[0]))) {
         const list = this.byFirstWord.get(first);
-        if (list) list.push(n); else this.byFirstWord.set(first, [n]);
+        if (list) list.push(n);
+        else this.byFirstWord.set(first, [n]);
       }
     }
   }
@@ -103,7 +104,8 @@ function firstAfter(list: readonly number[], after: number): number {
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid] <= after) lo = mid + 1; else hi = mid;
+    if (list[mid] <= after) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }

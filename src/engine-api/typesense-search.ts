@@ -16,10 +16,32 @@ const NAME_FIELDS = new Set(["legalName", "otherNames", "name"]);
 const ADDRESS_FIELDS = new Set(["legalAddress", "hqAddress", "city", "postalCode", "region", "address"]);
 
 const KNOWN = new Set([
-  "q", "query_by", "filter_by", "facet_by", "page", "per_page", "num_typos", "prefix", "x-typesense-api-key", "x-search-api-key",
-  "sort_by", "include_fields", "exclude_fields", "highlight_fields", "max_facet_values", "typo_tokens_threshold", "drop_tokens_threshold", "preset",
+  "q",
+  "query_by",
+  "filter_by",
+  "facet_by",
+  "page",
+  "per_page",
+  "num_typos",
+  "prefix",
+  "x-typesense-api-key",
+  "x-search-api-key",
+  "sort_by",
+  "include_fields",
+  "exclude_fields",
+  "highlight_fields",
+  "max_facet_values",
+  "typo_tokens_threshold",
+  "drop_tokens_threshold",
+  "preset",
   // accepted and without effect here: the official client's scoped-key and caching parameters
-  "cache_ttl", "use_cache", "limit_multi_searches", "highlight_full_fields", "snippet_threshold", "exhaustive_search", "prioritize_exact_match",
+  "cache_ttl",
+  "use_cache",
+  "limit_multi_searches",
+  "highlight_full_fields",
+  "snippet_threshold",
+  "exhaustive_search",
+  "prioritize_exact_match",
 ]);
 
 export interface TypesenseQuery {
@@ -74,7 +96,8 @@ function numTypos(raw: string): number {
 
 function prefixFlag(raw: string): boolean {
   const values = raw.split(",").map((v) => v.trim());
-  if (values.some((v) => v !== "true" && v !== "false")) throw new ParamError("prefix must be true or false (or one of those per query_by field)");
+  if (values.some((v) => v !== "true" && v !== "false"))
+    throw new ParamError("prefix must be true or false (or one of those per query_by field)");
   return values.includes("true");
 }
 
@@ -86,15 +109,24 @@ function positive(raw: string | undefined, name: string, fallback: number): numb
 
 function fieldsOf(queryBy: string | undefined): string | null {
   if (!queryBy) return null;
-  const fields = queryBy.split(",").map((f) => f.trim()).filter(Boolean);
-  const kinds = new Set(fields.map((f) => (NAME_FIELDS.has(f) ? "name" : ADDRESS_FIELDS.has(f) ? "address" : f === "lei" ? "lei" : "unknown")));
-  if (kinds.has("unknown")) throw new ParamError(`query_by: unknown field; use legalName, otherNames, legalAddress, hqAddress, city, postalCode, lei`);
+  const fields = queryBy
+    .split(",")
+    .map((f) => f.trim())
+    .filter(Boolean);
+  const kinds = new Set(
+    fields.map((f) => (NAME_FIELDS.has(f) ? "name" : ADDRESS_FIELDS.has(f) ? "address" : f === "lei" ? "lei" : "unknown")),
+  );
+  if (kinds.has("unknown"))
+    throw new ParamError(`query_by: unknown field; use legalName, otherNames, legalAddress, hqAddress, city, postalCode, lei`);
   return kinds.size === 1 ? [...kinds][0] : "all";
 }
 
 function facetsOf(facetBy: string): FacetParam[] {
   const out: FacetParam[] = [];
-  for (const field of facetBy.split(",").map((f) => f.trim()).filter(Boolean)) {
+  for (const field of facetBy
+    .split(",")
+    .map((f) => f.trim())
+    .filter(Boolean)) {
     const param = PARAM_OF_FIELD.get(field);
     if (!param || !(FACET_PARAMS as readonly string[]).includes(param)) {
       throw new ParamError(`facet_by: '${field}' is not a facet field; use ${FACET_PARAMS.map((p) => FIELD_OF_PARAM.get(p)).join(", ")}`);
@@ -111,16 +143,21 @@ function facetsOf(facetBy: string): FacetParam[] {
  */
 export function toTypesense(outcome: SearchOutcome, query: TypesenseQuery, collection: string, scratch: ScratchBytes): Buffer {
   const end = Math.min(outcome.hits.length, query.perPage);
-  const parts: (string | Uint8Array)[] = [`{"found":${outcome.found},"out_of":${outcome.outOf},"page":${query.page},"search_time_ms":${Math.round(outcome.tookMs)},"hits":[`];
+  const parts: (string | Uint8Array)[] = [
+    `{"found":${outcome.found},"out_of":${outcome.outOf},"page":${query.page},"search_time_ms":${Math.round(outcome.tookMs)},"hits":[`,
+  ];
   for (let i = 0; i < end; i++) {
     const [score, , doc] = outcome.hits[i];
     parts.push(i > 0 ? ',{"document":' : '{"document":', doc, `,"text_match":${Math.max(0, Math.floor(score))},"highlights":[]}`);
   }
   const facetCounts = query.params.facets.map((param) => ({
-    field_name: FIELD_OF_PARAM.get(param), sampled: false,
+    field_name: FIELD_OF_PARAM.get(param),
+    sampled: false,
     counts: (outcome.facets[param] ?? []).map(([value, count]) => ({ value, count, highlighted: value })),
     stats: { total_values: (outcome.facets[param] ?? []).length },
   }));
-  parts.push(`],"facet_counts":${JSON.stringify(facetCounts)},"request_params":${JSON.stringify({ collection_name: collection, q: query.q, per_page: query.perPage })}}`);
+  parts.push(
+    `],"facet_counts":${JSON.stringify(facetCounts)},"request_params":${JSON.stringify({ collection_name: collection, q: query.q, per_page: query.perPage })}}`,
+  );
   return scratch.join(parts);
 }

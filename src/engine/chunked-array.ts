@@ -17,16 +17,22 @@ export class ChunkedArray<T extends Uint8Array | Uint16Array | Uint32Array | Flo
     this.chunks[this.chunks.length - 1][at] = v;
     this.length++;
   }
-  get(i: number): number { return this.chunks[i >>> ChunkedArray.SHIFT][i & ChunkedArray.MASK]; }
+  get(i: number): number {
+    return this.chunks[i >>> ChunkedArray.SHIFT][i & ChunkedArray.MASK];
+  }
   /** One contiguous copy; the chunks are let go. */
   toArray(): T {
     const out = this.make(this.length);
-    this.chunks.forEach((chunk, c) => out.set(chunk.subarray(0, Math.min(chunk.length, this.length - (c << ChunkedArray.SHIFT))), c << ChunkedArray.SHIFT));
+    this.chunks.forEach((chunk, c) =>
+      out.set(chunk.subarray(0, Math.min(chunk.length, this.length - (c << ChunkedArray.SHIFT))), c << ChunkedArray.SHIFT),
+    );
     this.release();
     return out;
   }
   /** Lets the chunks go: the builder is done with them. */
-  release(): void { this.chunks.length = 0; }
+  release(): void {
+    this.chunks.length = 0;
+  }
   /** After `make` changed: the chunk being filled is copied into one of the new kind. */
   protected remakeOpenChunk(): void {
     if ((this.length & ChunkedArray.MASK) === 0) return; // the next push starts a new chunk
@@ -51,7 +57,9 @@ const CODE_WIDTHS: readonly { max: number; make: (n: number) => Codes }[] = [
  */
 export class CodeChunks extends ChunkedArray<Codes> {
   private width = 0;
-  constructor() { super(CODE_WIDTHS[0].make); }
+  constructor() {
+    super(CODE_WIDTHS[0].make);
+  }
   override push(code: number): void {
     if (code > CODE_WIDTHS[this.width].max) {
       while (code > CODE_WIDTHS[this.width].max) this.width++;

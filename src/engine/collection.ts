@@ -54,13 +54,24 @@ type SearchPart = Extract<ShardResponse, { kind: "search" }>;
  */
 function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolean, maxTypos: number | undefined): EngineQuery {
   return {
-    q: request.q, fields: request.fields, filters: request.filters, facets: request.facets, window: request.window,
-    typoMask, dropTokens, maxTypos, prefix: request.prefix, exclude: request.exclude,
+    q: request.q,
+    fields: request.fields,
+    filters: request.filters,
+    facets: request.facets,
+    window: request.window,
+    typoMask,
+    dropTokens,
+    maxTypos,
+    prefix: request.prefix,
+    exclude: request.exclude,
   };
 }
 
 /** What the front reads of one slice of a generation. */
-interface SliceReader { docs: DocStoreReader; leis: LeiTable }
+interface SliceReader {
+  docs: DocStoreReader;
+  leis: LeiTable;
+}
 
 export class NotReadyError extends Error {}
 export class ShardFailedError extends Error {}
@@ -76,7 +87,9 @@ export class Collection {
 
   constructor(private readonly pool: ShardPool) {}
 
-  get current(): LiveGeneration | null { return this.live; }
+  get current(): LiveGeneration | null {
+    return this.live;
+  }
 
   /** Starts building a new generation in every slice, its documents growing in scratchDir; returns its id. */
   async begin(scratchDir: string): Promise<number> {
@@ -89,7 +102,9 @@ export class Collection {
     return this.pool.run(slice, { op: "add", gen, payload }, [payload.buffer as ArrayBuffer]);
   }
 
-  get slices(): number { return this.pool.slices; }
+  get slices(): number {
+    return this.pool.slices;
+  }
 
   /**
    * Finishes every slice of gen, each persisted to segmentOf(slice); docs per slice. Finishing
@@ -114,7 +129,10 @@ export class Collection {
 
   /** Once the shards have checked them and serve gen: each slice's document file and LEI table. */
   private openReaders(gen: number, segmentOf: (slice: number) => string, served: FinishResult[]): void {
-    this.readers.set(gen, served.map((r, s) => ({ docs: DocStoreReader.open(docFileOf(segmentOf(s))), leis: new LeiTable(r.leis) })));
+    this.readers.set(
+      gen,
+      served.map((r, s) => ({ docs: DocStoreReader.open(docFileOf(segmentOf(s))), leis: new LeiTable(r.leis) })),
+    );
   }
 
   /** A new generation read from persisted segments (one per slice); docs per slice. */
@@ -186,7 +204,8 @@ export class Collection {
 
   private hold(gen: number, delta: 1 | -1): void {
     const n = (this.holds.get(gen) ?? 0) + delta;
-    if (n === 0) this.holds.delete(gen); else this.holds.set(gen, n);
+    if (n === 0) this.holds.delete(gen);
+    else this.holds.set(gen, n);
   }
 
   private async pinned<T>(work: (live: LiveGeneration) => Promise<T>): Promise<T> {
@@ -221,7 +240,13 @@ export class Collection {
     return this.pinned(async (live) => {
       const started = performance.now();
       const merged = await this.searchRefs(live, request);
-      return use({ found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits, from), facets: merged.facets, tookMs: performance.now() - started });
+      return use({
+        found: merged.found,
+        outOf: live.docs,
+        hits: this.withDocs(live.gen, merged.hits, from),
+        facets: merged.facets,
+        tookMs: performance.now() - started,
+      });
     });
   }
 
@@ -236,7 +261,13 @@ export class Collection {
       const window = Math.max(...requests.map((r) => r.window));
       const parts: MergedSearch[] = await Promise.all(requests.map((request) => this.searchRefs(live, request)));
       const merged = mergeVariants(parts, window);
-      return use({ found: merged.found, outOf: live.docs, hits: this.withDocs(live.gen, merged.hits, from), facets: merged.facets, tookMs: performance.now() - started });
+      return use({
+        found: merged.found,
+        outOf: live.docs,
+        hits: this.withDocs(live.gen, merged.hits, from),
+        facets: merged.facets,
+        tookMs: performance.now() - started,
+      });
     });
   }
 
@@ -303,7 +334,9 @@ export class Collection {
    * as JSON lines; a sink answering false stops it. The generation stays pinned throughout.
    */
   exportLines(
-    filters: Partial<Record<FilterParam, string[]>>, exclude: Partial<Record<FilterParam, string[]>>, sink: (lines: Uint8Array) => Promise<boolean>,
+    filters: Partial<Record<FilterParam, string[]>>,
+    exclude: Partial<Record<FilterParam, string[]>>,
+    sink: (lines: Uint8Array) => Promise<boolean>,
   ): Promise<void> {
     return this.pinned(async (live) => {
       for (let s = 0; s < live.sliceDocs.length; s++) {

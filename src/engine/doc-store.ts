@@ -19,7 +19,10 @@ const WRITE_BUFFER = 1 << 20;
 const VERIFY_CHUNK = 4 << 20;
 
 /** What the segment keeps of its document file to know it again. */
-export interface DocFileFacts { bytes: number; crc: number }
+export interface DocFileFacts {
+  bytes: number;
+  crc: number;
+}
 
 /** Appends documents to a scratch file during a build; `finish` moves it to where it belongs. */
 export class DocStoreWriter {
@@ -40,7 +43,9 @@ export class DocStoreWriter {
   }
 
   /** body bytes appended so far */
-  get bytes(): number { return this.appended; }
+  get bytes(): number {
+    return this.appended;
+  }
 
   /** Appends one document, bytes[0, length); returns where its body bytes start. */
   append(bytes: Uint8Array, length: number): number {
@@ -98,7 +103,9 @@ export class DocStoreWriter {
 export class DocStoreReader {
   private fd: number | null;
 
-  private constructor(fd: number) { this.fd = fd; }
+  private constructor(fd: number) {
+    this.fd = fd;
+  }
 
   /** Opens a document file just written by this process. */
   static open(path: string): DocStoreReader {
@@ -134,7 +141,8 @@ export class DocStoreReader {
         sum = crc32(chunk.subarray(0, n), sum);
         done += n;
       }
-      if (readSync(fd, chunk, 0, 1, HEADER_BYTES + bytes) !== 0) throw new SegmentError(`document file ${path} is longer than its header says`);
+      if (readSync(fd, chunk, 0, 1, HEADER_BYTES + bytes) !== 0)
+        throw new SegmentError(`document file ${path} is longer than its header says`);
       if (sum !== crc) throw new SegmentError(`document file ${path} fails its checksum`);
       return new DocStoreReader(fd);
     } catch (err) {

@@ -42,17 +42,23 @@ export class LeiTable {
   find(lei: string): DocRef | null {
     if (lei.length !== LEI_LENGTH) return null;
     const wanted = lei.toLowerCase();
-    let lo = 0, hi = this.docs;
+    let lo = 0,
+      hi = this.docs;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compare(mid, wanted) < 0) lo = mid + 1; else hi = mid;
+      if (this.compare(mid, wanted) < 0) lo = mid + 1;
+      else hi = mid;
     }
     return lo < this.docs && this.compare(lo, wanted) === 0 ? { at: this.docStart[lo], length: this.docLen[lo] } : null;
   }
 
   /** Where doc d's stored JSON starts in the document file, and its length. */
-  docAt(d: number): number { return this.docStart[d]; }
-  docLength(d: number): number { return this.docLen[d]; }
+  docAt(d: number): number {
+    return this.docStart[d];
+  }
+  docLength(d: number): number {
+    return this.docLen[d];
+  }
 
   /** Doc d's LEI, upper case, into `into` at `at`: twenty bytes, no string. */
   copyLei(d: number, into: Uint8Array, at: number): void {
@@ -61,7 +67,9 @@ export class LeiTable {
   }
 
   /** Where doc d's LEI (lower case) starts, past the term's marker byte. */
-  private leiAt(d: number): number { return this.termBytesAt + this.termOffs[d] + 1; }
+  private leiAt(d: number): number {
+    return this.termBytesAt + this.termOffs[d] + 1;
+  }
 
   /** Doc d's LEI against `lei` (lower case), byte by byte. */
   private compare(d: number, lei: string): number {

@@ -6,7 +6,9 @@ import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
 
 export type SearchRequest = Omit<EngineQuery, "typoMask" | "dropTokens">;
 
-export interface PartFacts { plan: QueryPlanFacts }
+export interface PartFacts {
+  plan: QueryPlanFacts;
+}
 
 /** A typo round's settings: maxTypos caps the typos of each token (absent: the query's own cap). */
 export type TypoRound = Pick<EngineQuery, "typoMask" | "dropTokens" | "maxTypos">;

@@ -24,8 +24,14 @@ const MAX_IN_FLIGHT_PER_SLICE = 2;
 export const WORKER_YOUNG_GENERATION_MB = 12;
 const MAX_BATCH = 128;
 
-interface Pending { request: ShardRequest; resolve: (r: ShardResponse) => void }
-interface SliceQueue { gen: number; items: Pending[] }
+interface Pending {
+  request: ShardRequest;
+  resolve: (r: ShardResponse) => void;
+}
+interface SliceQueue {
+  gen: number;
+  items: Pending[];
+}
 
 export class ShardUnavailableError extends Error {}
 
@@ -102,7 +108,9 @@ export class ShardPool {
    * not race slices still writing files, nor see a later error in place of the first.
    */
   broadcast<T>(task: ShardTask | ((slice: number) => ShardTask)): Promise<T[]> {
-    return allSettledOrFirstError(Array.from({ length: this.slices }, (_, s) => this.run<T>(s, typeof task === "function" ? task(s) : { ...task })));
+    return allSettledOrFirstError(
+      Array.from({ length: this.slices }, (_, s) => this.run<T>(s, typeof task === "function" ? task(s) : { ...task })),
+    );
   }
 
   /** One request to one slice's generation, batched with its neighbours in time. */
@@ -126,7 +134,8 @@ export class ShardPool {
   private flush(slice: number): void {
     const byGen = this.queues[slice];
     for (const [gen, queue] of byGen) {
-      while (queue.length > 0 && this.inFlight[slice] < MAX_IN_FLIGHT_PER_SLICE) this.send(slice, { gen, items: queue.splice(0, MAX_BATCH) });
+      while (queue.length > 0 && this.inFlight[slice] < MAX_IN_FLIGHT_PER_SLICE)
+        this.send(slice, { gen, items: queue.splice(0, MAX_BATCH) });
       if (queue.length === 0) byGen.delete(gen);
       if (this.inFlight[slice] >= MAX_IN_FLIGHT_PER_SLICE) return;
     }
@@ -136,7 +145,9 @@ export class ShardPool {
     this.inFlight[slice]++;
     const payload = encodeRequests(batch.items.map((p) => p.request));
     const channel = this.channels[slice];
-    const batchSent = channel?.open ? channel.ask({ gen: batch.gen, payload }) : this.attach(slice).then((c) => c.ask({ gen: batch.gen, payload }));
+    const batchSent = channel?.open
+      ? channel.ask({ gen: batch.gen, payload })
+      : this.attach(slice).then((c) => c.ask({ gen: batch.gen, payload }));
     batchSent
       .then(
         (bytes) => {
@@ -158,7 +169,9 @@ export class ShardPool {
     const pending = this.attaching[slice];
     if (pending) return pending;
     // cleared once settled, so that a failed attempt is not the answer for good
-    const attempt = this.openChannel(slice).finally(() => { this.attaching[slice] = null; });
+    const attempt = this.openChannel(slice).finally(() => {
+      this.attaching[slice] = null;
+    });
     this.attaching[slice] = attempt;
     return attempt;
   }
@@ -189,10 +202,14 @@ export class ShardPool {
 /** Every promise's value once all have settled; else the error of the first to reject. */
 async function allSettledOrFirstError<T>(runs: Promise<T>[]): Promise<T[]> {
   let first: { error: unknown } | null = null;
-  const values = await Promise.all(runs.map((run) => run.catch((error: unknown) => {
-    first ??= { error };
-    return undefined as T;
-  })));
+  const values = await Promise.all(
+    runs.map((run) =>
+      run.catch((error: unknown) => {
+        first ??= { error };
+        return undefined as T;
+      }),
+    ),
+  );
   if (first !== null) throw (first as { error: unknown }).error;
   return values;
 }

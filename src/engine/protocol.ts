@@ -30,7 +30,10 @@ export type ShardRequest =
   | { kind: "export"; filters: Partial<Record<FilterParam, string[]>>; exclude: Partial<Record<FilterParam, string[]>>; from: number };
 
 /** Where a stored document lies in its slice's document file. */
-export interface DocRef { at: number; length: number }
+export interface DocRef {
+  at: number;
+  length: number;
+}
 
 /** A hit as a slice answers it: its stored JSON stays on disk until the merged page is known. */
 export type HitRef = [score: number, lei: string, slice: number, at: number, length: number];
@@ -75,7 +78,10 @@ export type ShardResponse<Hits = HitRef[]> =
 export type ShardReply = ShardResponse<HitSource>;
 
 /** A served slice: its docs, and where the front finds them by LEI. */
-export interface FinishResult { docs: number; leis: LeiTableShare }
+export interface FinishResult {
+  docs: number;
+  leis: LeiTableShare;
+}
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 

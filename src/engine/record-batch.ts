@@ -23,7 +23,9 @@ export class RecordBatchWriter {
   records = 0;
 
   /** bytes held so far */
-  get size(): number { return this.used; }
+  get size(): number {
+    return this.used;
+  }
 
   beginRecord(): void {
     this.countAt = this.used;
@@ -58,11 +60,14 @@ export class RecordBatchWriter {
   }
 
   /** Appends an absent value. */
-  empty(): void { this.value(this.bytes, 0, 0); }
+  empty(): void {
+    this.value(this.bytes, 0, 0);
+  }
 
   /** Whether the record's values a and b hold the same bytes. */
   sameValues(a: number, b: number): boolean {
-    const at = this.valueStarts[a], bt = this.valueStarts[b];
+    const at = this.valueStarts[a],
+      bt = this.valueStarts[b];
     const length = getU32(this.bytes, at);
     if (length !== getU32(this.bytes, bt)) return false;
     return this.bytes.compare(this.bytes, bt + 4, bt + 4 + length, at + 4, at + 4 + length) === 0;

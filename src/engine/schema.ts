@@ -12,19 +12,47 @@ export const ENTITY_FIELD_TABLE = [
   { name: "lei", column: "LEI", description: "ISO 17442 LEI, 20 characters" },
   { name: "legalName", column: "Entity.LegalName", description: "Legal name, as registered" },
   { name: "entityStatus", column: "Entity.EntityStatus", description: "ACTIVE or INACTIVE" },
-  { name: "entityCategory", column: "Entity.EntityCategory", description: "GENERAL, FUND, BRANCH, SOLE_PROPRIETOR, RESIDENT_GOVERNMENT_ENTITY or INTERNATIONAL_ORGANIZATION" },
-  { name: "registrationStatus", column: "Registration.RegistrationStatus", description: "ISSUED, LAPSED, RETIRED, PENDING_TRANSFER, PENDING_ARCHIVAL, DUPLICATE, ANNULLED, MERGED, TRANSFERRED or CANCELLED" },
-  { name: "legalForm", column: "Entity.LegalForm.EntityLegalFormCode", description: "ISO 20275 entity legal form (ELF) code, or 8888 and 9999 as GLEIF uses them" },
-  { name: "jurisdiction", column: "Entity.LegalJurisdiction", description: "Legal jurisdiction: ISO 3166-1 country or ISO 3166-2 subdivision code" },
+  {
+    name: "entityCategory",
+    column: "Entity.EntityCategory",
+    description: "GENERAL, FUND, BRANCH, SOLE_PROPRIETOR, RESIDENT_GOVERNMENT_ENTITY or INTERNATIONAL_ORGANIZATION",
+  },
+  {
+    name: "registrationStatus",
+    column: "Registration.RegistrationStatus",
+    description: "ISSUED, LAPSED, RETIRED, PENDING_TRANSFER, PENDING_ARCHIVAL, DUPLICATE, ANNULLED, MERGED, TRANSFERRED or CANCELLED",
+  },
+  {
+    name: "legalForm",
+    column: "Entity.LegalForm.EntityLegalFormCode",
+    description: "ISO 20275 entity legal form (ELF) code, or 8888 and 9999 as GLEIF uses them",
+  },
+  {
+    name: "jurisdiction",
+    column: "Entity.LegalJurisdiction",
+    description: "Legal jurisdiction: ISO 3166-1 country or ISO 3166-2 subdivision code",
+  },
   { name: "country", column: "Entity.LegalAddress.Country", description: "Country of the legal address, ISO 3166-1 alpha-2" },
   { name: "region", column: "Entity.LegalAddress.Region", description: "Region of the legal address, ISO 3166-2" },
   { name: "city", column: "Entity.LegalAddress.City", description: "City of the legal address" },
   { name: "postalCode", column: "Entity.LegalAddress.PostalCode", description: "Postal code of the legal address" },
   { name: "legalAddress", column: "Entity.LegalAddress.FirstAddressLine", description: "First line of the legal address" },
-  { name: "hqAddress", column: "Entity.HeadquartersAddress.FirstAddressLine", description: "First line of the headquarters address; only where it differs from legalAddress" },
+  {
+    name: "hqAddress",
+    column: "Entity.HeadquartersAddress.FirstAddressLine",
+    description: "First line of the headquarters address; only where it differs from legalAddress",
+  },
   { name: "managingLou", column: "Registration.ManagingLOU", description: "LEI of the LOU that manages the registration" },
-  { name: "registeredAt", column: "Registration.InitialRegistrationDate", description: "Date and time of the initial registration (ISO 8601)" },
-  { name: "lastUpdatedAt", column: "Registration.LastUpdateDate", description: "Date and time of the registration's last update (ISO 8601)" },
+  {
+    name: "registeredAt",
+    column: "Registration.InitialRegistrationDate",
+    description: "Date and time of the initial registration (ISO 8601)",
+  },
+  {
+    name: "lastUpdatedAt",
+    column: "Registration.LastUpdateDate",
+    description: "Date and time of the registration's last update (ISO 8601)",
+  },
 ] as const satisfies readonly { name: string; column: string; description: string }[];
 
 export type EntityField = (typeof ENTITY_FIELD_TABLE)[number]["name"];

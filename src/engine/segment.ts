@@ -32,13 +32,21 @@ export function docFileOf(segment: string): string {
 export type ArrayKind = "u8" | "u16" | "u32" | "f64";
 export type TypedArray = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 /** An array of a segment as its directory describes it. */
-export interface SegmentArray { name: string; kind: ArrayKind; length: number }
+export interface SegmentArray {
+  name: string;
+  kind: ArrayKind;
+  length: number;
+}
 /**
  * Where readSegment reads each array into, decided once the directory is known: by default an
  * array of its own; the engine places its arrays straight into WASM memory instead.
  */
 export type ArrayPlacer = (arrays: readonly SegmentArray[]) => (array: SegmentArray) => TypedArray;
-interface ArrayEntry { kind: ArrayKind; offset: number; length: number }
+interface ArrayEntry {
+  kind: ArrayKind;
+  offset: number;
+  length: number;
+}
 
 /** Everything but the typed arrays, and where each array lies in the body. */
 interface Directory {
@@ -59,9 +67,19 @@ function kindOf(a: TypedArray): ArrayKind {
 /** The slice's typed arrays by a stable name. */
 function arraysOf(data: SliceData): [string, TypedArray][] {
   const out: [string, TypedArray][] = [
-    ["termBytes", data.termBytes], ["termOffs", data.termOffs], ["postOffs", data.postOffs], ["postDocs", data.postDocs],
-    ["postMeta", data.postMeta], ["trie", data.trie.words], ["fwdOffs", data.fwdOffs], ["fwdTerms", data.fwdTerms],
-    ["fwdMeta", data.fwdMeta], ["nameLen", data.nameLen], ["nameKeys", data.nameKeys], ["docStart", data.docStart], ["docLen", data.docLen],
+    ["termBytes", data.termBytes],
+    ["termOffs", data.termOffs],
+    ["postOffs", data.postOffs],
+    ["postDocs", data.postDocs],
+    ["postMeta", data.postMeta],
+    ["trie", data.trie.words],
+    ["fwdOffs", data.fwdOffs],
+    ["fwdTerms", data.fwdTerms],
+    ["fwdMeta", data.fwdMeta],
+    ["nameLen", data.nameLen],
+    ["nameKeys", data.nameKeys],
+    ["docStart", data.docStart],
+    ["docLen", data.docLen],
   ];
   data.columns.forEach((c, i) => out.push([`col${i}.codes`, c.codes], [`col${i}.valOffs`, c.valOffs], [`col${i}.valDocs`, c.valDocs]));
   return out;
@@ -83,7 +101,11 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
     at = padTo(at + a.byteLength);
   }
   const directory: Directory = {
-    nDocs: data.nDocs, trieNodes: data.trie.nodes, columnValues: data.columns.map((c) => c.values), docs: data.docFacts, arrays: entries,
+    nDocs: data.nDocs,
+    trieNodes: data.trie.nodes,
+    columnValues: data.columns.map((c) => c.values),
+    docs: data.docFacts,
+    arrays: entries,
   };
   const json = Buffer.from(JSON.stringify(directory));
   const lead = Buffer.alloc(padTo(4 + json.length));
@@ -98,7 +120,10 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
   }
   let crc = 0;
   let length = 0;
-  for (const p of pieces) { crc = crc32Update(p, crc); length += p.length; }
+  for (const p of pieces) {
+    crc = crc32Update(p, crc);
+    length += p.length;
+  }
 
   const header = Buffer.alloc(HEADER_BYTES);
   MAGIC.copy(header, 0);
@@ -131,7 +156,9 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
  * (unless this process has just written it): a SegmentError if anything is off.
  */
 export async function readSegment(
-  path: string, place: ArrayPlacer = ownArrays, docsJustWritten = false,
+  path: string,
+  place: ArrayPlacer = ownArrays,
+  docsJustWritten = false,
 ): Promise<{ data: SliceData; docs: DocStoreReader }> {
   let fh: FileHandle;
   try {
@@ -148,7 +175,8 @@ export async function readSegment(
     const format = header.readUInt32LE(8);
     if (format !== SEGMENT_FORMAT) throw new SegmentError(`segment ${path} has format ${format}, this build reads ${SEGMENT_FORMAT}`);
     const length = Number(header.readBigUInt64LE(16));
-    if (size !== HEADER_BYTES + length) throw new SegmentError(`segment ${path} is ${size} bytes, its header says ${HEADER_BYTES + length}`);
+    if (size !== HEADER_BYTES + length)
+      throw new SegmentError(`segment ${path} is ${size} bytes, its header says ${HEADER_BYTES + length}`);
 
     const lengthField = Buffer.alloc(4);
     await readAll(fh, lengthField, HEADER_BYTES, path);
@@ -171,7 +199,8 @@ export async function readSegment(
       if (!Type || entry.offset % ALIGN !== 0 || !Number.isSafeInteger(entry.length) || entry.length < 0) {
         throw new SegmentError(`segment ${path}: array ${name} is malformed`);
       }
-      if (dataStart + entry.offset + padTo(entry.length * Type.BYTES_PER_ELEMENT) > size) throw new SegmentError(`segment ${path}: array ${name} runs past the end`);
+      if (dataStart + entry.offset + padTo(entry.length * Type.BYTES_PER_ELEMENT) > size)
+        throw new SegmentError(`segment ${path}: array ${name} runs past the end`);
     }
     const destination = place(entries.map(([name, e]) => ({ name, kind: e.kind, length: e.length })));
     const arrays = new Map<string, TypedArray>();
@@ -199,17 +228,32 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     if (!a || kindOf(a) !== kind) throw new SegmentError(`segment ${path} lacks array ${name}`);
     return a as InstanceType<(typeof ARRAY_TYPES)[K]>;
   }
-  if (typeof dir.docs?.bytes !== "number" || typeof dir.docs.crc !== "number") throw new SegmentError(`segment ${path} does not name its document file`);
+  if (typeof dir.docs?.bytes !== "number" || typeof dir.docs.crc !== "number")
+    throw new SegmentError(`segment ${path} does not name its document file`);
   const columns: ColumnData[] = dir.columnValues.map((values, i) => ({
-    values, codes: get(`col${i}.codes`, "u32"), valOffs: get(`col${i}.valOffs`, "u32"), valDocs: get(`col${i}.valDocs`, "u32"),
+    values,
+    codes: get(`col${i}.codes`, "u32"),
+    valOffs: get(`col${i}.valOffs`, "u32"),
+    valDocs: get(`col${i}.valDocs`, "u32"),
   }));
   return {
     nDocs: dir.nDocs,
-    termBytes: get("termBytes", "u8"), termOffs: get("termOffs", "u32"), postOffs: get("postOffs", "u32"),
-    postDocs: get("postDocs", "u32"), postMeta: get("postMeta", "u32"),
+    termBytes: get("termBytes", "u8"),
+    termOffs: get("termOffs", "u32"),
+    postOffs: get("postOffs", "u32"),
+    postDocs: get("postDocs", "u32"),
+    postMeta: get("postMeta", "u32"),
     trie: { nodes: dir.trieNodes, words: get("trie", "u32") },
-    fwdOffs: get("fwdOffs", "u32"), fwdTerms: get("fwdTerms", "u32"), fwdMeta: get("fwdMeta", "u16"), nameLen: get("nameLen", "u8"),
-    nameKeys: get("nameKeys", "u32"), columns, docFile: docFileOf(path), docFacts: dir.docs, docStart: get("docStart", "f64"), docLen: get("docLen", "u32"),
+    fwdOffs: get("fwdOffs", "u32"),
+    fwdTerms: get("fwdTerms", "u32"),
+    fwdMeta: get("fwdMeta", "u16"),
+    nameLen: get("nameLen", "u8"),
+    nameKeys: get("nameKeys", "u32"),
+    columns,
+    docFile: docFileOf(path),
+    docFacts: dir.docs,
+    docStart: get("docStart", "f64"),
+    docLen: get("docLen", "u32"),
   };
 }
 

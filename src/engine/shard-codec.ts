@@ -19,7 +19,15 @@
 //           u32 facets length (0: none), msgpack bytes of the facets
 
 import {
-  decode, encode, type GuessedAnswer, type HitRef, type HitSource, type SearchAnswer, type ShardReply, type ShardRequest, type ShardResponse,
+  decode,
+  encode,
+  type GuessedAnswer,
+  type HitRef,
+  type HitSource,
+  type SearchAnswer,
+  type ShardReply,
+  type ShardRequest,
+  type ShardResponse,
 } from "./protocol.js";
 import { SEARCH_FIELDS, type SearchField } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
@@ -30,7 +38,11 @@ const NONE = 0xffffffff;
 const LEI_BYTES = 20;
 const EMPTY = new Uint8Array(0);
 const FIELDS = Object.keys(SEARCH_FIELDS) as SearchField[];
-const GUESS = 1, DROP_TOKENS = 2, HAS_MAX_TYPOS = 4, HAS_PREFIX = 8, PREFIX = 16;
+const GUESS = 1,
+  DROP_TOKENS = 2,
+  HAS_MAX_TYPOS = 4,
+  HAS_PREFIX = 8,
+  PREFIX = 16;
 
 type SearchRequest = Extract<ShardRequest, { kind: "search" }>;
 type QueryExtras = Pick<EngineQuery, "filters" | "facets" | "exclude">;
@@ -51,8 +63,13 @@ export function encodeRequests(requests: ShardRequest[]): Uint8Array {
     if (r.kind === "search") {
       const q = r.query;
       w.u8(KIND_SEARCH);
-      w.u8((r.guess ? GUESS : 0) | (q.dropTokens ? DROP_TOKENS : 0) | (q.maxTypos !== undefined ? HAS_MAX_TYPOS : 0)
-        | (q.prefix !== undefined ? HAS_PREFIX : 0) | (q.prefix ? PREFIX : 0));
+      w.u8(
+        (r.guess ? GUESS : 0) |
+          (q.dropTokens ? DROP_TOKENS : 0) |
+          (q.maxTypos !== undefined ? HAS_MAX_TYPOS : 0) |
+          (q.prefix !== undefined ? HAS_PREFIX : 0) |
+          (q.prefix ? PREFIX : 0),
+      );
       w.u8(FIELDS.indexOf(q.fields));
       w.u32(q.window);
       w.u32(q.typoMask);
@@ -158,9 +175,18 @@ class Writer {
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, size);
   }
 
-  u8(v: number): void { this.view.setUint8(this.at, v); this.at += 1; }
-  u32(v: number): void { this.view.setUint32(this.at, v, true); this.at += 4; }
-  f64(v: number): void { this.view.setFloat64(this.at, v, true); this.at += 8; }
+  u8(v: number): void {
+    this.view.setUint8(this.at, v);
+    this.at += 1;
+  }
+  u32(v: number): void {
+    this.view.setUint32(this.at, v, true);
+    this.at += 4;
+  }
+  f64(v: number): void {
+    this.view.setFloat64(this.at, v, true);
+    this.at += 8;
+  }
 
   bytes(b: Uint8Array): void {
     this.u32(b.length);
@@ -202,9 +228,19 @@ class Reader {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  u8(): number { return this.view.getUint8(this.at++); }
-  u32(): number { const v = this.view.getUint32(this.at, true); this.at += 4; return v; }
-  f64(): number { const v = this.view.getFloat64(this.at, true); this.at += 8; return v; }
+  u8(): number {
+    return this.view.getUint8(this.at++);
+  }
+  u32(): number {
+    const v = this.view.getUint32(this.at, true);
+    this.at += 4;
+    return v;
+  }
+  f64(): number {
+    const v = this.view.getFloat64(this.at, true);
+    this.at += 8;
+    return v;
+  }
 
   string(encoding: "utf8" | "latin1"): string | null {
     const n = this.u32();
@@ -218,11 +254,21 @@ class Reader {
     const flags = this.u8();
     const fields = FIELDS[this.u8()];
     if (fields === undefined) throw new Error("shard search request with unknown fields");
-    const window = this.u32(), typoMask = this.u32(), maxTypos = this.u8();
+    const window = this.u32(),
+      typoMask = this.u32(),
+      maxTypos = this.u8();
     const q = this.string("utf8");
     const extraBytes = this.bytesOrNull() ?? EMPTY;
     const extras: QueryExtras = extraBytes.length > 0 ? decode<QueryExtras>(extraBytes) : { filters: {}, facets: [] };
-    const query: EngineQuery = { q, fields, filters: extras.filters, facets: extras.facets, window, typoMask, dropTokens: (flags & DROP_TOKENS) !== 0 };
+    const query: EngineQuery = {
+      q,
+      fields,
+      filters: extras.filters,
+      facets: extras.facets,
+      window,
+      typoMask,
+      dropTokens: (flags & DROP_TOKENS) !== 0,
+    };
     if (extras.exclude !== undefined) query.exclude = extras.exclude;
     if ((flags & HAS_MAX_TYPOS) !== 0) query.maxTypos = maxTypos;
     if ((flags & HAS_PREFIX) !== 0) query.prefix = (flags & PREFIX) !== 0;
@@ -238,21 +284,29 @@ class Reader {
   }
 
   guess(): GuessedAnswer {
-    const typoMask = this.u32(), maxTypos = this.u8();
+    const typoMask = this.u32(),
+      maxTypos = this.u8();
     return { typoMask, maxTypos: maxTypos === 0 ? undefined : maxTypos, ...this.answer() };
   }
 
   answer(): SearchAnswer {
     const found = this.u32();
-    const tokens = this.u8(), required = this.u8(), exactMask = this.u32(), typoable = this.u32(), wideTypos = this.u32();
-    const bestWhole = this.u8(), matched = this.u8() === 1;
+    const tokens = this.u8(),
+      required = this.u8(),
+      exactMask = this.u32(),
+      typoable = this.u32(),
+      wideTypos = this.u32();
+    const bestWhole = this.u8(),
+      matched = this.u8() === 1;
     const n = this.u32();
     const hits: HitRef[] = new Array<HitRef>(n);
     for (let i = 0; i < n; i++) {
       const score = this.f64();
       const lei = this.buf.toString("latin1", this.at, this.at + LEI_BYTES);
       this.at += LEI_BYTES;
-      const slice = this.u32(), at = this.f64(), length = this.u32();
+      const slice = this.u32(),
+        at = this.f64(),
+        length = this.u32();
       hits[i] = [score, lei, slice, at, length];
     }
     const facetBytes = this.bytesOrNull() ?? EMPTY;

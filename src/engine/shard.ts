@@ -15,7 +15,9 @@ import { docFileOf, writeSegment } from "./segment.js";
 import { SliceBuilder } from "./slice-builder.js";
 import { WasmSlice } from "./wasm-slice.js";
 
-export interface ShardWorkerData { claims: SharedArrayBuffer }
+export interface ShardWorkerData {
+  claims: SharedArrayBuffer;
+}
 
 const claims = new Int32Array((workerData as ShardWorkerData).claims);
 const slice = claimSlice();
@@ -82,7 +84,10 @@ export default function handle(task: ShardTask): unknown {
 function answerBatch(batch: ChannelBatch): ChannelReply {
   try {
     const gen = generations.get(batch.gen);
-    return encodeResponses(decodeRequests(batch.payload).map((r) => answer(gen, batch.gen, r)), slice);
+    return encodeResponses(
+      decodeRequests(batch.payload).map((r) => answer(gen, batch.gen, r)),
+      slice,
+    );
   } catch (err) {
     return { error: `slice ${slice} could not answer a batch: ${(err as Error).message}` };
   }
@@ -148,7 +153,18 @@ function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest
         const round = oneTypoFirst([exact], full) ?? full;
         const guess = gen.retryWithTypos(round.typoMask, round.maxTypos);
         // written out, not spread: see roundQuery() in collection.ts
-        return { kind: "search", ...exact, guess: { found: guess.found, hits: guess.hits, facets: guess.facets, plan: guess.plan, typoMask: round.typoMask, maxTypos: round.maxTypos } };
+        return {
+          kind: "search",
+          ...exact,
+          guess: {
+            found: guess.found,
+            hits: guess.hits,
+            facets: guess.facets,
+            plan: guess.plan,
+            typoMask: round.typoMask,
+            maxTypos: round.maxTypos,
+          },
+        };
       }
       case "facet":
         return { kind: "facet", values: gen.facetValues(request.field) };

@@ -7,7 +7,13 @@
 // terms in UTF-8 byte order, so every prefix is one contiguous id range.
 
 import {
-  COLUMNS, columnKey, ENTITY_FIELDS, FIELD_ADDRESS, FIELD_LEGAL_NAME, FIELD_LEI, FIELD_OTHER_NAME,
+  COLUMNS,
+  columnKey,
+  ENTITY_FIELDS,
+  FIELD_ADDRESS,
+  FIELD_LEGAL_NAME,
+  FIELD_LEI,
+  FIELD_OTHER_NAME,
   type LegalEntity,
 } from "./schema.js";
 import { AsciiTerms, tokenize } from "./text.js";
@@ -86,7 +92,7 @@ function writeLeiHalf(v: number, out: Uint8Array, at: number): number {
 const LEI_QUARTER = 36 ** (LEI_HALF / 2);
 function writeBase36(v: number, out: Uint8Array, at: number): void {
   for (let i = LEI_HALF / 2 - 1; i >= 0; i--) {
-    const digit = v % 36 | 0;
+    const digit = (v % 36) | 0;
     v = (v / 36) | 0;
     out[at + i] = digit < 10 ? 48 + digit : 87 + digit;
   }
@@ -102,7 +108,9 @@ const CITY_COLUMN = COLUMNS.findIndex((c) => c.field === "city");
 /** Each field's JSON key with what goes before it: `{"lei":`, `,"legalName":` and so on. */
 const JSON_KEYS = ENTITY_FIELDS.map((f, i) => Buffer.from(`${i === 0 ? "{" : ","}${JSON.stringify(f)}:`));
 const JSON_NULL = Buffer.from("null");
-const QUOTE = 0x22, BACKSLASH = 0x5c, CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  CLOSE_BRACE = 0x7d;
 
 export class SliceBuilder {
   private readonly terms = new TermTable();
@@ -146,7 +154,9 @@ export class SliceBuilder {
     this.cityTermOffs.push(0);
   }
 
-  get size(): number { return this.leiHigh.length; }
+  get size(): number {
+    return this.leiHigh.length;
+  }
 
   /** Adds every record of a batch (see record-batch.ts). */
   addBatch(batch: Uint8Array): void {
@@ -197,12 +207,14 @@ export class SliceBuilder {
     let need = 64 + JSON_KEYS.length * 24;
     for (let v = 0; v < ENTITY_VALUES; v++) need += 6 * (r.end[v] - r.start[v]);
     if (need > this.json.length) this.json = Buffer.allocUnsafe(need);
-    const json = this.json, bytes = r.bytes;
+    const json = this.json,
+      bytes = r.bytes;
     // byte loops, not Buffer.copy: the pieces are a few dozen bytes, and copy() costs more to call
     let o = 0;
     for (let v = 0; v < ENTITY_VALUES; v++) {
       o = put(JSON_KEYS[v], 0, JSON_KEYS[v].length, json, o);
-      const start = r.start[v], end = r.end[v];
+      const start = r.start[v],
+        end = r.end[v];
       if (start === end) o = put(JSON_NULL, 0, JSON_NULL.length, json, o);
       else if (jsonAsIs(bytes, start, end)) {
         json[o++] = QUOTE;
@@ -245,7 +257,8 @@ export class SliceBuilder {
 
   /** The term ids of value v, in order, into this.textIds; how many. `keyed`: its terms also feed keyHasher. */
   private textTerms(r: RecordBatchReader, v: number, keyed = false): number {
-    const start = r.start[v], end = r.end[v];
+    const start = r.start[v],
+      end = r.end[v];
     if (start === end) return 0;
     const ascii = this.ascii;
     const n = ascii.terms(r.bytes, start, end);
@@ -274,7 +287,8 @@ export class SliceBuilder {
    */
   private addCity(r: RecordBatchReader, raw: number, stamp: number): void {
     if (raw < 0) return;
-    if (raw === this.cityTermOffs.length - 1) { // the first doc in this city
+    if (raw === this.cityTermOffs.length - 1) {
+      // the first doc in this city
       const n = this.textTerms(r, VALUE_OF.city);
       for (let i = 0; i < n; i++) this.cityTerms.push(this.textIds[i]);
       this.cityTermOffs.push(this.cityTerms.length);
@@ -287,7 +301,8 @@ export class SliceBuilder {
   /** A postal code with spaces or dashes is also found written without them (SW1A 1AA as sw1a1aa). */
   private addJoinedPostalCode(r: RecordBatchReader, stamp: number): void {
     const v = VALUE_OF.postalCode;
-    const start = r.start[v], end = r.end[v];
+    const start = r.start[v],
+      end = r.end[v];
     if (start === end) return;
     const n = this.ascii.joined(r.bytes, start, end);
     if (n >= 0) {
@@ -323,24 +338,30 @@ export class SliceBuilder {
   }
 
   /** A build that will not be finished: its document file goes. */
-  abandon(): void { this.docs.abandon(); }
+  abandon(): void {
+    this.docs.abandon();
+  }
 
   /** The slice's arrays; its document file, complete and synced, is moved to `docFile`. */
   finish(docFile: string): SliceData {
     const docFacts = this.docs.finish(docFile);
-    const leiHigh = this.leiHigh.toArray(), leiLow = this.leiLow.toArray();
+    const leiHigh = this.leiHigh.toArray(),
+      leiLow = this.leiLow.toArray();
     const order = uniqueByLei(leiHigh, leiLow);
     const nDocs = order.length;
 
     // final term ids: LEIs first (id = doc), then text terms in byte order
     const textOrder = this.terms.sortedIds();
     const remap = new Uint32Array(this.terms.size);
-    textOrder.forEach((temp, rank) => { remap[temp] = nDocs + rank; });
+    textOrder.forEach((temp, rank) => {
+      remap[temp] = nDocs + rank;
+    });
     const nTerms = nDocs + this.terms.size;
 
     let entries = nDocs;
     // flat copies of the small per-doc arrays: the loop below reads them in LEI order, not as added
-    const entryOffs = this.entryOffs.toArray(), nameLens = this.nameLens.toArray();
+    const entryOffs = this.entryOffs.toArray(),
+      nameLens = this.nameLens.toArray();
     for (const old of order) entries += entryOffs[old + 1] - entryOffs[old];
     const fwdOffs = new Uint32Array(nDocs + 1);
     const fwdTerms = new Uint32Array(entries);
@@ -407,11 +428,27 @@ export class SliceBuilder {
     const docStart = inOrder(this.docStarts.toArray(), order, new Float64Array(nDocs));
     const docLen = inOrder(this.docLens.toArray(), order, new Uint32Array(nDocs));
     // a column's chunks differ in width; read through one flat copy, not chunk by chunk
-    const columns = COLUMNS.map((_, c) => valueLists(inOrder(this.codes[c].toArray(), order, new Uint32Array(nDocs)), this.columnValues[c]));
+    const columns = COLUMNS.map((_, c) =>
+      valueLists(inOrder(this.codes[c].toArray(), order, new Uint32Array(nDocs)), this.columnValues[c]),
+    );
     return {
-      nDocs, termBytes, termOffs, postOffs, postDocs, postMeta,
+      nDocs,
+      termBytes,
+      termOffs,
+      postOffs,
+      postDocs,
+      postMeta,
       trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
-      fwdOffs, fwdTerms, fwdMeta, nameLen, nameKeys, columns, docFile, docFacts, docStart, docLen,
+      fwdOffs,
+      fwdTerms,
+      fwdMeta,
+      nameLen,
+      nameKeys,
+      columns,
+      docFile,
+      docFacts,
+      docStart,
+      docLen,
     };
   }
 }
@@ -422,7 +459,9 @@ export class SliceBuilder {
  */
 function sortedNameKeys(triples: Uint32Array, order: Uint32Array, added: number): Uint32Array {
   const newDoc = new Int32Array(added).fill(-1);
-  order.forEach((old, d) => { newDoc[old] = d; });
+  order.forEach((old, d) => {
+    newDoc[old] = d;
+  });
   let idx = new Uint32Array(triples.length / 3);
   let n = 0;
   for (let i = 0; i < idx.length; i++) if (newDoc[triples[i * 3 + 2]] >= 0) idx[n++] = i;
@@ -432,8 +471,15 @@ function sortedNameKeys(triples: Uint32Array, order: Uint32Array, added: number)
   for (const shift of [0, 16]) {
     counts.fill(0);
     for (let i = 0; i < n; i++) counts[(triples[idx[i] * 3] >>> shift) & 0xffff]++;
-    for (let b = 0, sum = 0; b < counts.length; b++) { const c = counts[b]; counts[b] = sum; sum += c; }
-    for (let i = 0; i < n; i++) { const x = idx[i]; next[counts[(triples[x * 3] >>> shift) & 0xffff]++] = x; }
+    for (let b = 0, sum = 0; b < counts.length; b++) {
+      const c = counts[b];
+      counts[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const x = idx[i];
+      next[counts[(triples[x * 3] >>> shift) & 0xffff]++] = x;
+    }
     [idx, next] = [next, idx];
   }
   const out = new Uint32Array(n * 3);
@@ -494,15 +540,23 @@ function uniqueByLei(high: Float64Array, low: Float64Array): Uint32Array {
   // An LSD radix sort, 13 bits a pass over each 52-bit half, low half first: several times faster
   // than a comparison sort of 1.7M indices, and stable, so equal LEIs stay in the order added.
   const n = high.length;
-  let order = new Uint32Array(n), next = new Uint32Array(n);
+  let order = new Uint32Array(n),
+    next = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   const counts = new Uint32Array(RADIX);
   for (const half of [low, high]) {
     for (let pass = 0; pass < 4; pass++) {
       counts.fill(0);
       for (let i = 0; i < n; i++) counts[digit(half[i], pass)]++;
-      for (let b = 0, sum = 0; b < RADIX; b++) { const c = counts[b]; counts[b] = sum; sum += c; }
-      for (let i = 0; i < n; i++) { const x = order[i]; next[counts[digit(half[x], pass)]++] = x; }
+      for (let b = 0, sum = 0; b < RADIX; b++) {
+        const c = counts[b];
+        counts[b] = sum;
+        sum += c;
+      }
+      for (let i = 0; i < n; i++) {
+        const x = order[i];
+        next[counts[digit(half[x], pass)]++] = x;
+      }
       [order, next] = [next, order];
     }
   }
@@ -552,7 +606,8 @@ function preorderTrie(bytes: Uint8Array, offs: Uint32Array, from: number, to: nu
   words[1] = to;
   let count = 1;
   for (let t = from; t < to; t++) {
-    const start = offs[t], len = offs[t + 1] - start;
+    const start = offs[t],
+      len = offs[t + 1] - start;
     const lcp = t > from ? commonPrefix(bytes, offs, t - 1, t) : 0;
     for (let d = open.length - 1; d > lcp; d--) words[open.pop()! * 4 + 1] = t;
     for (let d = lcp + 1; d <= len; d++) {
@@ -573,7 +628,8 @@ function preorderTrie(bytes: Uint8Array, offs: Uint32Array, from: number, to: nu
 
 /** Bytes terms a and b start with in common. */
 function commonPrefix(bytes: Uint8Array, offs: Uint32Array, a: number, b: number): number {
-  const aStart = offs[a], bStart = offs[b];
+  const aStart = offs[a],
+    bStart = offs[b];
   const n = Math.min(offs[a + 1] - aStart, offs[b + 1] - bStart);
   let lcp = 0;
   while (lcp < n && bytes[aStart + lcp] === bytes[bStart + lcp]) lcp++;
@@ -600,7 +656,9 @@ function breadthFirst(pre: Trie): Trie {
   let next = 1; // new ids handed out so far
   for (let at = 0; at < pre.nodes; at++) {
     const old = queue[at];
-    const lo = src[old * 4], hi = src[old * 4 + 1], terminal = src[old * 4 + 2] & TERMINAL;
+    const lo = src[old * 4],
+      hi = src[old * 4 + 1],
+      terminal = src[old * 4 + 2] & TERMINAL;
     const firstChild = next;
     let children = 0;
     // a node has children when its range holds more than its own term

@@ -7,12 +7,18 @@
 import type { MessagePort } from "node:worker_threads";
 
 /** A batch of encoded requests against one generation (shard-codec.ts). */
-export interface ChannelBatch { gen: number; payload: Uint8Array }
+export interface ChannelBatch {
+  gen: number;
+  payload: Uint8Array;
+}
 
 /** What the worker sends back: the encoded answers, or why the whole batch failed. */
 export type ChannelReply = Uint8Array | { error: string };
 
-interface Waiting { resolve: (bytes: Uint8Array) => void; reject: (err: Error) => void }
+interface Waiting {
+  resolve: (bytes: Uint8Array) => void;
+  reject: (err: Error) => void;
+}
 
 export class SliceChannel {
   private readonly waiting: Waiting[] = [];

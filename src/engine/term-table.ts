@@ -25,9 +25,13 @@ export class TermTable {
     this.slots = new Uint32Array(slots);
   }
 
-  get size(): number { return this.count; }
+  get size(): number {
+    return this.count;
+  }
   /** the UTF-8 bytes of every term together */
-  get byteLength(): number { return this.used; }
+  get byteLength(): number {
+    return this.used;
+  }
 
   /** The id of term, added if new. Ids count up from 0 in order of first sight. */
   idOf(term: string): number {
@@ -56,7 +60,8 @@ export class TermTable {
     const prefix = new Uint32Array(this.count);
     for (let i = 0; i < this.count; i++) {
       ids[i] = i;
-      const start = this.starts[i], end = this.end(i);
+      const start = this.starts[i],
+        end = this.end(i);
       let p = 0;
       for (let k = 0; k < 4; k++) p = p * 256 + (start + k < end ? this.bytes[start + k] : 0);
       prefix[i] = p;
@@ -65,7 +70,9 @@ export class TermTable {
   }
 
   /** The UTF-8 bytes of term id: a view, valid until the next idOf. */
-  bytesOf(id: number): Uint8Array { return this.bytes.subarray(this.starts[id], this.end(id)); }
+  bytesOf(id: number): Uint8Array {
+    return this.bytes.subarray(this.starts[id], this.end(id));
+  }
 
   /** Lets the memory go: the builder is done with its terms. */
   release(): void {
@@ -76,7 +83,9 @@ export class TermTable {
     this.used = 0;
   }
 
-  private end(id: number): number { return id + 1 < this.count ? this.starts[id + 1] : this.used; }
+  private end(id: number): number {
+    return id + 1 < this.count ? this.starts[id + 1] : this.used;
+  }
 
   /** term's UTF-8 into scratch (grown when a term is longer than any before); its length */
   private encode(term: string): number {
@@ -92,8 +101,10 @@ export class TermTable {
   }
 
   private compare(a: number, b: number): number {
-    const aStart = this.starts[a], aLen = this.end(a) - aStart;
-    const bStart = this.starts[b], bLen = this.end(b) - bStart;
+    const aStart = this.starts[a],
+      aLen = this.end(a) - aStart;
+    const bStart = this.starts[b],
+      bLen = this.end(b) - bStart;
     const n = Math.min(aLen, bLen);
     for (let i = 0; i < n; i++) {
       const diff = this.bytes[aStart + i] - this.bytes[bStart + i];

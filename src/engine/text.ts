@@ -4,13 +4,24 @@
 // SRL, A/S and AS), and Han/kana runs cut into overlapping bigrams so a few characters find a name.
 
 const LETTER_FOLDS: Record<string, string> = {
-  "ł": "l", "ø": "o", "đ": "d", "ð": "d", "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th", "ı": "i", "ħ": "h", "ς": "σ",
+  ł: "l",
+  ø: "o",
+  đ: "d",
+  ð: "d",
+  ß: "ss",
+  æ: "ae",
+  œ: "oe",
+  þ: "th",
+  ı: "i",
+  ħ: "h",
+  ς: "σ",
 };
 const FOLD_RE = /[łøđðßæœþıħς]/g;
 const MARK_AFTER_RE = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu;
 const TOKEN_RE = /[\p{L}\p{N}\p{M}]+/gu;
 const BIGRAM_SCRIPT_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]/u;
-const SCRIPT_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
+const SCRIPT_RUN_RE =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
 
 const ASCII_RE = /^[\x00-\x7f]*$/;
 const ASCII_TOKEN_RE = /[a-z0-9]+/g;
@@ -73,7 +84,6 @@ export function typoBudget(term: string): number {
   return length < 8 ? 1 : 2;
 }
 
-
 const isDigit = (b: number): boolean => b >= 0x30 && b <= 0x39;
 const isLetter = (b: number): boolean => (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7a;
 
@@ -92,14 +102,19 @@ export class AsciiTerms {
 
   terms(bytes: Uint8Array, start: number, end: number): number {
     this.room(end - start);
-    const out = this.out, termStart = this.termStart, termLength = this.termLength;
+    const out = this.out,
+      termStart = this.termStart,
+      termLength = this.termLength;
     let n = 0;
     let o = 0;
     let singles = false; // the last term is a run of single letters, still open
     for (let i = start; i < end;) {
       const b = bytes[i];
       if (b >= 0x80) return -1;
-      if (!isDigit(b) && !isLetter(b)) { i++; continue; }
+      if (!isDigit(b) && !isLetter(b)) {
+        i++;
+        continue;
+      }
       const wordStart = o;
       let j = i;
       for (; j < end; j++) {
@@ -111,7 +126,11 @@ export class AsciiTerms {
       if (j - i === 1 && isLetter(b)) {
         // single letters join into one term (S.R.L. and SRL): this byte went right after the open run
         if (singles) termLength[n - 1]++;
-        else { termStart[n] = wordStart; termLength[n++] = 1; singles = true; }
+        else {
+          termStart[n] = wordStart;
+          termLength[n++] = 1;
+          singles = true;
+        }
       } else {
         termStart[n] = wordStart;
         termLength[n++] = j - i;

@@ -118,7 +118,11 @@ export class WasmSlice {
    */
   static async open(segment: string, docsJustWritten: boolean): Promise<WasmSlice> {
     const engine = new WebAssembly.Instance(engineModule, {
-      env: { abort: () => { throw new Error("engine abort"); } },
+      env: {
+        abort: () => {
+          throw new Error("engine abort");
+        },
+      },
     }).exports as unknown as EngineExports;
     const at = new Map<string, number>();
     const place: ArrayPlacer = (arrays) => {
@@ -147,23 +151,45 @@ export class WasmSlice {
       return p;
     };
     const memory = engine.memory.buffer as unknown;
-    if (!(memory instanceof SharedArrayBuffer)) throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
+    if (!(memory instanceof SharedArrayBuffer))
+      throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
     // term d < docs of the dictionary is doc d's LEI; none of it moves once placed
     this.leiTable = {
-      memory, docs: data.nDocs, termBytesAt: ptr("termBytes"), termOffsAt: ptr("termOffs"), docStartAt: ptr("docStart"), docLenAt: ptr("docLen"),
+      memory,
+      docs: data.nDocs,
+      termBytesAt: ptr("termBytes"),
+      termOffsAt: ptr("termOffs"),
+      docStartAt: ptr("docStart"),
+      docLenAt: ptr("docLen"),
     };
     this.leis = new LeiTable(this.leiTable);
     this.columns = data.columns.map((col, c) => ({ values: col.values, codesAt: ptr(`col${c}.codes`), valOffsAt: ptr(`col${c}.valOffs`) }));
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
-      col.values.forEach((v, code) => { if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code); });
+      col.values.forEach((v, code) => {
+        if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code);
+      });
       return m;
     });
 
     const words: number[] = [
-      data.nDocs, data.termOffs.length - 1, ptr("termBytes"), ptr("termOffs"), ptr("postOffs"), ptr("postDocs"),
-      ptr("fwdOffs"), ptr("fwdTerms"), ptr("fwdMeta"), ptr("nameLen"), ptr("postMeta"), data.trie.nodes, ptr("trie"),
-      ptr("nameKeys"), data.nameKeys.length / 3, this.placeDocRanks(data.nDocs), data.columns.length,
+      data.nDocs,
+      data.termOffs.length - 1,
+      ptr("termBytes"),
+      ptr("termOffs"),
+      ptr("postOffs"),
+      ptr("postDocs"),
+      ptr("fwdOffs"),
+      ptr("fwdTerms"),
+      ptr("fwdMeta"),
+      ptr("nameLen"),
+      ptr("postMeta"),
+      data.trie.nodes,
+      ptr("trie"),
+      ptr("nameKeys"),
+      data.nameKeys.length / 3,
+      this.placeDocRanks(data.nDocs),
+      data.columns.length,
     ];
     data.columns.forEach((col, c) => words.push(ptr(`col${c}.codes`), col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)));
     const descriptor = Uint32Array.from(words);
@@ -174,7 +200,11 @@ export class WasmSlice {
     // query scratch: token bytes, then one filter bitmap per column
     this.bitmapAt = [];
     let size = MAX_TOKENS * 2 * 64;
-    const bitmapOffsets = data.columns.map((col) => { const at = size; size += (Math.ceil(col.values.length / 32) + 1) * 4; return at; });
+    const bitmapOffsets = data.columns.map((col) => {
+      const at = size;
+      size += (Math.ceil(col.values.length / 32) + 1) * 4;
+      return at;
+    });
     this.scratch = this.engine.alloc(size);
     this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
   }
@@ -198,10 +228,14 @@ export class WasmSlice {
     return at;
   }
 
-  private doc(d: number): Uint8Array { return this.docStore.read(this.leis.docAt(d), this.leis.docLength(d)); }
+  private doc(d: number): Uint8Array {
+    return this.docStore.read(this.leis.docAt(d), this.leis.docLength(d));
+  }
 
   /** Closes the document file: the generation is gone. */
-  close(): void { this.docStore.close(); }
+  close(): void {
+    this.docStore.close();
+  }
 
   /** Every value of a facet column with its doc count. */
   facetValues(param: FacetParam): [string, number][] {
@@ -354,11 +388,15 @@ export class WasmSlice {
    * maxBytes; `next` is where to go on, null at the end. For bulk export in constant memory.
    */
   exportLines(
-    filters: Partial<Record<FilterParam, string[]>>, exclude: Partial<Record<FilterParam, string[]>>, from: number, maxBytes: number,
+    filters: Partial<Record<FilterParam, string[]>>,
+    exclude: Partial<Record<FilterParam, string[]>>,
+    from: number,
+    maxBytes: number,
   ): { lines: Uint8Array; next: number | null } {
-    const tests = this.allowedCodes(filters, exclude).map(({ c, allowed }) => (
-      { codes: new Uint32Array(this.engine.memory.buffer, this.columns[c].codesAt, this.docs), allowed: new Set(allowed) }
-    ));
+    const tests = this.allowedCodes(filters, exclude).map(({ c, allowed }) => ({
+      codes: new Uint32Array(this.engine.memory.buffer, this.columns[c].codesAt, this.docs),
+      allowed: new Set(allowed),
+    }));
     const parts: Uint8Array[] = [];
     let bytes = 0;
     let d = from;
@@ -372,7 +410,10 @@ export class WasmSlice {
   }
 
   /** Per filtered column, the codes that pass: the allowed values' (or all), less the excluded. */
-  private allowedCodes(filters: Partial<Record<FilterParam, string[]>>, exclude: Partial<Record<FilterParam, string[]>>): { c: number; allowed: number[] }[] {
+  private allowedCodes(
+    filters: Partial<Record<FilterParam, string[]>>,
+    exclude: Partial<Record<FilterParam, string[]>>,
+  ): { c: number; allowed: number[] }[] {
     const params = new Set([...Object.keys(filters), ...Object.keys(exclude)] as FilterParam[]);
     return [...params].map((param) => {
       const c = columnIndex(param);
@@ -395,10 +436,11 @@ export class WasmSlice {
       const code = this.codeByKey[c].get(key);
       if (code !== undefined) codes.push(code);
       if (param === "jurisdiction" && /^[A-Z]{2}$/.test(key)) {
-        this.columns[c].values.forEach((value, code2) => { if (value?.startsWith(key + "-")) codes.push(code2); });
+        this.columns[c].values.forEach((value, code2) => {
+          if (value?.startsWith(key + "-")) codes.push(code2);
+        });
       }
     }
     return codes;
   }
 }
-

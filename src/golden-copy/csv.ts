@@ -6,11 +6,16 @@
 // (re-parsing made one long field quadratic). Fields and rows are capped (MAX_FIELD_BYTES,
 // MAX_ROW_BYTES), so a hostile file is refused, not buffered.
 
-const QUOTE = 0x22, COMMA = 0x2c, LF = 0x0a, CR = 0x0d;
+const QUOTE = 0x22,
+  COMMA = 0x2c,
+  LF = 0x0a,
+  CR = 0x0d;
 
 const MAX_FIELDS = 4096;
 /** `"","","","",` as three little-endian words */
-const EMPTY4_A = 0x222c2222, EMPTY4_B = 0x22222c22, EMPTY4_C = 0x2c22222c;
+const EMPTY4_A = 0x222c2222,
+  EMPTY4_B = 0x22222c22,
+  EMPTY4_C = 0x2c22222c;
 
 export class CsvRow {
   buf: Buffer = Buffer.alloc(0);
@@ -28,7 +33,9 @@ export class CsvRow {
   pushEmpty4(at: number): void {
     const n = this.length;
     if (n + 4 > MAX_FIELDS) throw new CsvError(`a row has more than ${MAX_FIELDS} fields`);
-    const starts = this.starts, ends = this.ends, escaped = this.escaped;
+    const starts = this.starts,
+      ends = this.ends,
+      escaped = this.escaped;
     starts[n] = ends[n] = at + 1;
     starts[n + 1] = ends[n + 1] = at + 4;
     starts[n + 2] = ends[n + 2] = at + 7;
@@ -54,7 +61,10 @@ export const MAX_ROW_BYTES = 4 << 20;
 const MiB = (n: number): string => `${n / (1 << 20)} MiB`;
 
 /** Where the parse of a row cut by a chunk's end stopped. */
-const ROW_START = 0, FIELD_START = 1, QUOTED = 2, UNQUOTED = 3;
+const ROW_START = 0,
+  FIELD_START = 1,
+  QUOTED = 2,
+  UNQUOTED = 3;
 type ParseState = typeof ROW_START | typeof FIELD_START | typeof QUOTED | typeof UNQUOTED;
 
 export class CsvReader {
@@ -126,7 +136,10 @@ export class CsvReader {
   private shiftRow(by: number): void {
     if (by === 0 || this.state === ROW_START) return;
     const row = this.row;
-    for (let i = 0; i < row.length; i++) { row.starts[i] -= by; row.ends[i] -= by; }
+    for (let i = 0; i < row.length; i++) {
+      row.starts[i] -= by;
+      row.ends[i] -= by;
+    }
     this.fieldStart -= by;
     this.scanFrom -= by;
   }
@@ -142,7 +155,9 @@ export class CsvReader {
   }
 
   private fieldTooLong(): CsvError {
-    return new CsvError(`row ${this.rows + 1} has a field longer than ${MiB(MAX_FIELD_BYTES)}, the limit (the golden copy's longest are a few KB)`);
+    return new CsvError(
+      `row ${this.rows + 1} has a field longer than ${MiB(MAX_FIELD_BYTES)}, the limit (the golden copy's longest are a few KB)`,
+    );
   }
 
   private rowTooLong(): CsvError {
@@ -164,21 +179,30 @@ export class CsvReader {
     // resuming: a row (and maybe a field) cut by the last chunk's end
     let state = this.state;
     this.state = ROW_START;
-    let resumeStart = this.fieldStart, resumeScan = this.scanFrom, resumeEscaped = this.escaped;
+    const resumeStart = this.fieldStart,
+      resumeScan = this.scanFrom,
+      resumeEscaped = this.escaped;
     if (state === FIELD_START) pos = resumeScan;
     while (pos < end || state !== ROW_START) {
       if (state === ROW_START) {
         rowStart = pos;
         row.length = 0;
-        if (buf[pos] === LF || buf[pos] === CR) { pos++; continue; } // blank line
+        if (buf[pos] === LF || buf[pos] === CR) {
+          pos++;
+          continue;
+        } // blank line
       }
       for (;;) {
         let fieldEnd: number;
         const resumed = state;
         state = FIELD_START;
         // a field that starts at the chunk's end: what it is (quoted or not) is in the next chunk
-        if (pos >= end && resumed !== QUOTED && resumed !== UNQUOTED && !final) return this.suspend(FIELD_START, rowStart, pos, pos, false, end);
-        if (resumed === QUOTED || (resumed !== UNQUOTED && buf[pos] === QUOTE && !(pos + 2 < end && buf[pos + 1] === QUOTE && buf[pos + 2] !== QUOTE))) {
+        if (pos >= end && resumed !== QUOTED && resumed !== UNQUOTED && !final)
+          return this.suspend(FIELD_START, rowStart, pos, pos, false, end);
+        if (
+          resumed === QUOTED ||
+          (resumed !== UNQUOTED && buf[pos] === QUOTE && !(pos + 2 < end && buf[pos + 1] === QUOTE && buf[pos + 2] !== QUOTE))
+        ) {
           const start = resumed === QUOTED ? resumeStart : pos + 1;
           let p = resumed === QUOTED ? resumeScan : start;
           let escaped = resumed === QUOTED && resumeEscaped;
@@ -190,7 +214,11 @@ export class CsvReader {
               return this.suspend(QUOTED, rowStart, start, end, escaped, end);
             }
             if (q + 1 >= end && !final) return this.suspend(QUOTED, rowStart, start, q, escaped, end);
-            if (buf[q + 1] === QUOTE) { escaped = true; p = q + 2; continue; }
+            if (buf[q + 1] === QUOTE) {
+              escaped = true;
+              p = q + 2;
+              continue;
+            }
             fieldEnd = q;
             pos = q + 1;
             break;
@@ -215,7 +243,12 @@ export class CsvReader {
           pos++;
           // Four empty fields at once, `"","","","",` read as three words: most of the golden
           // copy's 338 columns are empty, and a byte at a time this loop was the loader's largest cost.
-          while (pos + 12 <= end && view.getUint32(pos, true) === EMPTY4_A && view.getUint32(pos + 4, true) === EMPTY4_B && view.getUint32(pos + 8, true) === EMPTY4_C) {
+          while (
+            pos + 12 <= end &&
+            view.getUint32(pos, true) === EMPTY4_A &&
+            view.getUint32(pos + 4, true) === EMPTY4_B &&
+            view.getUint32(pos + 8, true) === EMPTY4_C
+          ) {
             row.pushEmpty4(pos);
             pos += 12;
           }

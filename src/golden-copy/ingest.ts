@@ -51,7 +51,9 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       throw new LoadCheckError(`golden copy holds ${done.rows} rows, its publication announces ${req.expectedRows}`);
     }
     if (done.records < req.minRecords) {
-      throw new TooFewRecordsError(`golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`);
+      throw new TooFewRecordsError(
+        `golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`,
+      );
     }
     const buildStarted = Date.now();
     req.log(`parsed ${done.records} records in ${done.ingestSeconds.toFixed(1)} s; finishing ${collection.slices} slice(s)`);
@@ -63,9 +65,18 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
     const manifest: CollectionManifest = {
-      format: MANIFEST_FORMAT, name: collectionName, source: req.describe, published: done.published, records: built, sliceDocs,
-      downloadSeconds: done.downloadSeconds, ingestSeconds, loadedAt: new Date().toISOString(),
-      download: done.file, fallback: req.fallback, origin: req.origin,
+      format: MANIFEST_FORMAT,
+      name: collectionName,
+      source: req.describe,
+      published: done.published,
+      records: built,
+      sliceDocs,
+      downloadSeconds: done.downloadSeconds,
+      ingestSeconds,
+      loadedAt: new Date().toISOString(),
+      download: done.file,
+      fallback: req.fallback,
+      origin: req.origin,
     };
     req.files.commit(manifest);
     collection.swap(gen, sliceDocs, manifest);
@@ -96,7 +107,14 @@ async function cleanUp(req: LoadRequest, what: string, work: () => unknown): Pro
  */
 function collectionNameOf(published: string | null, sample: boolean, current: string | null): string {
   const m = published ? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(published) : null;
-  const name = sample ? "lei_sample" : m ? `lei_${m[1]}${m[2]}${m[3]}-${m[4]}${m[5]}` : `lei_loaded-${new Date().toISOString().replace(/[^0-9]/g, "").slice(0, 14)}`;
+  const name = sample
+    ? "lei_sample"
+    : m
+      ? `lei_${m[1]}${m[2]}${m[3]}-${m[4]}${m[5]}`
+      : `lei_loaded-${new Date()
+          .toISOString()
+          .replace(/[^0-9]/g, "")
+          .slice(0, 14)}`;
   return name === current ? `${name}_b` : name;
 }
 
@@ -105,7 +123,8 @@ type Done = Extract<LoaderMessage, { type: "done" }>;
 function runLoaderThread(collection: Collection, gen: number, slices: number, req: LoadRequest): Promise<Done> {
   const input: LoaderInput = { source: req.source, dataDir: req.dataDir, slices, published: req.published };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
-    workerData: input, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    workerData: input,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
   const label = isUrl(req.source) ? req.source : basename(req.source);
   // The loader posts "done" only once every batch was acknowledged, that is, added to its slice.
@@ -115,7 +134,8 @@ function runLoaderThread(collection: Collection, gen: number, slices: number, re
       if (settled) return;
       settled = true;
       void worker.terminate();
-      if (err) reject(err); else resolve(done!);
+      if (err) reject(err);
+      else resolve(done!);
     };
     worker.on("message", (m: LoaderMessage) => {
       switch (m.type) {

@@ -21,11 +21,16 @@ export type LoaderMessage =
   | { type: "batch"; slice: number; payload: Uint8Array }
   | { type: "log"; message: string }
   | {
-    type: "done"; rows: number; records: number; skipped: number; published: string | null;
-    /** the local file that was read: the download, for a URL */
-    file: string;
-    downloadSeconds: number | null; ingestSeconds: number;
-  }
+      type: "done";
+      rows: number;
+      records: number;
+      skipped: number;
+      published: string | null;
+      /** the local file that was read: the download, for a URL */
+      file: string;
+      downloadSeconds: number | null;
+      ingestSeconds: number;
+    }
   | { type: "error"; message: string };
 
 export type LoaderControl = { type: "ack" };
@@ -37,7 +42,10 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   let outstanding = 0;
   let wake: (() => void) | null = null;
   port.on("message", (m: LoaderControl) => {
-    if (m.type === "ack") { outstanding--; wake?.(); }
+    if (m.type === "ack") {
+      outstanding--;
+      wake?.();
+    }
   });
   const post = (m: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
@@ -68,7 +76,10 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       return;
     }
     const s = encoder.sliceOf(row, input.slices);
-    if (s < 0) { skipped++; return; }
+    if (s < 0) {
+      skipped++;
+      return;
+    }
     records++;
     encoder.write(row, pending[s]);
     if (pending[s].records === BATCH_RECORDS) full.push(s);
@@ -76,7 +87,10 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
 
   const flush = async (s: number): Promise<void> => {
     if (pending[s].records === 0) return;
-    while (outstanding >= WINDOW) await new Promise<void>((r) => { wake = r; });
+    while (outstanding >= WINDOW)
+      await new Promise<void>((r) => {
+        wake = r;
+      });
     const payload = pending[s].finish();
     outstanding++;
     post({ type: "batch", slice: s, payload }, [payload.buffer as ArrayBuffer]);
@@ -93,10 +107,19 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   }
   if (!encoder) throw new Error("golden copy is empty: no header row");
   for (let s = 0; s < input.slices; s++) await flush(s);
-  while (outstanding > 0) await new Promise<void>((r) => { wake = r; });
+  while (outstanding > 0)
+    await new Promise<void>((r) => {
+      wake = r;
+    });
   post({
-    type: "done", rows: reader.rows - 1, records, skipped, published: input.published ?? publishedFromName(basename(path)),
-    file: path, downloadSeconds, ingestSeconds: (Date.now() - started) / 1000,
+    type: "done",
+    rows: reader.rows - 1,
+    records,
+    skipped,
+    published: input.published ?? publishedFromName(basename(path)),
+    file: path,
+    downloadSeconds,
+    ingestSeconds: (Date.now() - started) / 1000,
   });
 }
 

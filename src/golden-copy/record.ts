@@ -51,7 +51,8 @@ export function rowEncoder(header: string[]): RowEncoder {
   return {
     sliceOf(row, slices) {
       if (!present(row, LEI) || row.escaped[LEI] === 1) return -1;
-      const start = row.starts[LEI], end = row.ends[LEI];
+      const start = row.starts[LEI],
+        end = row.ends[LEI];
       if (end - start !== LEI_LENGTH) return -1;
       for (let i = start; i < end; i++) if (!isLeiByte(row.buf[i])) return -1;
       return sliceOfBytes(row.buf, start, end, slices);

@@ -13,10 +13,7 @@ import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { latestPublication } from "./gleif-api.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 
-export type SourceSetting =
-  | { kind: "gleif"; api: string }
-  | { kind: "sample"; path: string }
-  | { kind: "given"; source: string };
+export type SourceSetting = { kind: "gleif"; api: string } | { kind: "sample"; path: string } | { kind: "given"; source: string };
 
 export interface ReloaderOptions {
   source: SourceSetting;
@@ -47,11 +44,21 @@ export class Reloader {
   private stopped = false;
   private lastLoad: { seconds: number; recordsPerSecond: number; at: number } | null = null;
 
-  constructor(private readonly collection: Collection, private readonly opts: ReloaderOptions, private readonly metrics: Metrics) {
+  constructor(
+    private readonly collection: Collection,
+    private readonly opts: ReloaderOptions,
+    private readonly metrics: Metrics,
+  ) {
     this.files = new CollectionFiles(opts.dataDir);
-    metrics.gauge("leidex_load_duration_seconds", "Seconds the last successful load took (download and ingest)", () => this.lastLoad ? [[{}, this.lastLoad.seconds]] : []);
-    metrics.gauge("leidex_load_records_per_second", "Records per second of the last successful ingest", () => this.lastLoad ? [[{}, this.lastLoad.recordsPerSecond]] : []);
-    metrics.gauge("leidex_load_last_success_timestamp_seconds", "Unix time of the last successful load", () => this.lastLoad ? [[{}, this.lastLoad.at]] : []);
+    metrics.gauge("leidex_load_duration_seconds", "Seconds the last successful load took (download and ingest)", () =>
+      this.lastLoad ? [[{}, this.lastLoad.seconds]] : [],
+    );
+    metrics.gauge("leidex_load_records_per_second", "Records per second of the last successful ingest", () =>
+      this.lastLoad ? [[{}, this.lastLoad.recordsPerSecond]] : [],
+    );
+    metrics.gauge("leidex_load_last_success_timestamp_seconds", "Unix time of the last successful load", () =>
+      this.lastLoad ? [[{}, this.lastLoad.at]] : [],
+    );
     metrics.increment(LOAD_FAILURES, LOAD_FAILURES_HELP, 0);
   }
 
@@ -99,7 +106,12 @@ export class Reloader {
     try {
       // not a fallback load, so run() always yields its manifest
       return (await this.run({
-        source: path, published: null, expectedRows: null, minRecords: opts.allowShrink ? 1 : this.minRecords(), fallback: false, sample: false,
+        source: path,
+        published: null,
+        expectedRows: null,
+        minRecords: opts.allowShrink ? 1 : this.minRecords(),
+        fallback: false,
+        sample: false,
         describe: `GLEIF Level 1 golden copy imported through the keyed API at ${new Date().toISOString()}; the next reload of the configured source replaces it`,
       }))!;
     } catch (err) {
@@ -143,7 +155,9 @@ export class Reloader {
           throw new Error("segment document counts differ from the manifest");
         }
         this.collection.swap(gen, sliceDocs, manifest);
-        this.opts.log(`serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        this.opts.log(
+          `serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
         return true;
       } catch (err) {
         this.opts.log(`segments of ${manifest.name} cannot be served: ${(err as Error).message}`);
@@ -158,8 +172,13 @@ export class Reloader {
     this.opts.log(`rebuilding ${manifest.name} from ${manifest.download}`);
     try {
       await this.run({
-        source: manifest.download, published: manifest.published, describe: manifest.source, expectedRows: null,
-        minRecords: 1, fallback: manifest.fallback, sample: manifest.name === "lei_sample",
+        source: manifest.download,
+        published: manifest.published,
+        describe: manifest.source,
+        expectedRows: null,
+        minRecords: 1,
+        fallback: manifest.fallback,
+        sample: manifest.name === "lei_sample",
       });
       return true;
     } catch (err) {
@@ -170,7 +189,9 @@ export class Reloader {
 
   /** One load of the configured source. */
   private loadSource(force: boolean): Promise<void> {
-    this.loading ??= this.loadSourceOnce(force).finally(() => { this.loading = null; });
+    this.loading ??= this.loadSourceOnce(force).finally(() => {
+      this.loading = null;
+    });
     return this.loading;
   }
 
@@ -188,26 +209,49 @@ export class Reloader {
       }
       this.opts.log(`GLEIF publication ${pub.publishDate}: ${pub.recordCount ?? "?"} records, ${pub.size ?? "?"} bytes at ${pub.url}`);
       await this.run({
-        source: pub.url, published, expectedRows: pub.recordCount, minRecords, fallback: false, sample: false,
+        source: pub.url,
+        published,
+        expectedRows: pub.recordCount,
+        minRecords,
+        fallback: false,
+        sample: false,
         describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC, downloaded from ${pub.url}`,
       });
     } else if (source.kind === "sample") {
       await this.run({
-        source: source.path, published: null, expectedRows: null, minRecords: 1, fallback: false, sample: true,
-        describe: "GLEIF Level 1 golden copy: the bundled real sample of 6,147 records (data/sample/real-sample.csv), not the full registry",
+        source: source.path,
+        published: null,
+        expectedRows: null,
+        minRecords: 1,
+        fallback: false,
+        sample: true,
+        describe:
+          "GLEIF Level 1 golden copy: the bundled real sample of 6,147 records (data/sample/real-sample.csv), not the full registry",
       });
     } else {
       await this.run({
-        source: source.source, published: null, expectedRows: null, minRecords, fallback: false, sample: false,
+        source: source.source,
+        published: null,
+        expectedRows: null,
+        minRecords,
+        fallback: false,
+        sample: false,
         describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV) loaded from ${source.source}`,
       });
     }
   }
 
   private async serveFallback(reason: string): Promise<void> {
-    this.opts.log(`OFFLINE: the GLEIF golden copy could not be loaded (${reason}); serving the bundled real sample of 6,147 records until it can`);
+    this.opts.log(
+      `OFFLINE: the GLEIF golden copy could not be loaded (${reason}); serving the bundled real sample of 6,147 records until it can`,
+    );
     await this.run({
-      source: this.opts.bundledSample, published: null, expectedRows: null, minRecords: 1, fallback: true, sample: true,
+      source: this.opts.bundledSample,
+      published: null,
+      expectedRows: null,
+      minRecords: 1,
+      fallback: true,
+      sample: true,
       describe: `OFFLINE FALLBACK: the bundled real sample of 6,147 GLEIF records (data/sample/real-sample.csv), not the full registry; the GLEIF golden copy could not be loaded (${reason}) and is being retried`,
     });
   }
@@ -215,9 +259,11 @@ export class Reloader {
   /** The loaded collection's manifest; null when a fallback load found a real one live already. */
   private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<CollectionManifest | null> {
     this.queuedSources.push(req.source);
-    const next = this.queue.then(() => this.runNow(req)).finally(() => {
-      this.queuedSources.splice(this.queuedSources.indexOf(req.source), 1);
-    });
+    const next = this.queue
+      .then(() => this.runNow(req))
+      .finally(() => {
+        this.queuedSources.splice(this.queuedSources.indexOf(req.source), 1);
+      });
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -227,7 +273,11 @@ export class Reloader {
     const started = Date.now();
     this.opts.log(`loading ${req.source} into ${this.collection.slices} slice(s)`);
     const manifest = await loadInto(this.collection, {
-      ...req, origin: originOf(this.opts.source), dataDir: this.opts.dataDir, files: this.files, log: this.opts.log,
+      ...req,
+      origin: originOf(this.opts.source),
+      dataDir: this.opts.dataDir,
+      files: this.files,
+      log: this.opts.log,
     });
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart
@@ -235,7 +285,11 @@ export class Reloader {
       this.removeOtherDownloads(manifest.download);
     }
     const seconds = (Date.now() - started) / 1000;
-    this.lastLoad = { seconds, recordsPerSecond: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001), at: Date.now() / 1000 };
+    this.lastLoad = {
+      seconds,
+      recordsPerSecond: manifest.records / Math.max(manifest.ingestSeconds ?? seconds, 0.001),
+      at: Date.now() / 1000,
+    };
     this.opts.log(`loaded ${manifest.records} records as ${manifest.name} in ${seconds.toFixed(1)} s`);
     if (!manifest.fallback) this.succeeded();
     return manifest;
@@ -250,7 +304,11 @@ export class Reloader {
   private removeOtherDownloads(keep: string | null): void {
     const dir = join(this.opts.dataDir, "downloads");
     let names: string[] = [];
-    try { names = readdirSync(dir); } catch { return; }
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
     for (const name of names) {
       const path = join(dir, name);
       if (path === keep || this.queuedSources.some((source) => resolve(source) === resolve(path))) continue;
@@ -261,7 +319,10 @@ export class Reloader {
 
   private succeeded(): void {
     this.failures = 0;
-    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = null; }
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
   }
 
   private failed(err: unknown): void {
@@ -273,7 +334,10 @@ export class Reloader {
     this.opts.log(`load failed: ${(err as Error).message}; ${kept}; retrying in ${wait} s`);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.stopped) return;
-    this.retryTimer = setTimeout(() => { this.retryTimer = null; this.reloadInBackground(false); }, wait * 1000);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.reloadInBackground(false);
+    }, wait * 1000);
     this.retryTimer.unref();
   }
 
@@ -294,7 +358,10 @@ export class Reloader {
 
 /** An import the checks refused; `tooFew`: it would shrink the live collection below the share a reload may. */
 export class ImportRefused extends Error {
-  constructor(message: string, readonly tooFew: boolean) {
+  constructor(
+    message: string,
+    readonly tooFew: boolean,
+  ) {
     super(message);
   }
 }
@@ -303,7 +370,11 @@ export class ImportRefused extends Error {
 function withoutServerPaths(message: string, upload: string, dataDir: string): string {
   const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const under = (dir: string): RegExp => new RegExp(`${escaped(dir)}[^\\s'":,)]*`, "g");
-  return message.split(resolve(upload)).join("the upload").split(upload).join("the upload")
+  return message
+    .split(resolve(upload))
+    .join("the upload")
+    .split(upload)
+    .join("the upload")
     .replace(under(resolve(dataDir)), "a file of the server");
 }
 

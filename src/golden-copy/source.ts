@@ -23,7 +23,11 @@ export function isUrl(source: string): boolean {
   return /^https?:\/\//i.test(source);
 }
 
-export interface DownloadProgress { bytes: number; total: number | null; seconds: number }
+export interface DownloadProgress {
+  bytes: number;
+  total: number | null;
+  seconds: number;
+}
 
 /** Streams a URL to `dir`; returns the local path. Partial files never take the final name. */
 export async function download(url: string, dir: string, onProgress?: (p: DownloadProgress) => void): Promise<string> {
@@ -107,16 +111,23 @@ async function looksLikeZip(path: string): Promise<boolean> {
  * stream callback for every 16 KB of a 5 GB CSV, which cost the loader more than the inflating.
  */
 const INFLATE_CHUNK = 1 << 18;
-const DEFLATED = 8, STORED = 0;
+const DEFLATED = 8,
+  STORED = 0;
 
 function openZip(path: string): Promise<OpenedSource> {
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true, autoClose: false }, (err, zip) => {
       if (err || !zip) return reject(new SourceError(`not a readable zip: ${err?.message ?? path}`));
-      const fail = (e: Error): void => { zip.close(); reject(new SourceError(`corrupt zip ${path}: ${e.message}`)); };
+      const fail = (e: Error): void => {
+        zip.close();
+        reject(new SourceError(`corrupt zip ${path}: ${e.message}`));
+      };
       zip.on("error", fail);
       zip.on("entry", (entry: yauzl.Entry) => {
-        if (entry.fileName.endsWith("/") || !/\.csv$/i.test(entry.fileName)) { zip.readEntry(); return; }
+        if (entry.fileName.endsWith("/") || !/\.csv$/i.test(entry.fileName)) {
+          zip.readEntry();
+          return;
+        }
         if (entry.isEncrypted()) return fail(new Error(`${entry.fileName} is encrypted`));
         if (entry.compressionMethod !== DEFLATED && entry.compressionMethod !== STORED) {
           return fail(new Error(`${entry.fileName} uses compression method ${entry.compressionMethod}`));
@@ -125,13 +136,27 @@ function openZip(path: string): Promise<OpenedSource> {
           if (e2 || !raw) return fail(e2 ?? new Error("no stream"));
           const inflated = entry.compressionMethod === DEFLATED ? raw.pipe(createInflateRaw({ chunkSize: INFLATE_CHUNK })) : raw;
           const checked = inflated.pipe(checkedEntry(entry, `${path}: ${entry.fileName}`));
-          const broken = (e: Error): void => { checked.destroy(new SourceError(`corrupt zip ${path}: ${e.message}`)); };
+          const broken = (e: Error): void => {
+            checked.destroy(new SourceError(`corrupt zip ${path}: ${e.message}`));
+          };
           raw.on("error", broken);
           if (inflated !== raw) inflated.on("error", broken);
-          resolve({ stream: checked, size: entry.uncompressedSize, close: () => { raw.destroy(); inflated.destroy(); checked.destroy(); zip.close(); } });
+          resolve({
+            stream: checked,
+            size: entry.uncompressedSize,
+            close: () => {
+              raw.destroy();
+              inflated.destroy();
+              checked.destroy();
+              zip.close();
+            },
+          });
         });
       });
-      zip.on("end", () => { zip.close(); reject(new SourceError(`zip ${path} holds no .csv entry`)); });
+      zip.on("end", () => {
+        zip.close();
+        reject(new SourceError(`zip ${path} holds no .csv entry`));
+      });
       zip.readEntry();
     });
   });

@@ -10,7 +10,11 @@ import { openApiDocument } from "./openapi.js";
 import type { JsonSchema } from "./route.js";
 import type { HttpServer } from "./server.js";
 
-interface Asset { body: Buffer; gzipped: Buffer; type: string }
+interface Asset {
+  body: Buffer;
+  gzipped: Buffer;
+  type: string;
+}
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -51,32 +55,59 @@ function swaggerUiAssets(): Map<string, Asset> {
 export function registerApiReference(server: HttpServer, schemas: Record<string, JsonSchema>): () => object {
   const describe = (): object => openApiDocument(server.routes, schemas);
   let document: string | null = null;
-  server.route("get", "/openapi.json", {
-    name: "openapi", area: "public", cors: true, rateLimited: true,
-    doc: { summary: "This OpenAPI document", responses: { 200: { description: "OpenAPI 3.1", schema: { type: "object" } } } },
-  }, (_req, reply) => {
-    document ??= JSON.stringify(describe());
-    reply.json(200, document);
-  });
+  server.route(
+    "get",
+    "/openapi.json",
+    {
+      name: "openapi",
+      area: "public",
+      cors: true,
+      rateLimited: true,
+      doc: { summary: "This OpenAPI document", responses: { 200: { description: "OpenAPI 3.1", schema: { type: "object" } } } },
+    },
+    (_req, reply) => {
+      document ??= JSON.stringify(describe());
+      reply.json(200, document);
+    },
+  );
 
   const page = asset(PAGE, "text/html; charset=utf-8");
-  server.route("get", "/docs", {
-    name: "api-reference", area: "ops",
-    doc: { summary: "The API reference page (HTML)", responses: { 200: { description: "The page", contentType: "text/html", schema: { type: "string" } } } },
-  }, (_req, reply) => reply.send(200, page.body, page.type, page.gzipped));
+  server.route(
+    "get",
+    "/docs",
+    {
+      name: "api-reference",
+      area: "ops",
+      doc: {
+        summary: "The API reference page (HTML)",
+        responses: { 200: { description: "The page", contentType: "text/html", schema: { type: "string" } } },
+      },
+    },
+    (_req, reply) => reply.send(200, page.body, page.type, page.gzipped),
+  );
 
   let assets: Map<string, Asset> | null = null;
-  server.route("get", "/docs/:file", {
-    name: "api-reference-asset", area: "ops",
-    doc: {
-      summary: "The reference page's scripts and styles", params: [{ name: "file", description: "swagger-ui.css, swagger-ui-bundle.js or init.js" }],
-      responses: { 200: { description: "The file", contentType: "application/octet-stream", schema: { type: "string" } }, 404: { description: "No such file" } },
+  server.route(
+    "get",
+    "/docs/:file",
+    {
+      name: "api-reference-asset",
+      area: "ops",
+      doc: {
+        summary: "The reference page's scripts and styles",
+        params: [{ name: "file", description: "swagger-ui.css, swagger-ui-bundle.js or init.js" }],
+        responses: {
+          200: { description: "The file", contentType: "application/octet-stream", schema: { type: "string" } },
+          404: { description: "No such file" },
+        },
+      },
     },
-  }, (req, reply) => {
-    assets ??= swaggerUiAssets();
-    const file = assets.get(req.params[0]);
-    if (!file) return reply.error(404, `no file ${req.params[0]} in the API reference`);
-    reply.header("Cache-Control", "public, max-age=86400").send(200, file.body, file.type, file.gzipped);
-  });
+    (req, reply) => {
+      assets ??= swaggerUiAssets();
+      const file = assets.get(req.params[0]);
+      if (!file) return reply.error(404, `no file ${req.params[0]} in the API reference`);
+      reply.header("Cache-Control", "public, max-age=86400").send(200, file.body, file.type, file.gzipped);
+    },
+  );
   return describe;
 }

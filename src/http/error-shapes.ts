@@ -22,19 +22,35 @@ export const ERROR_BODY: Record<Area, (message: string) => string> = {
   ops: errorField,
 };
 
-const ERROR_FIELD = { name: "ApiError", schema: { type: "object", required: ["error"], properties: { error: { type: "string", description: "What is wrong, for a person to read" } } } };
+const ERROR_FIELD = {
+  name: "ApiError",
+  schema: {
+    type: "object",
+    required: ["error"],
+    properties: { error: { type: "string", description: "What is wrong, for a person to read" } },
+  },
+};
 
 /** The same shapes as JSON Schemas, for the OpenAPI document. */
 export const ERROR_SCHEMA: Record<Area, { name: string; schema: object }> = {
   public: ERROR_FIELD,
-  engine: { name: "EngineError", schema: { type: "object", required: ["message"], properties: { message: { type: "string", description: "What is wrong (Typesense's shape)" } } } },
+  engine: {
+    name: "EngineError",
+    schema: {
+      type: "object",
+      required: ["message"],
+      properties: { message: { type: "string", description: "What is wrong (Typesense's shape)" } },
+    },
+  },
   webhooks: ERROR_FIELD,
   mcp: {
     name: "JsonRpcError",
     schema: {
-      type: "object", required: ["jsonrpc", "error", "id"],
+      type: "object",
+      required: ["jsonrpc", "error", "id"],
       properties: {
-        jsonrpc: { const: "2.0" }, id: { type: ["string", "integer", "null"] },
+        jsonrpc: { const: "2.0" },
+        id: { type: ["string", "integer", "null"] },
         error: { type: "object", required: ["code", "message"], properties: { code: { type: "integer" }, message: { type: "string" } } },
       },
     },

@@ -4,44 +4,81 @@ import type { Collection } from "../engine/collection.js";
 import type { Metrics } from "./metrics.js";
 import type { HttpServer } from "./server.js";
 
-const status = (values: string[]): Record<string, unknown> => ({ type: "object", required: ["status"], properties: { status: { type: "string", enum: values } } });
+const status = (values: string[]): Record<string, unknown> => ({
+  type: "object",
+  required: ["status"],
+  properties: { status: { type: "string", enum: values } },
+});
 
 export function registerHealthRoutes(server: HttpServer, collection: Collection, metrics: Metrics): void {
-  server.route("get", "/health", {
-    name: "health", area: "ops",
-    doc: { summary: "Liveness: the process answers", responses: { 200: { description: "Alive", schema: status(["ok"]), example: { status: "ok" } } } },
-  }, (_req, reply) => {
-    reply.json(200, '{"status":"ok"}');
-  });
-  server.route("get", "/health/ready", {
-    name: "ready", area: "ops",
-    doc: {
-      summary: "Readiness: a collection is live",
-      responses: {
-        200: {
-          description: "Serving", example: { status: "ready", collection: "lei_loaded-20261126041144", records: 6147 },
-          schema: { type: "object", required: ["status", "collection", "records"], properties: { status: { const: "ready" }, collection: { type: "string" }, records: { type: "integer" } } },
-        },
-        503: { description: "Still loading the first collection", schema: status(["loading"]) },
+  server.route(
+    "get",
+    "/health",
+    {
+      name: "health",
+      area: "ops",
+      doc: {
+        summary: "Liveness: the process answers",
+        responses: { 200: { description: "Alive", schema: status(["ok"]), example: { status: "ok" } } },
       },
     },
-  }, (_req, reply) => {
-    const live = collection.current;
-    if (!live) return reply.json(503, '{"status":"loading"}');
-    reply.json(200, JSON.stringify({ status: "ready", collection: live.name, records: live.docs }));
-  });
-  server.route("get", "/metrics", {
-    name: "metrics", area: "ops",
-    doc: {
-      summary: "Prometheus metrics",
-      description: "Request durations per route and status, rate-limit refusals, load failures, collection sizes, webhook dispatch, and the process's and Node.js's own metrics.",
-      responses: { 200: { description: "The Prometheus text format", contentType: "text/plain; version=0.0.4", schema: { type: "string" } } },
+    (_req, reply) => {
+      reply.json(200, '{"status":"ok"}');
     },
-  }, (_req, reply) => {
-    return metrics.render().then((text) => reply.send(200, text, metrics.contentType));
-  });
-  metrics.gauge("leidex_slice_documents", "Documents per slice of the live collection.", () =>
-    (collection.current?.sliceDocs ?? []).map((n, s) => [{ slice: String(s) }, n]), ["slice"]);
+  );
+  server.route(
+    "get",
+    "/health/ready",
+    {
+      name: "ready",
+      area: "ops",
+      doc: {
+        summary: "Readiness: a collection is live",
+        responses: {
+          200: {
+            description: "Serving",
+            example: { status: "ready", collection: "lei_loaded-20261126041144", records: 6147 },
+            schema: {
+              type: "object",
+              required: ["status", "collection", "records"],
+              properties: { status: { const: "ready" }, collection: { type: "string" }, records: { type: "integer" } },
+            },
+          },
+          503: { description: "Still loading the first collection", schema: status(["loading"]) },
+        },
+      },
+    },
+    (_req, reply) => {
+      const live = collection.current;
+      if (!live) return reply.json(503, '{"status":"loading"}');
+      reply.json(200, JSON.stringify({ status: "ready", collection: live.name, records: live.docs }));
+    },
+  );
+  server.route(
+    "get",
+    "/metrics",
+    {
+      name: "metrics",
+      area: "ops",
+      doc: {
+        summary: "Prometheus metrics",
+        description:
+          "Request durations per route and status, rate-limit refusals, load failures, collection sizes, webhook dispatch, and the process's and Node.js's own metrics.",
+        responses: {
+          200: { description: "The Prometheus text format", contentType: "text/plain; version=0.0.4", schema: { type: "string" } },
+        },
+      },
+    },
+    (_req, reply) => {
+      return metrics.render().then((text) => reply.send(200, text, metrics.contentType));
+    },
+  );
+  metrics.gauge(
+    "leidex_slice_documents",
+    "Documents per slice of the live collection.",
+    () => (collection.current?.sliceDocs ?? []).map((n, s) => [{ slice: String(s) }, n]),
+    ["slice"],
+  );
   metrics.gauge("leidex_collection_documents", "Documents in the live collection.", () => [[{}, collection.current?.docs ?? 0]]);
 }
 

@@ -12,10 +12,19 @@ const BUCKETS_SECONDS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 
 type GaugeRead = () => [Record<string, string>, number][];
 
 /** A value of a metric read at scrape time, as prom-client's registry formats it. */
-interface ScrapedValue { labels: Record<string, string | number>; value: number; metricName?: string }
+interface ScrapedValue {
+  labels: Record<string, string | number>;
+  value: number;
+  metricName?: string;
+}
 
 /** One route's requests: counts by status, and its latency histogram (cumulative at render). */
-interface RouteRequests { byStatus: Map<number, number>; buckets: number[]; sum: number; count: number }
+interface RouteRequests {
+  byStatus: Map<number, number>;
+  buckets: number[];
+  sum: number;
+  count: number;
+}
 
 export class Metrics {
   private readonly registry = new Registry();
@@ -26,17 +35,21 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     // gauges named like counters, which `promtool check metrics` refuses; the same counts stay
     // by type in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources
-    for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.registry.removeSingleMetric(name);
+    for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+      this.registry.removeSingleMetric(name);
     this.scraped("leidex_http_requests_total", "HTTP requests by route and status.", "counter", () => this.requestValues());
     this.scraped("leidex_http_request_duration_seconds", "Request latency by route, in seconds.", "histogram", () => this.latencyValues());
   }
 
   /** The Content-Type of render()'s text. */
-  get contentType(): string { return this.registry.contentType; }
+  get contentType(): string {
+    return this.registry.contentType;
+  }
 
   observe(route: string, status: number, ms: number): void {
     let r = this.routes.get(route);
-    if (!r) this.routes.set(route, (r = { byStatus: new Map(), buckets: new Array<number>(BUCKETS_SECONDS.length).fill(0), sum: 0, count: 0 }));
+    if (!r)
+      this.routes.set(route, (r = { byStatus: new Map(), buckets: new Array<number>(BUCKETS_SECONDS.length).fill(0), sum: 0, count: 0 }));
     r.byStatus.set(status, (r.byStatus.get(status) ?? 0) + 1);
     const seconds = ms / 1000;
     const i = BUCKETS_SECONDS.findIndex((b) => seconds <= b);
@@ -55,7 +68,10 @@ export class Metrics {
   /** A gauge whose values `read` gives whenever the metrics are scraped. */
   gauge(name: string, help: string, read: GaugeRead, labelNames: string[] = []): void {
     new Gauge({
-      name, help, labelNames, registers: [this.registry],
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
       collect() {
         this.reset();
         for (const [labels, value] of read()) this.set(labels, value);

@@ -12,4 +12,7 @@ export function replyNotReady(reply: Reply, message: string): void {
 }
 
 /** The 503 in a route's OpenAPI operation. */
-export const NOT_READY_RESPONSE: ResponseDoc = { description: "No collection is live yet, or a slice is being served again", headers: RETRY_AFTER };
+export const NOT_READY_RESPONSE: ResponseDoc = {
+  description: "No collection is live yet, or a slice is being served again",
+  headers: RETRY_AFTER,
+};

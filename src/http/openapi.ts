@@ -4,32 +4,67 @@
 // scheme, tag and error shape.
 
 import { ERROR_SCHEMA, type Area } from "./error-shapes.js";
-import { RETRY_AFTER, type DeclaredRoute, type JsonSchema, type OperationDoc, type ParamDoc, type ResponseDoc, type SecurityScheme } from "./route.js";
+import {
+  RETRY_AFTER,
+  type DeclaredRoute,
+  type JsonSchema,
+  type OperationDoc,
+  type ParamDoc,
+  type ResponseDoc,
+  type SecurityScheme,
+} from "./route.js";
 
 const TAGS: Record<Area, { name: string; description: string }> = {
-  public: { name: "Public LEI API", description: "Search and lookup over the GLEIF golden copy. No key; CORS open; rate limited per client address." },
-  mcp: { name: "MCP", description: "The public API as Model Context Protocol tools, over Streamable HTTP. No key; rate limited with the public API." },
+  public: {
+    name: "Public LEI API",
+    description: "Search and lookup over the GLEIF golden copy. No key; CORS open; rate limited per client address.",
+  },
+  mcp: {
+    name: "MCP",
+    description: "The public API as Model Context Protocol tools, over Streamable HTTP. No key; rate limited with the public API.",
+  },
   engine: {
     name: "Engine API (Typesense-compatible)",
-    description: "Keys, collections, aliases, search, documents, import and export, synonyms, presets and stopwords in Typesense's conventions; the official typesense client works.",
+    description:
+      "Keys, collections, aliases, search, documents, import and export, synonyms, presets and stopwords in Typesense's conventions; the official typesense client works.",
   },
-  webhooks: { name: "Mail event webhooks", description: "Tenants, event intake, signed and retried webhook dispatch, delivery logs, suppressions and inbound routes." },
+  webhooks: {
+    name: "Mail event webhooks",
+    description: "Tenants, event intake, signed and retried webhook dispatch, delivery logs, suppressions and inbound routes.",
+  },
   ops: { name: "Operations", description: "Liveness, readiness and Prometheus metrics. No key." },
 };
 
 const SECURITY_SCHEMES: Record<SecurityScheme, object> = {
   engineKey: {
-    type: "apiKey", in: "header", name: "X-SEARCH-API-KEY",
-    description: "An API key (also accepted as X-TYPESENSE-API-KEY, or as the query parameter x-search-api-key or x-typesense-api-key); scoped keys too.",
+    type: "apiKey",
+    in: "header",
+    name: "X-SEARCH-API-KEY",
+    description:
+      "An API key (also accepted as X-TYPESENSE-API-KEY, or as the query parameter x-search-api-key or x-typesense-api-key); scoped keys too.",
   },
-  operatorKey: { type: "http", scheme: "bearer", description: "The operator key (--operator-key): tenants, their keys, event intake and inbound routes." },
+  operatorKey: {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator key (--operator-key): tenants, their keys, event intake and inbound routes.",
+  },
   tenantKey: { type: "http", scheme: "bearer", description: "A tenant's key: its webhooks and suppressions." },
 };
 
 const STATUS_WORDS: Record<number, string> = {
-  400: "Bad request", 401: "Missing or unknown key", 403: "The key may not do this", 404: "Not found", 405: "Method not allowed",
-  408: "The body did not arrive in time", 409: "Conflict", 413: "The body is too large", 415: "The body is not JSON", 429: "Too many requests", 431: "Headers too large",
-  500: "Internal error", 503: "Unavailable for now",
+  400: "Bad request",
+  401: "Missing or unknown key",
+  403: "The key may not do this",
+  404: "Not found",
+  405: "Method not allowed",
+  408: "The body did not arrive in time",
+  409: "Conflict",
+  413: "The body is too large",
+  415: "The body is not JSON",
+  429: "Too many requests",
+  431: "Headers too large",
+  500: "Internal error",
+  503: "Unavailable for now",
 };
 
 const RATE_HEADERS = {
@@ -48,7 +83,12 @@ function pipelineAnswers(route: DeclaredRoute): Record<number, ResponseDoc> {
   const { options } = route;
   const answers: Record<number, ResponseDoc> = {};
   if (options.auth) {
-    answers[401] = { description: "Missing or unknown key", ...(options.auth.scheme === "engineKey" ? {} : { headers: { "WWW-Authenticate": { description: "Bearer", schema: { type: "string" } } } }) };
+    answers[401] = {
+      description: "Missing or unknown key",
+      ...(options.auth.scheme === "engineKey"
+        ? {}
+        : { headers: { "WWW-Authenticate": { description: "Bearer", schema: { type: "string" } } } }),
+    };
     answers[403] = { description: "The key may not do this" };
     answers[429] = { description: "Too many unknown keys from this address", headers: RETRY_AFTER };
   }
@@ -60,7 +100,11 @@ function pipelineAnswers(route: DeclaredRoute): Record<number, ResponseDoc> {
     if (options.maxBodyBytes !== undefined) answers[415] = { description: "Content-Type is not JSON" };
   }
   // answered by uWebSockets.js itself, before any route: not in the area's shape
-  answers[431] = { description: "The request line and headers exceed 16 KiB; the connection is closed", contentType: "text/plain", schema: { type: "string" } };
+  answers[431] = {
+    description: "The request line and headers exceed 16 KiB; the connection is closed",
+    contentType: "text/plain",
+    schema: { type: "string" },
+  };
   answers[500] = { description: "An unexpected error; the server goes on serving" };
   return answers;
 }
@@ -72,14 +116,20 @@ function responseObject(status: number, doc: ResponseDoc, area: Area, rateLimite
   return {
     description: doc.description || STATUS_WORDS[status] || "Answer",
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    ...(schema ? { content: { [doc.contentType ?? "application/json"]: { schema, ...(doc.example !== undefined ? { example: doc.example } : {}) } } } : {}),
+    ...(schema
+      ? { content: { [doc.contentType ?? "application/json"]: { schema, ...(doc.example !== undefined ? { example: doc.example } : {}) } } }
+      : {}),
   };
 }
 
 function parameter(where: "path" | "query", p: ParamDoc): object {
   return {
-    name: p.name, in: where, required: where === "path" ? true : (p.required ?? false), description: p.description,
-    schema: p.schema ?? { type: "string" }, ...(p.example !== undefined ? { example: p.example } : {}),
+    name: p.name,
+    in: where,
+    required: where === "path" ? true : (p.required ?? false),
+    description: p.description,
+    schema: p.schema ?? { type: "string" },
+    ...(p.example !== undefined ? { example: p.example } : {}),
   };
 }
 
@@ -89,7 +139,9 @@ function operation(route: DeclaredRoute, doc: OperationDoc): object {
   const documented = new Map((doc.params ?? []).map((p) => [p.name, p]));
   const responses: Record<string, object> = {};
   const answers = { ...pipelineAnswers(route), ...doc.responses };
-  for (const status of Object.keys(answers).map(Number).sort((a, b) => a - b)) {
+  for (const status of Object.keys(answers)
+    .map(Number)
+    .sort((a, b) => a - b)) {
     responses[String(status)] = responseObject(status, answers[status], options.area, options.rateLimited === true);
   }
   return {
@@ -104,11 +156,16 @@ function operation(route: DeclaredRoute, doc: OperationDoc): object {
     ],
     ...(doc.body
       ? {
-        requestBody: {
-          required: doc.body.required ?? false,
-          content: { [doc.body.contentType ?? "application/json"]: { schema: doc.body.schema, ...(doc.body.example !== undefined ? { example: doc.body.example } : {}) } },
-        },
-      }
+          requestBody: {
+            required: doc.body.required ?? false,
+            content: {
+              [doc.body.contentType ?? "application/json"]: {
+                schema: doc.body.schema,
+                ...(doc.body.example !== undefined ? { example: doc.body.example } : {}),
+              },
+            },
+          },
+        }
       : {}),
     responses,
   };
@@ -135,8 +192,9 @@ export function openApiDocument(routes: readonly DeclaredRoute[], schemas: Recor
     info: {
       title: "Leidex",
       version: API_VERSION,
-      description: "A self-hosted server for the GLEIF LEI registry: the public LEI API, MCP tools, a Typesense-compatible engine API and mail event webhooks. "
-        + "Each area answers errors in its own shape (see the tags).",
+      description:
+        "A self-hosted server for the GLEIF LEI registry: the public LEI API, MCP tools, a Typesense-compatible engine API and mail event webhooks. " +
+        "Each area answers errors in its own shape (see the tags).",
       license: { name: "MIT (server); data: CC0 1.0", identifier: "MIT" },
     },
     servers: [{ url: "http://127.0.0.1:8080", description: "A local server (npm start)" }],

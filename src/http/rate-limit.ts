@@ -5,19 +5,33 @@
 
 import { LRUCache } from "lru-cache";
 
-export interface RateDecision { allowed: boolean; limit: number; remaining: number; retryAfterSeconds: number }
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  retryAfterSeconds: number;
+}
 
-interface Bucket { tokens: number; at: number }
+interface Bucket {
+  tokens: number;
+  at: number;
+}
 
 export class RateLimiter {
   private readonly buckets = new LRUCache<string, Bucket>({ max: 200_000 });
   private readonly perMs: number;
 
-  constructor(readonly limit: number, windowSeconds: number, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    readonly limit: number,
+    windowSeconds: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.perMs = limit / (windowSeconds * 1000);
   }
 
-  get enabled(): boolean { return this.limit > 0; }
+  get enabled(): boolean {
+    return this.limit > 0;
+  }
 
   take(ip: string): RateDecision {
     const now = this.now();
@@ -33,6 +47,11 @@ export class RateLimiter {
       b.tokens -= 1;
       return { allowed: true, limit: this.limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
     }
-    return { allowed: false, limit: this.limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000)) };
+    return {
+      allowed: false,
+      limit: this.limit,
+      remaining: 0,
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000)),
+    };
   }
 }

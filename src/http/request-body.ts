@@ -11,17 +11,23 @@ import { uploadsInProgress } from "../store/uploads-in-progress.js";
 
 /** Answered 413; the connection is closed. */
 export class BodyTooLargeError extends Error {
-  constructor(readonly limit: number) { super(`request body larger than ${limit} bytes`); }
+  constructor(readonly limit: number) {
+    super(`request body larger than ${limit} bytes`);
+  }
 }
 
 /** Answered 408; the connection is closed. */
 export class BodyTimeoutError extends Error {
-  constructor(readonly seconds: number) { super(`request body not received within ${seconds} s`); }
+  constructor(readonly seconds: number) {
+    super(`request body not received within ${seconds} s`);
+  }
 }
 
 /** Answered 503 with Retry-After; the connection is closed. */
 export class BodyBudgetError extends Error {
-  constructor() { super("the server holds too many request bodies right now; retry shortly"); }
+  constructor() {
+    super("the server holds too many request bodies right now; retry shortly");
+  }
 }
 
 /** Bytes of bodies being received, across every connection. */
@@ -33,7 +39,9 @@ export class BodyBudget {
     this.used += bytes;
     return true;
   }
-  give(bytes: number): void { this.used -= bytes; }
+  give(bytes: number): void {
+    this.used -= bytes;
+  }
 }
 
 /**
@@ -53,7 +61,13 @@ export class BodyReceiver {
   private settle: { resolve(b: Buffer): void; reject(e: Error): void } | null = null;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(res: UWS.HttpResponse, private readonly limit: number, declared: number, private readonly budget: BodyBudget, deadlineSeconds: number) {
+  constructor(
+    res: UWS.HttpResponse,
+    private readonly limit: number,
+    declared: number,
+    private readonly budget: BodyBudget,
+    deadlineSeconds: number,
+  ) {
     if (declared > limit) this.failure = new BodyTooLargeError(limit);
     this.timer = setTimeout(() => this.fail(new BodyTimeoutError(deadlineSeconds)), deadlineSeconds * 1000);
     this.timer.unref();
@@ -61,14 +75,18 @@ export class BodyReceiver {
   }
 
   /** Whether the body is still arriving (the answer then closes the connection). */
-  get incoming(): boolean { return !this.finished && this.failure === null; }
+  get incoming(): boolean {
+    return !this.finished && this.failure === null;
+  }
 
   claim(): Promise<Buffer> {
     if (this.dropped) return Promise.reject(new Error("a body must be claimed before the handler's first await"));
     this.claimed = true;
     if (this.failure) return Promise.reject(this.failure);
     if (this.finished) return Promise.resolve(this.take());
-    return new Promise((resolve, reject) => { this.settle = { resolve, reject }; });
+    return new Promise((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
   }
 
   /** The handler returned without claiming the body: nothing more is kept. */
@@ -79,12 +97,17 @@ export class BodyReceiver {
   }
 
   /** The client went away. */
-  abort(): void { this.fail(new Error("the client went away")); }
+  abort(): void {
+    this.fail(new Error("the client went away"));
+  }
 
   private receive(chunk: ArrayBuffer, isLast: boolean): void {
     if (this.failure || this.finished) return;
     if (isLast) this.finished = true;
-    if (this.dropped) { if (isLast) clearTimeout(this.timer); return; }
+    if (this.dropped) {
+      if (isLast) clearTimeout(this.timer);
+      return;
+    }
     this.size += chunk.byteLength;
     if (this.size > this.limit) return this.fail(new BodyTooLargeError(this.limit));
     if (!this.budget.take(chunk.byteLength)) return this.fail(new BodyBudgetError());

@@ -12,7 +12,15 @@ import { answerWriteFailure } from "../store/write-failure.js";
 import { ERROR_BODY } from "./error-shapes.js";
 import { REFUSED, type DeclaredRoute, type Handler, type Method, type RouteOptions } from "./route.js";
 import { TrustedProxies } from "./trusted-proxies.js";
-import { BodyBudget, BodyBudgetError, BodyReceiver, BodyTimeoutError, BodyTooLargeError, uploadBody, type UploadTarget } from "./request-body.js";
+import {
+  BodyBudget,
+  BodyBudgetError,
+  BodyReceiver,
+  BodyTimeoutError,
+  BodyTooLargeError,
+  uploadBody,
+  type UploadTarget,
+} from "./request-body.js";
 
 export { BodyTooLargeError } from "./request-body.js";
 export type { Handler, RouteOptions } from "./route.js";
@@ -53,9 +61,22 @@ function positiveEnv(name: string, fallback: number): number {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
-  403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout",
-  409: "Conflict", 413: "Payload Too Large", 415: "Unsupported Media Type", 429: "Too Many Requests", 500: "Internal Server Error",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  204: "No Content",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  408: "Request Timeout",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
   503: "Service Unavailable",
 };
 const GZIP_MIN_BYTES = 1024;
@@ -120,7 +141,10 @@ export class Reply {
   }
 
   private settleWrite(ok: boolean): void {
-    if (this.stallTimer) { clearTimeout(this.stallTimer); this.stallTimer = null; }
+    if (this.stallTimer) {
+      clearTimeout(this.stallTimer);
+      this.stallTimer = null;
+    }
     const waiting = this.waitingWrite;
     this.waitingWrite = null;
     waiting?.(ok);
@@ -167,15 +191,27 @@ export class Reply {
     }
     let ended = false;
     return {
-      write: (chunk) => new Promise<boolean>((resolve) => {
-        if (this.aborted || ended) { resolve(false); return; }
-        let ok = true;
-        res.cork(() => { ok = res.write(chunk); });
-        if (ok) { resolve(true); return; }
-        this.waitingWrite = resolve;
-        if (stallMs > 0) this.stallTimer = setTimeout(() => this.closeStalled(), stallMs);
-        res.onWritable(() => { this.settleWrite(!this.aborted); return true; });
-      }),
+      write: (chunk) =>
+        new Promise<boolean>((resolve) => {
+          if (this.aborted || ended) {
+            resolve(false);
+            return;
+          }
+          let ok = true;
+          res.cork(() => {
+            ok = res.write(chunk);
+          });
+          if (ok) {
+            resolve(true);
+            return;
+          }
+          this.waitingWrite = resolve;
+          if (stallMs > 0) this.stallTimer = setTimeout(() => this.closeStalled(), stallMs);
+          res.onWritable(() => {
+            this.settleWrite(!this.aborted);
+            return true;
+          });
+        }),
       end: () => {
         if (ended) return;
         ended = true;
@@ -190,7 +226,10 @@ export class Reply {
     if (this.sent) return;
     this.sent = true;
     this.status = status;
-    if (this.aborted) { this.onSent(status); return; }
+    if (this.aborted) {
+      this.onSent(status);
+      return;
+    }
     let payload: string | Uint8Array = body;
     let compressed = false;
     if (this.acceptsGzip && gzipped !== undefined) {
@@ -214,14 +253,17 @@ export class Reply {
 }
 
 /** Where a Reply reports that it was sent. */
-interface RequestDone { requestDone(route: string, status: number, started: number): void }
+interface RequestDone {
+  requestDone(route: string, status: number, started: number): void;
+}
 
 /**
  * A handler that threw, or whose promise failed: a refused body is answered (413, 408, or 503
  * when the server holds too many bodies) and its connection closed; anything else is a 500.
  */
 function failed(reply: Reply, options: RouteOptions<unknown>, err: unknown): void {
-  const bodyStatus = err instanceof BodyTooLargeError ? 413 : err instanceof BodyTimeoutError ? 408 : err instanceof BodyBudgetError ? 503 : 0;
+  const bodyStatus =
+    err instanceof BodyTooLargeError ? 413 : err instanceof BodyTimeoutError ? 408 : err instanceof BodyBudgetError ? 503 : 0;
   if (bodyStatus !== 0) {
     reply.closeConnection = true;
     if (bodyStatus === 503) reply.header("Retry-After", "1");
@@ -247,7 +289,9 @@ class UwsRequest implements Request {
   private uploading: Promise<string> | null = null;
 
   constructor(
-    private readonly res: UWS.HttpResponse, private readonly raw: UWS.HttpRequest, paramCount: number,
+    private readonly res: UWS.HttpResponse,
+    private readonly raw: UWS.HttpRequest,
+    paramCount: number,
     private readonly proxies: TrustedProxies | null,
   ) {
     this.method = raw.getCaseSensitiveMethod ? raw.getCaseSensitiveMethod() : raw.getMethod().toUpperCase();
@@ -283,11 +327,15 @@ class UwsRequest implements Request {
   headers(): [string, string][] {
     if (!this.live) throw new Error("headers read after the request was released");
     const all: [string, string][] = [];
-    this.raw.forEach((k, v) => { all.push([k, v]); });
+    this.raw.forEach((k, v) => {
+      all.push([k, v]);
+    });
     return all;
   }
 
-  body(): Promise<Buffer> { return this.receiver ? this.receiver.claim() : NO_BODY; }
+  body(): Promise<Buffer> {
+    return this.receiver ? this.receiver.claim() : NO_BODY;
+  }
 
   /** A body (or upload) still arriving that nobody will read: the answer closes the connection. */
   get unreadBody(): boolean {
@@ -308,8 +356,13 @@ class UwsRequest implements Request {
 
   acceptUpload(dir: string, limit: number): void {
     const target: UploadTarget = {
-      dir, limit, declared: Number(this.raw.getHeader("content-length") || "0"), chunked: this.raw.getHeader("transfer-encoding") !== "",
-      ended: false, sink: null, onAbort: null,
+      dir,
+      limit,
+      declared: Number(this.raw.getHeader("content-length") || "0"),
+      chunked: this.raw.getHeader("transfer-encoding") !== "",
+      ended: false,
+      sink: null,
+      onAbort: null,
     };
     this.uploadTo = target;
     this.res.onData((chunk, isLast) => {
@@ -341,7 +394,11 @@ export class HttpServer {
   /** every route registered, in order: the OpenAPI document is generated from them */
   readonly routes: DeclaredRoute[] = [];
 
-  constructor(private readonly metrics: Metrics, private readonly limiter: RateLimiter, private readonly proxies: TrustedProxies | null = null) {}
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly limiter: RateLimiter,
+    private readonly proxies: TrustedProxies | null = null,
+  ) {}
 
   route<P = undefined>(method: Method | "any", pattern: string, options: RouteOptions<P>, handler: Handler<P>): void {
     const paramCount = pattern.split("/").filter((part) => part.startsWith(":")).length;
@@ -373,7 +430,13 @@ export class HttpServer {
   // with their methods on the prototype: a request as an object literal with a getter (the lazy
   // address) made the front promote ~400 B a request to its old generation and collect it
   // every second under load; with a closure per method it allocated more besides.
-  private dispatch<P>(res: UWS.HttpResponse, raw: UWS.HttpRequest, paramCount: number, options: RouteOptions<P>, handler: Handler<P>): void {
+  private dispatch<P>(
+    res: UWS.HttpResponse,
+    raw: UWS.HttpRequest,
+    paramCount: number,
+    options: RouteOptions<P>,
+    handler: Handler<P>,
+  ): void {
     const started = performance.now();
     const req = new UwsRequest(res, raw, paramCount, this.proxies);
     // Only routes that take a body pay for one. uWS hands the body over in chunks right after
@@ -423,7 +486,10 @@ export class HttpServer {
       let principal = undefined as P;
       if (options.auth !== undefined) {
         const admitted = options.auth.admit(req, reply);
-        if (admitted === REFUSED) { req.release(); return; }
+        if (admitted === REFUSED) {
+          req.release();
+          return;
+        }
         principal = admitted;
       }
       const result = handler(req, reply, principal);
@@ -468,7 +534,12 @@ export class HttpServer {
  * Transfer-Encoding beside a Content-Length, or a coding other than plain "chunked" could be
  * read another way by a proxy in front (request smuggling); a JSON route refuses other media.
  */
-function framingRefusal(raw: UWS.HttpRequest, contentLength: string, transferEncoding: string, json: boolean): { status: number; message: string } | null {
+function framingRefusal(
+  raw: UWS.HttpRequest,
+  contentLength: string,
+  transferEncoding: string,
+  json: boolean,
+): { status: number; message: string } | null {
   const lengths = new Set<string>();
   let encodings = 0;
   raw.forEach((name, value) => {
@@ -487,7 +558,7 @@ function framingRefusal(raw: UWS.HttpRequest, contentLength: string, transferEnc
   } else if (!/^\d{1,15}$/.test(contentLength)) {
     return { status: 400, message: "Content-Length must be a number of bytes" };
   }
-  if (json && (contentLength !== "0")) {
+  if (json && contentLength !== "0") {
     const type = raw.getHeader("content-type").split(";")[0].trim().toLowerCase();
     if (type !== "" && type !== "application/json" && !type.endsWith("+json")) {
       return { status: 415, message: `Content-Type must be application/json, got '${type}'` };

@@ -14,7 +14,10 @@ export class TrustedProxies {
       const family = isIP(address);
       if (family === 0 || extra !== undefined) throw new Error(`not an IP address or CIDR range: "${entry}"`);
       const type = family === 4 ? "ipv4" : "ipv6";
-      if (bits === undefined) { this.list.addAddress(address, type); continue; }
+      if (bits === undefined) {
+        this.list.addAddress(address, type);
+        continue;
+      }
       const prefix = Number(bits);
       if (!/^\d+$/.test(bits) || prefix > (family === 4 ? 32 : 128)) throw new Error(`bad prefix length in "${entry}"`);
       this.list.addSubnet(address, prefix, type);

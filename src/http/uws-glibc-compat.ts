@@ -24,7 +24,13 @@ const PRE_C23: Record<string, string> = {
   __isoc23_vsscanf: "__isoc99_vsscanf",
 };
 
-interface Section { type: number; offset: number; size: number; link: number; entsize: number }
+interface Section {
+  type: number;
+  offset: number;
+  size: number;
+  link: number;
+  entsize: number;
+}
 
 /** "GLIBC_2.38" > "2.36"? */
 function newerThan(versionName: string, runtime: string): boolean {

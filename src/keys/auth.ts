@@ -16,7 +16,8 @@ export type Caller =
   | { kind: "key"; key: ApiKey }
   | { kind: "scoped"; key: ApiKey; embedded: Record<string, string | number | boolean> };
 
-export type AuthOutcome = { ok: true; caller: Caller } | { ok: false; status: 401 | 403 | 429; message: string; retryAfterSeconds?: number };
+export type AuthOutcome =
+  { ok: true; caller: Caller } | { ok: false; status: 401 | 403 | 429; message: string; retryAfterSeconds?: number };
 
 const SEARCH = "documents:search";
 
@@ -34,7 +35,15 @@ export class KeyAuth {
     private readonly failures: RateLimiter,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {
-    this.bootstrapKey = { id: 0, value: bootstrapValue, description: "bootstrap key", actions: ["*"], collections: [], expiresAt: FAR_FUTURE, autodelete: false };
+    this.bootstrapKey = {
+      id: 0,
+      value: bootstrapValue,
+      description: "bootstrap key",
+      actions: ["*"],
+      collections: [],
+      expiresAt: FAR_FUTURE,
+      autodelete: false,
+    };
     this.bootstrapBytes = Buffer.from(bootstrapValue, "utf8");
   }
 
@@ -68,14 +77,23 @@ export class KeyAuth {
     if (!outcome.ok && outcome.status === 401) {
       const guess = this.chargeGuess(ip);
       if (guess && !guess.allowed) {
-        return { ok: false, status: 429, message: "too many requests with bad API keys from this address; wait a minute", retryAfterSeconds: guess.retryAfterSeconds };
+        return {
+          ok: false,
+          status: 429,
+          message: "too many requests with bad API keys from this address; wait a minute",
+          retryAfterSeconds: guess.retryAfterSeconds,
+        };
       }
     }
     return outcome;
   }
 
   private decide(presented: string | null, action: string, collections: string[]): AuthOutcome {
-    if (!presented) return deny(401, "no API key: send it in the X-SEARCH-API-KEY header (or X-TYPESENSE-API-KEY, or the x-search-api-key query parameter)");
+    if (!presented)
+      return deny(
+        401,
+        "no API key: send it in the X-SEARCH-API-KEY header (or X-TYPESENSE-API-KEY, or the x-search-api-key query parameter)",
+      );
     if (this.isBootstrap(presented)) return { ok: true, caller: { kind: "bootstrap", key: this.bootstrapKey } };
     const now = this.nowSeconds();
     const stored = this.store.byExactValue(presented);
@@ -102,7 +120,8 @@ export class KeyAuth {
     const token = parseScoped(presented);
     const parent = token ? this.store.byPrefix(token.prefix).find((k) => digestMatches(k, token)) : undefined;
     if (!token || !parent) return "unknown API key";
-    if (parent.actions.length !== 1 || parent.actions[0] !== SEARCH) return "a scoped key's parent must hold exactly the documents:search action";
+    if (parent.actions.length !== 1 || parent.actions[0] !== SEARCH)
+      return "a scoped key's parent must hold exactly the documents:search action";
     const embedded = embeddedParams(token);
     if (typeof embedded === "string") return embedded;
     if (this.scopedCache.size >= SCOPED_CACHE_SIZE) this.scopedCache.delete(this.scopedCache.keys().next().value!);
@@ -114,7 +133,8 @@ export class KeyAuth {
 
 function refusalOf(key: ApiKey, action: string, collections: string[]): string | null {
   if (!actionAllowed(key.actions, action)) return `the API key lacks the action '${action}'`;
-  if (collections.length > 0 && !collectionAllowed(key.collections, collections)) return `the API key does not cover the collection '${collections[0]}'`;
+  if (collections.length > 0 && !collectionAllowed(key.collections, collections))
+    return `the API key does not cover the collection '${collections[0]}'`;
   return null;
 }
 

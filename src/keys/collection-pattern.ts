@@ -120,7 +120,10 @@ class Parser {
 
   private alternation(): Node {
     const items = [this.sequence()];
-    while (this.s[this.at] === "|") { this.at++; items.push(this.sequence()); }
+    while (this.s[this.at] === "|") {
+      this.at++;
+      items.push(this.sequence());
+    }
     return items.length === 1 ? items[0] : { t: "alt", items };
   }
 
@@ -141,9 +144,18 @@ class Parser {
 
   private quantifier(): { min: number; max: number } | null {
     const ch = this.s[this.at];
-    if (ch === "*") { this.at++; return { min: 0, max: Infinity }; }
-    if (ch === "+") { this.at++; return { min: 1, max: Infinity }; }
-    if (ch === "?") { this.at++; return { min: 0, max: 1 }; }
+    if (ch === "*") {
+      this.at++;
+      return { min: 0, max: Infinity };
+    }
+    if (ch === "+") {
+      this.at++;
+      return { min: 1, max: Infinity };
+    }
+    if (ch === "?") {
+      this.at++;
+      return { min: 0, max: 1 };
+    }
     const counted = ch === "{" ? /^\{([0-9]+)(,([0-9]*))?\}/.exec(this.s.slice(this.at, this.at + 24)) : null;
     if (!counted) return null; // a `{` that is no count is a literal (RegExp's own rule without the u flag)
     const min = Number(counted[1]);
@@ -157,8 +169,14 @@ class Parser {
     const s = this.s;
     const ch = s[this.at];
     if (ch === "(") return this.group();
-    if (ch === "^") { this.at++; return { t: "start" }; }
-    if (ch === "$") { this.at++; return { t: "end" }; }
+    if (ch === "^") {
+      this.at++;
+      return { t: "start" };
+    }
+    if (ch === "$") {
+      this.at++;
+      return { t: "end" };
+    }
     if (ch === "[") return this.charClass();
     if (ch === "\\") return this.escape();
     if (ch === "*" || ch === "+" || ch === "?") throw new Unsupported(`nothing to repeat at ${this.at}`);
@@ -224,9 +242,14 @@ function oneChar(source: string): Test {
 /** Instructions a node compiles to (without building them: counts multiply). */
 function size(node: Node): number {
   switch (node.t) {
-    case "char": case "start": case "end": return 1;
-    case "cat": return node.items.reduce((n, i) => n + size(i), 0);
-    case "alt": return node.items.reduce((n, i) => n + size(i) + 2, 0);
+    case "char":
+    case "start":
+    case "end":
+      return 1;
+    case "cat":
+      return node.items.reduce((n, i) => n + size(i), 0);
+    case "alt":
+      return node.items.reduce((n, i) => n + size(i) + 2, 0);
     case "rep": {
       const copies = node.max === Infinity ? node.min + 1 : node.max;
       return copies * (size(node.item) + 2);
@@ -236,14 +259,25 @@ function size(node: Node): number {
 
 function emit(node: Node, out: Inst[]): void {
   switch (node.t) {
-    case "char": out.push({ op: "char", test: node.test }); return;
-    case "start": out.push({ op: "start" }); return;
-    case "end": out.push({ op: "end" }); return;
-    case "cat": for (const i of node.items) emit(i, out); return;
+    case "char":
+      out.push({ op: "char", test: node.test });
+      return;
+    case "start":
+      out.push({ op: "start" });
+      return;
+    case "end":
+      out.push({ op: "end" });
+      return;
+    case "cat":
+      for (const i of node.items) emit(i, out);
+      return;
     case "alt": {
       const jumps: { op: "jmp"; to: number }[] = [];
       node.items.forEach((item, k) => {
-        if (k === node.items.length - 1) { emit(item, out); return; }
+        if (k === node.items.length - 1) {
+          emit(item, out);
+          return;
+        }
         const split: Inst = { op: "split", x: out.length + 1, y: -1 };
         out.push(split);
         emit(item, out);
@@ -293,11 +327,20 @@ function run(program: Inst[], name: string): boolean {
       seen[pc] = generation;
       const inst = program[pc];
       switch (inst.op) {
-        case "jmp": stack.push(inst.to); break;
-        case "split": stack.push(inst.y, inst.x); break;
-        case "start": if (pos === 0) stack.push(pc + 1); break;
-        case "end": if (pos === name.length) stack.push(pc + 1); break;
-        default: list.push(pc);
+        case "jmp":
+          stack.push(inst.to);
+          break;
+        case "split":
+          stack.push(inst.y, inst.x);
+          break;
+        case "start":
+          if (pos === 0) stack.push(pc + 1);
+          break;
+        case "end":
+          if (pos === name.length) stack.push(pc + 1);
+          break;
+        default:
+          list.push(pc);
       }
     }
   };

@@ -8,7 +8,10 @@
 
 import { TrustedClock } from "../time/trusted-clock.js";
 
-export interface Expiring { id: number; expiresAt: number }
+export interface Expiring {
+  id: number;
+  expiresAt: number;
+}
 
 export const STEP_GRACE_MS = 3_600_000;
 
@@ -17,7 +20,10 @@ export class ExpiryGuard {
   /** keys the wall clock calls expired: the monotonic time each was first seen so */
   private seenExpired = new Map<number, number>();
 
-  constructor(wallMs: () => number = Date.now, private readonly monoMs: () => number = () => performance.now()) {
+  constructor(
+    wallMs: () => number = Date.now,
+    private readonly monoMs: () => number = () => performance.now(),
+  ) {
     this.clock = new TrustedClock(wallMs, monoMs);
   }
 

@@ -15,8 +15,13 @@ interface Row {
 }
 
 const fromRow = (r: Row): ApiKey => ({
-  id: r.id, value: r.value, description: r.description, actions: JSON.parse(r.actions) as string[],
-  collections: JSON.parse(r.collections) as string[], expiresAt: r.expires_at, autodelete: r.autodelete === 1,
+  id: r.id,
+  value: r.value,
+  description: r.description,
+  actions: JSON.parse(r.actions) as string[],
+  collections: JSON.parse(r.collections) as string[],
+  expiresAt: r.expires_at,
+  autodelete: r.autodelete === 1,
 });
 
 export class KeyStore {
@@ -42,9 +47,9 @@ export class KeyStore {
   /** Stores a new key; null when its value is taken. */
   create(key: Omit<ApiKey, "id">): ApiKey | null {
     if (this.byValue.has(key.value)) return null;
-    const info = this.db.prepare(
-      "INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete) VALUES (?, ?, ?, ?, ?, ?)",
-    ).run(key.value, key.description, JSON.stringify(key.actions), JSON.stringify(key.collections), key.expiresAt, key.autodelete ? 1 : 0);
+    const info = this.db
+      .prepare("INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(key.value, key.description, JSON.stringify(key.actions), JSON.stringify(key.collections), key.expiresAt, key.autodelete ? 1 : 0);
     const stored: ApiKey = { ...key, id: Number(info.lastInsertRowid) };
     this.remember(stored);
     return stored;
@@ -81,7 +86,8 @@ export class KeyStore {
     this.byValue.delete(key.value);
     const prefix = key.value.slice(0, 4);
     const rest = (this.byPrefixIndex.get(prefix) ?? []).filter((k) => k.id !== id);
-    if (rest.length > 0) this.byPrefixIndex.set(prefix, rest); else this.byPrefixIndex.delete(prefix);
+    if (rest.length > 0) this.byPrefixIndex.set(prefix, rest);
+    else this.byPrefixIndex.delete(prefix);
     return true;
   }
 

@@ -11,13 +11,21 @@ export const MAX_JSON_BODY = 64 * 1024;
 /** route options of handlers that read a JSON body */
 export const JSON_BODY = { maxBodyBytes: MAX_JSON_BODY } as const;
 
-export interface Guarded { caller: Caller; req: Request; reply: Reply }
+export interface Guarded {
+  caller: Caller;
+  req: Request;
+  reply: Reply;
+}
 
 /** Which action and collections a request needs (none, e.g. /keys), or why it is refused before any key is checked. */
-export type Need = (req: Request) => { action: string; collections: string[] } | { status: number; message: string; retryAfterSeconds?: number };
+export type Need = (
+  req: Request,
+) => { action: string; collections: string[] } | { status: number; message: string; retryAfterSeconds?: number };
 
 /** An action on no collection in particular (keys, aliases, settings lists, admin). */
-export const noCollection = (action: string): Need => () => ({ action, collections: [] });
+export const noCollection =
+  (action: string): Need =>
+  () => ({ action, collections: [] });
 
 /** The engine key guard: the key presented (header or query parameter) must allow `need`'s action on its collections. */
 export function engineKey(auth: KeyAuth, need: Need): Guard<Caller> {
@@ -32,7 +40,10 @@ export function engineKey(auth: KeyAuth, need: Need): Guard<Caller> {
         return REFUSED;
       }
       const outcome = auth.check(req.ip, presented, wanted.action, wanted.collections);
-      if (!outcome.ok) { refuseKey(reply, outcome); return REFUSED; }
+      if (!outcome.ok) {
+        refuseKey(reply, outcome);
+        return REFUSED;
+      }
       return outcome.caller;
     },
   };
@@ -57,7 +68,10 @@ export function searchKeyIfPresented(auth: KeyAuth): Guard<string | null> {
       const presented = KeyAuth.presented((header) => req.header(header), req.rawQuery);
       if (presented === null) return null;
       const outcome = auth.check(req.ip, presented, "documents:search", []);
-      if (!outcome.ok) { refuseKey(reply, outcome); return REFUSED; }
+      if (!outcome.ok) {
+        refuseKey(reply, outcome);
+        return REFUSED;
+      }
       return presented;
     },
   };
@@ -79,9 +93,16 @@ export interface KeyedRoute {
 export function keyedRoute(server: HttpServer, auth: KeyAuth, route: KeyedRoute, handler: (g: Guarded) => void | Promise<void>): void {
   const need = (route.scope ?? noCollection)(route.action);
   const needs = `Needs a key with the action \`${route.action}\`.`;
-  const doc = route.doc === "refusal" ? route.doc : { ...route.doc, description: route.doc.description ? `${route.doc.description}\n\n${needs}` : needs };
-  server.route<Caller>(route.method, route.path, { ...route.options, name: route.name, area: "engine", auth: engineKey(auth, need), doc },
-    (req, reply, caller) => handler({ caller, req, reply }));
+  const doc =
+    route.doc === "refusal"
+      ? route.doc
+      : { ...route.doc, description: route.doc.description ? `${route.doc.description}\n\n${needs}` : needs };
+  server.route<Caller>(
+    route.method,
+    route.path,
+    { ...route.options, name: route.name, area: "engine", auth: engineKey(auth, need), doc },
+    (req, reply, caller) => handler({ caller, req, reply }),
+  );
 }
 
 /** The body as a JSON value; replies 400 and returns undefined when it is not JSON. */

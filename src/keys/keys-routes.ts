@@ -35,7 +35,14 @@ export const keyCreateSchema = {
   },
 } as const;
 
-interface KeyCreate { value?: string; description?: string; actions: string[]; collections: string[]; expires_at?: number; autodelete?: boolean }
+interface KeyCreate {
+  value?: string;
+  description?: string;
+  actions: string[];
+  collections: string[];
+  expires_at?: number;
+  autodelete?: boolean;
+}
 
 const validateCreate = ajv.compile<KeyCreate>(keyCreateSchema);
 
@@ -54,7 +61,8 @@ const keyFields = {
 export const KEY_SCHEMAS = {
   ApiKey: { type: "object", required: Object.keys(keyFields), properties: keyFields, description: "A key as listed: never its value" },
   ApiKeyCreated: {
-    type: "object", required: [...Object.keys(keyFields), "value"],
+    type: "object",
+    required: [...Object.keys(keyFields), "value"],
     properties: { ...keyFields, value: { type: "string", description: "The key itself; shown only in this answer" } },
   },
   ApiKeyCreate: keyCreateSchema,
@@ -66,96 +74,177 @@ const keyId = { name: "id", description: "The key's id", schema: { type: "intege
 export function publicKey(k: ApiKey): Record<string, unknown> {
   const prefix = k.value.slice(0, PREFIX_CHARS);
   return {
-    id: k.id, value_prefix: prefix, key_prefix: prefix, description: k.description, actions: k.actions,
-    collections: k.collections, expires_at: k.expiresAt, autodelete: k.autodelete,
+    id: k.id,
+    value_prefix: prefix,
+    key_prefix: prefix,
+    description: k.description,
+    actions: k.actions,
+    collections: k.collections,
+    expires_at: k.expiresAt,
+    autodelete: k.autodelete,
   };
 }
 
 export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeyStore, nowSeconds: () => number): void {
-
-  keyedRoute(server, auth, {
-    method: "post", path: "/keys", name: "keys-create", action: "keys:create", options: JSON_BODY,
-    doc: {
-      summary: "Create an API key",
-      description: "A key creates only keys within its own actions, collections and expiry. A chosen `value` spends one of the address's 30 guesses a minute.",
-      body: { schema: ref("ApiKeyCreate"), example: { description: "search only", actions: ["documents:search"], collections: ["lei"] } },
-      responses: { 201: { description: "The key, with its value (shown only here)", schema: ref("ApiKeyCreated") }, 409: { description: "The value is taken" } },
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "post",
+      path: "/keys",
+      name: "keys-create",
+      action: "keys:create",
+      options: JSON_BODY,
+      doc: {
+        summary: "Create an API key",
+        description:
+          "A key creates only keys within its own actions, collections and expiry. A chosen `value` spends one of the address's 30 guesses a minute.",
+        body: { schema: ref("ApiKeyCreate"), example: { description: "search only", actions: ["documents:search"], collections: ["lei"] } },
+        responses: {
+          201: { description: "The key, with its value (shown only here)", schema: ref("ApiKeyCreated") },
+          409: { description: "The value is taken" },
+        },
+      },
     },
-  }, async (g) => {
-    const parsed = await jsonBody(g);
-    if (parsed === undefined) return;
-    if (!validateCreate(parsed)) {
-      g.reply.error(400, describeSchemaError("key", validateCreate.errors));
-      return;
-    }
-    const body: KeyCreate = parsed;
-    const badPattern = collectionsRefusal(body.collections);
-    if (badPattern) { g.reply.error(400, `invalid key: ${badPattern}`); return; }
-    const wanted = { actions: body.actions, collections: body.collections, expiresAt: body.expires_at ?? FAR_FUTURE };
-    const beyond = g.caller.kind === "bootstrap" ? null : withinPowers(g.caller.key, wanted);
-    if (beyond) { g.reply.error(403, `cannot create this key: ${beyond}`); return; }
-    if (wanted.expiresAt <= nowSeconds()) { g.reply.error(400, "expires_at is in the past"); return; }
-    if (body.value !== undefined) {
-      const guess = auth.chargeGuess(g.req.ip);
-      if (guess && !guess.allowed) {
-        g.reply.header("Retry-After", String(guess.retryAfterSeconds));
-        g.reply.error(429, "too many keys with chosen values (or bad API keys) from this address; wait a minute");
+    async (g) => {
+      const parsed = await jsonBody(g);
+      if (parsed === undefined) return;
+      if (!validateCreate(parsed)) {
+        g.reply.error(400, describeSchemaError("key", validateCreate.errors));
         return;
       }
-    }
-    const value = body.value ?? randomKey("", 32);
-    if (auth.isBootstrap(value)) { g.reply.error(409, "API key generation conflict."); return; }
-    const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
-    if (!created) { g.reply.error(409, "API key generation conflict."); return; }
-    g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));
-  });
+      const body: KeyCreate = parsed;
+      const badPattern = collectionsRefusal(body.collections);
+      if (badPattern) {
+        g.reply.error(400, `invalid key: ${badPattern}`);
+        return;
+      }
+      const wanted = { actions: body.actions, collections: body.collections, expiresAt: body.expires_at ?? FAR_FUTURE };
+      const beyond = g.caller.kind === "bootstrap" ? null : withinPowers(g.caller.key, wanted);
+      if (beyond) {
+        g.reply.error(403, `cannot create this key: ${beyond}`);
+        return;
+      }
+      if (wanted.expiresAt <= nowSeconds()) {
+        g.reply.error(400, "expires_at is in the past");
+        return;
+      }
+      if (body.value !== undefined) {
+        const guess = auth.chargeGuess(g.req.ip);
+        if (guess && !guess.allowed) {
+          g.reply.header("Retry-After", String(guess.retryAfterSeconds));
+          g.reply.error(429, "too many keys with chosen values (or bad API keys) from this address; wait a minute");
+          return;
+        }
+      }
+      const value = body.value ?? randomKey("", 32);
+      if (auth.isBootstrap(value)) {
+        g.reply.error(409, "API key generation conflict.");
+        return;
+      }
+      const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
+      if (!created) {
+        g.reply.error(409, "API key generation conflict.");
+        return;
+      }
+      g.reply.json(201, JSON.stringify({ ...publicKey(created), value: created.value }));
+    },
+  );
 
   /** The stored key with this id, if the caller's powers cover it. */
   const visible = (g: Guarded, key: ApiKey | null): ApiKey | null =>
     key && (g.caller.kind === "bootstrap" || withinPowers(g.caller.key, key) === null) ? key : null;
 
-  keyedRoute(server, auth, {
-    method: "get", path: "/keys", name: "keys-list", action: "keys:list",
-    doc: {
-      summary: "List API keys",
-      description: "Only keys within the caller's own powers, never their values.",
-      responses: { 200: { description: "The keys", schema: { type: "object", required: ["keys"], properties: { keys: { type: "array", items: ref("ApiKey") } } } } },
-    },
-  }, (g) => {
-    g.reply.json(200, JSON.stringify({ keys: keys.list().filter((k) => visible(g, k)).map(publicKey) }));
-  });
-
-  const byId = (action: string): Need => (req) =>
-    /^[0-9]{1,15}$/.test(req.params[0] ?? "") ? { action, collections: [] } : { status: 400, message: `key id must be a whole number, got '${req.params[0]}'` };
-
-  keyedRoute(server, auth, {
-    method: "get", path: "/keys/:id", name: "keys-get", action: "keys:get", scope: byId,
-    doc: {
-      summary: "Get an API key",
-      params: [keyId],
-      responses: { 200: { description: "The key, without its value", schema: ref("ApiKey") }, 400: { description: "The id is not a whole number" }, 404: { description: "No such key, or beyond the caller's powers" } },
-    },
-  }, (g) => {
-    const key = visible(g, keys.get(Number(g.req.params[0])));
-    if (!key) g.reply.error(404, "Not found.");
-    else g.reply.json(200, JSON.stringify(publicKey(key)));
-  });
-
-  keyedRoute(server, auth, {
-    method: "del", path: "/keys/:id", name: "keys-delete", action: "keys:delete", scope: byId,
-    doc: {
-      summary: "Delete an API key",
-      params: [keyId],
-      responses: {
-        200: { description: "Deleted", schema: { type: "object", required: ["id"], properties: { id: { type: "integer" } } } },
-        400: { description: "The id is not a whole number" }, 404: { description: "No such key, or beyond the caller's powers" },
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "get",
+      path: "/keys",
+      name: "keys-list",
+      action: "keys:list",
+      doc: {
+        summary: "List API keys",
+        description: "Only keys within the caller's own powers, never their values.",
+        responses: {
+          200: {
+            description: "The keys",
+            schema: { type: "object", required: ["keys"], properties: { keys: { type: "array", items: ref("ApiKey") } } },
+          },
+        },
       },
     },
-  }, (g) => {
-    const id = Number(g.req.params[0]);
-    if (!visible(g, keys.get(id)) || !keys.delete(id)) g.reply.error(404, "Not found.");
-    else g.reply.json(200, JSON.stringify({ id }));
-  });
+    (g) => {
+      g.reply.json(
+        200,
+        JSON.stringify({
+          keys: keys
+            .list()
+            .filter((k) => visible(g, k))
+            .map(publicKey),
+        }),
+      );
+    },
+  );
+
+  const byId =
+    (action: string): Need =>
+    (req) =>
+      /^[0-9]{1,15}$/.test(req.params[0] ?? "")
+        ? { action, collections: [] }
+        : { status: 400, message: `key id must be a whole number, got '${req.params[0]}'` };
+
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "get",
+      path: "/keys/:id",
+      name: "keys-get",
+      action: "keys:get",
+      scope: byId,
+      doc: {
+        summary: "Get an API key",
+        params: [keyId],
+        responses: {
+          200: { description: "The key, without its value", schema: ref("ApiKey") },
+          400: { description: "The id is not a whole number" },
+          404: { description: "No such key, or beyond the caller's powers" },
+        },
+      },
+    },
+    (g) => {
+      const key = visible(g, keys.get(Number(g.req.params[0])));
+      if (!key) g.reply.error(404, "Not found.");
+      else g.reply.json(200, JSON.stringify(publicKey(key)));
+    },
+  );
+
+  keyedRoute(
+    server,
+    auth,
+    {
+      method: "del",
+      path: "/keys/:id",
+      name: "keys-delete",
+      action: "keys:delete",
+      scope: byId,
+      doc: {
+        summary: "Delete an API key",
+        params: [keyId],
+        responses: {
+          200: { description: "Deleted", schema: { type: "object", required: ["id"], properties: { id: { type: "integer" } } } },
+          400: { description: "The id is not a whole number" },
+          404: { description: "No such key, or beyond the caller's powers" },
+        },
+      },
+    },
+    (g) => {
+      const id = Number(g.req.params[0]);
+      if (!visible(g, keys.get(id)) || !keys.delete(id)) g.reply.error(404, "Not found.");
+      else g.reply.json(200, JSON.stringify({ id }));
+    },
+  );
 }
 
 /** Deletes expired autodelete keys every few seconds, so each goes within a minute of expiring. */

@@ -19,7 +19,9 @@ export interface ApiKey {
 export const FAR_FUTURE = 64723363199;
 
 export function actionAllowed(granted: readonly string[], action: string): boolean {
-  return granted.some((g) => g === "*" || g === action || (g.endsWith(":*") && action.startsWith(g.slice(0, -1)) && g.indexOf(":") === g.length - 2));
+  return granted.some(
+    (g) => g === "*" || g === action || (g.endsWith(":*") && action.startsWith(g.slice(0, -1)) && g.indexOf(":") === g.length - 2),
+  );
 }
 
 /** Collection rules; `names` are the collection and, for an alias, its target: either may match. */
@@ -44,7 +46,10 @@ export function unsupportedPatternWarnings(keys: readonly ApiKey[]): string[] {
   const lines: string[] = [];
   for (const key of keys) {
     for (const [i, c] of compileKeyPatterns(key.collections).entries()) {
-      if (c.kind === "unsupported") lines.push(`API key ${key.id}: the collection pattern '${key.collections[i]}' is not supported (${c.reason}); it matches no collection`);
+      if (c.kind === "unsupported")
+        lines.push(
+          `API key ${key.id}: the collection pattern '${key.collections[i]}' is not supported (${c.reason}); it matches no collection`,
+        );
     }
   }
   return lines;
@@ -69,7 +74,8 @@ export function withinPowers(parent: ApiKey, child: Pick<ApiKey, "actions" | "co
   }
   const parentAll = parent.collections.length === 0 || parent.collections.includes("*");
   if (!parentAll) {
-    if (child.collections.length === 0 || child.collections.includes("*")) return "all collections are beyond the creating key's collections";
+    if (child.collections.length === 0 || child.collections.includes("*"))
+      return "all collections are beyond the creating key's collections";
     for (const c of child.collections) {
       const plainName = /^[A-Za-z0-9_-]+$/.test(c);
       if (!parent.collections.includes(c) && !(plainName && collectionAllowed(parent.collections, [c]))) {

@@ -43,7 +43,8 @@ export function embeddedParams(token: ScopedToken): Record<string, string | numb
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "the scoped key's parameters are not a JSON object";
   const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(parsed)) {
-    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return `the scoped key's parameter '${k}' is not a scalar`;
+    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean")
+      return `the scoped key's parameter '${k}' is not a scalar`;
     out[k] = v;
   }
   if ("expires_at" in out && !(typeof out.expires_at === "number" && Number.isSafeInteger(out.expires_at) && out.expires_at >= 0)) {

@@ -75,7 +75,8 @@ export class AnswerCache {
   }
 
   private answerAt(at: number, keyLength: number): Buffer {
-    const chunk = this.chunkOf(at), offset = at % this.chunkSize;
+    const chunk = this.chunkOf(at),
+      offset = at % this.chunkSize;
     const start = offset + RECORD_HEADER + keyLength;
     return chunk.subarray(start, start + chunk.readUInt32LE(offset + 4));
   }
@@ -86,11 +87,15 @@ export class AnswerCache {
     const hash = hashOf(this.keyScratch, keyLength);
     const set = hash & this.mask;
     // the key's own slot if it has one, else a free one (empty or overwritten), else the set's least recently used
-    let free = -1, stalest = set;
+    let free = -1,
+      stalest = set;
     for (let slot = set; slot < set + WAYS; slot++) {
       const at = this.positions[slot];
       const live = this.hashes[slot] !== 0 && this.intact(at);
-      if (live && this.hashes[slot] === hash && this.keyAt(at, keyLength)) { free = slot; break; }
+      if (live && this.hashes[slot] === hash && this.keyAt(at, keyLength)) {
+        free = slot;
+        break;
+      }
       if (!live && free < 0) free = slot;
       if (this.used[slot] < this.used[stalest]) stalest = slot;
     }
@@ -104,7 +109,8 @@ export class AnswerCache {
     const size = RECORD_HEADER + keyLength + answer.length;
     if ((this.head % this.chunkSize) + size > this.chunkSize) this.head += this.chunkSize - (this.head % this.chunkSize);
     const at = this.head;
-    const chunk = this.chunkOf(at), offset = at % this.chunkSize;
+    const chunk = this.chunkOf(at),
+      offset = at % this.chunkSize;
     chunk.writeUInt32LE(keyLength, offset);
     chunk.writeUInt32LE(answer.length, offset + 4);
     this.keyScratch.copy(chunk, offset + RECORD_HEADER, 0, keyLength);
@@ -125,7 +131,8 @@ export class AnswerCache {
 
   /** Whether the record at `at` has the key in keyScratch. */
   private keyAt(at: number, keyLength: number): boolean {
-    const chunk = this.chunkOf(at), offset = at % this.chunkSize;
+    const chunk = this.chunkOf(at),
+      offset = at % this.chunkSize;
     if (chunk.readUInt32LE(offset) !== keyLength) return false;
     return chunk.compare(this.keyScratch, 0, keyLength, offset + RECORD_HEADER, offset + RECORD_HEADER + keyLength) === 0;
   }

@@ -11,25 +11,39 @@ export const PUBLIC_SCHEMAS: Record<string, JsonSchema> = {
   LegalEntity: {
     type: "object",
     required: ["lei"],
-    properties: Object.fromEntries(ENTITY_FIELD_TABLE.map((f) => [f.name, { ...(f.name === "lei" ? { type: "string" } : nullableString), description: f.description }])),
+    properties: Object.fromEntries(
+      ENTITY_FIELD_TABLE.map((f) => [f.name, { ...(f.name === "lei" ? { type: "string" } : nullableString), description: f.description }]),
+    ),
   },
   SearchPage: {
     type: "object",
     required: ["found", "outOf", "page", "limit", "searchTimeMs", "results"],
     properties: {
-      found: int64, outOf: int64, page: int64, limit: int64, searchTimeMs: int64,
+      found: int64,
+      outOf: int64,
+      page: int64,
+      limit: int64,
+      searchTimeMs: int64,
       results: { type: "array", items: { $ref: "#/components/schemas/LegalEntity" } },
       facets: { type: "array", items: { $ref: "#/components/schemas/Facet" } },
     },
   },
-  Facet: { type: "object", required: ["field", "values"], properties: { field: { type: "string" }, values: { type: "array", items: { $ref: "#/components/schemas/FacetValue" } } } },
+  Facet: {
+    type: "object",
+    required: ["field", "values"],
+    properties: { field: { type: "string" }, values: { type: "array", items: { $ref: "#/components/schemas/FacetValue" } } },
+  },
   FacetValue: { type: "object", required: ["value", "count"], properties: { value: { type: "string" }, count: int64 } },
   DatasetStats: {
     type: "object",
     required: ["records", "source", "license"],
     properties: {
-      records: int64, source: { type: "string" }, license: { type: "string" }, published: nullableString,
-      downloadSeconds: { type: ["number", "null"] }, ingestSeconds: { type: ["number", "null"] },
+      records: int64,
+      source: { type: "string" },
+      license: { type: "string" },
+      published: nullableString,
+      downloadSeconds: { type: ["number", "null"] },
+      ingestSeconds: { type: ["number", "null"] },
     },
   },
 };

@@ -18,20 +18,93 @@ export const searchQuerySchema = {
   type: "object",
   additionalProperties: false,
   properties: {
-    q: { type: "string", maxLength: MAX_Q_LENGTH, description: "Free-text query, typo tolerant. Omitted or empty: everything matches and only filters apply.", "x-hint": `at most ${MAX_Q_LENGTH} characters` },
-    fields: { type: "string", enum: ["all", "name", "address", "lei"], description: "Which fields q searches: all (default), name (legal, other and transliterated names), address (address lines, city, postal code), lei.", "x-hint": "one of all, name, address, lei" },
-    country: { type: "string", pattern: list("[A-Z]{2}"), description: "ISO 3166-1 alpha-2 country of the legal address; comma-separated values are OR.", "x-hint": "ISO 3166-1 alpha-2 codes separated by commas" },
-    jurisdiction: { type: "string", pattern: list("[A-Z]{2}(-[A-Z0-9]{1,3})?"), description: "ISO 3166 legal jurisdiction; comma-separated values are OR. A country code also matches its subdivisions (US matches US-DE).", "x-hint": "ISO 3166 codes (US or US-DE) separated by commas" },
-    status: { type: "string", pattern: list("(ACTIVE|INACTIVE)"), description: "Entity status, ACTIVE or INACTIVE; comma-separated values are OR.", "x-hint": "ACTIVE or INACTIVE" },
-    registrationStatus: { type: "string", pattern: list("[A-Z_]{2,40}"), description: "LEI registration status, e.g. ISSUED, LAPSED, RETIRED; comma-separated values are OR.", "x-hint": "status words such as ISSUED, LAPSED, RETIRED separated by commas" },
-    category: { type: "string", pattern: list("[A-Z_]{2,40}"), description: "Entity category, e.g. GENERAL, FUND, BRANCH; comma-separated values are OR.", "x-hint": "category words such as GENERAL, FUND, BRANCH separated by commas" },
-    legalForm: { type: "string", pattern: list("[A-Z0-9]{4}"), description: "ISO 20275 Entity Legal Form code (4 characters, 8888 = none); comma-separated values are OR.", "x-hint": "4-character ISO 20275 codes separated by commas" },
-    managingLou: { type: "string", pattern: list("[A-Z0-9]{20}"), description: "LEI of the managing Local Operating Unit; comma-separated values are OR.", "x-hint": "20-character LEIs separated by commas" },
-    city: { type: "string", minLength: 1, maxLength: 200, description: "City of the legal address; matched ignoring case and diacritics. A single value (city names may hold commas).", "x-hint": "a city name of 1 to 200 characters" },
-    region: { type: "string", pattern: list("[A-Z]{2}-[A-Z0-9]{1,3}"), description: "ISO 3166-2 subdivision of the legal address; comma-separated values are OR.", "x-hint": "ISO 3166-2 codes such as US-DE separated by commas" },
-    facets: { type: "string", pattern: list(`(${FACET_PARAMS.join("|")})`), description: `Comma-separated facets to count across everything matching: ${FACET_PARAMS.join(", ")}.`, "x-hint": `facet names among ${FACET_PARAMS.join(", ")}` },
-    page: { type: "string", pattern: "^[0-9]{1,9}$", description: `1-based page number; default 1. page × limit may not exceed ${MAX_WINDOW}.`, "x-hint": "a whole number from 1" },
-    limit: { type: "string", pattern: "^[0-9]{1,9}$", description: `Page size; default ${DEFAULT_LIMIT}, values above ${MAX_LIMIT} are clamped to ${MAX_LIMIT}.`, "x-hint": "a whole number from 1" },
+    q: {
+      type: "string",
+      maxLength: MAX_Q_LENGTH,
+      description: "Free-text query, typo tolerant. Omitted or empty: everything matches and only filters apply.",
+      "x-hint": `at most ${MAX_Q_LENGTH} characters`,
+    },
+    fields: {
+      type: "string",
+      enum: ["all", "name", "address", "lei"],
+      description:
+        "Which fields q searches: all (default), name (legal, other and transliterated names), address (address lines, city, postal code), lei.",
+      "x-hint": "one of all, name, address, lei",
+    },
+    country: {
+      type: "string",
+      pattern: list("[A-Z]{2}"),
+      description: "ISO 3166-1 alpha-2 country of the legal address; comma-separated values are OR.",
+      "x-hint": "ISO 3166-1 alpha-2 codes separated by commas",
+    },
+    jurisdiction: {
+      type: "string",
+      pattern: list("[A-Z]{2}(-[A-Z0-9]{1,3})?"),
+      description:
+        "ISO 3166 legal jurisdiction; comma-separated values are OR. A country code also matches its subdivisions (US matches US-DE).",
+      "x-hint": "ISO 3166 codes (US or US-DE) separated by commas",
+    },
+    status: {
+      type: "string",
+      pattern: list("(ACTIVE|INACTIVE)"),
+      description: "Entity status, ACTIVE or INACTIVE; comma-separated values are OR.",
+      "x-hint": "ACTIVE or INACTIVE",
+    },
+    registrationStatus: {
+      type: "string",
+      pattern: list("[A-Z_]{2,40}"),
+      description: "LEI registration status, e.g. ISSUED, LAPSED, RETIRED; comma-separated values are OR.",
+      "x-hint": "status words such as ISSUED, LAPSED, RETIRED separated by commas",
+    },
+    category: {
+      type: "string",
+      pattern: list("[A-Z_]{2,40}"),
+      description: "Entity category, e.g. GENERAL, FUND, BRANCH; comma-separated values are OR.",
+      "x-hint": "category words such as GENERAL, FUND, BRANCH separated by commas",
+    },
+    legalForm: {
+      type: "string",
+      pattern: list("[A-Z0-9]{4}"),
+      description: "ISO 20275 Entity Legal Form code (4 characters, 8888 = none); comma-separated values are OR.",
+      "x-hint": "4-character ISO 20275 codes separated by commas",
+    },
+    managingLou: {
+      type: "string",
+      pattern: list("[A-Z0-9]{20}"),
+      description: "LEI of the managing Local Operating Unit; comma-separated values are OR.",
+      "x-hint": "20-character LEIs separated by commas",
+    },
+    city: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "City of the legal address; matched ignoring case and diacritics. A single value (city names may hold commas).",
+      "x-hint": "a city name of 1 to 200 characters",
+    },
+    region: {
+      type: "string",
+      pattern: list("[A-Z]{2}-[A-Z0-9]{1,3}"),
+      description: "ISO 3166-2 subdivision of the legal address; comma-separated values are OR.",
+      "x-hint": "ISO 3166-2 codes such as US-DE separated by commas",
+    },
+    facets: {
+      type: "string",
+      pattern: list(`(${FACET_PARAMS.join("|")})`),
+      description: `Comma-separated facets to count across everything matching: ${FACET_PARAMS.join(", ")}.`,
+      "x-hint": `facet names among ${FACET_PARAMS.join(", ")}`,
+    },
+    page: {
+      type: "string",
+      pattern: "^[0-9]{1,9}$",
+      description: `1-based page number; default 1. page × limit may not exceed ${MAX_WINDOW}.`,
+      "x-hint": "a whole number from 1",
+    },
+    limit: {
+      type: "string",
+      pattern: "^[0-9]{1,9}$",
+      description: `Page size; default ${DEFAULT_LIMIT}, values above ${MAX_LIMIT} are clamped to ${MAX_LIMIT}.`,
+      "x-hint": "a whole number from 1",
+    },
   },
 } as const;
 
@@ -92,7 +165,9 @@ export function searchParamsFrom(entries: Iterable<readonly [string, string]>): 
   if (limit < 1) throw new ParamError("invalid value for 'limit': must be a whole number from 1");
   limit = Math.min(limit, MAX_LIMIT);
   if (page * limit > MAX_WINDOW) {
-    throw new ParamError(`page too deep: page × limit may not exceed ${MAX_WINDOW} (asked for page ${page} of ${limit}); narrow the query with filters`);
+    throw new ParamError(
+      `page too deep: page × limit may not exceed ${MAX_WINDOW} (asked for page ${page} of ${limit}); narrow the query with filters`,
+    );
   }
   const filters: Partial<Record<FilterParam, string[]>> = {};
   for (const param of FILTER_PARAMS) {
@@ -113,7 +188,17 @@ export function searchParamsFrom(entries: Iterable<readonly [string, string]>): 
 
 /** The same search for another q: a copy written out, not spread (see roundQuery() in engine/collection.ts). */
 export function withQuery(p: SearchParams, q: string | null): SearchParams {
-  return { q, fields: p.fields, filters: p.filters, facets: p.facets, page: p.page, limit: p.limit, maxTypos: p.maxTypos, prefix: p.prefix, exclude: p.exclude };
+  return {
+    q,
+    fields: p.fields,
+    filters: p.filters,
+    facets: p.facets,
+    page: p.page,
+    limit: p.limit,
+    maxTypos: p.maxTypos,
+    prefix: p.prefix,
+    exclude: p.exclude,
+  };
 }
 
 function describe(err: ErrorObject | undefined): string {

@@ -33,7 +33,10 @@ export class LeiService {
   /** the page being sent (search) */
   private readonly pageScratch = new ScratchBytes();
 
-  constructor(private readonly collection: Collection, cacheBytes = 64 << 20) {
+  constructor(
+    private readonly collection: Collection,
+    cacheBytes = 64 << 20,
+  ) {
     this.cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : null;
   }
 
@@ -92,12 +95,16 @@ export class LeiService {
   entity<T>(input: string, use: (result: EntityLookup) => T): T {
     const lei = input.trim().toUpperCase();
     if (!hasLeiForm(lei)) {
-      return use({ kind: "malformed", message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits` });
+      return use({
+        kind: "malformed",
+        message: `malformed LEI '${input}': an LEI is 20 characters, 18 letters or digits then 2 check digits`,
+      });
     }
     const valid = checkDigitsValid(lei);
     return this.collection.lookupWith(lei, (json) => {
       if (json) return use({ kind: "found", json, checkDigitsValid: valid });
-      if (!valid) return use({ kind: "bad-check-digits", message: `LEI '${lei}' fails the ISO 17442 check digits and is not in the dataset` });
+      if (!valid)
+        return use({ kind: "bad-check-digits", message: `LEI '${lei}' fails the ISO 17442 check digits and is not in the dataset` });
       return use({ kind: "not-found", message: `no entity with LEI '${lei}'` });
     });
   }
@@ -135,8 +142,14 @@ function searchable(params: SearchParams): boolean {
 
 function engineRequest(params: SearchParams): SearchRequest {
   return {
-    q: params.q, fields: params.fields, filters: params.filters, facets: params.facets, window: params.page * params.limit,
-    maxTypos: params.maxTypos, prefix: params.prefix, exclude: params.exclude,
+    q: params.q,
+    fields: params.fields,
+    filters: params.filters,
+    facets: params.facets,
+    window: params.page * params.limit,
+    maxTypos: params.maxTypos,
+    prefix: params.prefix,
+    exclude: params.exclude,
   };
 }
 

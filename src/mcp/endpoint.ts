@@ -9,7 +9,11 @@
 // before their result, and a finished body is what the uWS front writes in one corked call.
 
 import {
-  createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer,
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHttpHandler,
+  type McpServer,
 } from "@modelcontextprotocol/server";
 
 export class McpEndpoint {

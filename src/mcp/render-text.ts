@@ -23,17 +23,21 @@ export function searchPageText(page: SearchPage): string {
   const last = first + page.results.length - 1;
   const lines: string[] = [];
   if (page.results.length === 0) {
-    lines.push(page.found === 0
-      ? `No entity matches (of ${page.outOf}).`
-      : `${entities(page.found)} (of ${page.outOf}); page ${page.page} is past the last one.`);
+    lines.push(
+      page.found === 0
+        ? `No entity matches (of ${page.outOf}).`
+        : `${entities(page.found)} (of ${page.outOf}); page ${page.page} is past the last one.`,
+    );
   } else {
     lines.push(`${entities(page.found)} (of ${page.outOf}); results ${first}-${last}, page ${page.page}:`);
     lines.push("LEI | legal name | country | status/registration");
     for (const entity of page.results) lines.push(entityLine(entity));
     if (last < page.found) {
-      lines.push((page.page + 1) * page.limit <= MAX_WINDOW
-        ? `More results: page ${page.page + 1}.`
-        : `More results than paging reaches (page × limit ≤ ${MAX_WINDOW}): narrow the query with filters.`);
+      lines.push(
+        (page.page + 1) * page.limit <= MAX_WINDOW
+          ? `More results: page ${page.page + 1}.`
+          : `More results than paging reaches (page × limit ≤ ${MAX_WINDOW}): narrow the query with filters.`,
+      );
     }
   }
   for (const facet of page.facets ?? []) lines.push(`facet ${facet.field}: ${facetCounts(facet.values)}`);
@@ -49,7 +53,9 @@ export function entityText(entity: LegalEntity, checkDigitsValid: boolean): stri
     `legal address: ${[entity.legalAddress, entity.postalCode, entity.city].filter(Boolean).join(", ") || NONE}`,
   ];
   if (entity.hqAddress) lines.push(`headquarters address: ${entity.hqAddress}`);
-  lines.push(`managing LOU: ${show(entity.managingLou)}; registered: ${show(entity.registeredAt)}; last updated: ${show(entity.lastUpdatedAt)}`);
+  lines.push(
+    `managing LOU: ${show(entity.managingLou)}; registered: ${show(entity.registeredAt)}; last updated: ${show(entity.lastUpdatedAt)}`,
+  );
   if (!checkDigitsValid) lines.push("note: this LEI fails the ISO 17442 check digits, yet it is in the registry as published");
   return lines.join("\n");
 }

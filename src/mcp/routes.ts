@@ -24,27 +24,60 @@ const METHOD_NOT_FOUND = -32601;
 /** The URL the SDK sees; it never leaves the process, so the name is only a placeholder. */
 const ENDPOINT_URL = "http://leidex.invalid/mcp";
 /** Connection-level headers: they describe the hop from the client to uWS, not the message. */
-const HOP_BY_HOP = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive", "upgrade", "expect", "te", "trailer"]);
+const HOP_BY_HOP = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "upgrade",
+  "expect",
+  "te",
+  "trailer",
+]);
 const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After";
-const ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID";
+const ALLOWED_REQUEST_HEADERS =
+  "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID";
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
-
 
 const MCP_DOC: OperationDoc = {
   method: "post",
   summary: "MCP (Streamable HTTP): one JSON-RPC message per POST",
-  description: "Tools search_legal_entities, get_legal_entity, list_facet_values and get_dataset_stats. Stateless: GET and DELETE are 405 (no SSE stream, no session). "
-    + "The Accept header must list application/json and text/event-stream. Pages from an Origin other than loopback or --mcp-origins are refused.",
+  description:
+    "Tools search_legal_entities, get_legal_entity, list_facet_values and get_dataset_stats. Stateless: GET and DELETE are 405 (no SSE stream, no session). " +
+    "The Accept header must list application/json and text/event-stream. Pages from an Origin other than loopback or --mcp-origins are refused.",
   body: {
-    schema: { type: "object", required: ["jsonrpc", "method"], properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, method: { type: "string" }, params: { type: "object" } } },
-    example: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search_legal_entities", arguments: { query: "deutsche bank" } } },
+    schema: {
+      type: "object",
+      required: ["jsonrpc", "method"],
+      properties: {
+        jsonrpc: { const: "2.0" },
+        id: { type: ["string", "integer"] },
+        method: { type: "string" },
+        params: { type: "object" },
+      },
+    },
+    example: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "search_legal_entities", arguments: { query: "deutsche bank" } },
+    },
     required: true,
   },
   responses: {
-    200: { description: "The JSON-RPC response", schema: { type: "object", properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, result: { type: "object" } } } },
+    200: {
+      description: "The JSON-RPC response",
+      schema: {
+        type: "object",
+        properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, result: { type: "object" } },
+      },
+    },
     202: { description: "A notification was accepted", contentType: "text/plain", schema: { type: "string" } },
-    400: { description: "Not JSON, a batch, or a malformed header" }, 403: { description: "The Origin may not call /mcp" },
-    404: { description: "subscriptions/listen: the tool list never changes" }, 406: { description: "Accept lacks application/json or text/event-stream" },
+    400: { description: "Not JSON, a batch, or a malformed header" },
+    403: { description: "The Origin may not call /mcp" },
+    404: { description: "subscriptions/listen: the tool list never changes" },
+    406: { description: "Accept lacks application/json or text/event-stream" },
   },
 };
 
@@ -65,7 +98,13 @@ export function registerMcpRoutes(server: HttpServer, service: LeiService, optio
 
     const origin = header("origin");
     if (!origins.allows(origin)) {
-      return reply.json(403, jsonRpcError(TRANSPORT_ERROR, `Forbidden: origin '${origin}' may not call /mcp; allowed are clients that send no Origin, loopback pages and the origins given by --mcp-origins`));
+      return reply.json(
+        403,
+        jsonRpcError(
+          TRANSPORT_ERROR,
+          `Forbidden: origin '${origin}' may not call /mcp; allowed are clients that send no Origin, loopback pages and the origins given by --mcp-origins`,
+        ),
+      );
     }
     if (origin !== "") {
       reply.header("Access-Control-Allow-Origin", origin).header("Vary", "Origin").header("Access-Control-Expose-Headers", EXPOSED_HEADERS);
@@ -73,10 +112,21 @@ export function registerMcpRoutes(server: HttpServer, service: LeiService, optio
     if (method === "OPTIONS") return preflight(reply, header("access-control-request-headers"));
     if (method !== "POST") {
       // stateless server: no SSE stream to open (GET) and no session to end (DELETE)
-      return reply.header("Allow", "POST, OPTIONS").json(405, jsonRpcError(TRANSPORT_ERROR, `Method Not Allowed: ${method} /mcp; this server is stateless and offers no SSE stream or session, send each JSON-RPC message with POST`));
+      return reply
+        .header("Allow", "POST, OPTIONS")
+        .json(
+          405,
+          jsonRpcError(
+            TRANSPORT_ERROR,
+            `Method Not Allowed: ${method} /mcp; this server is stateless and offers no SSE stream or session, send each JSON-RPC message with POST`,
+          ),
+        );
     }
     if (!acceptsJsonAndEventStream(header("accept"))) {
-      return reply.json(406, jsonRpcError(TRANSPORT_ERROR, "Not Acceptable: the Accept header must list both application/json and text/event-stream"));
+      return reply.json(
+        406,
+        jsonRpcError(TRANSPORT_ERROR, "Not Acceptable: the Accept header must list both application/json and text/event-stream"),
+      );
     }
     if (!isJsonContentType(header("content-type"))) {
       return reply.json(415, jsonRpcError(TRANSPORT_ERROR, "Unsupported Media Type: Content-Type must be application/json"));
@@ -91,12 +141,22 @@ export function registerMcpRoutes(server: HttpServer, service: LeiService, optio
     }
     if (Array.isArray(message)) {
       // batches existed only in 2025-03-26; one message per POST also keeps the rate limit per call
-      return reply.json(400, jsonRpcError(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"));
+      return reply.json(
+        400,
+        jsonRpcError(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"),
+      );
     }
     const listen = subscriptionRequestId(message);
     if (listen !== undefined) {
       // a subscription stream would stay open with nothing to say: the tool list never changes
-      return reply.json(404, jsonRpcError(METHOD_NOT_FOUND, "Method not found: subscriptions/listen; the tool list of this server never changes (tools.listChanged is false)", listen));
+      return reply.json(
+        404,
+        jsonRpcError(
+          METHOD_NOT_FOUND,
+          "Method not found: subscriptions/listen; the tool list of this server never changes (tools.listChanged is false)",
+          listen,
+        ),
+      );
     }
 
     let request: Request;

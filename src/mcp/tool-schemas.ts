@@ -20,11 +20,18 @@ export type SearchToolInput = {
   limit?: number;
 } & Partial<Record<FilterParam, string>>;
 
-export interface EntityToolInput { lei: string }
-export interface FacetToolInput { field: FacetParam }
+export interface EntityToolInput {
+  lei: string;
+}
+export interface FacetToolInput {
+  field: FacetParam;
+}
 export type StatsToolInput = Record<string, never>;
 
-export interface FacetValue { value: string; count: number }
+export interface FacetValue {
+  value: string;
+  count: number;
+}
 export interface SearchPage {
   found: number;
   outOf: number;
@@ -34,7 +41,10 @@ export interface SearchPage {
   results: LegalEntity[];
   facets?: { field: FacetParam; values: FacetValue[] }[];
 }
-export interface FacetListing { field: FacetParam; values: FacetValue[] }
+export interface FacetListing {
+  field: FacetParam;
+  values: FacetValue[];
+}
 export type { DatasetStats, LegalEntity };
 
 // ---------------------------------------------------------------- inputs
@@ -73,7 +83,11 @@ export const searchInputSchema: JsonSchemaType = {
       description: "Facets to count across everything matching (not only the returned page), most frequent value first.",
     },
     page: { type: "integer", minimum: 1, description: `1-based page number; default 1. page × limit may not exceed ${MAX_WINDOW}.` },
-    limit: { type: "integer", minimum: 1, description: `Results per page; default ${DEFAULT_LIMIT}, values above ${MAX_LIMIT} are clamped to ${MAX_LIMIT}.` },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      description: `Results per page; default ${DEFAULT_LIMIT}, values above ${MAX_LIMIT} are clamped to ${MAX_LIMIT}.`,
+    },
   },
 };
 
@@ -86,7 +100,8 @@ export const entityInputSchema: JsonSchemaType = {
       type: "string",
       // no pattern: a malformed LEI must reach the lookup, whose answer says what is wrong with it
       maxLength: 100,
-      description: "ISO 17442 Legal Entity Identifier: 20 characters, 18 letters or digits then 2 check digits (case-insensitive, surrounding spaces ignored). An LEI failing its check digits is still returned when it is in the data.",
+      description:
+        "ISO 17442 Legal Entity Identifier: 20 characters, 18 letters or digits then 2 check digits (case-insensitive, surrounding spaces ignored). An LEI failing its check digits is still returned when it is in the data.",
     },
   },
 };
@@ -99,7 +114,8 @@ export const facetInputSchema: JsonSchemaType = {
     field: {
       type: "string",
       enum: [...FACET_PARAMS],
-      description: "country (ISO 3166-1 alpha-2 of the legal address), jurisdiction (ISO 3166 legal jurisdiction), status (ACTIVE/INACTIVE), registrationStatus (ISSUED, LAPSED, ...), category (GENERAL, FUND, BRANCH, ...).",
+      description:
+        "country (ISO 3166-1 alpha-2 of the legal address), jurisdiction (ISO 3166 legal jurisdiction), status (ACTIVE/INACTIVE), registrationStatus (ISSUED, LAPSED, ...), category (GENERAL, FUND, BRANCH, ...).",
     },
   },
 };
@@ -147,6 +163,10 @@ export const facetListingSchema: JsonSchemaType = {
   required: ["field", "values"],
   properties: {
     field: { type: "string", enum: [...FACET_PARAMS] },
-    values: { type: "array", items: standalone("FacetValue"), description: "Every value with its number of entities, most frequent first." },
+    values: {
+      type: "array",
+      items: standalone("FacetValue"),
+      description: "Every value with its number of entities, most frequent first.",
+    },
   },
 };

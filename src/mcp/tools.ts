@@ -11,15 +11,28 @@ import type { LeiService } from "../lei/service.js";
 import { entityText, facetListingText, searchPageText, statsText } from "./render-text.js";
 import { searchParamsOf } from "./search-arguments.js";
 import {
-  datasetStatsSchema, entityInputSchema, facetInputSchema, facetListingSchema, legalEntitySchema, searchInputSchema,
-  searchPageSchema, statsInputSchema,
-  type DatasetStats, type EntityToolInput, type FacetListing, type FacetToolInput, type LegalEntity, type SearchPage,
-  type SearchToolInput, type StatsToolInput,
+  datasetStatsSchema,
+  entityInputSchema,
+  facetInputSchema,
+  facetListingSchema,
+  legalEntitySchema,
+  searchInputSchema,
+  searchPageSchema,
+  statsInputSchema,
+  type DatasetStats,
+  type EntityToolInput,
+  type FacetListing,
+  type FacetToolInput,
+  type LegalEntity,
+  type SearchPage,
+  type SearchToolInput,
+  type StatsToolInput,
 } from "./tool-schemas.js";
 
 const SERVER_INFO = { name: "leidex", title: "Leidex: the GLEIF LEI registry", version: packageVersion() };
 
-const INSTRUCTIONS = "Legal entities of the GLEIF LEI registry (Level 1 golden copy, CC0 1.0). " +
+const INSTRUCTIONS =
+  "Legal entities of the GLEIF LEI registry (Level 1 golden copy, CC0 1.0). " +
   "Find entities by name, address or LEI with search_legal_entities (typo tolerant, filters by country, status and more), " +
   "then read one with get_legal_entity. list_facet_values lists the codes a filter takes; get_dataset_stats tells how fresh the data is.";
 
@@ -48,61 +61,85 @@ export function createLeiMcpServer(service: LeiService): McpServer {
     maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
   });
 
-  server.registerTool("search_legal_entities", {
-    title: "Search legal entities",
-    description: "Full-text, typo-tolerant search of the LEI registry, ranked by relevance (exact and whole-name matches first). " +
-      "USE WHEN you have a company name (even misspelt), part of an address, or an LEI fragment, optionally narrowed by country, jurisdiction, " +
-      "status, registration status, category, legal form, managing LOU, city or region. Without query, filters alone list entities. " +
-      "Returns a SearchPage (the same as GET /v1/entities) and one text line per entity: LEI | name | country | status/registration. " +
-      "FAILS WHEN a filter value is malformed or page × limit exceeds 1000 (the message names the argument).",
-    inputSchema: schemas.searchInput,
-    outputSchema: schemas.searchOutput,
-    annotations: READ_ONLY,
-  }, (args) => answer(async () => {
-    const page = await service.search(searchParamsOf(args), (bytes) => JSON.parse(bytes.toString("utf8")) as SearchPage);
-    return { content: [{ type: "text", text: searchPageText(page) }], structuredContent: page };
-  }));
+  server.registerTool(
+    "search_legal_entities",
+    {
+      title: "Search legal entities",
+      description:
+        "Full-text, typo-tolerant search of the LEI registry, ranked by relevance (exact and whole-name matches first). " +
+        "USE WHEN you have a company name (even misspelt), part of an address, or an LEI fragment, optionally narrowed by country, jurisdiction, " +
+        "status, registration status, category, legal form, managing LOU, city or region. Without query, filters alone list entities. " +
+        "Returns a SearchPage (the same as GET /v1/entities) and one text line per entity: LEI | name | country | status/registration. " +
+        "FAILS WHEN a filter value is malformed or page × limit exceeds 1000 (the message names the argument).",
+      inputSchema: schemas.searchInput,
+      outputSchema: schemas.searchOutput,
+      annotations: READ_ONLY,
+    },
+    (args) =>
+      answer(async () => {
+        const page = await service.search(searchParamsOf(args), (bytes) => JSON.parse(bytes.toString("utf8")) as SearchPage);
+        return { content: [{ type: "text", text: searchPageText(page) }], structuredContent: page };
+      }),
+  );
 
-  server.registerTool("get_legal_entity", {
-    title: "Get a legal entity by LEI",
-    description: "The registry record of one LEI: legal name, statuses, category, legal form, jurisdiction, addresses, managing LOU and dates " +
-      "(the same as GET /v1/entities/{lei}). USE WHEN you hold an LEI, e.g. from search_legal_entities, and need its details or want to check it exists. " +
-      "FAILS WHEN the LEI is malformed, fails its ISO 17442 check digits and is not in the registry, or is not in the registry; the message says which.",
-    inputSchema: schemas.entityInput,
-    outputSchema: schemas.entityOutput,
-    annotations: READ_ONLY,
-  }, ({ lei }) => answer(async () => {
-    return service.entity(lei, (result) => {
-      if (result.kind !== "found") return failure(result.message);
-      const entity = JSON.parse(Buffer.from(result.json).toString("utf8")) as LegalEntity;
-      return { content: [{ type: "text", text: entityText(entity, result.checkDigitsValid) }], structuredContent: entity };
-    });
-  }));
+  server.registerTool(
+    "get_legal_entity",
+    {
+      title: "Get a legal entity by LEI",
+      description:
+        "The registry record of one LEI: legal name, statuses, category, legal form, jurisdiction, addresses, managing LOU and dates " +
+        "(the same as GET /v1/entities/{lei}). USE WHEN you hold an LEI, e.g. from search_legal_entities, and need its details or want to check it exists. " +
+        "FAILS WHEN the LEI is malformed, fails its ISO 17442 check digits and is not in the registry, or is not in the registry; the message says which.",
+      inputSchema: schemas.entityInput,
+      outputSchema: schemas.entityOutput,
+      annotations: READ_ONLY,
+    },
+    ({ lei }) =>
+      answer(async () => {
+        return service.entity(lei, (result) => {
+          if (result.kind !== "found") return failure(result.message);
+          const entity = JSON.parse(Buffer.from(result.json).toString("utf8")) as LegalEntity;
+          return { content: [{ type: "text", text: entityText(entity, result.checkDigitsValid) }], structuredContent: entity };
+        });
+      }),
+  );
 
-  server.registerTool("list_facet_values", {
-    title: "List the values of a filter field",
-    description: "Every value of country, jurisdiction, status, registrationStatus or category across the whole registry, with its number of entities, " +
-      "most frequent first (the same as GET /v1/facets/{field}). USE WHEN you need the exact codes a search_legal_entities filter accepts, " +
-      "or the size of the registry per value.",
-    inputSchema: schemas.facetInput,
-    outputSchema: schemas.facetOutput,
-    annotations: READ_ONLY,
-  }, ({ field }) => answer(async () => {
-    const listing: FacetListing = { field, values: (await service.facetValues(field)).map(([value, count]) => ({ value, count })) };
-    return { content: [{ type: "text", text: facetListingText(listing) }], structuredContent: listing };
-  }));
+  server.registerTool(
+    "list_facet_values",
+    {
+      title: "List the values of a filter field",
+      description:
+        "Every value of country, jurisdiction, status, registrationStatus or category across the whole registry, with its number of entities, " +
+        "most frequent first (the same as GET /v1/facets/{field}). USE WHEN you need the exact codes a search_legal_entities filter accepts, " +
+        "or the size of the registry per value.",
+      inputSchema: schemas.facetInput,
+      outputSchema: schemas.facetOutput,
+      annotations: READ_ONLY,
+    },
+    ({ field }) =>
+      answer(async () => {
+        const listing: FacetListing = { field, values: (await service.facetValues(field)).map(([value, count]) => ({ value, count })) };
+        return { content: [{ type: "text", text: facetListingText(listing) }], structuredContent: listing };
+      }),
+  );
 
-  server.registerTool("get_dataset_stats", {
-    title: "Dataset statistics",
-    description: "How many entities the registry holds, which GLEIF publication they come from and under which license " +
-      "(the same as GET /v1/stats). USE WHEN you must say how current an answer is.",
-    inputSchema: schemas.statsInput,
-    outputSchema: schemas.statsOutput,
-    annotations: READ_ONLY,
-  }, () => answer(async () => {
-    const stats = service.stats();
-    return { content: [{ type: "text", text: statsText(stats) }], structuredContent: stats };
-  }));
+  server.registerTool(
+    "get_dataset_stats",
+    {
+      title: "Dataset statistics",
+      description:
+        "How many entities the registry holds, which GLEIF publication they come from and under which license " +
+        "(the same as GET /v1/stats). USE WHEN you must say how current an answer is.",
+      inputSchema: schemas.statsInput,
+      outputSchema: schemas.statsOutput,
+      annotations: READ_ONLY,
+    },
+    () =>
+      answer(async () => {
+        const stats = service.stats();
+        return { content: [{ type: "text", text: statsText(stats) }], structuredContent: stats };
+      }),
+  );
 
   return server;
 }

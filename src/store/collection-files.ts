@@ -39,15 +39,23 @@ export class CollectionFiles {
     this.root = join(dataDir, "collections");
   }
 
-  dir(name: string): string { return join(this.root, name); }
+  dir(name: string): string {
+    return join(this.root, name);
+  }
 
-  segment(name: string, slice: number): string { return join(this.dir(name), `slice-${slice}.seg`); }
+  segment(name: string, slice: number): string {
+    return join(this.dir(name), `slice-${slice}.seg`);
+  }
 
   /** Where a load in progress keeps its document files until its collection has a name. */
-  get scratch(): string { return join(this.root, ".building"); }
+  get scratch(): string {
+    return join(this.root, ".building");
+  }
 
   /** Once a load has finished or failed, its scratch directory goes, whatever is left in it. */
-  clearScratch(): void { rmSync(this.scratch, { recursive: true, force: true }); }
+  clearScratch(): void {
+    rmSync(this.scratch, { recursive: true, force: true });
+  }
 
   /** The manifest the alias points at, or null when there is none or it cannot be read. */
   current(): CollectionManifest | null {
@@ -69,7 +77,11 @@ export class CollectionFiles {
   /** Removes every collection but `keep` (and anything half-written by an earlier run). */
   removeAllBut(keep: string): void {
     let entries: string[] = [];
-    try { entries = readdirSync(this.root); } catch { return; }
+    try {
+      entries = readdirSync(this.root);
+    } catch {
+      return;
+    }
     for (const entry of entries) {
       if (entry !== keep && entry !== "current.json") rmSync(join(this.root, entry), { recursive: true, force: true });
     }

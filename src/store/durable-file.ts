@@ -22,5 +22,9 @@ export function writeFileAtomically(path: string, content: string | Uint8Array, 
     throw err;
   }
   const dir = openSync(dirname(path), "r");
-  try { fsyncSync(dir); } finally { closeSync(dir); }
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }

@@ -18,7 +18,10 @@ export function randomKey(prefix: string, length = 32): string {
   return out.length === prefix.length + length ? out : randomKey(prefix, length);
 }
 
-export interface PersistedKey { value: string; banner: string }
+export interface PersistedKey {
+  value: string;
+  banner: string;
+}
 
 export interface KeyFile {
   /** file name in the data dir */
@@ -49,6 +52,8 @@ function readKeyFile(path: string, label: string): string | null {
     return readFileSync(path, "utf8").trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new StartupError(`cannot read the ${label} in ${path}: ${(err as Error).message}; fix its permissions or remove it to have a new key generated`);
+    throw new StartupError(
+      `cannot read the ${label} in ${path}: ${(err as Error).message}; fix its permissions or remove it to have a new key generated`,
+    );
   }
 }

@@ -27,7 +27,13 @@ export function openStateDb(dataDir: string): StateDb {
     connectionSettings(db);
     // reads every page once (about a second per GB): damage shows now, not at the first unlucky write
     const found = db.pragma("quick_check", { simple: false }) as { quick_check: string }[];
-    if (found.length !== 1 || found[0].quick_check !== "ok") throw new DamagedError(found.slice(0, 3).map((r) => r.quick_check).join("; "));
+    if (found.length !== 1 || found[0].quick_check !== "ok")
+      throw new DamagedError(
+        found
+          .slice(0, 3)
+          .map((r) => r.quick_check)
+          .join("; "),
+      );
   } catch (err) {
     db?.close();
     throw refusal(path, err as Error);
@@ -65,7 +71,7 @@ function refusal(path: string, err: Error): StartupError {
   if (err instanceof DamagedError || (typeof code === "string" && DAMAGE_CODES.test(code))) {
     return new StartupError(
       `refusing to start: ${path} is damaged (${reason}); it holds the API keys, aliases, synonyms and webhook state: ` +
-      "restore it from a backup, or move it aside (with any state.db-wal and state.db-shm beside it) to start with an empty one",
+        "restore it from a backup, or move it aside (with any state.db-wal and state.db-shm beside it) to start with an empty one",
     );
   }
   return new StartupError(`refusing to start: ${path} cannot be opened (${reason}); check the data directory's permissions and free space`);
@@ -92,7 +98,9 @@ function compileOnce(db: StateDb): void {
 /** Runs each statement of a schema once; statements must be idempotent (IF NOT EXISTS). */
 export function migrate(db: StateDb, statements: string[]): void {
   capForTests(db, false);
-  db.transaction(() => { for (const sql of statements) db.exec(sql); })();
+  db.transaction(() => {
+    for (const sql of statements) db.exec(sql);
+  })();
   capForTests(db, true);
 }
 

@@ -9,12 +9,18 @@ import { resolve } from "node:path";
 const held = new Set<string>();
 
 export const uploadsInProgress = {
-  hold(path: string): void { held.add(resolve(path)); },
+  hold(path: string): void {
+    held.add(resolve(path));
+  },
   /** the upload took its final name */
   renamed(from: string, to: string): void {
     held.delete(resolve(from));
     held.add(resolve(to));
   },
-  release(path: string): void { held.delete(resolve(path)); },
-  has(path: string): boolean { return held.has(resolve(path)); },
+  release(path: string): void {
+    held.delete(resolve(path));
+  },
+  has(path: string): boolean {
+    return held.has(resolve(path));
+  },
 };

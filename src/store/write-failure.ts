@@ -33,7 +33,11 @@ export class WriteFailureLog {
   private last = "";
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly log: (line: string) => void, private readonly everyMs = LOG_EVERY_MS, private readonly monoNow: () => number = () => performance.now()) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly everyMs = LOG_EVERY_MS,
+    private readonly monoNow: () => number = () => performance.now(),
+  ) {}
 
   /** Counts (and perhaps logs) `err` when it is a write failure; returns whether it was one. */
   note(where: string, err: unknown): boolean {
@@ -41,7 +45,9 @@ export class WriteFailureLog {
     const now = this.monoNow();
     if (now - this.windowStart >= this.everyMs && this.count === 0) {
       this.windowStart = now;
-      this.log(`state.db cannot be written (${describe(err)}) in ${where}: writes answer 503 with Retry-After ${WRITE_RETRY_AFTER_SECONDS} s; reads go on; further failures are counted once a minute`);
+      this.log(
+        `state.db cannot be written (${describe(err)}) in ${where}: writes answer 503 with Retry-After ${WRITE_RETRY_AFTER_SECONDS} s; reads go on; further failures are counted once a minute`,
+      );
       return true;
     }
     this.count++;
@@ -53,7 +59,9 @@ export class WriteFailureLog {
   private summary(): void {
     this.timer = null;
     if (this.count === 0) return;
-    this.log(`state.db still cannot be written: ${this.count} more write failures in the last ${Math.round(this.everyMs / 1000)} s (last: ${this.last})`);
+    this.log(
+      `state.db still cannot be written: ${this.count} more write failures in the last ${Math.round(this.everyMs / 1000)} s (last: ${this.last})`,
+    );
     this.count = 0;
     this.windowStart = this.monoNow();
   }
@@ -62,7 +70,10 @@ export class WriteFailureLog {
 /** The process's one log of write failures (stderr, like other errors). */
 export const writeFailures = new WriteFailureLog((line) => console.error(line));
 
-export interface FailureReply { header(name: string, value: string): unknown; error(status: number, message: string): void }
+export interface FailureReply {
+  header(name: string, value: string): unknown;
+  error(status: number, message: string): void;
+}
 
 /** Answers a write failure with 503 and Retry-After (logged, throttled); false for any other error. */
 export function answerWriteFailure(reply: FailureReply, where: string, err: unknown): boolean {

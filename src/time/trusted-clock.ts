@@ -8,7 +8,10 @@ export class TrustedClock {
   private readonly wallAtStart: number;
   private readonly monoAtStart: number;
 
-  constructor(private readonly wallNow: () => number = () => Date.now(), private readonly monoNow: () => number = () => performance.now()) {
+  constructor(
+    private readonly wallNow: () => number = () => Date.now(),
+    private readonly monoNow: () => number = () => performance.now(),
+  ) {
     this.wallAtStart = wallNow();
     this.monoAtStart = monoNow();
   }

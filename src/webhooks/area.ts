@@ -32,9 +32,17 @@ export interface WebhookConfig {
 }
 
 /** What the server keeps of the area: a way to stop its background work. */
-export interface WebhookAreaHandle { stop(): Promise<void> }
+export interface WebhookAreaHandle {
+  stop(): Promise<void>;
+}
 
-export function startWebhookArea(server: HttpServer, db: StateDb, config: WebhookConfig, log: (line: string) => void, metrics: Metrics | null = null): WebhookAreaHandle {
+export function startWebhookArea(
+  server: HttpServer,
+  db: StateDb,
+  config: WebhookConfig,
+  log: (line: string) => void,
+  metrics: Metrics | null = null,
+): WebhookAreaHandle {
   const op = operatorKey(config.operatorKey, config.dataDir);
   log(op.banner);
   const rawScale = Number(process.env.LEIDEX_WEBHOOK_TIME_SCALE ?? "1");
@@ -68,10 +76,26 @@ export function startWebhookArea(server: HttpServer, db: StateDb, config: Webhoo
   });
   const pruner = new OutboxPruner(outbox, { scale, nowMs, decisionNowMs, log, metrics });
   if (metrics) {
-    metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [[{}, dispatch.inFlight]]);
+    metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [
+      [{}, dispatch.inFlight],
+    ]);
   }
   const guard = new UrlGuard(config.allowHosts);
-  registerWebhookRoutes(server, { db, backlog, inbound, operatorKey: op.value, tenants, webhooks, suppressions, outbox, intake, dispatch, guard, guessing: config.guessing, nowMs });
+  registerWebhookRoutes(server, {
+    db,
+    backlog,
+    inbound,
+    operatorKey: op.value,
+    tenants,
+    webhooks,
+    suppressions,
+    outbox,
+    intake,
+    dispatch,
+    guard,
+    guessing: config.guessing,
+    nowMs,
+  });
   dispatch.start();
   pruner.start();
   return {

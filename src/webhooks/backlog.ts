@@ -17,14 +17,20 @@ const MAX_PENDING_PER_ENDPOINT = 100_000;
 const MAX_PENDING_PER_TENANT = 1_000_000;
 export const BACKLOG_RETRY_AFTER_SECONDS = 60;
 
-export interface BacklogCaps { perEndpoint: number; perTenant: number }
+export interface BacklogCaps {
+  perEndpoint: number;
+  perTenant: number;
+}
 
 export class Backlog {
   private readonly add;
   private readonly ofEndpoint;
   private readonly ofTenant;
 
-  constructor(private readonly db: StateDb, readonly caps: BacklogCaps = { perEndpoint: MAX_PENDING_PER_ENDPOINT, perTenant: MAX_PENDING_PER_TENANT }) {
+  constructor(
+    private readonly db: StateDb,
+    readonly caps: BacklogCaps = { perEndpoint: MAX_PENDING_PER_ENDPOINT, perTenant: MAX_PENDING_PER_TENANT },
+  ) {
     const fresh = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending_counts'").get() === undefined;
     migrate(db, [
       `CREATE TABLE IF NOT EXISTS pending_counts (webhook_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, n INTEGER NOT NULL) WITHOUT ROWID`,
@@ -68,11 +74,13 @@ export class Backlog {
   overCap(endpoints: Iterable<string>, tenants: Iterable<string>): string | null {
     for (const id of endpoints) {
       const n = this.pendingOfEndpoint(id);
-      if (n > this.caps.perEndpoint) return `endpoint ${id} has ${this.caps.perEndpoint} deliveries pending (its cap); retry once its receiver catches up`;
+      if (n > this.caps.perEndpoint)
+        return `endpoint ${id} has ${this.caps.perEndpoint} deliveries pending (its cap); retry once its receiver catches up`;
     }
     for (const id of tenants) {
       const n = this.pendingOfTenant(id);
-      if (n > this.caps.perTenant) return `tenant ${id} has ${this.caps.perTenant} deliveries pending (its cap); retry once its receivers catch up`;
+      if (n > this.caps.perTenant)
+        return `tenant ${id} has ${this.caps.perTenant} deliveries pending (its cap); retry once its receivers catch up`;
     }
     return null;
   }

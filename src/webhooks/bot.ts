@@ -15,9 +15,15 @@ const MACHINE_AGENTS: [RegExp, string][] = [
 /** How soon after delivery a hit counts as a gateway prefetch, in seconds. */
 export const PREFETCH_SECONDS = 2;
 
-export interface MachineVerdict { machine: boolean; machine_reason: string | null }
+export interface MachineVerdict {
+  machine: boolean;
+  machine_reason: string | null;
+}
 
-export function machineVerdict(hit: { user_agent?: string; http_method?: string; timestamp: number }, deliveredAt: number | null): MachineVerdict {
+export function machineVerdict(
+  hit: { user_agent?: string; http_method?: string; timestamp: number },
+  deliveredAt: number | null,
+): MachineVerdict {
   if (hit.http_method && hit.http_method.toUpperCase() === "HEAD") return { machine: true, machine_reason: "head_request" };
   const ua = hit.user_agent ?? "";
   if (ua.trim() === "") return { machine: true, machine_reason: "no_user_agent" };

@@ -21,9 +21,16 @@ const DRAIN_BYTES = 64 * 1024;
 const TIMED_OUT = new Error("attempt timed out");
 const TOO_LARGE = new Error("response body too large");
 
-interface Target { origin: string; path: string }
+interface Target {
+  origin: string;
+  path: string;
+}
 
-interface Queue { active: number; waiting: DispatchJob[]; head: number }
+interface Queue {
+  active: number;
+  waiting: DispatchJob[];
+  head: number;
+}
 /** requests in flight to one origin beyond which an endpoint that already has one in flight waits */
 const ORIGIN_SHARE = 64;
 
@@ -36,11 +43,16 @@ export class Deliverer {
   /** endpoints with queued jobs waiting for their origin's share, by origin */
   private readonly heldBack = new Map<string, Set<string>>();
 
-  constructor(private readonly config: DispatcherWorkerData, private readonly report: (r: DispatchResult) => void) {
+  constructor(
+    private readonly config: DispatcherWorkerData,
+    private readonly report: (r: DispatchResult) => void,
+  ) {
     this.guard = new UrlGuard(config.allowHosts);
     // One TLS context for every connection: handing `ca` to each connect builds a context per
     // connection, and parsing ~140 root certificates takes tens of ms of this thread each time.
-    const secureContext: SecureContext = createSecureContext(config.caFile ? { ca: [...rootCertificates, readFileSync(config.caFile, "utf8")] } : {});
+    const secureContext: SecureContext = createSecureContext(
+      config.caFile ? { ca: [...rootCertificates, readFileSync(config.caFile, "utf8")] } : {},
+    );
     this.agent = new Agent({
       connect: { secureContext, lookup: this.guard.lookupFor(), timeout: config.timeoutMs } as object,
       headersTimeout: config.timeoutMs,
@@ -59,12 +71,18 @@ export class Deliverer {
   hold(webhookId: string, slots: number, forMs: number): void {
     const q = this.queue(webhookId);
     q.active += slots;
-    setTimeout(() => { q.active -= slots; this.pump(webhookId, q); }, forMs).unref();
+    setTimeout(() => {
+      q.active -= slots;
+      this.pump(webhookId, q);
+    }, forMs).unref();
   }
 
   private queue(id: string): Queue {
     let q = this.queues.get(id);
-    if (!q) { q = { active: 0, waiting: [], head: 0 }; this.queues.set(id, q); }
+    if (!q) {
+      q = { active: 0, waiting: [], head: 0 };
+      this.queues.set(id, q);
+    }
     return q;
   }
 
@@ -73,10 +91,13 @@ export class Deliverer {
     while (q.head < q.waiting.length && q.active < Math.max(1, q.waiting[q.head].cap)) {
       const target = this.target(q.waiting[q.head].url);
       const origin = typeof target === "string" ? null : target.origin;
-      const inFlight = origin === null ? 0 : this.originActive.get(origin) ?? 0;
+      const inFlight = origin === null ? 0 : (this.originActive.get(origin) ?? 0);
       if (origin !== null && q.active > 0 && inFlight >= ORIGIN_SHARE) {
         let held = this.heldBack.get(origin);
-        if (!held) { held = new Set(); this.heldBack.set(origin, held); }
+        if (!held) {
+          held = new Set();
+          this.heldBack.set(origin, held);
+        }
         held.add(id);
         return;
       }
@@ -91,13 +112,18 @@ export class Deliverer {
       });
     }
     // a head index instead of shift() keeps a long queue O(1) per job; compact once drained
-    if (q.head === q.waiting.length) { q.waiting = []; q.head = 0; if (q.active === 0) this.queues.delete(id); }
+    if (q.head === q.waiting.length) {
+      q.waiting = [];
+      q.head = 0;
+      if (q.active === 0) this.queues.delete(id);
+    }
   }
 
   /** A request to `origin` ended: the endpoints waiting for its share may go on. */
   private originDone(origin: string): void {
     const left = (this.originActive.get(origin) ?? 1) - 1;
-    if (left === 0) this.originActive.delete(origin); else this.originActive.set(origin, left);
+    if (left === 0) this.originActive.delete(origin);
+    else this.originActive.set(origin, left);
     const held = this.heldBack.get(origin);
     if (!held) return;
     this.heldBack.delete(origin);
@@ -116,7 +142,11 @@ export class Deliverer {
       const headers = signedHeaders(job.secret, job.eventType, job.eventId, job.body, Math.floor(Date.now() / 1000));
       const r = await this.post(target, headers, job.body);
       return {
-        ...base, statusCode: r.statusCode, error: null, durationMs: Math.round(performance.now() - started), snippet: r.snippet,
+        ...base,
+        statusCode: r.statusCode,
+        error: null,
+        durationMs: Math.round(performance.now() - started),
+        snippet: r.snippet,
         retryAfter: (r.statusCode === 429 || r.statusCode === 503) && r.retryAfter !== null ? r.retryAfter : null,
       };
     } catch (err) {
@@ -147,7 +177,11 @@ export class Deliverer {
    * the body kept (the rest read and dropped so the connection can be reused, up to 64 KB), and one
    * deadline for the whole attempt. Redirects are not followed (no redirect interceptor).
    */
-  private post(target: Target, headers: Record<string, string>, body: string): Promise<{ statusCode: number; retryAfter: string | null; snippet: string }> {
+  private post(
+    target: Target,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ statusCode: number; retryAfter: string | null; snippet: string }> {
     return new Promise((resolve, reject) => {
       let controller: Dispatcher.DispatchController | null = null;
       let settled = false;
@@ -159,29 +193,41 @@ export class Deliverer {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (err && !(err === TOO_LARGE && statusCode >= 200)) { reject(err); return; }
+        if (err && !(err === TOO_LARGE && statusCode >= 200)) {
+          reject(err);
+          return;
+        }
         resolve({ statusCode, retryAfter, snippet: utf8Snippet(Buffer.concat(chunks)) });
       };
-      const timer = setTimeout(() => { controller?.abort(TIMED_OUT); finish(TIMED_OUT); }, this.config.timeoutMs);
-      this.agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers, body }, {
-        onRequestStart: (c) => {
-          controller = c;
-          if (settled) c.abort(TIMED_OUT);
+      const timer = setTimeout(() => {
+        controller?.abort(TIMED_OUT);
+        finish(TIMED_OUT);
+      }, this.config.timeoutMs);
+      this.agent.dispatch(
+        { origin: target.origin, path: target.path, method: "POST", headers, body },
+        {
+          onRequestStart: (c) => {
+            controller = c;
+            if (settled) c.abort(TIMED_OUT);
+          },
+          onResponseStart: (_c, status, h) => {
+            if (status < 200) return; // 1xx
+            statusCode = status;
+            const ra = h["retry-after"];
+            retryAfter = ra === undefined ? null : String(ra);
+          },
+          onResponseData: (c, chunk) => {
+            if (size < SNIPPET_BYTES) chunks.push(chunk);
+            size += chunk.length;
+            if (size > DRAIN_BYTES) {
+              c.abort(TOO_LARGE);
+              finish(TOO_LARGE);
+            }
+          },
+          onResponseEnd: () => finish(null),
+          onResponseError: (_c, err) => finish(err),
         },
-        onResponseStart: (_c, status, h) => {
-          if (status < 200) return; // 1xx
-          statusCode = status;
-          const ra = h["retry-after"];
-          retryAfter = ra === undefined ? null : String(ra);
-        },
-        onResponseData: (c, chunk) => {
-          if (size < SNIPPET_BYTES) chunks.push(chunk);
-          size += chunk.length;
-          if (size > DRAIN_BYTES) { c.abort(TOO_LARGE); finish(TOO_LARGE); }
-        },
-        onResponseEnd: () => finish(null),
-        onResponseError: (_c, err) => finish(err),
-      });
+      );
     });
   }
 }

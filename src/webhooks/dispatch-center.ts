@@ -52,14 +52,38 @@ export interface DispatchCenterOptions {
   metrics: Metrics | null;
 }
 
-export interface TestOutcome { statusCode: number | null; error: string | null; durationMs: number; snippet: string }
+export interface TestOutcome {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  snippet: string;
+}
 
 /** Rows a committed intake transaction stored for dispatch; `direct` = stored leased, to be handed over now. */
-export interface HandOff { rows: Delivery[]; direct: boolean }
+export interface HandOff {
+  rows: Delivery[];
+  direct: boolean;
+}
 
-interface Handed { d: Delivery; token: number; part: number }
-interface Test { token: number; part: number; eventType: string; eventId: string; webhookId: string; done: (r: TestOutcome) => void }
-interface Partition { worker: Worker | null; restarts: RestartBackoff; queued: ToWorker[]; restartTimer: NodeJS.Timeout | null }
+interface Handed {
+  d: Delivery;
+  token: number;
+  part: number;
+}
+interface Test {
+  token: number;
+  part: number;
+  eventType: string;
+  eventId: string;
+  webhookId: string;
+  done: (r: TestOutcome) => void;
+}
+interface Partition {
+  worker: Worker | null;
+  restarts: RestartBackoff;
+  queued: ToWorker[];
+  restartTimer: NodeJS.Timeout | null;
+}
 type Returned = { kind: "delivery"; h: Handed; r: DispatchResult } | { kind: "test"; t: Test; r: DispatchResult };
 
 export class DispatchCenter {
@@ -76,12 +100,16 @@ export class DispatchCenter {
   private stopped = false;
 
   constructor(
-    private readonly db: StateDb, private readonly outbox: Outbox, private readonly webhooks: WebhookStore,
-    private readonly inbound: InboundStore, private readonly opts: DispatchCenterOptions,
+    private readonly db: StateDb,
+    private readonly outbox: Outbox,
+    private readonly webhooks: WebhookStore,
+    private readonly inbound: InboundStore,
+    private readonly opts: DispatchCenterOptions,
   ) {
     outbox.clearLeases();
     opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP, 0);
-    for (let i = 0; i < opts.workers; i++) this.parts.push({ worker: null, restarts: new RestartBackoff(), queued: [], restartTimer: null });
+    for (let i = 0; i < opts.workers; i++)
+      this.parts.push({ worker: null, restarts: new RestartBackoff(), queued: [], restartTimer: null });
   }
 
   start(): void {
@@ -113,7 +141,10 @@ export class DispatchCenter {
     if (h.rows.length === 0) return;
     // rows stored unleased wait in the outbox: nothing newer may pass them until the poll has them
     if (!h.direct) this.backlog = true;
-    if (!h.direct || this.stopped) { this.kick(); return; }
+    if (!h.direct || this.stopped) {
+      this.kick();
+      return;
+    }
     const failed = this.handOut(h.rows);
     if (failed.length > 0) this.outbox.fail(failed, this.opts.nowMs());
   }
@@ -134,7 +165,10 @@ export class DispatchCenter {
   kick(): void {
     if (this.kicked) return;
     this.kicked = true;
-    setImmediate(() => { this.kicked = false; this.pump(); });
+    setImmediate(() => {
+      this.kicked = false;
+      this.pump();
+    });
   }
 
   async stop(): Promise<void> {
@@ -147,10 +181,14 @@ export class DispatchCenter {
 
   private spawn(part: number): void {
     const p = this.parts[part];
-    const w = new Worker(new URL("../../workers/dispatcher.js", import.meta.url), { workerData: { ...this.opts.workerData, partition: part } satisfies DispatcherWorkerData });
+    const w = new Worker(new URL("../../workers/dispatcher.js", import.meta.url), {
+      workerData: { ...this.opts.workerData, partition: part } satisfies DispatcherWorkerData,
+    });
     p.worker = w;
     p.restarts.started();
-    w.on("message", (m: FromWorker) => { if (m.type === "results") this.onResults(m.results); });
+    w.on("message", (m: FromWorker) => {
+      if (m.type === "results") this.onResults(m.results);
+    });
     w.on("error", (err) => this.opts.log(`dispatcher ${part} failed: ${err.message}`));
     w.on("exit", (code) => this.onExit(part, w, code));
     w.unref();
@@ -177,13 +215,26 @@ export class DispatchCenter {
     const jobs = new Map<number, DispatchJob[]>();
     for (const d of rows) {
       const e = this.endpoint(d.webhook_id);
-      if (!e) { failed.push(d.seq); continue; }
+      if (!e) {
+        failed.push(d.seq);
+        continue;
+      }
       const part = ownerOf(e.id, this.parts.length);
       const token = ++this.tokens;
       this.handed.set(d.id, { d, token, part });
       let list = jobs.get(part);
       if (!list) jobs.set(part, (list = []));
-      list.push({ key: d.id, token, webhookId: e.id, url: e.url, secret: e.secret, eventType: d.event_type, eventId: d.event_id, body: d.body, cap: e.max_concurrency });
+      list.push({
+        key: d.id,
+        token,
+        webhookId: e.id,
+        url: e.url,
+        secret: e.secret,
+        eventType: d.event_type,
+        eventId: d.event_id,
+        body: d.body,
+        cap: e.max_concurrency,
+      });
     }
     for (const [part, list] of jobs) this.post(part, { type: "jobs", jobs: list });
     return failed;
@@ -202,15 +253,24 @@ export class DispatchCenter {
   private pumpOnce(): void {
     for (;;) {
       const room = Math.min(BATCH, MAX_HANDED - this.handed.size);
-      if (room <= 0) { this.backlog = true; return; }
+      if (room <= 0) {
+        this.backlog = true;
+        return;
+      }
       const due = this.outbox.due(this.opts.nowMs(), room);
       if (due.length > 0) {
         // lease first: if the write fails nothing is handed out
-        this.outbox.lease(due.map((d) => d.seq), true);
+        this.outbox.lease(
+          due.map((d) => d.seq),
+          true,
+        );
         const failed = this.handOut(due);
         if (failed.length > 0) this.outbox.fail(failed, this.opts.nowMs());
       }
-      if (due.length < room) { this.backlog = false; return; }
+      if (due.length < room) {
+        this.backlog = false;
+        return;
+      }
     }
   }
 
@@ -222,7 +282,10 @@ export class DispatchCenter {
     const token = ++this.tokens;
     return new Promise((resolve) => {
       this.tests.set(key, { token, part, eventType, eventId, webhookId, done: resolve });
-      this.post(part, { type: "jobs", jobs: [{ key, token, webhookId, url: w.url, secret: w.secret, eventType, eventId, body, cap: w.max_concurrency }] });
+      this.post(part, {
+        type: "jobs",
+        jobs: [{ key, token, webhookId, url: w.url, secret: w.secret, eventType, eventId, body, cap: w.max_concurrency }],
+      });
     });
   }
 
@@ -231,7 +294,11 @@ export class DispatchCenter {
     for (const r of results) {
       const t = this.tests.get(r.key);
       if (t) {
-        if (t.token === r.token) { this.tests.delete(r.key); this.returned.push({ kind: "test", t, r }); urgent = true; }
+        if (t.token === r.token) {
+          this.tests.delete(r.key);
+          this.returned.push({ kind: "test", t, r });
+          urgent = true;
+        }
         continue;
       }
       const h = this.handed.get(r.key);
@@ -246,7 +313,10 @@ export class DispatchCenter {
 
   /** Writes the returned results (attempts, delivery states, endpoint health) in one transaction. */
   private flush(): void {
-    if (this.flushTimer) { clearTimeout(this.flushTimer); this.flushTimer = null; }
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
     if (this.returned.length === 0) return;
     const batch = this.returned;
     this.returned = [];
@@ -258,13 +328,15 @@ export class DispatchCenter {
     } catch (err) {
       // the disk refused (full, I/O error): keep the results and try again in a second rather
       // than take the server down; their rows stay leased, so nothing is sent twice meanwhile
-      if (!writeFailures.note("webhook results", err)) this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
+      if (!writeFailures.note("webhook results", err))
+        this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
       this.returned = batch.concat(this.returned);
       this.flushTimer ??= setTimeout(() => this.flush(), 1000);
       return;
     }
     for (const x of written.disabled) this.opts.log(`webhook ${x.id} disabled: ${x.reason}`);
-    for (const { t, r } of written.tests) t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
+    for (const { t, r } of written.tests)
+      t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
     // room was made: rows waiting in the outbox can go
     if (this.backlog) this.kick();
   }
@@ -277,24 +349,62 @@ export class DispatchCenter {
     for (const item of batch) {
       const r = item.r;
       const ok = isSuccess(r.statusCode);
-      const common = { webhook_id: r.webhookId, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet, attempted_at: now, outcome: ok ? "success" as const : "failure" as const };
+      const common = {
+        webhook_id: r.webhookId,
+        status_code: r.statusCode,
+        error: r.error,
+        duration_ms: r.durationMs,
+        response_snippet: r.snippet,
+        attempted_at: now,
+        outcome: ok ? ("success" as const) : ("failure" as const),
+      };
       if (item.kind === "test") {
         tests.push(item);
-        outcomes.push({ seq: 0, attempt: { ...common, delivery_id: r.key, event_id: item.t.eventId, event_type: item.t.eventType, attempt: 1, trigger: "test", next_attempt_at: null }, status: "delivered", nextAttemptAt: 0 });
+        outcomes.push({
+          seq: 0,
+          attempt: {
+            ...common,
+            delivery_id: r.key,
+            event_id: item.t.eventId,
+            event_type: item.t.eventType,
+            attempt: 1,
+            trigger: "test",
+            next_attempt_at: null,
+          },
+          status: "delivered",
+          nextAttemptAt: 0,
+        });
         continue;
       }
       const d = item.h.d;
       const attempt = d.attempts + 1;
       let w = this.webhooks.byIdAnyTenant(r.webhookId);
-      const v = verdict({ statusCode: r.statusCode, attempt, retryAfter: r.retryAfter, nowMs: now, failingSinceMs: w?.failing_since ?? null, scale: this.opts.scale, decisionNowMs: this.opts.decisionNowMs?.() });
+      const v = verdict({
+        statusCode: r.statusCode,
+        attempt,
+        retryAfter: r.retryAfter,
+        nowMs: now,
+        failingSinceMs: w?.failing_since ?? null,
+        scale: this.opts.scale,
+        decisionNowMs: this.opts.decisionNowMs?.(),
+      });
       // an endpoint disabled or deleted while this attempt was on its way gets no retry: its
       // pending deliveries were failed, and this one must not come back to life
       const retry = v.kind === "retry" && this.endpoint(r.webhookId) !== null;
       const next = retry ? v.atMs : null;
       outcomes.push({
         seq: d.seq,
-        attempt: { ...common, delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, attempt, trigger: d.trigger, next_attempt_at: next },
-        status: v.kind === "delivered" ? "delivered" : retry ? "pending" : "failed", nextAttemptAt: next ?? 0,
+        attempt: {
+          ...common,
+          delivery_id: d.id,
+          event_id: d.event_id,
+          event_type: d.event_type,
+          attempt,
+          trigger: d.trigger,
+          next_attempt_at: next,
+        },
+        status: v.kind === "delivered" ? "delivered" : retry ? "pending" : "failed",
+        nextAttemptAt: next ?? 0,
       });
       if (!w) continue;
       if (v.kind === "delivered") {
@@ -335,7 +445,10 @@ export class DispatchCenter {
       t.done({ statusCode: null, error: "dispatcher thread died during the attempt", durationMs: 0, snippet: "" });
     }
     try {
-      this.outbox.lease(back.map((h) => h.d.seq), false);
+      this.outbox.lease(
+        back.map((h) => h.d.seq),
+        false,
+      );
     } catch (err) {
       // still leased: they go out again at the next start (at least once), not before
       this.opts.log(`releasing the deliveries of dispatcher ${part} failed: ${(err as Error).message}`);
@@ -346,7 +459,9 @@ export class DispatchCenter {
       const cap = this.endpoint(webhookId)?.max_concurrency ?? n;
       p.queued.push({ type: "hold", webhookId, slots: Math.min(n, cap), forMs: this.opts.workerData.timeoutMs });
     }
-    this.opts.log(`dispatcher ${part} exited (code ${code}); ${back.length} deliveries go out again from the outbox; restarting it${delay ? ` in ${delay} ms` : ""}`);
+    this.opts.log(
+      `dispatcher ${part} exited (code ${code}); ${back.length} deliveries go out again from the outbox; restarting it${delay ? ` in ${delay} ms` : ""}`,
+    );
     p.restartTimer = setTimeout(() => {
       p.restartTimer = null;
       if (this.stopped) return;

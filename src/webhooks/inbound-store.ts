@@ -17,8 +17,14 @@ export interface InboundRoute {
   created_at: string;
 }
 
-export const publicRoute = (r: InboundRoute): Record<string, unknown> =>
-  ({ id: r.id, tenant_id: r.tenant_id, match: r.match, url: r.url, max_concurrency: r.max_concurrency, created_at: r.created_at });
+export const publicRoute = (r: InboundRoute): Record<string, unknown> => ({
+  id: r.id,
+  tenant_id: r.tenant_id,
+  match: r.match,
+  url: r.url,
+  max_concurrency: r.max_concurrency,
+  created_at: r.created_at,
+});
 
 export class InboundStore {
   private readonly byId = new Map<string, InboundRoute>();
@@ -34,8 +40,17 @@ export class InboundStore {
   }
 
   create(tenantId: string, match: string, url: string, maxConcurrency: number = DEFAULT_CONCURRENCY): InboundRoute {
-    const r: InboundRoute = { id: randomKey("ir_", 20), tenant_id: tenantId, match: match.toLowerCase(), url, secret: newSecret(), max_concurrency: maxConcurrency, created_at: new Date().toISOString() };
-    this.db.prepare("INSERT INTO inbound_routes (id, tenant_id, match, url, secret, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    const r: InboundRoute = {
+      id: randomKey("ir_", 20),
+      tenant_id: tenantId,
+      match: match.toLowerCase(),
+      url,
+      secret: newSecret(),
+      max_concurrency: maxConcurrency,
+      created_at: new Date().toISOString(),
+    };
+    this.db
+      .prepare("INSERT INTO inbound_routes (id, tenant_id, match, url, secret, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(r.id, r.tenant_id, r.match, r.url, r.secret, r.max_concurrency, r.created_at);
     this.byId.set(r.id, r);
     return r;
@@ -51,12 +66,16 @@ export class InboundStore {
   }
 
   list(tenantId: string): InboundRoute[] {
-    return [...this.byId.values()].filter((r) => r.tenant_id === tenantId).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    return [...this.byId.values()]
+      .filter((r) => r.tenant_id === tenantId)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   }
 
   update(r: InboundRoute, change: Partial<Pick<InboundRoute, "match" | "url" | "max_concurrency">>): InboundRoute {
     const next = { ...r, ...change, match: (change.match ?? r.match).toLowerCase() };
-    this.db.prepare("UPDATE inbound_routes SET match = ?, url = ?, max_concurrency = ? WHERE id = ?").run(next.match, next.url, next.max_concurrency, next.id);
+    this.db
+      .prepare("UPDATE inbound_routes SET match = ?, url = ?, max_concurrency = ? WHERE id = ?")
+      .run(next.match, next.url, next.max_concurrency, next.id);
     this.byId.set(next.id, next);
     return next;
   }
@@ -71,13 +90,17 @@ export class InboundStore {
     const address = recipient.trim().toLowerCase();
     const domain = address.slice(address.lastIndexOf("@"));
     const rank = (r: InboundRoute): number => (r.match === address ? 0 : r.match === domain ? 1 : r.match === "*" ? 2 : 3);
-    const found = [...this.byId.values()].filter((r) => rank(r) < 3)
+    const found = [...this.byId.values()]
+      .filter((r) => rank(r) < 3)
       .sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     return found[0] ?? null;
   }
 
   /** Records an inbound message id; false when it was seen before. */
   firstTime(id: string, routeId: string, now: number): boolean {
-    return this.db.prepare("INSERT OR IGNORE INTO inbound_messages (id, route_id, received_at) VALUES (?, ?, ?)").run(id, routeId, now).changes > 0;
+    return (
+      this.db.prepare("INSERT OR IGNORE INTO inbound_messages (id, route_id, received_at) VALUES (?, ?, ?)").run(id, routeId, now).changes >
+      0
+    );
   }
 }

@@ -27,7 +27,11 @@ export interface MailEvent {
   method?: string;
 }
 
-export interface IntakeResult { accepted: number; duplicates: number; deliveries: number }
+export interface IntakeResult {
+  accepted: number;
+  duplicates: number;
+  deliveries: number;
+}
 
 export interface IntakeWorkerData {
   /** state.db's path: the writer opens its own connection to it */

@@ -19,7 +19,13 @@ import type { TenantStore } from "./tenant-store.js";
 
 /** A refusal of a whole batch; nothing of it is stored. */
 export class IntakeError extends Error {
-  constructor(readonly status: number, message: string, readonly retryAfterSeconds: number | null = null) { super(message); }
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+  }
 }
 
 /** The tables only intake writes; created by the front before the writer thread starts. */
@@ -32,7 +38,10 @@ export function migrateIntake(db: StateDb): void {
   ]);
 }
 
-export interface HeldBatch { id: number; events: MailEvent[] }
+export interface HeldBatch {
+  id: number;
+  events: MailEvent[];
+}
 
 type Endpoints = Map<string, { tenantId: string; n: number }>;
 
@@ -55,7 +64,9 @@ export class IntakeWriter {
     this.moveMessage = db.prepare(`INSERT INTO messages (tenant_id, message_id, state, delivered_at, updated_at) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, message_id) DO UPDATE SET state = excluded.state, delivered_at = COALESCE(excluded.delivered_at, delivered_at), updated_at = excluded.updated_at`);
     // the order WebhookStore.list gives, so rows are added in the order they always were
-    this.enabledHooks = db.prepare("SELECT id, event_types FROM webhooks WHERE tenant_id = ? AND status = 'enabled' ORDER BY created_at, id");
+    this.enabledHooks = db.prepare(
+      "SELECT id, event_types FROM webhooks WHERE tenant_id = ? AND status = 'enabled' ORDER BY created_at, id",
+    );
   }
 
   /**
@@ -70,31 +81,41 @@ export class IntakeWriter {
     // subscribers per "tenant kind", read once per slice inside its transaction
     const subs = new Map<string, string[]>();
     let room = allowance;
-    this.db.transaction(() => {
-      for (;;) {
-        if (outcomes.length > 0 && performance.now() - started >= sliceMs) break;
-        const batch = take();
-        if (!batch) break;
-        // rows go leased (straight to dispatch) only while every earlier row of the slice did too:
-        // first attempts keep event order, and an unleased row waits for the poll
-        const direct = room > 0 && room >= batch.events.length;
-        try {
-          const { result, rows } = this.accept(batch.events, now, direct, subs);
-          if (direct) room -= rows.length;
-          else if (rows.length > 0) room = 0;
-          outcomes.push({ id: batch.id, ok: result, rows, direct });
-        } catch (err) {
-          if (!(err instanceof IntakeError)) throw err;
-          outcomes.push({ id: batch.id, refused: { status: err.status, message: err.message, retryAfterSeconds: err.retryAfterSeconds } });
+    this.db
+      .transaction(() => {
+        for (;;) {
+          if (outcomes.length > 0 && performance.now() - started >= sliceMs) break;
+          const batch = take();
+          if (!batch) break;
+          // rows go leased (straight to dispatch) only while every earlier row of the slice did too:
+          // first attempts keep event order, and an unleased row waits for the poll
+          const direct = room > 0 && room >= batch.events.length;
+          try {
+            const { result, rows } = this.accept(batch.events, now, direct, subs);
+            if (direct) room -= rows.length;
+            else if (rows.length > 0) room = 0;
+            outcomes.push({ id: batch.id, ok: result, rows, direct });
+          } catch (err) {
+            if (!(err instanceof IntakeError)) throw err;
+            outcomes.push({
+              id: batch.id,
+              refused: { status: err.status, message: err.message, retryAfterSeconds: err.retryAfterSeconds },
+            });
+          }
         }
-      }
-      hold();
-    }).immediate();
+        hold();
+      })
+      .immediate();
     return outcomes;
   }
 
   /** One batch in a savepoint of its own; throws IntakeError (nothing of it stored) when any event is refused. */
-  private accept(events: MailEvent[], now: number, direct: boolean, subs: Map<string, string[]>): { result: IntakeResult; rows: Delivery[] } {
+  private accept(
+    events: MailEvent[],
+    now: number,
+    direct: boolean,
+    subs: Map<string, string[]>,
+  ): { result: IntakeResult; rows: Delivery[] } {
     return this.db.transaction(() => {
       const result: IntakeResult = { accepted: 0, duplicates: 0, deliveries: 0 };
       const rows: Delivery[] = [];
@@ -106,7 +127,10 @@ export class IntakeWriter {
           known.add(e.tenant_id);
         }
         const seen = this.remember.run(e.id, e.tenant_id, now);
-        if (seen.changes === 0) { result.duplicates++; continue; }
+        if (seen.changes === 0) {
+          result.duplicates++;
+          continue;
+        }
         result.accepted++;
         result.deliveries += this.one(e, now, direct, rows, endpoints, subs);
       }
@@ -150,12 +174,24 @@ export class IntakeWriter {
     if (kind === "bounced" && e.bounce_type === "hard") this.suppressions.add(e.tenant_id, e.recipient, "hard_bounce");
     if (kind === "unsubscribed") this.suppressions.add(e.tenant_id, e.recipient, "unsubscribe");
     if (kind === "opened" || kind === "clicked") Object.assign(data, machineVerdict(e, msg?.delivered_at ?? null));
-    const body = JSON.stringify({ id: e.id, type: kind, created_at: new Date(e.timestamp * 1000).toISOString(), tenant_id: e.tenant_id, data });
+    const body = JSON.stringify({
+      id: e.id,
+      type: kind,
+      created_at: new Date(e.timestamp * 1000).toISOString(),
+      tenant_id: e.tenant_id,
+      data,
+    });
     const hooks = this.subscribers(e.tenant_id, kind, subs);
     for (const id of hooks) {
-      rows.push(this.outbox.add({ webhook_id: id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now }, direct));
+      rows.push(
+        this.outbox.add(
+          { webhook_id: id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now },
+          direct,
+        ),
+      );
       const counted = endpoints.get(id);
-      if (counted) counted.n++; else endpoints.set(id, { tenantId: e.tenant_id, n: 1 });
+      if (counted) counted.n++;
+      else endpoints.set(id, { tenantId: e.tenant_id, n: 1 });
     }
     return hooks.length;
   }

@@ -49,7 +49,11 @@ export interface IntakeOptions {
 
 export type Accepted = IntakeResult & { handOff: HandOff };
 
-interface Waiting { n: number; resolve: (r: Accepted) => void; reject: (err: unknown) => void }
+interface Waiting {
+  n: number;
+  resolve: (r: Accepted) => void;
+  reject: (err: unknown) => void;
+}
 
 export class Intake {
   private readonly maxQueued: number;
@@ -67,7 +71,10 @@ export class Intake {
   private sliceFrom: number | null = null;
   private stopped = false;
 
-  constructor(private readonly db: StateDb, private readonly opts: IntakeOptions = {}) {
+  constructor(
+    private readonly db: StateDb,
+    private readonly opts: IntakeOptions = {},
+  ) {
     this.maxQueued = opts.queuedEvents ?? QUEUED_EVENTS;
     this.sliceMs = opts.sliceMs ?? SLICE_MS;
     this.caps = (opts.backlog ?? new Backlog(db)).caps;
@@ -76,7 +83,9 @@ export class Intake {
   }
 
   /** Events accepted for writing and not yet written. */
-  get queued(): number { return this.queuedEvents; }
+  get queued(): number {
+    return this.queuedEvents;
+  }
 
   /** The refusal a batch of the largest size would get now, before its body is even parsed; null when there is room. */
   busy(): IntakeError | null {
@@ -85,9 +94,14 @@ export class Intake {
 
   /** The 503 a batch of n events gets now (no writer, or no room in the queue; a lone batch always fits), else null. */
   private refusal(n: number): IntakeError | null {
-    if (!this.worker || this.stopped) return new IntakeError(503, "event intake is restarting its writer; retry shortly", QUEUE_RETRY_AFTER_SECONDS);
+    if (!this.worker || this.stopped)
+      return new IntakeError(503, "event intake is restarting its writer; retry shortly", QUEUE_RETRY_AFTER_SECONDS);
     if (this.queuedEvents > 0 && this.queuedEvents + n > this.maxQueued) {
-      return new IntakeError(503, `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`, QUEUE_RETRY_AFTER_SECONDS);
+      return new IntakeError(
+        503,
+        `event intake is busy (${this.queuedEvents} events waiting to be written, at most ${this.maxQueued}); retry shortly`,
+        QUEUE_RETRY_AFTER_SECONDS,
+      );
     }
     return null;
   }
@@ -112,7 +126,10 @@ export class Intake {
       // batches submitted in the same turn go into the same slice
       if (!this.scheduled && this.sliceFrom === null) {
         this.scheduled = true;
-        setImmediate(() => { this.scheduled = false; this.startSlice(); });
+        setImmediate(() => {
+          this.scheduled = false;
+          this.startSlice();
+        });
       }
     });
   }
@@ -132,7 +149,9 @@ export class Intake {
     const w = new Worker(new URL("../../workers/intake.js", import.meta.url), { workerData });
     this.worker = w;
     this.restarts.started();
-    w.on("message", (m: FromIntakeWorker) => { if (this.worker === w) this.onMessage(m); });
+    w.on("message", (m: FromIntakeWorker) => {
+      if (this.worker === w) this.onMessage(m);
+    });
     w.on("error", (err) => this.opts.log?.(`intake writer failed: ${err.message}`));
     w.on("exit", (code) => this.onExit(w, code));
     w.unref();
@@ -150,7 +169,12 @@ export class Intake {
       // unknown: should the writer die, every lease not handed over is released (safe, if slower)
     }
     this.sliceFrom = from;
-    w.postMessage({ type: "slice", now: this.opts.nowMs?.() ?? Date.now(), allowance: this.opts.directAllowance?.() ?? 0, sliceMs: this.sliceMs } satisfies ToIntakeWorker);
+    w.postMessage({
+      type: "slice",
+      now: this.opts.nowMs?.() ?? Date.now(),
+      allowance: this.opts.directAllowance?.() ?? 0,
+      sliceMs: this.sliceMs,
+    } satisfies ToIntakeWorker);
   }
 
   private settle(id: number): Waiting | undefined {
@@ -171,7 +195,10 @@ export class Intake {
       for (const o of m.outcomes) {
         const item = this.settle(o.id);
         if (!item) continue;
-        if ("refused" in o) { item.reject(new IntakeError(o.refused.status, o.refused.message, o.refused.retryAfterSeconds)); continue; }
+        if ("refused" in o) {
+          item.reject(new IntakeError(o.refused.status, o.refused.message, o.refused.retryAfterSeconds));
+          continue;
+        }
         const handOff: HandOff = { rows: o.rows, direct: o.direct };
         // before the next slice is asked for, so that its allowance counts these rows
         try {
@@ -207,8 +234,16 @@ export class Intake {
         this.opts.log?.(`releasing the deliveries of the intake writer's last slice failed: ${(err as Error).message}`);
       }
     }
-    this.refuseWaiting(new IntakeError(503, "event intake was interrupted (its writer thread stopped) and this batch may or may not be stored; retry it (event ids make a retry safe)", QUEUE_RETRY_AFTER_SECONDS));
-    this.opts.log?.(`intake writer exited (code ${code}); ${held} batches refused with 503; restarting it${delay ? ` in ${delay} ms` : ""}`);
+    this.refuseWaiting(
+      new IntakeError(
+        503,
+        "event intake was interrupted (its writer thread stopped) and this batch may or may not be stored; retry it (event ids make a retry safe)",
+        QUEUE_RETRY_AFTER_SECONDS,
+      ),
+    );
+    this.opts.log?.(
+      `intake writer exited (code ${code}); ${held} batches refused with 503; restarting it${delay ? ` in ${delay} ms` : ""}`,
+    );
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (!this.stopped) this.spawn();

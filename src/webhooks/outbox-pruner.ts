@@ -30,13 +30,23 @@ export class OutboxPruner {
   private running: Promise<void> | null = null;
   private stopped = false;
 
-  constructor(private readonly outbox: Outbox, private readonly opts: PrunerOptions) {
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly opts: PrunerOptions,
+  ) {
     opts.metrics?.increment(PRUNED_METRIC, "Finished outbox rows deleted after their retention (delivered: 1 day, failed: 30 days).", 0);
     opts.metrics?.increment(LOG_PRUNED_METRIC, "Delivery-log attempts deleted after 30 days.", 0);
   }
 
   start(): void {
-    this.timer = setInterval(() => { this.running ??= this.run().finally(() => { this.running = null; }); }, Math.max(50, EVERY_MS / this.opts.scale));
+    this.timer = setInterval(
+      () => {
+        this.running ??= this.run().finally(() => {
+          this.running = null;
+        });
+      },
+      Math.max(50, EVERY_MS / this.opts.scale),
+    );
     this.timer.unref();
   }
 

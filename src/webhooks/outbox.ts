@@ -52,7 +52,12 @@ export interface Attempt {
 }
 
 /** An attempt and, unless it was a test dispatch (seq 0), the delivery's new state. */
-export interface Outcome { seq: number; attempt: Attempt; status: Delivery["status"]; nextAttemptAt: number }
+export interface Outcome {
+  seq: number;
+  attempt: Attempt;
+  status: Delivery["status"];
+  nextAttemptAt: number;
+}
 
 export type NewDelivery = Omit<Delivery, "seq" | "id" | "status" | "attempts" | "trigger">;
 
@@ -74,7 +79,9 @@ export function relaxedTransaction<T>(db: StateDb, fn: () => T): T {
 
 // Random per process, plus the thread: the front and the intake writer both create deliveries,
 // each with its own counter, so their tags must differ.
-const THREAD_TAG = Array.from(randomBytes(4), (b) => "0123456789abcdefghijklmnopqrstuvwxyz"[b % 36]).join("") + (threadId % 1296).toString(36).padStart(2, "0");
+const THREAD_TAG =
+  Array.from(randomBytes(4), (b) => "0123456789abcdefghijklmnopqrstuvwxyz"[b % 36]).join("") +
+  (threadId % 1296).toString(36).padStart(2, "0");
 let idCounter = 0;
 
 /**
@@ -131,13 +138,18 @@ export class Outbox {
       `CREATE INDEX IF NOT EXISTS deliveries_open ON deliveries (webhook_id, status) WHERE status <> 'delivered'`,
     ]);
     // prepared once: compiling a statement costs more than running it
-    this.insert = db.prepare(`INSERT INTO deliveries (id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at, leased)
+    this.insert =
+      db.prepare(`INSERT INTO deliveries (id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at, leased)
       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 'scheduled', ?, ?)`);
-    this.dueFresh = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts = 0 AND next_attempt_at <= ? ORDER BY seq LIMIT ?`);
-    this.dueRetries = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts > 0 AND next_attempt_at <= ?
+    this.dueFresh = db.prepare(
+      `SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts = 0 AND next_attempt_at <= ? ORDER BY seq LIMIT ?`,
+    );
+    this.dueRetries =
+      db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts > 0 AND next_attempt_at <= ?
       ORDER BY next_attempt_at LIMIT ?`);
     this.setLeased = db.prepare("UPDATE deliveries SET leased = ? WHERE seq = ?");
-    this.insertAttempt = db.prepare(`INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, trigger, status_code, error, duration_ms,
+    this.insertAttempt =
+      db.prepare(`INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, trigger, status_code, error, duration_ms,
       response_snippet, attempted_at, next_attempt_at, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     // A manual redelivery asked for while a scheduled attempt was on its way (the row says
     // 'manual', the attempt was not) survives that attempt's result: the row stays due now.
@@ -157,10 +169,30 @@ export class Outbox {
    */
   add(d: NewDelivery, leased: boolean): Delivery {
     const id = newDeliveryId(d.created_at);
-    const r = this.insert.run(id, d.webhook_id, d.tenant_id, d.event_id, d.event_type, d.body, d.next_attempt_at, d.created_at, leased ? 1 : 0);
+    const r = this.insert.run(
+      id,
+      d.webhook_id,
+      d.tenant_id,
+      d.event_id,
+      d.event_type,
+      d.body,
+      d.next_attempt_at,
+      d.created_at,
+      leased ? 1 : 0,
+    );
     return {
-      seq: Number(r.lastInsertRowid), id, webhook_id: d.webhook_id, tenant_id: d.tenant_id, event_id: d.event_id, event_type: d.event_type, body: d.body,
-      status: "pending", attempts: 0, next_attempt_at: d.next_attempt_at, trigger: "scheduled", created_at: d.created_at,
+      seq: Number(r.lastInsertRowid),
+      id,
+      webhook_id: d.webhook_id,
+      tenant_id: d.tenant_id,
+      event_id: d.event_id,
+      event_type: d.event_type,
+      body: d.body,
+      status: "pending",
+      attempts: 0,
+      next_attempt_at: d.next_attempt_at,
+      trigger: "scheduled",
+      created_at: d.created_at,
     };
   }
 
@@ -177,19 +209,25 @@ export class Outbox {
   /** Marks rows (by seq) handed out (true) or taken back (false), in one transaction; leases need no fsync (cleared at start). */
   lease(seqs: readonly number[], leased: boolean): void {
     if (seqs.length === 0) return;
-    relaxedTransaction(this.db, () => { for (const seq of seqs) this.setLeased.run(leased ? 1 : 0, seq); });
+    relaxedTransaction(this.db, () => {
+      for (const seq of seqs) this.setLeased.run(leased ? 1 : 0, seq);
+    });
   }
 
   /** These deliveries (by seq) cannot go (their endpoint was disabled or deleted): failed, in one transaction. */
   fail(seqs: readonly number[], now: number): void {
     const st = this.db.prepare("UPDATE deliveries SET status = 'failed', leased = 0, finished_at = ? WHERE seq = ?");
-    relaxedTransaction(this.db, () => { for (const seq of seqs) st.run(now, seq); });
+    relaxedTransaction(this.db, () => {
+      for (const seq of seqs) st.run(now, seq);
+    });
   }
 
   /** Leases of rows after `afterSeq` go, except those of `keep` (rows on their way). */
   releaseAfter(afterSeq: number, keep: readonly number[]): void {
     relaxedTransaction(this.db, () => {
-      this.db.prepare("UPDATE deliveries SET leased = 0 WHERE seq > ? AND leased = 1 AND seq NOT IN (SELECT value FROM json_each(?))").run(afterSeq, JSON.stringify(keep));
+      this.db
+        .prepare("UPDATE deliveries SET leased = 0 WHERE seq > ? AND leased = 1 AND seq NOT IN (SELECT value FROM json_each(?))")
+        .run(afterSeq, JSON.stringify(keep));
     });
   }
 
@@ -201,40 +239,77 @@ export class Outbox {
   /** Records attempts and the deliveries' new states; runs inside the caller's transaction. */
   record(outcomes: readonly Outcome[], now: number): void {
     for (const { seq, attempt: a, status, nextAttemptAt } of outcomes) {
-      this.insertAttempt.run(a.delivery_id, a.webhook_id, a.event_id, a.event_type, a.attempt, a.trigger, a.status_code, a.error, a.duration_ms,
-        a.response_snippet, a.attempted_at, a.next_attempt_at, a.outcome);
+      this.insertAttempt.run(
+        a.delivery_id,
+        a.webhook_id,
+        a.event_id,
+        a.event_type,
+        a.attempt,
+        a.trigger,
+        a.status_code,
+        a.error,
+        a.duration_ms,
+        a.response_snippet,
+        a.attempted_at,
+        a.next_attempt_at,
+        a.outcome,
+      );
       if (a.trigger !== "test") {
-        this.updateAfterAttempt.run({ handed: a.trigger, status, next: nextAttemptAt, finished: status === "pending" ? null : now, attempts: a.attempt, seq });
+        this.updateAfterAttempt.run({
+          handed: a.trigger,
+          status,
+          next: nextAttemptAt,
+          finished: status === "pending" ? null : now,
+          attempts: a.attempt,
+          seq,
+        });
       }
     }
   }
 
   attempts(webhookId: string, outcome: string | null, before: number, limit: number): (Attempt & { row: number })[] {
-    return this.db.prepare(`SELECT * FROM delivery_attempts WHERE webhook_id = ? AND row < ? ${outcome ? "AND outcome = ?" : ""} ORDER BY row DESC LIMIT ?`)
+    return this.db
+      .prepare(
+        `SELECT * FROM delivery_attempts WHERE webhook_id = ? AND row < ? ${outcome ? "AND outcome = ?" : ""} ORDER BY row DESC LIMIT ?`,
+      )
       .all(...(outcome ? [webhookId, before, outcome, limit] : [webhookId, before, limit])) as (Attempt & { row: number })[];
   }
 
   /** Makes one delivery of the webhook due now as a manual redelivery; false when unknown (or already pruned). */
   redeliver(webhookId: string, deliveryId: string, now: number): boolean {
-    return this.db.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL WHERE id = ? AND webhook_id = ?")
-      .run(now, deliveryId, webhookId).changes > 0;
+    return (
+      this.db
+        .prepare(
+          "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL WHERE id = ? AND webhook_id = ?",
+        )
+        .run(now, deliveryId, webhookId).changes > 0
+    );
   }
 
   /** Makes every failed delivery of the webhook created since `since` due now; returns how many. */
   redeliverFailed(webhookId: string, since: number, now: number): number {
-    return this.db.prepare(`UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL
-      WHERE webhook_id = ? AND status = 'failed' AND status <> 'delivered' AND created_at >= ?`).run(now, webhookId, since).changes;
+    return this.db
+      .prepare(
+        `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL
+      WHERE webhook_id = ? AND status = 'failed' AND status <> 'delivered' AND created_at >= ?`,
+      )
+      .run(now, webhookId, since).changes;
   }
 
   /** Pending deliveries of a webhook become failed (when it is disabled or deleted). */
   failPending(webhookId: string, now: number = Date.now()): void {
     // `status <> 'delivered'` lets SQLite use the partial index deliveries_open
-    this.db.prepare("UPDATE deliveries SET status = 'failed', finished_at = ? WHERE webhook_id = ? AND status = 'pending' AND status <> 'delivered'").run(now, webhookId);
+    this.db
+      .prepare(
+        "UPDATE deliveries SET status = 'failed', finished_at = ? WHERE webhook_id = ? AND status = 'pending' AND status <> 'delivered'",
+      )
+      .run(now, webhookId);
   }
 
   /** Deletes up to `limit` rows of the status that finished before `before`; returns how many. */
   pruneFinished(status: "delivered" | "failed", before: number, limit: number): number {
-    return this.db.prepare("DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE status = ? AND finished_at < ? LIMIT ?)")
+    return this.db
+      .prepare("DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE status = ? AND finished_at < ? LIMIT ?)")
       .run(status, before, limit).changes;
   }
 
@@ -243,7 +318,11 @@ export class Outbox {
    * are appended in time order, so the oldest rows are a bounded window to look at (no index on time).
    */
   pruneLog(before: number, limit: number): number {
-    return this.db.prepare(`DELETE FROM delivery_attempts WHERE row IN
-      (SELECT row FROM (SELECT row, attempted_at FROM delivery_attempts ORDER BY row LIMIT ?) WHERE attempted_at < ?)`).run(limit, before).changes;
+    return this.db
+      .prepare(
+        `DELETE FROM delivery_attempts WHERE row IN
+      (SELECT row FROM (SELECT row, attempted_at FROM delivery_attempts ORDER BY row LIMIT ?) WHERE attempted_at < ?)`,
+      )
+      .run(limit, before).changes;
   }
 }

@@ -9,11 +9,7 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DISABLE_AFTER_MS = 5 * 86_400_000;
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
-export type Verdict =
-  | { kind: "delivered" }
-  | { kind: "retry"; atMs: number }
-  | { kind: "failed" }
-  | { kind: "disable"; reason: string };
+export type Verdict = { kind: "delivered" } | { kind: "retry"; atMs: number } | { kind: "failed" } | { kind: "disable"; reason: string };
 
 /** Retry-After as delta-seconds or an HTTP date, in ms from now; null when unreadable. */
 /** Only a 2xx answer counts as a delivery (a redirect is not followed, so it fails). */
@@ -32,8 +28,14 @@ export function retryAfterMs(value: string | null, nowMs: number): number | null
  * nowMs) judges "failing for 5 days", so that a forward clock step cannot disable endpoints.
  */
 export function verdict(opts: {
-  statusCode: number | null; attempt: number; retryAfter: string | null; nowMs: number; failingSinceMs: number | null;
-  scale: number; random?: () => number; decisionNowMs?: number;
+  statusCode: number | null;
+  attempt: number;
+  retryAfter: string | null;
+  nowMs: number;
+  failingSinceMs: number | null;
+  scale: number;
+  random?: () => number;
+  decisionNowMs?: number;
 }): Verdict {
   const { statusCode, attempt, nowMs, scale } = opts;
   if (isSuccess(statusCode)) return { kind: "delivered" };

@@ -76,14 +76,23 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       if (!who) {
         if (presented !== null) {
           const d = guessing.take(req.ip);
-          if (!d.allowed) { reply.header("Retry-After", String(d.retryAfterSeconds)); reply.error(429, "too many unknown keys from this address; retry later"); return REFUSED; }
+          if (!d.allowed) {
+            reply.header("Retry-After", String(d.retryAfterSeconds));
+            reply.error(429, "too many unknown keys from this address; retry later");
+            return REFUSED;
+          }
         }
         reply.header("WWW-Authenticate", "Bearer");
         reply.error(401, "missing or unknown key: send Authorization: Bearer <key>");
         return REFUSED;
       }
       if (who.kind !== need) {
-        reply.error(403, need === "operator" ? "this needs the operator key; a tenant key cannot do it" : "this needs a tenant key; the operator key is not a tenant key");
+        reply.error(
+          403,
+          need === "operator"
+            ? "this needs the operator key; a tenant key cannot do it"
+            : "this needs a tenant key; the operator key is not a tenant key",
+        );
         return REFUSED;
       }
       return who.kind === "tenant" ? who.tenantId : "";
@@ -93,7 +102,11 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   /** A route of area C: its OpenAPI operation is WEBHOOK_DOCS[name]; the handler gets the tenant's id ("" for the operator). */
   const route = (
-    method: Method, pattern: string, name: string, need: "operator" | "tenant", maxBody: number | null,
+    method: Method,
+    pattern: string,
+    name: string,
+    need: "operator" | "tenant",
+    maxBody: number | null,
     handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
     /** asked after the key check and before the body is parsed: a refusal (e.g. a full queue) costs no JSON parsing */
     admit?: () => IntakeError | null,
@@ -115,7 +128,10 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
         const bytes = await req.body();
         if (bytes.length > 0) {
           body = parseJsonBody(bytes);
-          if (body === BAD_JSON) { reply.error(400, BAD_JSON_MESSAGE); return; }
+          if (body === BAD_JSON) {
+            reply.error(400, BAD_JSON_MESSAGE);
+            return;
+          }
         }
       }
       // a full or failing disk is a 503 with Retry-After, logged once a minute, not a 500 per request
@@ -125,7 +141,10 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   // ---- operator: tenants and their keys
   route("post", "/v1/tenants", "tenants-create", "operator", SMALL_BODY, ({ reply, body }) => {
-    if (!validators.tenantCreate(body)) { reply.error(400, describeSchemaError("tenant", validators.tenantCreate.errors)); return; }
+    if (!validators.tenantCreate(body)) {
+      reply.error(400, describeSchemaError("tenant", validators.tenantCreate.errors));
+      return;
+    }
     const t = area.tenants.create(body.name);
     reply.json(201, JSON.stringify(t));
   });
@@ -134,44 +153,68 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   });
   route("get", "/v1/tenants/:id", "tenants-get", "operator", null, ({ req, reply }) => {
     const t = area.tenants.get(req.params[0]);
-    if (!t) reply.error(404, "no such tenant"); else reply.json(200, JSON.stringify(t));
+    if (!t) reply.error(404, "no such tenant");
+    else reply.json(200, JSON.stringify(t));
   });
   route("post", "/v1/tenants/:id/keys", "tenant-keys-create", "operator", null, ({ req, reply }) => {
     const t = area.tenants.get(req.params[0]);
-    if (!t) { reply.error(404, "no such tenant"); return; }
+    if (!t) {
+      reply.error(404, "no such tenant");
+      return;
+    }
     const k = area.tenants.createKey(t.id);
     reply.json(201, JSON.stringify({ id: k.id, key: k.key, prefix: k.prefix, created_at: k.created_at }));
   });
   route("get", "/v1/tenants/:id/keys", "tenant-keys-list", "operator", null, ({ req, reply }) => {
     const t = area.tenants.get(req.params[0]);
-    if (!t) { reply.error(404, "no such tenant"); return; }
+    if (!t) {
+      reply.error(404, "no such tenant");
+      return;
+    }
     reply.json(200, JSON.stringify({ keys: area.tenants.listKeys(t.id) }));
   });
   route("del", "/v1/tenants/:id/keys/:key", "tenant-keys-delete", "operator", null, ({ req, reply }) => {
-    if (!area.tenants.revokeKey(req.params[0], req.params[1])) { reply.error(404, "no such key"); return; }
+    if (!area.tenants.revokeKey(req.params[0], req.params[1])) {
+      reply.error(404, "no such key");
+      return;
+    }
     reply.json(200, JSON.stringify({ id: req.params[1], revoked: true }));
   });
 
   // ---- operator: event intake
-  route("post", "/v1/events", "events-intake", "operator", EVENTS_BODY, async ({ reply, body }) => {
-    if (!validators.eventBatch(body)) { reply.error(400, describeSchemaError("events", validators.eventBatch.errors)); return; }
-    try {
-      // the intake hands the new rows to the dispatchers itself, right after the commit
-      const { accepted, duplicates, deliveries } = await area.intake.submit(body.events as MailEvent[]);
-      reply.json(202, JSON.stringify({ accepted, duplicates, deliveries }));
-    } catch (err) {
-      if (err instanceof IntakeError) {
-        if (err.retryAfterSeconds !== null) reply.header("Retry-After", String(err.retryAfterSeconds));
-        reply.error(err.status, err.message);
+  route(
+    "post",
+    "/v1/events",
+    "events-intake",
+    "operator",
+    EVENTS_BODY,
+    async ({ reply, body }) => {
+      if (!validators.eventBatch(body)) {
+        reply.error(400, describeSchemaError("events", validators.eventBatch.errors));
         return;
       }
-      throw err;
-    }
-  }, () => area.intake.busy());
+      try {
+        // the intake hands the new rows to the dispatchers itself, right after the commit
+        const { accepted, duplicates, deliveries } = await area.intake.submit(body.events as MailEvent[]);
+        reply.json(202, JSON.stringify({ accepted, duplicates, deliveries }));
+      } catch (err) {
+        if (err instanceof IntakeError) {
+          if (err.retryAfterSeconds !== null) reply.header("Retry-After", String(err.retryAfterSeconds));
+          reply.error(err.status, err.message);
+          return;
+        }
+        throw err;
+      }
+    },
+    () => area.intake.busy(),
+  );
 
   // ---- tenant: webhooks
   route("post", "/v1/webhooks", "webhooks-create", "tenant", SMALL_BODY, async ({ reply, body, tenantId }) => {
-    if (!validators.webhookCreate(body)) { reply.error(400, describeSchemaError("webhook", validators.webhookCreate.errors)); return; }
+    if (!validators.webhookCreate(body)) {
+      reply.error(400, describeSchemaError("webhook", validators.webhookCreate.errors));
+      return;
+    }
     if (await refuseUrl(area.guard, body.url, reply)) return;
     const w = area.webhooks.create(tenantId, body.url, body.event_types, body.max_concurrency ?? DEFAULT_CONCURRENCY);
     reply.json(201, JSON.stringify({ ...publicWebhook(w), secret: w.secret }));
@@ -181,16 +224,26 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   });
   route("get", "/v1/webhooks/:id", "webhooks-get", "tenant", null, ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) reply.error(404, "no such webhook"); else reply.json(200, JSON.stringify(publicWebhook(w)));
+    if (!w) reply.error(404, "no such webhook");
+    else reply.json(200, JSON.stringify(publicWebhook(w)));
   });
   route("patch", "/v1/webhooks/:id", "webhooks-update", "tenant", SMALL_BODY, async ({ req, reply, body, tenantId }) => {
     const id = req.params[0];
-    if (!area.webhooks.get(tenantId, id)) { reply.error(404, "no such webhook"); return; }
-    if (!validators.webhookUpdate(body)) { reply.error(400, describeSchemaError("webhook update", validators.webhookUpdate.errors)); return; }
-    if (body.url !== undefined && await refuseUrl(area.guard, body.url, reply)) return;
+    if (!area.webhooks.get(tenantId, id)) {
+      reply.error(404, "no such webhook");
+      return;
+    }
+    if (!validators.webhookUpdate(body)) {
+      reply.error(400, describeSchemaError("webhook update", validators.webhookUpdate.errors));
+      return;
+    }
+    if (body.url !== undefined && (await refuseUrl(area.guard, body.url, reply))) return;
     // read again: the webhook may have changed or gone while the name was being resolved
     const w = area.webhooks.get(tenantId, id);
-    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!w) {
+      reply.error(404, "no such webhook");
+      return;
+    }
     const change: Parameters<WebhookStore["update"]>[1] = {};
     if (body.url !== undefined) change.url = body.url;
     if (body.event_types !== undefined) change.event_types = body.event_types;
@@ -203,100 +256,182 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   });
   route("del", "/v1/webhooks/:id", "webhooks-delete", "tenant", null, ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!w) {
+      reply.error(404, "no such webhook");
+      return;
+    }
     area.webhooks.delete(w);
     area.outbox.failPending(w.id);
     reply.json(200, JSON.stringify({ id: w.id, deleted: true }));
   });
   route("post", "/v1/webhooks/:id/rotate-secret", "webhooks-rotate", "tenant", null, ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!w) {
+      reply.error(404, "no such webhook");
+      return;
+    }
     const next = area.webhooks.update(w, { secret: newSecret() });
     reply.json(200, JSON.stringify({ id: next.id, secret: next.secret }));
   });
   route("get", "/v1/webhooks/:id/deliveries", "webhooks-deliveries", "tenant", null, ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!w) {
+      reply.error(404, "no such webhook");
+      return;
+    }
     const q = new URLSearchParams(req.rawQuery);
     const outcome = q.get("outcome");
-    if (outcome !== null && outcome !== "success" && outcome !== "failure") { reply.error(400, "outcome must be success or failure"); return; }
+    if (outcome !== null && outcome !== "success" && outcome !== "failure") {
+      reply.error(400, "outcome must be success or failure");
+      return;
+    }
     const limitRaw = q.get("limit") ?? "20";
     const beforeRaw = q.get("before");
-    if (!/^\d{1,3}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 100) { reply.error(400, "limit must be an integer from 1 to 100"); return; }
-    if (beforeRaw !== null && !/^\d{1,15}$/.test(beforeRaw)) { reply.error(400, "before must be a cursor from next_before"); return; }
+    if (!/^\d{1,3}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 100) {
+      reply.error(400, "limit must be an integer from 1 to 100");
+      return;
+    }
+    if (beforeRaw !== null && !/^\d{1,15}$/.test(beforeRaw)) {
+      reply.error(400, "before must be a cursor from next_before");
+      return;
+    }
     const limit = Number(limitRaw);
     const rows = area.outbox.attempts(w.id, outcome, beforeRaw === null ? Number.MAX_SAFE_INTEGER : Number(beforeRaw), limit);
     const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-    reply.json(200, JSON.stringify({
-      deliveries: rows.map((r) => ({
-        delivery_id: r.delivery_id, event_id: r.event_id, event_type: r.event_type, attempt: r.attempt, trigger: r.trigger,
-        outcome: r.outcome, status_code: r.status_code, error: r.error, duration_ms: r.duration_ms, response_snippet: r.response_snippet,
-        attempted_at: iso(r.attempted_at), next_attempt_at: iso(r.next_attempt_at),
-      })),
-      next_before: rows.length === limit ? rows[rows.length - 1].row : null,
-    }));
+    reply.json(
+      200,
+      JSON.stringify({
+        deliveries: rows.map((r) => ({
+          delivery_id: r.delivery_id,
+          event_id: r.event_id,
+          event_type: r.event_type,
+          attempt: r.attempt,
+          trigger: r.trigger,
+          outcome: r.outcome,
+          status_code: r.status_code,
+          error: r.error,
+          duration_ms: r.duration_ms,
+          response_snippet: r.response_snippet,
+          attempted_at: iso(r.attempted_at),
+          next_attempt_at: iso(r.next_attempt_at),
+        })),
+        next_before: rows.length === limit ? rows[rows.length - 1].row : null,
+      }),
+    );
   });
   route("post", "/v1/webhooks/:id/deliveries/:delivery/redeliver", "webhooks-redeliver-one", "tenant", null, ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) { reply.error(404, "no such webhook"); return; }
-    if (w.status !== "enabled") { reply.error(409, "webhook is disabled; enable it first"); return; }
-    if (!area.outbox.redeliver(w.id, req.params[1], area.nowMs())) { reply.error(404, "no such delivery"); return; }
+    if (!w) {
+      reply.error(404, "no such webhook");
+      return;
+    }
+    if (w.status !== "enabled") {
+      reply.error(409, "webhook is disabled; enable it first");
+      return;
+    }
+    if (!area.outbox.redeliver(w.id, req.params[1], area.nowMs())) {
+      reply.error(404, "no such delivery");
+      return;
+    }
     area.dispatch.kick();
     reply.json(202, JSON.stringify({ redelivering: 1 }));
   });
   route("post", "/v1/webhooks/:id/redeliver", "webhooks-redeliver-failed", "tenant", SMALL_BODY, ({ req, reply, body, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) { reply.error(404, "no such webhook"); return; }
-    if (!validators.redeliver(body)) { reply.error(400, describeSchemaError("redelivery", validators.redeliver.errors)); return; }
-    if (w.status !== "enabled") { reply.error(409, "webhook is disabled; enable it first"); return; }
+    if (!w) {
+      reply.error(404, "no such webhook");
+      return;
+    }
+    if (!validators.redeliver(body)) {
+      reply.error(400, describeSchemaError("redelivery", validators.redeliver.errors));
+      return;
+    }
+    if (w.status !== "enabled") {
+      reply.error(409, "webhook is disabled; enable it first");
+      return;
+    }
     const n = area.outbox.redeliverFailed(w.id, body.since * 1000, area.nowMs());
     area.dispatch.kick();
     reply.json(202, JSON.stringify({ redelivering: n }));
   });
   route("post", "/v1/webhooks/:id/test", "webhooks-test", "tenant", SMALL_BODY, async ({ req, reply, body, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) { reply.error(404, "no such webhook"); return; }
+    if (!w) {
+      reply.error(404, "no such webhook");
+      return;
+    }
     const given = body ?? {}; // a test dispatch may come without a body
-    if (!validators.testDispatch(given)) { reply.error(400, describeSchemaError("test", validators.testDispatch.errors)); return; }
+    if (!validators.testDispatch(given)) {
+      reply.error(400, describeSchemaError("test", validators.testDispatch.errors));
+      return;
+    }
     const type = given.event_type ?? w.event_types[0];
     const eventId = randomKey("evt_test_", 20);
     const now = area.nowMs();
     const payload = JSON.stringify({
-      id: eventId, type, created_at: new Date(now).toISOString(), tenant_id: tenantId,
+      id: eventId,
+      type,
+      created_at: new Date(now).toISOString(),
+      tenant_id: tenantId,
       data: { message_id: "msg_test", recipient: "test@example.com", timestamp: Math.floor(now / 1000), test: true },
     });
     const r = await area.dispatch.test(w.id, type, payload, eventId);
-    reply.json(200, JSON.stringify({
-      event_id: eventId, event_type: type, success: isSuccess(r.statusCode),
-      status_code: r.statusCode, error: r.error, duration_ms: r.durationMs, response_snippet: r.snippet,
-    }));
+    reply.json(
+      200,
+      JSON.stringify({
+        event_id: eventId,
+        event_type: type,
+        success: isSuccess(r.statusCode),
+        status_code: r.statusCode,
+        error: r.error,
+        duration_ms: r.durationMs,
+        response_snippet: r.snippet,
+      }),
+    );
   });
 
   // ---- operator: inbound routes and inbound mail
   registerInboundRoutes((method, pattern, name, maxBody, handler) => route(method, pattern, name, "operator", maxBody, handler), {
-    db: area.db, backlog: area.backlog, tenants: area.tenants, inbound: area.inbound, outbox: area.outbox, dispatch: area.dispatch, guard: area.guard, nowMs: area.nowMs,
+    db: area.db,
+    backlog: area.backlog,
+    tenants: area.tenants,
+    inbound: area.inbound,
+    outbox: area.outbox,
+    dispatch: area.dispatch,
+    guard: area.guard,
+    nowMs: area.nowMs,
   });
 
   // ---- tenant: suppressions
   route("get", "/v1/suppressions", "suppressions-list", "tenant", null, ({ req, reply, tenantId }) => {
     const q = new URLSearchParams(req.rawQuery);
     const limitRaw = q.get("limit") ?? "100";
-    if (!/^\d{1,4}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 1000) { reply.error(400, "limit must be an integer from 1 to 1000"); return; }
+    if (!/^\d{1,4}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 1000) {
+      reply.error(400, "limit must be an integer from 1 to 1000");
+      return;
+    }
     const limit = Number(limitRaw);
     const rows = area.suppressions.list(tenantId, limit, (q.get("after") ?? "").toLowerCase());
     reply.json(200, JSON.stringify({ suppressions: rows, next_after: rows.length === limit ? rows[rows.length - 1].address : null }));
   });
   route("get", "/v1/suppressions/:address", "suppressions-get", "tenant", null, ({ req, reply, tenantId }) => {
     const s = area.suppressions.get(tenantId, req.params[0]);
-    if (!s) reply.error(404, "address is not suppressed"); else reply.json(200, JSON.stringify(s));
+    if (!s) reply.error(404, "address is not suppressed");
+    else reply.json(200, JSON.stringify(s));
   });
   route("post", "/v1/suppressions", "suppressions-add", "tenant", SMALL_BODY, ({ reply, body, tenantId }) => {
-    if (!validators.suppressionCreate(body)) { reply.error(400, describeSchemaError("suppression", validators.suppressionCreate.errors)); return; }
+    if (!validators.suppressionCreate(body)) {
+      reply.error(400, describeSchemaError("suppression", validators.suppressionCreate.errors));
+      return;
+    }
     const s = area.suppressions.add(tenantId, body.address, (body.reason ?? "manual") as "manual");
     reply.json(201, JSON.stringify(s));
   });
   route("del", "/v1/suppressions/:address", "suppressions-delete", "tenant", null, ({ req, reply, tenantId }) => {
-    if (!area.suppressions.remove(tenantId, req.params[0])) { reply.error(404, "address is not suppressed"); return; }
+    if (!area.suppressions.remove(tenantId, req.params[0])) {
+      reply.error(404, "address is not suppressed");
+      return;
+    }
     reply.json(200, JSON.stringify({ address: req.params[0].toLowerCase(), deleted: true }));
   });
 

@@ -11,14 +11,24 @@ export const MAX_BATCH_EVENTS = 1000;
 const maxConcurrency = { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY } as const;
 
 export const tenantCreateSchema = {
-  type: "object", required: ["name"], additionalProperties: false,
+  type: "object",
+  required: ["name"],
+  additionalProperties: false,
   properties: { name: { type: "string", minLength: 1, maxLength: 200 } },
 } as const;
 
-const eventTypes = { type: "array", minItems: 1, maxItems: EVENT_KINDS.length, uniqueItems: true, items: { type: "string", enum: [...EVENT_KINDS] } } as const;
+const eventTypes = {
+  type: "array",
+  minItems: 1,
+  maxItems: EVENT_KINDS.length,
+  uniqueItems: true,
+  items: { type: "string", enum: [...EVENT_KINDS] },
+} as const;
 
 export const webhookCreateSchema = {
-  type: "object", required: ["url", "event_types"], additionalProperties: false,
+  type: "object",
+  required: ["url", "event_types"],
+  additionalProperties: false,
   properties: {
     url: { type: "string", minLength: 1, maxLength: 2048 },
     event_types: eventTypes,
@@ -27,7 +37,9 @@ export const webhookCreateSchema = {
 } as const;
 
 export const webhookUpdateSchema = {
-  type: "object", additionalProperties: false, minProperties: 1,
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
   properties: {
     url: { type: "string", minLength: 1, maxLength: 2048 },
     event_types: eventTypes,
@@ -39,12 +51,18 @@ export const webhookUpdateSchema = {
 const bounceType = { type: "string", enum: ["hard", "soft"] } as const;
 
 export const eventBatchSchema = {
-  type: "object", required: ["events"], additionalProperties: false,
+  type: "object",
+  required: ["events"],
+  additionalProperties: false,
   properties: {
     events: {
-      type: "array", minItems: 1, maxItems: MAX_BATCH_EVENTS,
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_BATCH_EVENTS,
       items: {
-        type: "object", required: ["id", "tenant_id", "message_id", "type", "recipient", "timestamp"], additionalProperties: false,
+        type: "object",
+        required: ["id", "tenant_id", "message_id", "type", "recipient", "timestamp"],
+        additionalProperties: false,
         properties: {
           id: { type: "string", minLength: 1, maxLength: 200 },
           tenant_id: { type: "string", minLength: 1, maxLength: 100 },
@@ -69,7 +87,9 @@ export const eventBatchSchema = {
 } as const;
 
 export const suppressionCreateSchema = {
-  type: "object", required: ["address"], additionalProperties: false,
+  type: "object",
+  required: ["address"],
+  additionalProperties: false,
   properties: {
     address: { type: "string", minLength: 3, maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+$" },
     reason: { type: "string", enum: [...SUPPRESSION_REASONS] },
@@ -77,29 +97,38 @@ export const suppressionCreateSchema = {
 } as const;
 
 export const testDispatchSchema = {
-  type: "object", additionalProperties: false,
+  type: "object",
+  additionalProperties: false,
   properties: { event_type: { type: "string", enum: [...EVENT_KINDS] } },
 } as const;
 
 export const redeliverSchema = {
-  type: "object", required: ["since"], additionalProperties: false,
+  type: "object",
+  required: ["since"],
+  additionalProperties: false,
   properties: { since: { type: "integer", minimum: 0, maximum: 99_999_999_999 } },
 } as const;
 
 const routeMatch = { type: "string", minLength: 1, maxLength: 320, pattern: "^(\\*|@[^@\\s]+|[^@\\s]+@[^@\\s]+)$" } as const;
 
 export const inboundCreateSchema = {
-  type: "object", required: ["match", "url"], additionalProperties: false,
+  type: "object",
+  required: ["match", "url"],
+  additionalProperties: false,
   properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: maxConcurrency },
 } as const;
 
 export const inboundUpdateSchema = {
-  type: "object", additionalProperties: false, minProperties: 1,
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
   properties: { match: routeMatch, url: { type: "string", minLength: 1, maxLength: 2048 }, max_concurrency: maxConcurrency },
 } as const;
 
 export const inboundMessageSchema = {
-  type: "object", required: ["id", "recipient", "from", "timestamp"], additionalProperties: false,
+  type: "object",
+  required: ["id", "recipient", "from", "timestamp"],
+  additionalProperties: false,
   properties: {
     id: { type: "string", minLength: 1, maxLength: 200 },
     recipient: { type: "string", minLength: 3, maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+$" },
@@ -122,5 +151,14 @@ export const validators = {
   redeliver: ajv.compile<{ since: number }>(redeliverSchema),
   inboundCreate: ajv.compile<{ match: string; url: string; max_concurrency?: number }>(inboundCreateSchema),
   inboundUpdate: ajv.compile<{ match?: string; url?: string; max_concurrency?: number }>(inboundUpdateSchema),
-  inboundMessage: ajv.compile<{ id: string; recipient: string; from: string; subject?: string; text?: string; html?: string; headers?: Record<string, string>; timestamp: number }>(inboundMessageSchema),
+  inboundMessage: ajv.compile<{
+    id: string;
+    recipient: string;
+    from: string;
+    subject?: string;
+    text?: string;
+    html?: string;
+    headers?: Record<string, string>;
+    timestamp: number;
+  }>(inboundMessageSchema),
 };

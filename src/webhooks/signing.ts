@@ -13,15 +13,26 @@ let pool = Buffer.alloc(0);
 let offset = 0;
 
 export function freshNonce(): string {
-  if (offset + NONCE_BYTES > pool.length) { pool = randomBytes(NONCE_BYTES * 256); offset = 0; }
+  if (offset + NONCE_BYTES > pool.length) {
+    pool = randomBytes(NONCE_BYTES * 256);
+    offset = 0;
+  }
   const nonce = pool.toString("hex", offset, offset + NONCE_BYTES);
   offset += NONCE_BYTES;
   return nonce;
 }
 
-export interface SignedHeaders { [name: string]: string }
+export interface SignedHeaders {
+  [name: string]: string;
+}
 
-export function signedHeaders(secret: string, eventType: string, eventId: string, body: Buffer | string, nowSeconds: number): SignedHeaders {
+export function signedHeaders(
+  secret: string,
+  eventType: string,
+  eventId: string,
+  body: Buffer | string,
+  nowSeconds: number,
+): SignedHeaders {
   const nonce = freshNonce();
   return {
     "content-type": "application/json",

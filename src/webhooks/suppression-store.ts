@@ -4,7 +4,11 @@
 import { migrate, type StateDb } from "../store/state-db.js";
 import type { SuppressionReason } from "./model.js";
 
-export interface Suppression { address: string; reason: SuppressionReason; created_at: string }
+export interface Suppression {
+  address: string;
+  reason: SuppressionReason;
+  created_at: string;
+}
 
 export const normalAddress = (address: string): string => address.trim().toLowerCase();
 
@@ -18,23 +22,30 @@ export class SuppressionStore {
   }
 
   get(tenantId: string, address: string): Suppression | null {
-    return (this.db.prepare("SELECT address, reason, created_at FROM suppressions WHERE tenant_id = ? AND address = ?")
-      .get(tenantId, normalAddress(address)) as Suppression | undefined) ?? null;
+    return (
+      (this.db
+        .prepare("SELECT address, reason, created_at FROM suppressions WHERE tenant_id = ? AND address = ?")
+        .get(tenantId, normalAddress(address)) as Suppression | undefined) ?? null
+    );
   }
 
   /** Adds the address unless it is already listed (the first reason stays); returns the entry. */
   add(tenantId: string, address: string, reason: SuppressionReason): Suppression {
-    this.db.prepare("INSERT OR IGNORE INTO suppressions (tenant_id, address, reason, created_at) VALUES (?, ?, ?, ?)")
+    this.db
+      .prepare("INSERT OR IGNORE INTO suppressions (tenant_id, address, reason, created_at) VALUES (?, ?, ?, ?)")
       .run(tenantId, normalAddress(address), reason, new Date().toISOString());
     return this.get(tenantId, address)!;
   }
 
   remove(tenantId: string, address: string): boolean {
-    return this.db.prepare("DELETE FROM suppressions WHERE tenant_id = ? AND address = ?").run(tenantId, normalAddress(address)).changes > 0;
+    return (
+      this.db.prepare("DELETE FROM suppressions WHERE tenant_id = ? AND address = ?").run(tenantId, normalAddress(address)).changes > 0
+    );
   }
 
   list(tenantId: string, limit: number, after: string): Suppression[] {
-    return this.db.prepare("SELECT address, reason, created_at FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?")
+    return this.db
+      .prepare("SELECT address, reason, created_at FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?")
       .all(tenantId, after, limit) as Suppression[];
   }
 }

@@ -6,7 +6,11 @@ import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
 
 export const TENANT_KEY_PREFIX = "lxt_";
-export interface Tenant { id: string; name: string; created_at: string }
+export interface Tenant {
+  id: string;
+  name: string;
+  created_at: string;
+}
 
 export const hashKey = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex");
 
@@ -38,13 +42,18 @@ export class TenantStore {
   createKey(tenantId: string): { id: string; key: string; prefix: string; created_at: string } {
     const key = randomKey(TENANT_KEY_PREFIX);
     const row = { id: randomKey("tk_", 16), key, prefix: key.slice(0, TENANT_KEY_PREFIX.length + 4), created_at: new Date().toISOString() };
-    this.db.prepare("INSERT INTO tenant_keys (id, tenant_id, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)")
+    this.db
+      .prepare("INSERT INTO tenant_keys (id, tenant_id, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)")
       .run(row.id, tenantId, hashKey(key), row.prefix, row.created_at);
     return row;
   }
 
   listKeys(tenantId: string): { id: string; prefix: string; created_at: string }[] {
-    return this.db.prepare("SELECT id, prefix, created_at FROM tenant_keys WHERE tenant_id = ? ORDER BY created_at, id").all(tenantId) as { id: string; prefix: string; created_at: string }[];
+    return this.db.prepare("SELECT id, prefix, created_at FROM tenant_keys WHERE tenant_id = ? ORDER BY created_at, id").all(tenantId) as {
+      id: string;
+      prefix: string;
+      created_at: string;
+    }[];
   }
 
   revokeKey(tenantId: string, keyId: string): boolean {
@@ -53,7 +62,8 @@ export class TenantStore {
 
   /** The tenant a presented key belongs to, or null. */
   tenantOfKey(value: string): string | null {
-    const row = this.db.prepare("SELECT tenant_id FROM tenant_keys WHERE hash = ?").get(hashKey(value)) as { tenant_id: string } | undefined;
+    const row = this.db.prepare("SELECT tenant_id FROM tenant_keys WHERE hash = ?").get(hashKey(value)) as
+      { tenant_id: string } | undefined;
     return row?.tenant_id ?? null;
   }
 }

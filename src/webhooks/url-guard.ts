@@ -11,14 +11,37 @@ import type { Reply } from "../http/server.js";
 
 const blocked = new BlockList();
 for (const [net, bits] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24],
-  ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) blocked.addSubnet(net, bits, "ipv4");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  blocked.addSubnet(net, bits, "ipv4");
 for (const [net, bits] of [
-  ["::", 128], ["::1", 128], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23], ["2001:db8::", 32],
-  ["2002::", 16], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
-] as const) blocked.addSubnet(net, bits, "ipv6");
+  ["::", 128],
+  ["::1", 128],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001::", 23],
+  ["2001:db8::", 32],
+  ["2002::", 16],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const)
+  blocked.addSubnet(net, bits, "ipv6");
 
 /** An IPv6 address as 8 groups of 16 bits (an embedded dotted quad read as two groups); null when malformed. */
 function ipv6Groups(address: string): number[] | null {
@@ -90,15 +113,26 @@ export function isGlobalAddress(address: string): boolean {
 }
 
 /** A host as compared: lower case, no IPv6 brackets, no trailing dot (`localhost.` is `localhost`). */
-const normalHost = (host: string): string => host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+const normalHost = (host: string): string =>
+  host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
 
-type Lookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: { address: string; family: number }[]) => void) => void;
+type Lookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: { address: string; family: number }[]) => void,
+) => void;
 
 /** Resolver answers meaning "this name has no address" (as opposed to "the resolver failed"). */
 const NO_SUCH_NAME = new Set(["ENOTFOUND", "ENODATA", "EAI_NONAME", "EAI_NODATA", "ENONAME"]);
 export const RESOLVE_TIMEOUT_MS = 5000;
 
-export interface ResolveProblem { status: 400 | 503; message: string }
+export interface ResolveProblem {
+  status: 400 | 503;
+  message: string;
+}
 
 export class UrlGuard {
   private readonly allowed: Set<string>;
@@ -118,7 +152,11 @@ export class UrlGuard {
    * resolver that fails or does not answer within 5 s is a 503 (try again). IP literals and
    * allowed hosts are not resolved here.
    */
-  async resolvedProblem(raw: string, resolve: Lookup = dnsLookup as unknown as Lookup, timeoutMs = RESOLVE_TIMEOUT_MS): Promise<ResolveProblem | null> {
+  async resolvedProblem(
+    raw: string,
+    resolve: Lookup = dnsLookup as unknown as Lookup,
+    timeoutMs = RESOLVE_TIMEOUT_MS,
+  ): Promise<ResolveProblem | null> {
     const host = normalHost(new URL(raw).hostname);
     if (this.isAllowedHost(host) || isIP(host)) return null;
     let timer: NodeJS.Timeout | undefined;
@@ -126,7 +164,9 @@ export class UrlGuard {
       new Promise<{ err: NodeJS.ErrnoException | null; list: { address: string; family: number }[] }>((res) => {
         resolve(host, { all: true }, (err, list) => res({ err, list: list ?? [] }));
       }),
-      new Promise<null>((res) => { timer = setTimeout(() => res(null), timeoutMs); }),
+      new Promise<null>((res) => {
+        timer = setTimeout(() => res(null), timeoutMs);
+      }),
     ]);
     clearTimeout(timer);
     if (answer === null) return { status: 503, message: `url host ${host} could not be resolved within ${timeoutMs / 1000} s; try again` };
@@ -146,7 +186,11 @@ export class UrlGuard {
     // the URL parser silently drops tabs and line breaks; a stored URL must be the one that is used
     if (/[\u0000-\u001f\u007f-\u009f]/.test(raw)) return "url must not contain control characters (CR, LF, tab, ...)";
     let url: URL;
-    try { url = new URL(raw); } catch { return "url is not a valid absolute URL"; }
+    try {
+      url = new URL(raw);
+    } catch {
+      return "url is not a valid absolute URL";
+    }
     if (url.protocol !== "https:") return "url must use https";
     if (url.username || url.password) return "url must not carry a user name or password";
     if (url.hash) return "url must not carry a fragment";
@@ -157,7 +201,13 @@ export class UrlGuard {
       const v4 = isIP(host) === 6 ? embeddedV4(host) : null;
       return `url points at a non-public address (${host}${v4 ? `, which carries ${v4}` : ""})`;
     }
-    if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || !host.includes(".")) {
+    if (
+      host === "localhost" ||
+      host.endsWith(".localhost") ||
+      host.endsWith(".local") ||
+      host.endsWith(".internal") ||
+      !host.includes(".")
+    ) {
       return `url points at a local host name (${host})`;
     }
     return null;
@@ -168,15 +218,28 @@ export class UrlGuard {
    * when any of them is not public (unless the host is allowed), then connects to the first.
    */
   lookupFor(resolve: typeof dnsLookup = dnsLookup) {
-    return (hostname: string, options: object, callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void): void => {
+    return (
+      hostname: string,
+      options: object,
+      callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+    ): void => {
       resolve(hostname, { all: true }, (err, addresses) => {
-        if (err) { callback(err, ""); return; }
+        if (err) {
+          callback(err, "");
+          return;
+        }
         const list = addresses as { address: string; family: number }[];
         if (!this.isAllowedHost(hostname)) {
           const bad = list.find((a) => !isGlobalAddress(a.address));
-          if (bad) { callback(new Error(`blocked: ${hostname} resolves to non-public address ${bad.address}`), ""); return; }
+          if (bad) {
+            callback(new Error(`blocked: ${hostname} resolves to non-public address ${bad.address}`), "");
+            return;
+          }
         }
-        if (list.length === 0) { callback(new Error(`no address for ${hostname}`), ""); return; }
+        if (list.length === 0) {
+          callback(new Error(`no address for ${hostname}`), "");
+          return;
+        }
         if ((options as { all?: boolean }).all) callback(null, list);
         else callback(null, list[0].address, list[0].family);
       });
@@ -190,7 +253,10 @@ export class UrlGuard {
  */
 export async function refuseUrl(guard: UrlGuard, url: string, reply: Reply): Promise<boolean> {
   const problem = guard.problem(url);
-  if (problem) { reply.error(400, problem); return true; }
+  if (problem) {
+    reply.error(400, problem);
+    return true;
+  }
   const dns = await guard.resolvedProblem(url);
   if (!dns) return false;
   if (dns.status === 503) reply.header("Retry-After", "5");

@@ -22,15 +22,23 @@ export interface Webhook {
   failing_since: number | null;
 }
 
-interface Row extends Omit<Webhook, "event_types"> { event_types: string }
+interface Row extends Omit<Webhook, "event_types"> {
+  event_types: string;
+}
 
 const fromRow = (r: Row): Webhook => ({ ...r, event_types: JSON.parse(r.event_types) as string[] });
 
 /** The listed form: never the secret. */
 export function publicWebhook(w: Webhook): Record<string, unknown> {
   return {
-    id: w.id, url: w.url, event_types: w.event_types, status: w.status, disabled_reason: w.disabled_reason,
-    max_concurrency: w.max_concurrency, created_at: w.created_at, updated_at: w.updated_at,
+    id: w.id,
+    url: w.url,
+    event_types: w.event_types,
+    status: w.status,
+    disabled_reason: w.disabled_reason,
+    max_concurrency: w.max_concurrency,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
   };
 }
 
@@ -54,12 +62,36 @@ export class WebhookStore {
   create(tenantId: string, url: string, eventTypes: string[], maxConcurrency: number): Webhook {
     const now = new Date().toISOString();
     const w: Webhook = {
-      id: randomKey("wh_", 20), tenant_id: tenantId, url, event_types: eventTypes, secret: newSecret(), status: "enabled",
-      disabled_reason: null, max_concurrency: maxConcurrency, created_at: now, updated_at: now, failing_since: null,
+      id: randomKey("wh_", 20),
+      tenant_id: tenantId,
+      url,
+      event_types: eventTypes,
+      secret: newSecret(),
+      status: "enabled",
+      disabled_reason: null,
+      max_concurrency: maxConcurrency,
+      created_at: now,
+      updated_at: now,
+      failing_since: null,
     };
-    this.db.prepare(`INSERT INTO webhooks (id, tenant_id, url, event_types, secret, status, disabled_reason, max_concurrency, created_at, updated_at, failing_since)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(w.id, w.tenant_id, w.url, JSON.stringify(w.event_types), w.secret, w.status,
-      w.disabled_reason, w.max_concurrency, w.created_at, w.updated_at, w.failing_since);
+    this.db
+      .prepare(
+        `INSERT INTO webhooks (id, tenant_id, url, event_types, secret, status, disabled_reason, max_concurrency, created_at, updated_at, failing_since)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        w.id,
+        w.tenant_id,
+        w.url,
+        JSON.stringify(w.event_types),
+        w.secret,
+        w.status,
+        w.disabled_reason,
+        w.max_concurrency,
+        w.created_at,
+        w.updated_at,
+        w.failing_since,
+      );
     this.byId.set(w.id, w);
     this.subs = new Map();
     return w;
@@ -76,7 +108,9 @@ export class WebhookStore {
   }
 
   list(tenantId: string): Webhook[] {
-    return [...this.byId.values()].filter((w) => w.tenant_id === tenantId).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    return [...this.byId.values()]
+      .filter((w) => w.tenant_id === tenantId)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   }
 
   /** Enabled webhooks of the tenant that take this kind. */
@@ -87,11 +121,27 @@ export class WebhookStore {
     return found;
   }
 
-  update(w: Webhook, change: Partial<Pick<Webhook, "url" | "event_types" | "status" | "disabled_reason" | "max_concurrency" | "secret" | "failing_since">>): Webhook {
+  update(
+    w: Webhook,
+    change: Partial<Pick<Webhook, "url" | "event_types" | "status" | "disabled_reason" | "max_concurrency" | "secret" | "failing_since">>,
+  ): Webhook {
     const next: Webhook = { ...w, ...change, updated_at: new Date().toISOString() };
-    this.db.prepare(`UPDATE webhooks SET url = ?, event_types = ?, secret = ?, status = ?, disabled_reason = ?, max_concurrency = ?,
-      updated_at = ?, failing_since = ? WHERE id = ?`).run(next.url, JSON.stringify(next.event_types), next.secret, next.status,
-      next.disabled_reason, next.max_concurrency, next.updated_at, next.failing_since, next.id);
+    this.db
+      .prepare(
+        `UPDATE webhooks SET url = ?, event_types = ?, secret = ?, status = ?, disabled_reason = ?, max_concurrency = ?,
+      updated_at = ?, failing_since = ? WHERE id = ?`,
+      )
+      .run(
+        next.url,
+        JSON.stringify(next.event_types),
+        next.secret,
+        next.status,
+        next.disabled_reason,
+        next.max_concurrency,
+        next.updated_at,
+        next.failing_since,
+        next.id,
+      );
     this.byId.set(next.id, next);
     // subscribers depend on status and event types only (a failing endpoint updates often)
     if (change.status !== undefined || change.event_types !== undefined) this.subs = new Map();
