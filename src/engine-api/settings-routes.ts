@@ -6,7 +6,7 @@ import { ajv, describeSchemaError } from "../http/json-schema.js";
 import type { HttpServer } from "../http/server.js";
 import type { KeyAuth } from "../keys/auth.js";
 import type { OperationDoc, ParamDoc } from "../http/route.js";
-import { JSON_BODY, jsonBody, keyedRoute, type Guarded, type Need } from "../keys/keyed-route.js";
+import { JSON_BODY, jsonBody, keyedRoute, type Guarded, type KeyedRoute, type Need } from "../keys/keyed-route.js";
 import { COLLECTION_PARAM, engineRef as ref } from "./api-schemas.js";
 import type { Preset, SearchSettings, StopwordSet, SynonymRule } from "./search-settings.js";
 
@@ -147,6 +147,9 @@ export function registerSettingsRoutes(
     (action: string): Need =>
     (req) =>
       NAME.test(req.params[0] ?? "") ? { action, collections: [] } : { status: 400, message: `invalid name '${req.params[0]}'` };
+  /** a route whose OpenAPI operation is DOCS[name] */
+  const route = (declared: Omit<KeyedRoute, "doc">, handler: (g: Guarded) => void | Promise<void>): void =>
+    keyedRoute(server, auth, { ...declared, doc: DOCS[declared.name] }, handler);
   const inCollection =
     (action: string): Need =>
     (req) => {
@@ -154,9 +157,7 @@ export function registerSettingsRoutes(
       return collectionNeed(action)(req);
     };
 
-  keyedRoute(
-    server,
-    auth,
+  route(
     {
       method: "put",
       path: "/collections/:name/synonyms/:id",
@@ -164,7 +165,6 @@ export function registerSettingsRoutes(
       action: "synonyms:upsert",
       scope: inCollection,
       options: JSON_BODY,
-      doc: DOCS["synonyms-upsert"],
     },
     async (g) => {
       const body = await validBody(g, validateSynonym);
@@ -173,113 +173,48 @@ export function registerSettingsRoutes(
       g.reply.json(200, JSON.stringify(settings.put("synonym", rule.id, rule)));
     },
   );
-  keyedRoute(
-    server,
-    auth,
-    {
-      method: "get",
-      path: "/collections/:name/synonyms",
-      name: "synonyms-list",
-      action: "synonyms:get",
-      scope: inCollection,
-      doc: DOCS["synonyms-list"],
-    },
-    (g) => {
-      g.reply.json(200, JSON.stringify({ synonyms: settings.list<SynonymRule>("synonym") }));
-    },
-  );
-  keyedRoute(
-    server,
-    auth,
-    {
-      method: "get",
-      path: "/collections/:name/synonyms/:id",
-      name: "synonyms-get",
-      action: "synonyms:get",
-      scope: inCollection,
-      doc: DOCS["synonyms-get"],
-    },
+  route({ method: "get", path: "/collections/:name/synonyms", name: "synonyms-list", action: "synonyms:get", scope: inCollection }, (g) => {
+    g.reply.json(200, JSON.stringify({ synonyms: settings.list<SynonymRule>("synonym") }));
+  });
+  route(
+    { method: "get", path: "/collections/:name/synonyms/:id", name: "synonyms-get", action: "synonyms:get", scope: inCollection },
     (g) => {
       const rule = settings.get<SynonymRule>("synonym", g.req.params[1]);
       if (rule) g.reply.json(200, JSON.stringify(rule));
       else g.reply.error(404, "Could not find that `id`.");
     },
   );
-  keyedRoute(
-    server,
-    auth,
-    {
-      method: "del",
-      path: "/collections/:name/synonyms/:id",
-      name: "synonyms-delete",
-      action: "synonyms:delete",
-      scope: inCollection,
-      doc: DOCS["synonyms-delete"],
-    },
+  route(
+    { method: "del", path: "/collections/:name/synonyms/:id", name: "synonyms-delete", action: "synonyms:delete", scope: inCollection },
     (g) => {
       if (settings.delete("synonym", g.req.params[1])) g.reply.json(200, JSON.stringify({ id: g.req.params[1] }));
       else g.reply.error(404, "Could not find that `id`.");
     },
   );
 
-  keyedRoute(
-    server,
-    auth,
-    {
-      method: "put",
-      path: "/presets/:name",
-      name: "presets-upsert",
-      action: "presets:upsert",
-      scope: named,
-      options: JSON_BODY,
-      doc: DOCS["presets-upsert"],
-    },
+  route(
+    { method: "put", path: "/presets/:name", name: "presets-upsert", action: "presets:upsert", scope: named, options: JSON_BODY },
     async (g) => {
       const body = await validBody(g, validatePreset);
       if (!body) return;
       g.reply.json(200, JSON.stringify(settings.put<Preset>("preset", g.req.params[0], { name: g.req.params[0], value: body.value })));
     },
   );
-  keyedRoute(
-    server,
-    auth,
-    { method: "get", path: "/presets", name: "presets-list", action: "presets:list", doc: DOCS["presets-list"] },
-    (g) => {
-      g.reply.json(200, JSON.stringify({ presets: settings.list<Preset>("preset") }));
-    },
-  );
-  keyedRoute(
-    server,
-    auth,
-    { method: "get", path: "/presets/:name", name: "presets-get", action: "presets:get", scope: named, doc: DOCS["presets-get"] },
-    (g) => {
-      const preset = settings.get<Preset>("preset", g.req.params[0]);
-      if (preset) g.reply.json(200, JSON.stringify(preset));
-      else g.reply.error(404, "Not found.");
-    },
-  );
-  keyedRoute(
-    server,
-    auth,
-    { method: "del", path: "/presets/:name", name: "presets-delete", action: "presets:delete", scope: named, doc: DOCS["presets-delete"] },
-    (g) => {
-      if (settings.delete("preset", g.req.params[0])) g.reply.json(200, JSON.stringify({ name: g.req.params[0] }));
-      else g.reply.error(404, "Not found.");
-    },
-  );
+  route({ method: "get", path: "/presets", name: "presets-list", action: "presets:list" }, (g) => {
+    g.reply.json(200, JSON.stringify({ presets: settings.list<Preset>("preset") }));
+  });
+  route({ method: "get", path: "/presets/:name", name: "presets-get", action: "presets:get", scope: named }, (g) => {
+    const preset = settings.get<Preset>("preset", g.req.params[0]);
+    if (preset) g.reply.json(200, JSON.stringify(preset));
+    else g.reply.error(404, "Not found.");
+  });
+  route({ method: "del", path: "/presets/:name", name: "presets-delete", action: "presets:delete", scope: named }, (g) => {
+    if (settings.delete("preset", g.req.params[0])) g.reply.json(200, JSON.stringify({ name: g.req.params[0] }));
+    else g.reply.error(404, "Not found.");
+  });
 
-  keyedRoute(
-    server,
-    auth,
-    {
-      method: "put",
-      path: "/stopwords/:name",
-      name: "stopwords-upsert",
-      action: "stopwords:upsert",
-      scope: named,
-      options: JSON_BODY,
-      doc: DOCS["stopwords-upsert"],
-    },
+  route(
+    { method: "put", path: "/stopwords/:name", name: "stopwords-upsert", action: "stopwords:upsert", scope: named, options: JSON_BODY },
     async (g) => {
       const body = await validBody(g, validateStopwords);
       if (!body) return;
@@ -291,38 +226,16 @@ export function registerSettingsRoutes(
       g.reply.json(200, JSON.stringify(settings.put("stopwords", set.id, set)));
     },
   );
-  keyedRoute(
-    server,
-    auth,
-    { method: "get", path: "/stopwords", name: "stopwords-list", action: "stopwords:list", doc: DOCS["stopwords-list"] },
-    (g) => {
-      g.reply.json(200, JSON.stringify({ stopwords: settings.list<StopwordSet>("stopwords") }));
-    },
-  );
-  keyedRoute(
-    server,
-    auth,
-    { method: "get", path: "/stopwords/:name", name: "stopwords-get", action: "stopwords:get", scope: named, doc: DOCS["stopwords-get"] },
-    (g) => {
-      const set = settings.get<StopwordSet>("stopwords", g.req.params[0]);
-      if (set) g.reply.json(200, JSON.stringify({ stopwords: set }));
-      else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
-    },
-  );
-  keyedRoute(
-    server,
-    auth,
-    {
-      method: "del",
-      path: "/stopwords/:name",
-      name: "stopwords-delete",
-      action: "stopwords:delete",
-      scope: named,
-      doc: DOCS["stopwords-delete"],
-    },
-    (g) => {
-      if (settings.delete("stopwords", g.req.params[0])) g.reply.json(200, JSON.stringify({ id: g.req.params[0] }));
-      else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
-    },
-  );
+  route({ method: "get", path: "/stopwords", name: "stopwords-list", action: "stopwords:list" }, (g) => {
+    g.reply.json(200, JSON.stringify({ stopwords: settings.list<StopwordSet>("stopwords") }));
+  });
+  route({ method: "get", path: "/stopwords/:name", name: "stopwords-get", action: "stopwords:get", scope: named }, (g) => {
+    const set = settings.get<StopwordSet>("stopwords", g.req.params[0]);
+    if (set) g.reply.json(200, JSON.stringify({ stopwords: set }));
+    else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
+  });
+  route({ method: "del", path: "/stopwords/:name", name: "stopwords-delete", action: "stopwords:delete", scope: named }, (g) => {
+    if (settings.delete("stopwords", g.req.params[0])) g.reply.json(200, JSON.stringify({ id: g.req.params[0] }));
+    else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
+  });
 }
