@@ -51,7 +51,7 @@ t.test("the same key stored again answers with the newer answer", async (t) => {
 
 t.test("keys are compared by all their bytes, in any script", async (t) => {
   const cache = new AnswerCache(1 << 20);
-  const keys = ["1|s|{\"q\":\"ＪＦＥ\"}", "1|s|{\"q\":\"JFE\"}", "1|s|{\"q\":\"Москва\"}", "1|s|{\"q\":\"東京\"}", "2|s|{\"q\":\"JFE\"}"];
+  const keys = ['1|s|{"q":"ＪＦＥ"}', '1|s|{"q":"JFE"}', '1|s|{"q":"Москва"}', '1|s|{"q":"東京"}', '2|s|{"q":"JFE"}'];
   keys.forEach((k, i) => cache.set(k, answer(k, 50 + i)));
   keys.forEach((k, i) => t.same(cache.get(k), answer(k, 50 + i), k));
 });
@@ -90,7 +90,8 @@ t.test("a ring of several chunks: no answer straddles two, and wrapping stays ex
   for (let i = 0; i < 400; i++) {
     cache.set(`k ${i}`, answer(`k ${i}`, sizes[i % sizes.length]));
     // the latest answers always come back whole, whichever chunk they landed in
-    for (let j = Math.max(0, i - 20); j <= i; j++) t.same(cache.get(`k ${j}`), answer(`k ${j}`, sizes[j % sizes.length]), `k ${j} after ${i}`);
+    for (let j = Math.max(0, i - 20); j <= i; j++)
+      t.same(cache.get(`k ${j}`), answer(`k ${j}`, sizes[j % sizes.length]), `k ${j} after ${i}`);
   }
   t.equal(cache.get("k 0"), null, "the oldest are gone once the four chunks wrapped");
 });
@@ -112,7 +113,9 @@ t.test("random traffic: every hit is the answer stored last under its key", asyn
   const random = seededRandom(7);
   const cache = new AnswerCache(256 * 1024);
   const truth = new Map<string, Buffer>();
-  let hits = 0, misses = 0, wrong = 0;
+  let hits = 0,
+    misses = 0,
+    wrong = 0;
   for (let i = 0; i < 20_000; i++) {
     const key = `g|s|${Math.floor(random() * 200)}`;
     if (random() < 0.5) {

@@ -11,21 +11,43 @@ function byBytes(text: string): string[] | null {
   const bytes = Buffer.from(text, "utf8");
   const n = terms.terms(bytes, 0, bytes.length);
   if (n < 0) return null;
-  return Array.from({ length: n }, (_, i) => Buffer.from(terms.out.subarray(terms.termStart[i], terms.termStart[i] + terms.termLength[i])).toString("latin1"));
+  return Array.from({ length: n }, (_, i) =>
+    Buffer.from(terms.out.subarray(terms.termStart[i], terms.termStart[i] + terms.termLength[i])).toString("latin1"),
+  );
 }
 
 t.test("ASCII text: the same terms as tokenize()", async (t) => {
   const cases = [
-    "", " ", "A", "a b c", "S.R.L.", "A/S", "ACME S.A. DE C.V.", "1 A B 2", "B 1 C", "x-ray 9 Z",
-    "DEUTSCHE BANK AG", "  leading and trailing  ", "tab\tand\nnewline", "\"quoted\" \\ back", "ABC123def",
-    "a", "ab", "a1", "1", "K K K", "C/O J. SMITH & CO.", "\u0001\u007f",
+    "",
+    " ",
+    "A",
+    "a b c",
+    "S.R.L.",
+    "A/S",
+    "ACME S.A. DE C.V.",
+    "1 A B 2",
+    "B 1 C",
+    "x-ray 9 Z",
+    "DEUTSCHE BANK AG",
+    "  leading and trailing  ",
+    "tab\tand\nnewline",
+    '"quoted" \\ back',
+    "ABC123def",
+    "a",
+    "ab",
+    "a1",
+    "1",
+    "K K K",
+    "C/O J. SMITH & CO.",
+    "\u0001\u007f",
   ];
   for (const text of cases) t.same(byBytes(text), tokenize(text), JSON.stringify(text));
 });
 
 t.test("ASCII values of the real sample and random ASCII: the same terms as tokenize()", async (t) => {
   const { rows } = readSample();
-  let compared = 0, mismatched = 0;
+  let compared = 0,
+    mismatched = 0;
   for (const row of rows) {
     for (const value of row) {
       const got = byBytes(value);
@@ -39,7 +61,8 @@ t.test("ASCII values of the real sample and random ASCII: the same terms as toke
   for (let i = 0; i < 20_000; i++) {
     let text = "";
     const length = Math.floor(rnd() * 24);
-    for (let j = 0; j < length; j++) text += rnd() < 0.1 ? String.fromCharCode(Math.floor(rnd() * 128)) : alphabet[Math.floor(rnd() * alphabet.length)];
+    for (let j = 0; j < length; j++)
+      text += rnd() < 0.1 ? String.fromCharCode(Math.floor(rnd() * 128)) : alphabet[Math.floor(rnd() * alphabet.length)];
     compared++;
     if (JSON.stringify(byBytes(text)) !== JSON.stringify(tokenize(text))) mismatched++;
   }

@@ -6,7 +6,7 @@ import t from "tap";
 import { ResponseParser, type ParseOutcome } from "../bench/response-parser.js";
 
 const RESPONSES = [
-  "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 11\r\n\r\n{\"a\":\"b\\r\"}",
+  'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 11\r\n\r\n{"a":"b\\r"}',
   "HTTP/1.1 204 No Content\r\nX-RateLimit-Remaining: 5\r\n\r\n",
   "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length:  2 \r\n\r\n{}",
   "HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Trailer: yes\r\n\r\n",
@@ -40,7 +40,10 @@ t.test("every response is reported once, in order, however the bytes are split",
 });
 
 t.test("a response that ends its connection says so, and the bytes after it are not parsed", async (t) => {
-  for (const close of ["HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"]) {
+  for (const close of [
+    "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+    "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n",
+  ]) {
     const statuses: number[] = [];
     const parser = new ResponseParser((s) => statuses.push(s));
     const bytes = Buffer.from(close + RESPONSES[0], "latin1");

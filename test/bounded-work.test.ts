@@ -14,8 +14,11 @@ import { qs, startServer, tempDir, type RunningServer } from "./helpers/server.j
 
 const { header, rows, text } = readSample();
 const col = (name: string): number => header.indexOf(name);
-const LEI = col(COLUMN_OF.lei), NAME = col(COLUMN_OF.legalName), CITY = col(COLUMN_OF.city);
-const COUNTRY = col(COLUMN_OF.country), REG = col(COLUMN_OF.registrationStatus);
+const LEI = col(COLUMN_OF.lei),
+  NAME = col(COLUMN_OF.legalName),
+  CITY = col(COLUMN_OF.city);
+const COUNTRY = col(COLUMN_OF.country),
+  REG = col(COLUMN_OF.registrationStatus);
 
 let serial = 0;
 function row(name: string, fields: { city?: string; country?: string; registration?: string } = {}): string {
@@ -50,7 +53,11 @@ const servers: [string, RunningServer][] = [
   ["3 shards", await startServer(t, { rateLimit: 0, shards: 3, source })],
 ];
 
-interface Page { found: number; results: { lei: string; legalName: string }[]; facets?: { field: string; values: { value: string; count: number }[] }[] }
+interface Page {
+  found: number;
+  results: { lei: string; legalName: string }[];
+  facets?: { field: string; values: { value: string; count: number }[] }[];
+}
 const leis = (p: Page): string[] => p.results.map((e) => e.lei);
 
 t.test("a short page is the head of the whole ranking, with the same found and facets", async (t) => {
@@ -86,7 +93,11 @@ t.test("a facet count is the found of the query filtered on its value", async (t
         const filtered: Page = await server.json(`/v1/entities${qs({ q, limit: 1, registrationStatus: "ISSUED", country: value })}`);
         t.equal(filtered.found, count, `${label} ${q} in ${value}`);
       }
-      t.equal(p.found, countries.reduce((n, v) => n + v.count, 0), `${label} ${q}: found is the sum of the counts`);
+      t.equal(
+        p.found,
+        countries.reduce((n, v) => n + v.count, 0),
+        `${label} ${q}: found is the sum of the counts`,
+      );
     }
   }
 });
@@ -95,10 +106,18 @@ t.test("dropped words keep the entities holding the most of them, in the searche
   const q = "quorvin blasket tremmel odwayne spravik glenthor";
   for (const [label, server] of servers) {
     const all: Page = await server.json(`/v1/entities${qs({ q })}`);
-    t.same(all.results.map((e) => e.legalName), [B], `${label}: B holds four words counting its city`);
+    t.same(
+      all.results.map((e) => e.legalName),
+      [B],
+      `${label}: B holds four words counting its city`,
+    );
     t.equal(all.found, 1);
     const names: Page = await server.json(`/v1/entities${qs({ q, fields: "name" })}`);
-    t.same(names.results.map((e) => e.legalName), [A], `${label}: in names only, A holds the most (three)`);
+    t.same(
+      names.results.map((e) => e.legalName),
+      [A],
+      `${label}: in names only, A holds the most (three)`,
+    );
     t.equal(names.found, 1);
     const apart: Page = await server.json(`/v1/entities${qs({ q: "quorvin spravik" })}`);
     t.same(apart.results.map((e) => e.legalName).sort(), [A, B, C].sort(), `${label}: no entity holds two, so each holding one counts`);

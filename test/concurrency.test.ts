@@ -13,7 +13,8 @@ import { pMap, qs, startServer } from "./helpers/server.js";
 const srv = await startServer(t, { rateLimit: 0, shards: 2, args: ["--cache-mb", "0"] });
 
 const { header, rows } = readSample();
-const LEI = header.indexOf("LEI"), NAME = header.indexOf("Entity.LegalName");
+const LEI = header.indexOf("LEI"),
+  NAME = header.indexOf("Entity.LegalName");
 const rnd = seededRandom(50);
 const picks = shuffle(rows, rnd).slice(0, 200);
 
@@ -22,14 +23,29 @@ for (const [i, r] of picks.entries()) {
   const name = r[NAME];
   const words = name.split(/\s+/).filter((w) => /\p{L}{3,}/u.test(w));
   switch (i % 8) {
-    case 0: paths.push(`/v1/entities/${r[LEI]}`); break;
-    case 1: paths.push(`/v1/entities/${r[LEI].toLowerCase()}`); break;
-    case 2: paths.push(`/v1/entities${qs({ q: name })}`); break;
-    case 3: paths.push(`/v1/entities${qs({ q: words[0] ?? name, limit: 50, facets: "country,status,registrationStatus" })}`); break;
-    case 4: paths.push(`/v1/entities${qs({ q: (words[0] ?? "bank").slice(0, 4), page: 2, limit: 10 })}`); break;
-    case 5: paths.push(`/v1/entities${qs({ q: words.slice(0, 2).join(" ") || name, country: "US,GB,DE,IT,IN,ES", facets: "jurisdiction" })}`); break;
-    case 6: paths.push(`/v1/entities${qs({ q: (words[words.length - 1] ?? name) + "x", fields: "name" })}`); break;
-    default: paths.push(`/v1/entities${qs({ registrationStatus: "LAPSED", page: 1 + (i % 5), limit: 20 })}`);
+    case 0:
+      paths.push(`/v1/entities/${r[LEI]}`);
+      break;
+    case 1:
+      paths.push(`/v1/entities/${r[LEI].toLowerCase()}`);
+      break;
+    case 2:
+      paths.push(`/v1/entities${qs({ q: name })}`);
+      break;
+    case 3:
+      paths.push(`/v1/entities${qs({ q: words[0] ?? name, limit: 50, facets: "country,status,registrationStatus" })}`);
+      break;
+    case 4:
+      paths.push(`/v1/entities${qs({ q: (words[0] ?? "bank").slice(0, 4), page: 2, limit: 10 })}`);
+      break;
+    case 5:
+      paths.push(`/v1/entities${qs({ q: words.slice(0, 2).join(" ") || name, country: "US,GB,DE,IT,IN,ES", facets: "jurisdiction" })}`);
+      break;
+    case 6:
+      paths.push(`/v1/entities${qs({ q: (words[words.length - 1] ?? name) + "x", fields: "name" })}`);
+      break;
+    default:
+      paths.push(`/v1/entities${qs({ registrationStatus: "LAPSED", page: 1 + (i % 5), limit: 20 })}`);
   }
 }
 for (let i = 0; i < 20; i++) paths.push(`/v1/entities/${withCheckDigits(`LEIDEXC0NC${String(i).padStart(8, "0")}`)}`); // 404
@@ -38,7 +54,10 @@ for (const f of ["country", "jurisdiction", "status", "registrationStatus", "cat
 for (let i = 0; i < 20; i++) paths.push(`/v1/entities?page=${i}&limit=abc`); // 400
 paths.push("/v1/stats", "/v1/stats", "/health", "/health/ready");
 
-interface Answer { status: number; body: string }
+interface Answer {
+  status: number;
+  body: string;
+}
 /** The body with the timing field (which legitimately varies) taken out. */
 const normal = (text: string): string => text.replace(/"searchTimeMs":\d+/, '"searchTimeMs":0').replace(/"ingestSeconds":[\d.]+/, "");
 
@@ -91,15 +110,21 @@ t.test(`${paths.length} requests: sequential answers are the reference`, async (
 t.test("50 fresh connections at once, each with one request", async (t) => {
   const p = `/v1/entities${qs({ q: "bank", limit: 100, facets: "country" })}`;
   const ref = await fetchOne(p);
-  const answers = await Promise.all(Array.from({ length: 50 }, () => new Promise<Answer>((res, rej) => {
-    const req = httpRequest({ host: "127.0.0.1", port: srv.port, path: p, agent: false }, (r) => {
-      const chunks: Buffer[] = [];
-      r.on("data", (c: Buffer) => chunks.push(c));
-      r.on("end", () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on("error", rej);
-    req.end();
-  })));
+  const answers = await Promise.all(
+    Array.from(
+      { length: 50 },
+      () =>
+        new Promise<Answer>((res, rej) => {
+          const req = httpRequest({ host: "127.0.0.1", port: srv.port, path: p, agent: false }, (r) => {
+            const chunks: Buffer[] = [];
+            r.on("data", (c: Buffer) => chunks.push(c));
+            r.on("end", () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+          });
+          req.on("error", rej);
+          req.end();
+        }),
+    ),
+  );
   t.equal(answers.filter((a) => a.status === 200 && normal(a.body) === normal(ref.body)).length, 50, "all 50 complete and identical");
   t.equal(JSON.parse(ref.body).results.length, 100, "and each is a full page of 100");
 });

@@ -14,12 +14,20 @@ t.test("every flag is in the table, with its variable", async (t) => {
   const flags = flagNames();
   t.ok(flags.length >= 20, `${flags.length} flags`);
   for (const { flag, env } of flags) {
-    t.same(rows.find((r) => r.flag === flag), { flag, env }, `--${flag} (${env}) documented`);
+    t.same(
+      rows.find((r) => r.flag === flag),
+      { flag, env },
+      `--${flag} (${env}) documented`,
+    );
   }
 });
 
 t.test("the table lists no flag the server lacks", async (t) => {
   const known = new Set([...flagNames().map((f) => f.flag), "help"]);
-  t.same(rows.filter((r) => !known.has(r.flag)).map((r) => r.flag), [], "every row is a real flag");
+  t.same(
+    rows.filter((r) => !known.has(r.flag)).map((r) => r.flag),
+    [],
+    "every row is a real flag",
+  );
   t.same(rows.length, new Set(rows.map((r) => r.flag)).size, "each flag once");
 });

@@ -6,7 +6,14 @@ import t from "tap";
 import { connect } from "node:net";
 import { gunzipSync } from "node:zlib";
 import {
-  BAD_CHECK_LEI, ENTITY_KEYS, leiValid, seededRandom, shuffle, withCheckDigits, writeFixture, type ModelRecord,
+  BAD_CHECK_LEI,
+  ENTITY_KEYS,
+  leiValid,
+  seededRandom,
+  shuffle,
+  withCheckDigits,
+  writeFixture,
+  type ModelRecord,
 } from "./helpers/fixture.js";
 import { facetCounts, isSortedFacet } from "./helpers/model.js";
 import { pMap, rawRequest, startServer, tempDir, type Got } from "./helpers/server.js";
@@ -32,12 +39,19 @@ t.test("lookup returns exactly the CSV row, mapped field by field", async (t) =>
   const mismatches: string[] = [];
   await pMap(picks, 6, async (rec) => {
     const r = await get(`/v1/entities/${rec.entity.lei}`);
-    if (r.status !== 200) { mismatches.push(`${rec.entity.lei}: ${r.status}`); return; }
-    if (JSON.stringify(Object.keys(r.body)) !== JSON.stringify(ENTITY_KEYS) && Object.keys(r.body).sort().join() !== [...ENTITY_KEYS].sort().join()) {
+    if (r.status !== 200) {
+      mismatches.push(`${rec.entity.lei}: ${r.status}`);
+      return;
+    }
+    if (
+      JSON.stringify(Object.keys(r.body)) !== JSON.stringify(ENTITY_KEYS) &&
+      Object.keys(r.body).sort().join() !== [...ENTITY_KEYS].sort().join()
+    ) {
       mismatches.push(`${rec.entity.lei}: keys ${Object.keys(r.body).join(",")}`);
     }
     for (const k of ENTITY_KEYS) {
-      if (r.body[k] !== rec.entity[k]) mismatches.push(`${rec.entity.lei}.${k}: got ${JSON.stringify(r.body[k])} want ${JSON.stringify(rec.entity[k])}`);
+      if (r.body[k] !== rec.entity[k])
+        mismatches.push(`${rec.entity.lei}.${k}: got ${JSON.stringify(r.body[k])} want ${JSON.stringify(rec.entity[k])}`);
     }
   });
   t.same(mismatches.slice(0, 20), [], `${picks.length} lookups equal their CSV rows`);
@@ -46,12 +60,28 @@ t.test("lookup returns exactly the CSV row, mapped field by field", async (t) =>
 t.test("field mapping details", async (t) => {
   const issued = synth("Vorlandia Kraftwerk Gesellschaft mbH");
   const e = await srv.json(`/v1/entities/${issued.entity.lei}`);
-  t.same(e, {
-    lei: issued.entity.lei, legalName: "Vorlandia Kraftwerk Gesellschaft mbH", entityStatus: "ACTIVE", entityCategory: "GENERAL",
-    registrationStatus: "ISSUED", legalForm: "2HBR", jurisdiction: "DE", country: "DE", region: "DE-BY", city: "München",
-    postalCode: "80331", legalAddress: "Marienplatz 1", hqAddress: "Leopoldstraße 99", managingLou: issued.entity.managingLou,
-    registeredAt: issued.raw["Registration.InitialRegistrationDate"], lastUpdatedAt: issued.raw["Registration.LastUpdateDate"],
-  }, "every column lands in its field");
+  t.same(
+    e,
+    {
+      lei: issued.entity.lei,
+      legalName: "Vorlandia Kraftwerk Gesellschaft mbH",
+      entityStatus: "ACTIVE",
+      entityCategory: "GENERAL",
+      registrationStatus: "ISSUED",
+      legalForm: "2HBR",
+      jurisdiction: "DE",
+      country: "DE",
+      region: "DE-BY",
+      city: "München",
+      postalCode: "80331",
+      legalAddress: "Marienplatz 1",
+      hqAddress: "Leopoldstraße 99",
+      managingLou: issued.entity.managingLou,
+      registeredAt: issued.raw["Registration.InitialRegistrationDate"],
+      lastUpdatedAt: issued.raw["Registration.LastUpdateDate"],
+    },
+    "every column lands in its field",
+  );
 
   const same = await srv.json(`/v1/entities/${synth("Samehouse Properties S.A.").entity.lei}`);
   t.equal(same.legalAddress, "Rue du Marché 7");
@@ -71,20 +101,40 @@ t.test("field mapping details", async (t) => {
   t.equal(io.region, "CH-GE");
 
   // real rows: HQ equal to legal (null) and different (kept), values exactly as published
-  const hqSame = fx.model.find((r) => r.raw["Entity.HeadquartersAddress.FirstAddressLine"] !== "" &&
-    r.raw["Entity.HeadquartersAddress.FirstAddressLine"] === r.raw["Entity.LegalAddress.FirstAddressLine"])!;
+  const hqSame = fx.model.find(
+    (r) =>
+      r.raw["Entity.HeadquartersAddress.FirstAddressLine"] !== "" &&
+      r.raw["Entity.HeadquartersAddress.FirstAddressLine"] === r.raw["Entity.LegalAddress.FirstAddressLine"],
+  )!;
   t.equal((await srv.json(`/v1/entities/${hqSame.entity.lei}`)).hqAddress, null, `real row ${hqSame.entity.lei}: same HQ line -> null`);
-  const hqDiff = fx.model.find((r) => r.raw["Entity.HeadquartersAddress.FirstAddressLine"] !== "" && r.raw["Entity.LegalAddress.FirstAddressLine"] !== "" &&
-    r.raw["Entity.HeadquartersAddress.FirstAddressLine"] !== r.raw["Entity.LegalAddress.FirstAddressLine"])!;
+  const hqDiff = fx.model.find(
+    (r) =>
+      r.raw["Entity.HeadquartersAddress.FirstAddressLine"] !== "" &&
+      r.raw["Entity.LegalAddress.FirstAddressLine"] !== "" &&
+      r.raw["Entity.HeadquartersAddress.FirstAddressLine"] !== r.raw["Entity.LegalAddress.FirstAddressLine"],
+  )!;
   t.equal((await srv.json(`/v1/entities/${hqDiff.entity.lei}`)).hqAddress, hqDiff.raw["Entity.HeadquartersAddress.FirstAddressLine"]);
   const quotedName = fx.model.find((r) => r.entity.legalName?.startsWith('"'));
-  if (quotedName) t.equal((await srv.json(`/v1/entities/${quotedName.entity.lei}`)).legalName, quotedName.entity.legalName, "leading quote kept as published");
+  if (quotedName)
+    t.equal(
+      (await srv.json(`/v1/entities/${quotedName.entity.lei}`)).legalName,
+      quotedName.entity.legalName,
+      "leading quote kept as published",
+    );
   const upperCity = fx.model.find((r) => r.entity.city === "WILMINGTON")!;
   t.equal((await srv.json(`/v1/entities/${upperCity.entity.lei}`)).city, "WILMINGTON", "case kept as published");
   const dated = fx.model.find((r) => /[+-]\d\d:\d\d$/.test(r.raw["Registration.LastUpdateDate"]))!;
-  t.equal((await srv.json(`/v1/entities/${dated.entity.lei}`)).lastUpdatedAt, dated.raw["Registration.LastUpdateDate"], "timestamps not reformatted");
+  t.equal(
+    (await srv.json(`/v1/entities/${dated.entity.lei}`)).lastUpdatedAt,
+    dated.raw["Registration.LastUpdateDate"],
+    "timestamps not reformatted",
+  );
   const han = fx.model.find((r) => r.entity.legalName === "ＪＦＥ商事株式会社")!;
-  t.equal((await srv.json(`/v1/entities/${han.entity.lei}`)).legalName, "ＪＦＥ商事株式会社", "full-width name not normalised in the output");
+  t.equal(
+    (await srv.json(`/v1/entities/${han.entity.lei}`)).legalName,
+    "ＪＦＥ商事株式会社",
+    "full-width name not normalised in the output",
+  );
 });
 
 t.test("lookup: case, check digits, malformed and absent LEIs", async (t) => {
@@ -118,9 +168,22 @@ t.test("lookup: case, check digits, malformed and absent LEIs", async (t) => {
   t.ok(isErrorBody(absentR), "404 has an error body");
 
   const malformed = [
-    "abc", rec.entity.lei.slice(0, 19), rec.entity.lei + "0", rec.entity.lei.slice(0, 18) + "AB", rec.entity.lei.slice(0, 17) + "-12",
-    rec.entity.lei.slice(0, 18) + "1", "%20".repeat(20), "%E2%82%AC".repeat(20), "%F0%9F%98%80", "%ZZ", "%", "x".repeat(3000),
-    "..%2F..%2Fetc%2Fpasswd", "5493001KJTIIGC8Y1R1%00", "ＡＢＣＤＥＦＧＨＩＪＫＬＭＮＯＰＱＲ１２", "549300" + "é".repeat(12) + "12",
+    "abc",
+    rec.entity.lei.slice(0, 19),
+    rec.entity.lei + "0",
+    rec.entity.lei.slice(0, 18) + "AB",
+    rec.entity.lei.slice(0, 17) + "-12",
+    rec.entity.lei.slice(0, 18) + "1",
+    "%20".repeat(20),
+    "%E2%82%AC".repeat(20),
+    "%F0%9F%98%80",
+    "%ZZ",
+    "%",
+    "x".repeat(3000),
+    "..%2F..%2Fetc%2Fpasswd",
+    "5493001KJTIIGC8Y1R1%00",
+    "ＡＢＣＤＥＦＧＨＩＪＫＬＭＮＯＰＱＲ１２",
+    "549300" + "é".repeat(12) + "12",
   ];
   for (const m of malformed) {
     const r = await get(`/v1/entities/${m}`);
@@ -134,7 +197,10 @@ t.test("GET /v1/facets/{field}: a bare, sorted array equal to the data", async (
     const r = await get(`/v1/facets/${field}`);
     t.equal(r.status, 200, field);
     t.ok(Array.isArray(r.body), `${field}: bare array`);
-    t.ok(r.body.every((v: any) => Object.keys(v).sort().join() === "count,value" && typeof v.value === "string" && Number.isInteger(v.count)), `${field}: {value,count}`);
+    t.ok(
+      r.body.every((v: any) => Object.keys(v).sort().join() === "count,value" && typeof v.value === "string" && Number.isInteger(v.count)),
+      `${field}: {value,count}`,
+    );
     t.ok(isSortedFacet(r.body), `${field}: count desc then value`);
     t.same(r.body, facetCounts(fx.model, field), `${field}: counts equal the data`);
   }
@@ -170,7 +236,25 @@ t.test("GET /openapi.json describes the API", async (t) => {
   t.equal(doc.info.version, "1.0.0", "area A is version 1.0.0");
   for (const p of ["/v1/entities", "/v1/entities/{lei}", "/v1/facets/{field}", "/v1/stats"]) t.ok(doc.paths[p]?.get, `documents GET ${p}`);
   const names = doc.paths["/v1/entities"].get.parameters.map((p: any) => p.name).sort();
-  t.same(names, ["category", "city", "country", "facets", "fields", "jurisdiction", "legalForm", "limit", "managingLou", "page", "q", "region", "registrationStatus", "status"].sort());
+  t.same(
+    names,
+    [
+      "category",
+      "city",
+      "country",
+      "facets",
+      "fields",
+      "jurisdiction",
+      "legalForm",
+      "limit",
+      "managingLou",
+      "page",
+      "q",
+      "region",
+      "registrationStatus",
+      "status",
+    ].sort(),
+  );
   t.same(Object.keys(doc.components.schemas.LegalEntity.properties).sort(), [...ENTITY_KEYS].sort(), "LegalEntity fields");
   t.same(doc.components.schemas.SearchPage.required.sort(), ["found", "limit", "outOf", "page", "results", "searchTimeMs"]);
   t.same(doc.components.schemas.ApiError.required, ["error"]);
@@ -178,16 +262,25 @@ t.test("GET /openapi.json describes the API", async (t) => {
 
 t.test("rate-limit headers on every area A response, CORS on every area A response", async (t) => {
   const paths: [string, number][] = [
-    ["/v1/entities?q=bank", 200], ["/v1/entities?nope=1", 400], ["/v1/entities?page=0", 400],
-    [`/v1/entities/${fx.model[7].entity.lei}`, 200], ["/v1/entities/abc", 400], [`/v1/entities/${withCheckDigits("LEIDEXT0STABSENT00")}`, 404],
-    ["/v1/facets/country", 200], ["/v1/facets/city", 400], ["/v1/stats", 200],
+    ["/v1/entities?q=bank", 200],
+    ["/v1/entities?nope=1", 400],
+    ["/v1/entities?page=0", 400],
+    [`/v1/entities/${fx.model[7].entity.lei}`, 200],
+    ["/v1/entities/abc", 400],
+    [`/v1/entities/${withCheckDigits("LEIDEXT0STABSENT00")}`, 404],
+    ["/v1/facets/country", 200],
+    ["/v1/facets/city", 400],
+    ["/v1/stats", 200],
   ];
   for (const [path, status] of paths) {
     const r = await get(path, { headers: { Origin: "https://example.org" } });
     t.equal(r.status, status, path);
     t.equal(r.headers.get("x-ratelimit-limit"), String(RATE_LIMIT), `${path}: X-RateLimit-Limit`);
     const remaining = Number(r.headers.get("x-ratelimit-remaining"));
-    t.ok(Number.isInteger(remaining) && remaining >= 0 && remaining < RATE_LIMIT, `${path}: X-RateLimit-Remaining is an integer below the limit`);
+    t.ok(
+      Number.isInteger(remaining) && remaining >= 0 && remaining < RATE_LIMIT,
+      `${path}: X-RateLimit-Remaining is an integer below the limit`,
+    );
     t.equal(r.headers.get("access-control-allow-origin"), "*", `${path}: CORS`);
     t.match(r.headers.get("content-type") ?? "", /^application\/json/, `${path}: JSON`);
   }
@@ -222,7 +315,19 @@ t.test("other methods on API paths -> 405, unknown paths -> 404 JSON", async (t)
       t.match(r.headers.get("allow") ?? "", /\bGET\b/, `${method} ${path}: Allow names GET`);
     }
   }
-  for (const path of ["/", "/v1", "/v1/", "/v1/entity", "/v2/entities", "/v1/entities/x/y", "/v1/facets", "/v1/stats/x", "/V1/ENTITIES", "/%ZZ", "/v1/entities%2Fx"]) {
+  for (const path of [
+    "/",
+    "/v1",
+    "/v1/",
+    "/v1/entity",
+    "/v2/entities",
+    "/v1/entities/x/y",
+    "/v1/facets",
+    "/v1/stats/x",
+    "/V1/ENTITIES",
+    "/%ZZ",
+    "/v1/entities%2Fx",
+  ]) {
     const r = await get(path);
     t.equal(r.status, 404, `GET ${path}`);
     t.ok(isErrorBody(r), `GET ${path}: error body`);
@@ -274,17 +379,40 @@ t.test("the 1 KB gzip threshold counts bytes, not characters", async (t) => {
 
 t.test("ugly input gets a 4xx JSON answer or a normal search, never a 5xx", async (t) => {
   const ugly = [
-    "/v1/entities?q=%E0%A4%A", "/v1/entities?q=%ZZ", "/v1/entities?q=%", "/v1/entities?q=%ED%A0%80", "/v1/entities?q=%C0%AF",
-    "/v1/entities?q=%00%01%02", "/v1/entities?q=%EF%BB%BF", "/v1/entities?q=%E2%80%8F%E2%80%8D", "/v1/entities?q=a%2Bb%26c%3Dd",
-    "/v1/entities?%00=1", "/v1/entities?=x", "/v1/entities?&&&", "/v1/entities?q", "/v1/entities?q=bank;country=DE",
-    "/v1/entities?%FF%FE=1", "/v1/entities?Q=bank", "/v1/entities?q[]=bank", "/v1/entities?q.x=1", "/v1/entities?__proto__=1",
-    "/v1/entities?constructor=1", "/v1/entities?hasOwnProperty=1", "/v1/entities?toString=1",
-    `/v1/entities?country=${"D".repeat(20000)}`, `/v1/entities?${"x".repeat(5000)}=1`, `/v1/entities?city=${"%C3%A9".repeat(300)}`,
+    "/v1/entities?q=%E0%A4%A",
+    "/v1/entities?q=%ZZ",
+    "/v1/entities?q=%",
+    "/v1/entities?q=%ED%A0%80",
+    "/v1/entities?q=%C0%AF",
+    "/v1/entities?q=%00%01%02",
+    "/v1/entities?q=%EF%BB%BF",
+    "/v1/entities?q=%E2%80%8F%E2%80%8D",
+    "/v1/entities?q=a%2Bb%26c%3Dd",
+    "/v1/entities?%00=1",
+    "/v1/entities?=x",
+    "/v1/entities?&&&",
+    "/v1/entities?q",
+    "/v1/entities?q=bank;country=DE",
+    "/v1/entities?%FF%FE=1",
+    "/v1/entities?Q=bank",
+    "/v1/entities?q[]=bank",
+    "/v1/entities?q.x=1",
+    "/v1/entities?__proto__=1",
+    "/v1/entities?constructor=1",
+    "/v1/entities?hasOwnProperty=1",
+    "/v1/entities?toString=1",
+    `/v1/entities?country=${"D".repeat(20000)}`,
+    `/v1/entities?${"x".repeat(5000)}=1`,
+    `/v1/entities?city=${"%C3%A9".repeat(300)}`,
     `/v1/entities?${Array.from({ length: 500 }, (_, i) => `p${i}=1`).join("&")}`,
     `/v1/entities?${Array.from({ length: 300 }, () => "country=DE").join("&")}`,
     `/v1/entities?${Array.from({ length: 300 }, () => "facets=country").join("&")}`,
-    "/v1/entities?q=%E6%97%A5%E6%9C%AC&city=%E6%9D%B1%E4%BA%AC", "/v1/entities?fields=%00", "/v1/entities?limit=%31%30",
-    "/v1/entities?page=%EF%BC%91", "/v1/entities?country=d%C3%A9", "/v1/entities?status=%C4%B0NACTIVE",
+    "/v1/entities?q=%E6%97%A5%E6%9C%AC&city=%E6%9D%B1%E4%BA%AC",
+    "/v1/entities?fields=%00",
+    "/v1/entities?limit=%31%30",
+    "/v1/entities?page=%EF%BC%91",
+    "/v1/entities?country=d%C3%A9",
+    "/v1/entities?status=%C4%B0NACTIVE",
     "/v1/entities?q=" + encodeURIComponent("\u202e\u0000\ud7ff\ufffd\u{10ffff}"),
     "/v1/entities?q=" + encodeURIComponent("Ａ".repeat(500)),
   ];
@@ -298,7 +426,11 @@ t.test("ugly input gets a 4xx JSON answer or a normal search, never a 5xx", asyn
     }
     t.ok(r.status === 200 || r.status === 400, `${path.slice(0, 60)} -> ${r.status}`);
     let body: any;
-    try { body = JSON.parse(r.text); } catch { body = undefined; }
+    try {
+      body = JSON.parse(r.text);
+    } catch {
+      body = undefined;
+    }
     t.ok(body && (r.status === 200 ? Array.isArray(body.results) : typeof body.error === "string"), `${path.slice(0, 60)}: JSON body`);
   }
   // specific expectations among them
@@ -318,23 +450,34 @@ t.test("ugly input gets a 4xx JSON answer or a normal search, never a 5xx", asyn
 
 t.test("garbage on the socket does not take the server down", async (t) => {
   /** Writes raw bytes; resolves with what came back once `done(received)` holds, the peer closes, or the time is up. */
-  const send = (bytes: string | Buffer, done: (got: string) => boolean = (got) => got.length > 0, timeoutMs = 1500): Promise<string> => new Promise((res) => {
-    const s = connect(srv.port, "127.0.0.1");
-    let got = "";
-    const finish = (): void => { clearTimeout(timer); s.destroy(); res(got); };
-    const timer = setTimeout(finish, timeoutMs);
-    s.on("data", (d) => { got += d.toString("latin1"); if (done(got)) finish(); });
-    s.on("error", finish);
-    s.on("close", finish);
-    s.on("connect", () => s.write(bytes));
-  });
+  const send = (bytes: string | Buffer, done: (got: string) => boolean = (got) => got.length > 0, timeoutMs = 1500): Promise<string> =>
+    new Promise((res) => {
+      const s = connect(srv.port, "127.0.0.1");
+      let got = "";
+      const finish = (): void => {
+        clearTimeout(timer);
+        s.destroy();
+        res(got);
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      s.on("data", (d) => {
+        got += d.toString("latin1");
+        if (done(got)) finish();
+      });
+      s.on("error", finish);
+      s.on("close", finish);
+      s.on("connect", () => s.write(bytes));
+    });
   await send("GARBAGE\r\n\r\n");
   await send(Buffer.from([0, 1, 2, 3, 255, 254, 13, 10, 13, 10]));
   await send("GET /v1/entities?q=bank HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n");
   await send(`GET /v1/entities HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`);
   await send("GET /v1/stats HTTP/1.1\r\nHost: x\r\n", () => false, 300); // never finished
-  const pipelined = await send("GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/stats HTTP/1.1\r\nHost: x\r\n\r\n",
-    (got) => (got.match(/HTTP\/1\.1 200/g) ?? []).length >= 2 && /"license"/.test(got), 10_000);
+  const pipelined = await send(
+    "GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/stats HTTP/1.1\r\nHost: x\r\n\r\n",
+    (got) => (got.match(/HTTP\/1\.1 200/g) ?? []).length >= 2 && /"license"/.test(got),
+    10_000,
+  );
   t.equal((pipelined.match(/HTTP\/1\.1 200/g) ?? []).length, 2, "two pipelined requests, two answers");
   const health = await get("/health");
   t.equal(health.status, 200, "still alive");

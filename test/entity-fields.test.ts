@@ -27,8 +27,15 @@ t.test("the Typesense field list: stored fields plus otherNames, facet flags as 
   t.equal(collection.status, 200);
   const fields = collection.body.fields as { name: string; facet: boolean }[];
   const entity = await srv.json(`/v1/entities/${lei}`);
-  t.same(fields.map((f) => f.name).filter((n) => n !== "otherNames"), Object.keys(entity), "every stored field listed");
-  t.ok(fields.some((f) => f.facet), "some fields are facets");
+  t.same(
+    fields.map((f) => f.name).filter((n) => n !== "otherNames"),
+    Object.keys(entity),
+    "every stored field listed",
+  );
+  t.ok(
+    fields.some((f) => f.facet),
+    "some fields are facets",
+  );
   for (const f of fields) {
     const r = await keyedRequest(srv.port, `/collections/lei/documents/search?q=bank&query_by=legalName&facet_by=${f.name}`, { key: KEY });
     t.equal(r.status, f.facet ? 200 : 400, `facet_by=${f.name}: ${f.facet ? "accepted" : "refused"}, as the field list says`);

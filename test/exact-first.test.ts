@@ -11,10 +11,16 @@ import { qs, startServer, tempDir, type RunningServer } from "./helpers/server.j
 
 const { header, rows, text } = readSample();
 const col = (name: string): number => header.indexOf(name);
-const LEI = col(COLUMN_OF.lei), NAME = col(COLUMN_OF.legalName);
-const REG = col(COLUMN_OF.registrationStatus), STATUS = col(COLUMN_OF.entityStatus);
+const LEI = col(COLUMN_OF.lei),
+  NAME = col(COLUMN_OF.legalName);
+const REG = col(COLUMN_OF.registrationStatus),
+  STATUS = col(COLUMN_OF.entityStatus);
 
-interface Twin { name: string; registration?: string; status?: string }
+interface Twin {
+  name: string;
+  registration?: string;
+  status?: string;
+}
 let serial = 0;
 const leiOf = new Map<string, string>();
 /** A real row with the twin's name and states, and a new LEI (numbered: later twins sort after). */
@@ -31,18 +37,32 @@ function twinRow(tw: Twin, tag: string): string {
 // An umbrella fund whose name repeats its first word, among siblings that share every word but one.
 const FUND = "ALDERWICK FUNDS SICAV - ALDERWICK BALANCED FUND";
 const FUND_TWINS = [
-  "FUNDS SICAV - ALDERWICK BALANCED FUND", "BRENTMOOR FUNDS SICAV - ALDERWICK BALANCED FUND",
-  "ALDERWICK FUNDS SICAV - BALANCED FUND", "ALDERWICK FUNDS SICAV - ALDERWICK BALANCED FUNDS",
-  "ALDERWICK FUNDS SICAV - ALDERWICK BALANCED FUND II", "ALDERWICK FUNDS SICAV - ALDERWICK ALDERWICK BALANCED FUND",
-  ...Array.from({ length: 30 }, (_, i) => `ALDERWICK FUNDS SICAV - ALDERWICK ${["GROWTH", "INCOME", "EQUITY", "BOND", "GLOBAL"][i % 5]} FUND ${i + 1}`),
+  "FUNDS SICAV - ALDERWICK BALANCED FUND",
+  "BRENTMOOR FUNDS SICAV - ALDERWICK BALANCED FUND",
+  "ALDERWICK FUNDS SICAV - BALANCED FUND",
+  "ALDERWICK FUNDS SICAV - ALDERWICK BALANCED FUNDS",
+  "ALDERWICK FUNDS SICAV - ALDERWICK BALANCED FUND II",
+  "ALDERWICK FUNDS SICAV - ALDERWICK ALDERWICK BALANCED FUND",
+  ...Array.from(
+    { length: 30 },
+    (_, i) => `ALDERWICK FUNDS SICAV - ALDERWICK ${["GROWTH", "INCOME", "EQUITY", "BOND", "GLOBAL"][i % 5]} FUND ${i + 1}`,
+  ),
 ];
 // A Japanese fund stored in full-width forms, and siblings one character apart.
 const JP = "ＱＬＸ桜川都市関連株マザーファンド（適格機関投資家専用）";
-const JP_TWINS = ["ＱＬＸ桜川都市関連株マザァンド（適格機関投資家専用）", "ＱＬＸ桜川都市関連株ファンド（適格機関投資家専用）", "ＱＬＸ桜川都市関連株マザーファンドＦ（適格機関投資家専用）"];
+const JP_TWINS = [
+  "ＱＬＸ桜川都市関連株マザァンド（適格機関投資家専用）",
+  "ＱＬＸ桜川都市関連株ファンド（適格機関投資家専用）",
+  "ＱＬＸ桜川都市関連株マザーファンドＦ（適格機関投資家専用）",
+];
 // (Names invented, so that the real sample holds no copy of them.)
 // A Latin name stored half-width, to be pasted in full-width.
 const KLP = "QLX III FUNDING III EUROPE DESIGNATED ACTIVITY COMPANY";
-const KLP_TWINS = ["QLX III FUNDING EUROPE DESIGNATED ACTIVITY COMPANY", "QLX FUNDING III EUROPE DESIGNATED ACTIVITY COMPANY", "QLX III FUNDING IV EUROPE DESIGNATED ACTIVITY COMPANY"];
+const KLP_TWINS = [
+  "QLX III FUNDING EUROPE DESIGNATED ACTIVITY COMPANY",
+  "QLX FUNDING III EUROPE DESIGNATED ACTIVITY COMPANY",
+  "QLX III FUNDING IV EUROPE DESIGNATED ACTIVITY COMPANY",
+];
 // The same name twice: a lapsed registration with the lower LEI, and a current one.
 const HARROW = "HARROWGATE TRADING LIMITED";
 
@@ -69,7 +89,8 @@ async function leis(srv: RunningServer, params: Record<string, string | number>)
   return r.body.results.map((e: { lei: string }) => e.lei);
 }
 
-const toFullWidth = (s: string): string => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).replace(/ /g, "\u3000");
+const toFullWidth = (s: string): string =>
+  s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).replace(/ /g, "\u3000");
 
 const exactCases: [string, string, string][] = [
   ["the fund name as stored", FUND, "fund"],
@@ -81,7 +102,10 @@ const exactCases: [string, string, string][] = [
   ["a half-width name with its repeated word", KLP.toLowerCase(), "klp"],
 ];
 
-for (const [srv, label] of [[one, "1 shard"], [three, "3 shards"]] as const) {
+for (const [srv, label] of [
+  [one, "1 shard"],
+  [three, "3 shards"],
+] as const) {
   t.test(`an exact name is first (${label})`, async (t) => {
     for (const [what, q, tag] of exactCases) {
       for (const fields of ["all", "name"]) {
@@ -94,15 +118,25 @@ for (const [srv, label] of [[one, "1 shard"], [three, "3 shards"]] as const) {
     const fund = await leis(srv, { q: FUND });
     const twins = new Set(FUND_TWINS.map((_, i) => leiOf.get(`fund-twin-${i}`)));
     t.equal(fund.length, 7, "the exact name and the six twins that hold every word of it");
-    t.ok(fund.slice(1).every((lei) => twins.has(lei)), "the rest of the page is the fund's near-twins");
+    t.ok(
+      fund.slice(1).every((lei) => twins.has(lei)),
+      "the rest of the page is the fund's near-twins",
+    );
   });
 
   t.test(`ties go to the closest length, then to current registrations (${label})`, async (t) => {
     const exact = await leis(srv, { q: HARROW });
-    t.same(exact.slice(0, 2), [leiOf.get("harrow-issued"), leiOf.get("harrow-lapsed")], "the issued twin before the lapsed one with the lower LEI");
+    t.same(
+      exact.slice(0, 2),
+      [leiOf.get("harrow-issued"), leiOf.get("harrow-lapsed")],
+      "the issued twin before the lapsed one with the lower LEI",
+    );
     const prefix = await leis(srv, { q: "harrowgate trad" });
-    t.same(prefix.slice(0, 3), [leiOf.get("harrow-issued"), leiOf.get("harrow-lapsed"), leiOf.get("harrow-long")],
-      "a prefix's shortest completions first, the current one before the lapsed one");
+    t.same(
+      prefix.slice(0, 3),
+      [leiOf.get("harrow-issued"), leiOf.get("harrow-lapsed"), leiOf.get("harrow-long")],
+      "a prefix's shortest completions first, the current one before the lapsed one",
+    );
   });
 
   t.test(`filters still apply to exact names (${label})`, async (t) => {
@@ -116,15 +150,25 @@ for (const [srv, label] of [[one, "1 shard"], [three, "3 shards"]] as const) {
 
 t.test("1 shard and 3 shards answer the same (hits, order, found, facets)", async (t) => {
   const queries = [
-    ...exactCases.map(([, q]) => ({ q })), { q: HARROW }, { q: "harrowgate trad" }, { q: "alderwick" },
-    { q: "alderwick balanced" }, { q: "alderwick funds sicav alderwick" }, { q: FUND, registrationStatus: "ISSUED" },
-    { q: "alderwik balanced fund" }, { q: "qlx funding europe" },
+    ...exactCases.map(([, q]) => ({ q })),
+    { q: HARROW },
+    { q: "harrowgate trad" },
+    { q: "alderwick" },
+    { q: "alderwick balanced" },
+    { q: "alderwick funds sicav alderwick" },
+    { q: FUND, registrationStatus: "ISSUED" },
+    { q: "alderwik balanced fund" },
+    { q: "qlx funding europe" },
   ];
   for (const params of queries) {
     const p = { ...params, limit: 20, facets: "status,registrationStatus" };
     const [a, b] = await Promise.all([one.get(`/v1/entities${qs(p)}`), three.get(`/v1/entities${qs(p)}`)]);
     t.equal(a.status, 200);
-    t.same(b.body.results.map((e: { lei: string }) => e.lei), a.body.results.map((e: { lei: string }) => e.lei), `hits of ${params.q}`);
+    t.same(
+      b.body.results.map((e: { lei: string }) => e.lei),
+      a.body.results.map((e: { lei: string }) => e.lei),
+      `hits of ${params.q}`,
+    );
     t.equal(b.body.found, a.body.found, `found of ${params.q}`);
     t.ok(a.body.found > 0, `${params.q} finds something`);
     t.same(b.body.facets, a.body.facets, `facets of ${params.q}`);

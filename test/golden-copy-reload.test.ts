@@ -66,15 +66,23 @@ t.equal(C.rows, SAMPLE_RECORDS + 301);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 45_000, everyMs = 100): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = 45_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown = null;
   for (;;) {
     try {
       const v = await probe();
       if (v !== null && v !== undefined && v !== false) return v;
-    } catch (err) { last = err; }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
     await sleep(everyMs);
   }
 }
@@ -84,28 +92,42 @@ async function waitLog(srv: RunningServer, from: number, re: RegExp, timeoutMs =
   try {
     return await waitFor(`log ${re}`, () => re.exec(srv.stdout().slice(from)), timeoutMs, 50);
   } catch (err) {
-    throw new Error(`${(err as Error).message}\n--- stdout since mark:\n${srv.stdout().slice(from).slice(-4000)}\n--- stderr:\n${srv.stderr().slice(-2000)}`);
+    throw new Error(
+      `${(err as Error).message}\n--- stdout since mark:\n${srv.stdout().slice(from).slice(-4000)}\n--- stderr:\n${srv.stderr().slice(-2000)}`,
+    );
   }
 }
 
-
 const currentAlias = (dataDir: string): string | null => {
-  try { return JSON.parse(readFileSync(join(dataDir, "collections", "current.json"), "utf8")).collection; } catch { return null; }
+  try {
+    return JSON.parse(readFileSync(join(dataDir, "collections", "current.json"), "utf8")).collection;
+  } catch {
+    return null;
+  }
 };
 const collectionDirs = (dataDir: string): string[] => {
   const root = join(dataDir, "collections");
-  return existsSync(root) ? readdirSync(root).filter((f) => f !== "current.json").sort() : [];
+  return existsSync(root)
+    ? readdirSync(root)
+        .filter((f) => f !== "current.json")
+        .sort()
+    : [];
 };
 const downloadsIn = (dataDir: string): string[] => {
   const dir = join(dataDir, "downloads");
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 };
-const manifestOf = (dataDir: string, name: string): any => JSON.parse(readFileSync(join(dataDir, "collections", name, "manifest.json"), "utf8"));
+const manifestOf = (dataDir: string, name: string): any =>
+  JSON.parse(readFileSync(join(dataDir, "collections", name, "manifest.json"), "utf8"));
 
 /** Overwrites bytes of a file in place (its size stays). */
 function overwrite(path: string, at: number, bytes: Buffer): void {
   const fd = openSync(path, "r+");
-  try { writeSync(fd, bytes, 0, bytes.length, at); } finally { closeSync(fd); }
+  try {
+    writeSync(fd, bytes, 0, bytes.length, at);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Every picked LEI answers 200 with exactly its row's fields; returns the mismatches. */
@@ -113,8 +135,12 @@ async function wrongLookups(srv: RunningServer, entities: Entity[]): Promise<str
   const wrong: string[] = [];
   await pMap(entities, 4, async (e) => {
     const r = await srv.get(`/v1/entities/${e.lei}`);
-    if (r.status !== 200) { wrong.push(`${e.lei} -> ${r.status}`); return; }
-    for (const k of ENTITY_KEYS) if (r.body[k] !== e[k]) wrong.push(`${e.lei}.${k} = ${JSON.stringify(r.body[k])}, want ${JSON.stringify(e[k])}`);
+    if (r.status !== 200) {
+      wrong.push(`${e.lei} -> ${r.status}`);
+      return;
+    }
+    for (const k of ENTITY_KEYS)
+      if (r.body[k] !== e[k]) wrong.push(`${e.lei}.${k} = ${JSON.stringify(r.body[k])}, want ${JSON.stringify(e[k])}`);
   });
   return wrong;
 }
@@ -127,7 +153,10 @@ t.teardown(() => gleif.close());
 
 const mainDir = tempDir(t, "leidex-gleif-");
 const gleifArgs = (api = gleif.api, extra: string[] = []): string[] => ["--gleif-api", api, "--retry-seconds", "1", ...extra];
-const startGleif = (owner: Test | typeof t, opts: Partial<StartOptions> & { api?: string; extra?: string[] } = {}): Promise<RunningServer> =>
+const startGleif = (
+  owner: Test | typeof t,
+  opts: Partial<StartOptions> & { api?: string; extra?: string[] } = {},
+): Promise<RunningServer> =>
   startServer(owner, { source: null, shards: 2, dataDir: mainDir, timeoutMs: 90_000, ...opts, args: gleifArgs(opts.api, opts.extra) });
 
 /** The one server of the shared sequence (restarted by some subtests). */
@@ -153,7 +182,11 @@ t.test("first start in GLEIF mode: downloads the latest publication (through a 3
   t.equal(currentAlias(mainDir), A.collection, "current.json points at lei_20260930-0800");
   t.same(collectionDirs(mainDir), [A.collection], "one collection on disk");
   const files = readdirSync(join(mainDir, "collections", A.collection)).sort();
-  t.same(files, ["manifest.json", "slice-0.docs", "slice-0.seg", "slice-1.docs", "slice-1.seg"], "a manifest, and per slice a segment and its document file");
+  t.same(
+    files,
+    ["manifest.json", "slice-0.docs", "slice-0.seg", "slice-1.docs", "slice-1.seg"],
+    "a manifest, and per slice a segment and its document file",
+  );
   const manifest = manifestOf(mainDir, A.collection);
   t.equal(manifest.name, A.collection);
   t.equal(manifest.records, A.rows);
@@ -219,7 +252,10 @@ t.test("a new publication swaps in under concurrent queries: no failed request, 
           const q = queries[Math.floor(rnd() * queries.length)];
           const limit = 1 + Math.floor(rnd() * 10);
           const r = await fetchGot(`${srv.base}/v1/entities${qs({ q, limit })}`);
-          if (r.status !== 200) { problems.push(`search ${q} -> ${r.status} ${r.text.slice(0, 200)}`); continue; }
+          if (r.status !== 200) {
+            problems.push(`search ${q} -> ${r.status} ${r.text.slice(0, 200)}`);
+            continue;
+          }
           const leis = r.body.results.map((x: Entity) => x.lei);
           searches.push({ q, limit, found: r.body.found, outOf: r.body.outOf, leis });
           if (r.body.outOf !== A.rows && r.body.outOf !== B.rows) problems.push(`search ${q}: outOf ${r.body.outOf}`);
@@ -229,14 +265,16 @@ t.test("a new publication swaps in under concurrent queries: no failed request, 
           const r = await fetchGot(`${srv.base}/v1/entities/${e.lei}`);
           lookups++;
           if (r.status !== 200) problems.push(`lookup ${e.lei} -> ${r.status} ${r.text.slice(0, 200)}`);
-          else if (r.body.lei !== e.lei || r.body.legalName !== e.legalName) problems.push(`lookup ${e.lei} answered ${r.body.lei} ${r.body.legalName}`);
+          else if (r.body.lei !== e.lei || r.body.legalName !== e.legalName)
+            problems.push(`lookup ${e.lei} answered ${r.body.lei} ${r.body.legalName}`);
         } else {
           const e = newOnly[Math.floor(rnd() * newOnly.length)];
           const r = await fetchGot(`${srv.base}/v1/entities/${e.lei}`);
           lookups++;
           if (r.status === 200) {
             newOnlyFound++;
-            if (r.body.lei !== e.lei || r.body.legalName !== e.legalName) problems.push(`lookup ${e.lei} answered ${r.body.lei} ${r.body.legalName}`);
+            if (r.body.lei !== e.lei || r.body.legalName !== e.legalName)
+              problems.push(`lookup ${e.lei} answered ${r.body.lei} ${r.body.legalName}`);
             saw(true, "");
           } else if (r.status === 404) saw(false, `lookup ${e.lei} (404)`);
           else problems.push(`lookup ${e.lei} -> ${r.status} ${r.text.slice(0, 200)}`);
@@ -274,9 +312,11 @@ t.test("a new publication swaps in under concurrent queries: no failed request, 
   let newSeen = 0;
   for (const s of searches) {
     const base = s.outOf === A.rows ? before.get(s.q)! : after.get(s.q)!;
-    if (s.outOf === A.rows) oldSeen++; else newSeen++;
+    if (s.outOf === A.rows) oldSeen++;
+    else newSeen++;
     if (s.found !== base.found) problems.push(`search ${s.q}: found ${s.found} with outOf ${s.outOf}; that collection finds ${base.found}`);
-    else if (JSON.stringify(s.leis) !== JSON.stringify(base.leis.slice(0, s.limit))) problems.push(`search ${s.q} limit ${s.limit}: results ${s.leis.join(" ")} differ from that collection's ${base.leis.join(" ")}`);
+    else if (JSON.stringify(s.leis) !== JSON.stringify(base.leis.slice(0, s.limit)))
+      problems.push(`search ${s.q} limit ${s.limit}: results ${s.leis.join(" ")} differ from that collection's ${base.leis.join(" ")}`);
   }
   t.same(problems.slice(0, 20), [], `no failed or inconsistent answer out of ${requests}`);
   t.ok(oldSeen > 0 && newSeen > 0, `searches answered by both collections (${oldSeen} old, ${newSeen} new)`);
@@ -306,31 +346,114 @@ t.test("failed loads leave the live collection serving, and each is logged with 
 
   /** `file`: the failure is in the file, so the server must have fetched it */
   const cases: { label: string; arrange: () => Promise<void> | void; message: RegExp; file?: true; restore?: () => Promise<void> }[] = [
-    { label: "API answers 500", arrange: () => { gleif.apiMode = "error-500"; }, message: /HTTP 500/ },
-    { label: "API answers 503", arrange: () => { gleif.apiMode = "unavailable-503"; }, message: /HTTP 503/ },
-    { label: "API sends invalid JSON", arrange: () => { gleif.apiMode = "invalid-json"; }, message: /invalid JSON/i },
-    { label: "API answer without the file URL", arrange: () => { gleif.publish(next(smallCsv)); gleif.apiMode = "no-url"; }, message: /url is missing/ },
+    {
+      label: "API answers 500",
+      arrange: () => {
+        gleif.apiMode = "error-500";
+      },
+      message: /HTTP 500/,
+    },
+    {
+      label: "API answers 503",
+      arrange: () => {
+        gleif.apiMode = "unavailable-503";
+      },
+      message: /HTTP 503/,
+    },
+    {
+      label: "API sends invalid JSON",
+      arrange: () => {
+        gleif.apiMode = "invalid-json";
+      },
+      message: /invalid JSON/i,
+    },
+    {
+      label: "API answer without the file URL",
+      arrange: () => {
+        gleif.publish(next(smallCsv));
+        gleif.apiMode = "no-url";
+      },
+      message: /url is missing/,
+    },
     { label: "API unreachable", arrange: () => gleif.down(), message: /unreachable|ECONNREFUSED/, restore: () => gleif.up() },
     { label: "file URL 404", arrange: () => gleif.publish(next(smallCsv), { fileMode: "not-found" }), file: true, message: /HTTP 404/ },
-    { label: "connection cut mid-body", arrange: () => gleif.publish(next({ zip: fullZip, rows: A.rows }), { fileMode: "cut" }), file: true, message: /download|terminated|closed|socket|truncated/i },
-    { label: "truncated zip", arrange: () => gleif.publish(next({ zip: fullZip.subarray(0, Math.floor(fullZip.length * 0.6)), rows: A.rows })), file: true, message: /zip/i },
-    { label: "corrupt zip (garbage after the signature)", arrange: () => gleif.publish(next({ zip: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), garbage(30_000)]), rows: A.rows })), file: true, message: /zip/i },
-    { label: "garbage bytes, not a zip at all", arrange: () => gleif.publish(next({ zip: garbage(30_000), rows: A.rows })), file: true, message: /column|quote|field/i },
-    { label: "zip with a damaged deflate stream", arrange: () => gleif.publish(next({ zip: flipped, rows: A.rows })), file: true, message: /./ },
-    { label: "zip without a CSV entry", arrange: () => gleif.publish(next({ zip: zipSingle("readme.txt", Buffer.from("no data here")), rows: 0 })), file: true, message: /csv/i },
+    {
+      label: "connection cut mid-body",
+      arrange: () => gleif.publish(next({ zip: fullZip, rows: A.rows }), { fileMode: "cut" }),
+      file: true,
+      message: /download|terminated|closed|socket|truncated/i,
+    },
+    {
+      label: "truncated zip",
+      arrange: () => gleif.publish(next({ zip: fullZip.subarray(0, Math.floor(fullZip.length * 0.6)), rows: A.rows })),
+      file: true,
+      message: /zip/i,
+    },
+    {
+      label: "corrupt zip (garbage after the signature)",
+      arrange: () => gleif.publish(next({ zip: Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), garbage(30_000)]), rows: A.rows })),
+      file: true,
+      message: /zip/i,
+    },
+    {
+      label: "garbage bytes, not a zip at all",
+      arrange: () => gleif.publish(next({ zip: garbage(30_000), rows: A.rows })),
+      file: true,
+      message: /column|quote|field/i,
+    },
+    {
+      label: "zip with a damaged deflate stream",
+      arrange: () => gleif.publish(next({ zip: flipped, rows: A.rows })),
+      file: true,
+      message: /./,
+    },
+    {
+      label: "zip without a CSV entry",
+      arrange: () => gleif.publish(next({ zip: zipSingle("readme.txt", Buffer.from("no data here")), rows: 0 })),
+      file: true,
+      message: /csv/i,
+    },
     {
       label: "CSV without the LEI column",
       arrange: () => {
         const keep = header.map((_, i) => i).filter((i) => header[i] !== "LEI");
-        gleif.publish(next({ csv: csvText(keep.map((i) => header[i]), small.map((r) => keep.map((i) => r[i]))), rows: small.length }));
+        gleif.publish(
+          next({
+            csv: csvText(
+              keep.map((i) => header[i]),
+              small.map((r) => keep.map((i) => r[i])),
+            ),
+            rows: small.length,
+          }),
+        );
       },
       file: true,
       message: /column.*LEI|LEI.*column/,
     },
-    { label: "header only (zero records)", arrange: () => gleif.publish(next({ csv: csvText(header, []), rows: 0 })), file: true, message: /no records/ },
-    { label: "record_count one more than the rows", arrange: () => gleif.publish(next(smallCsv), { recordCount: small.length + 1 }), file: true, message: /50 rows.*announces 51/ },
-    { label: "record_count one less than the rows", arrange: () => gleif.publish(next(smallCsv), { recordCount: small.length - 1 }), file: true, message: /50 rows.*announces 49/ },
-    { label: "far fewer records than the last load (50 of 6447)", arrange: () => gleif.publish(next(smallCsv)), file: true, message: /far below/ },
+    {
+      label: "header only (zero records)",
+      arrange: () => gleif.publish(next({ csv: csvText(header, []), rows: 0 })),
+      file: true,
+      message: /no records/,
+    },
+    {
+      label: "record_count one more than the rows",
+      arrange: () => gleif.publish(next(smallCsv), { recordCount: small.length + 1 }),
+      file: true,
+      message: /50 rows.*announces 51/,
+    },
+    {
+      label: "record_count one less than the rows",
+      arrange: () => gleif.publish(next(smallCsv), { recordCount: small.length - 1 }),
+      file: true,
+      message: /50 rows.*announces 49/,
+    },
+    {
+      label: "far fewer records than the last load (50 of 6447)",
+      arrange: () => gleif.publish(next(smallCsv)),
+      file: true,
+      message: /far below/,
+    },
   ];
 
   const live = await srv.json("/v1/stats");
@@ -349,7 +472,11 @@ t.test("failed loads leave the live collection serving, and each is logged with 
       else t.equal(gleif.fileRequestTotal, files, "no file was fetched");
 
       const stats = await srv.json("/v1/stats");
-      t.same({ records: stats.records, published: stats.published, source: stats.source }, { records: live.records, published: live.published, source: live.source }, "stats unchanged");
+      t.same(
+        { records: stats.records, published: stats.published, source: stats.source },
+        { records: live.records, published: live.published, source: live.source },
+        "stats unchanged",
+      );
       const search = await srv.get(`/v1/entities${qs({ q: "reloadia", limit: 3 })}`);
       t.equal(search.status, 200, "searches answer");
       t.equal(search.body?.outOf, B.rows, "from the live collection");
@@ -381,13 +508,22 @@ t.test("after a failure the server retries by itself and picks up the next good 
   t.match(srv.stdout().slice(mark), /load failed[\s\S]*load failed[^\n]*retrying in 2 s/, "retries without a signal, the wait doubling");
   t.equal((await srv.json("/v1/stats")).published, B.published, "B still live while the API fails");
   gleif.publish(C);
-  const stats = await waitFor("C to go live by itself", async () => {
-    const s = await srv.json("/v1/stats");
-    return s.published === C.published ? s : null;
-  }, 60_000, 250);
+  const stats = await waitFor(
+    "C to go live by itself",
+    async () => {
+      const s = await srv.json("/v1/stats");
+      return s.published === C.published ? s : null;
+    },
+    60_000,
+    250,
+  );
   t.equal(stats.records, C.rows, "every record of C");
   t.match(stats.source, /2026-10-01 00:00/);
-  t.same(await wrongLookups(srv, [cExtraEntities[0], cExtraEntities[300], ...sharedPicks.slice(0, 20)]), [], "C's content is served (a renamed entity, a new one)");
+  t.same(
+    await wrongLookups(srv, [cExtraEntities[0], cExtraEntities[300], ...sharedPicks.slice(0, 20)]),
+    [],
+    "C's content is served (a renamed entity, a new one)",
+  );
   t.equal((await srv.json(`/v1/entities/${cExtraEntities[0].lei}`)).legalName, RENAMED);
   t.equal(currentAlias(mainDir), C.collection);
   t.same(collectionDirs(mainDir), [C.collection], "only C's collection on disk");
@@ -407,7 +543,11 @@ t.test("a restart serves the persisted collection from its segments, without dow
   t.match(srv.stdout(), new RegExp(`serving ${C.collection} \\(${C.rows} records\\) from its segments`), "served from its segments");
   t.notMatch(srv.stdout(), /loading /, "nothing was loaded");
   const stats = await srv.json("/v1/stats");
-  t.same({ records: stats.records, published: stats.published, source: stats.source }, { records: before.records, published: before.published, source: before.source }, "same records, publication and source");
+  t.same(
+    { records: stats.records, published: stats.published, source: stats.source },
+    { records: before.records, published: before.published, source: before.source },
+    "same records, publication and source",
+  );
   t.same(await wrongLookups(srv, [cExtraEntities[0], cExtraEntities[300], ...sharedPicks.slice(20, 40)]), [], "same content");
   // GLEIF mode checks the API after start-up; the publication is the live one
   await waitLog(srv, 0, /is already loaded/);
@@ -445,7 +585,11 @@ t.test("a corrupt segment is refused and rebuilt from the kept download", async 
   overwrite(seg, Math.floor(size / 2), Buffer.from("this is not what was written here"));
   srv = await startGleif(root);
   t.match(srv.stdout(), /fails its checksum/, "the damage is detected");
-  t.match(srv.stdout(), /rebuilding lei_20261001-0000 from [^\n]*20261001-0000-gleif-goldencopy-lei2-golden-copy\.csv\.zip/, "rebuilt from the kept download");
+  t.match(
+    srv.stdout(),
+    /rebuilding lei_20261001-0000 from [^\n]*20261001-0000-gleif-goldencopy-lei2-golden-copy\.csv\.zip/,
+    "rebuilt from the kept download",
+  );
   t.equal(gleif.fileRequestTotal, files, "not downloaded again");
   const stats = await srv.json("/v1/stats");
   t.equal(stats.records, C.rows, "every record");
@@ -490,7 +634,11 @@ t.test("a corrupt segment is refused and rebuilt from the kept download", async 
       if (damage === "flipped") overwrite(docs, Math.floor(statSync(docs).size / 2), Buffer.from("not the documents"));
       else rmSync(docs);
       srv = await startGleif(root);
-      t.match(srv.stdout(), damage === "flipped" ? /slice-0\.docs fails its checksum/ : /slice-0\.docs cannot be opened/, `${damage}: detected`);
+      t.match(
+        srv.stdout(),
+        damage === "flipped" ? /slice-0\.docs fails its checksum/ : /slice-0\.docs cannot be opened/,
+        `${damage}: detected`,
+      );
       t.match(srv.stdout(), /rebuilding /, `${damage}: rebuilt`);
       t.equal((await srv.json("/v1/stats")).records, C.rows);
       t.same(await wrongLookups(srv, [...cExtraEntities.slice(0, 40), ...sharedPicks.slice(0, 30)]), [], `${damage}: lookups answer right`);
@@ -552,7 +700,13 @@ let offGleif: GleifImitation | null = null;
 t.test("offline first start: the bundled sample stands in, says so, and is replaced once GLEIF answers", async (t) => {
   const port = await freePort();
   const dataDir = tempDir(root, "leidex-offline-");
-  off = await startServer(root, { source: null, shards: 2, dataDir, timeoutMs: 90_000, args: gleifArgs(`http://127.0.0.1:${port}/api/v2`) });
+  off = await startServer(root, {
+    source: null,
+    shards: 2,
+    dataDir,
+    timeoutMs: 90_000,
+    args: gleifArgs(`http://127.0.0.1:${port}/api/v2`),
+  });
   const stats = await off.json("/v1/stats");
   t.equal(stats.records, SAMPLE_RECORDS, "the bundled sample's records");
   t.match(stats.source, /offline/i, "source says it is an offline fallback");
@@ -568,10 +722,15 @@ t.test("offline first start: the bundled sample stands in, says so, and is repla
   root.teardown(() => offGleif?.close());
   offGleif.publish(O);
   const srvOff = off;
-  const live = await waitFor("the real publication to replace the sample", async () => {
-    const s = await srvOff.json("/v1/stats");
-    return s.published === O.published ? s : null;
-  }, 60_000, 250);
+  const live = await waitFor(
+    "the real publication to replace the sample",
+    async () => {
+      const s = await srvOff.json("/v1/stats");
+      return s.published === O.published ? s : null;
+    },
+    60_000,
+    250,
+  );
   t.equal(live.records, O.rows, "the publication's records");
   t.notMatch(live.source, /offline/i, "no longer says offline");
   t.match(live.source, /GLEIF/);
@@ -586,7 +745,10 @@ t.test("offline first start: the bundled sample stands in, says so, and is repla
 // The zip entry's CRC-32 is checked against the inflated data (yauzl does not check it).
 
 t.test("a zip whose data does not match its CRC-32 is refused, not served", async (t) => {
-  if (!off || !offGleif) { t.fail("needs the server of the offline subtest"); return; }
+  if (!off || !offGleif) {
+    t.fail("needs the server of the offline subtest");
+    return;
+  }
   const srvOff = off;
   const before = await srvOff.json("/v1/stats");
   t.equal(before.published, O.published, "the offline subtest's publication is live");
@@ -627,11 +789,21 @@ t.test("GLEIF answers 503 at first and is back while the sample is loading: the 
     startError = (err as Error).message;
   }
   t.equal(startError, "", "the server comes up");
-  if (!race) { t.comment(startError.slice(0, 3000)); return; }
+  if (!race) {
+    t.comment(startError.slice(0, 3000));
+    return;
+  }
   t.match(race.stdout(), /OFFLINE/, "the sample stood in");
   await waitLog(race, 0, /loaded 50 records as lei_20261003-0800|load failed: ENOENT/, 30_000).catch(() => undefined);
   await sleep(500);
-  t.comment(race.stdout().split("\n").filter((l) => /OFFLINE|load failed|loaded /.test(l)).map((l) => l.slice(0, 150)).join("\n"));
+  t.comment(
+    race
+      .stdout()
+      .split("\n")
+      .filter((l) => /OFFLINE|load failed|loaded /.test(l))
+      .map((l) => l.slice(0, 150))
+      .join("\n"),
+  );
   const stats = await race.json("/v1/stats");
   t.equal(stats.published, tiny.published, "the real publication is live");
   t.notMatch(stats.source, /offline/i, "not the offline fallback");

@@ -9,7 +9,11 @@ import { startServer, type RunningServer } from "./helpers/server.js";
 const KEY = "front-hardening-bootstrap-key";
 const OPERATOR = "front-hardening-operator-key";
 
-interface Exchange { text: string; closed: boolean; ms: number }
+interface Exchange {
+  text: string;
+  closed: boolean;
+  ms: number;
+}
 
 /** Writes `parts` (a gap between them) on one connection; resolves at close or after `waitMs`. */
 function exchange(port: number, parts: (string | Buffer)[], waitMs = 3000, gapMs = 50): Promise<Exchange> {
@@ -31,7 +35,9 @@ function exchange(port: number, parts: (string | Buffer)[], waitMs = 3000, gapMs
         await new Promise((r) => setTimeout(r, gapMs));
       }
     });
-    socket.on("data", (c: Buffer) => { text += c.toString("latin1"); });
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
     socket.on("close", () => finish(true));
     socket.on("error", () => finish(true));
     setTimeout(() => finish(false), waitMs);
@@ -84,30 +90,40 @@ t.test("pipelined requests answered synchronously come back in order; Connection
   t.ok(r.closed, "Connection: close on the last request ends the connection");
   // a lookup is answered on the front at once (engine/lei-table.ts), so lookups pipeline too
   const client = "X-Forwarded-For: 198.51.100.2\r\n"; // an address of its own: the limit is 3 requests
-  const [a, b] = (await srv.json("/v1/entities?q=bank&limit=2", { headers: { "X-Forwarded-For": "198.51.100.2" } })).results.map((e: { lei: string }) => e.lei);
-  const lookups = await exchange(srv.port, [get(`/v1/entities/${b}`, client) + get(`/v1/entities/${a}`, `${client}Connection: close\r\n`)], 5000);
+  const [a, b] = (await srv.json("/v1/entities?q=bank&limit=2", { headers: { "X-Forwarded-For": "198.51.100.2" } })).results.map(
+    (e: { lei: string }) => e.lei,
+  );
+  const lookups = await exchange(
+    srv.port,
+    [get(`/v1/entities/${b}`, client) + get(`/v1/entities/${a}`, `${client}Connection: close\r\n`)],
+    5000,
+  );
   t.same(statuses(lookups.text), [200, 200], "two pipelined lookups, two answers");
-  t.ok(lookups.text.indexOf(`"lei":"${b}"`) > 0 && lookups.text.indexOf(`"lei":"${a}"`) > lookups.text.indexOf(`"lei":"${b}"`), "in the order asked");
+  t.ok(
+    lookups.text.indexOf(`"lei":"${b}"`) > 0 && lookups.text.indexOf(`"lei":"${a}"`) > lookups.text.indexOf(`"lei":"${b}"`),
+    "in the order asked",
+  );
   const search = await exchange(srv.port, [get("/v1/entities?q=deutsche", "X-Forwarded-For: 198.51.100.1\r\nConnection: close\r\n")], 5000);
   t.equal(statusOf(search.text), 200, "an asynchronous answer with Connection: close");
   t.ok(search.closed, "ends the connection too");
 });
 
 t.test("ambiguous framing is refused, legal framing accepted (RFC 9112)", async (t) => {
-  const post = (headers: string, body: string): string => `POST /v1/tenants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${OPERATOR}\r\nContent-Type: application/json\r\n${headers}\r\n${body}`;
+  const post = (headers: string, body: string): string =>
+    `POST /v1/tenants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${OPERATOR}\r\nContent-Type: application/json\r\n${headers}\r\n${body}`;
   const twoLengths = await exchange(srv.port, [post("Content-Length: 12\r\nContent-Length: 13\r\n", '{"name":"a"}')]);
   t.equal(statusOf(twoLengths.text), 400, "two different Content-Length headers: 400");
   t.match(twoLengths.text, /conflicting Content-Length/);
   t.ok(twoLengths.closed, "and the connection is closed");
   const sameTwice = await exchange(srv.port, [post("Content-Length: 12\r\nContent-Length: 12\r\nConnection: close\r\n", '{"name":"a"}')]);
   t.equal(statusOf(sameTwice.text), 201, "the same Content-Length twice is accepted");
-  const chunkedIdentity = await exchange(srv.port, [post("Transfer-Encoding: chunked, identity\r\n", "c\r\n{\"name\":\"a\"}\r\n0\r\n\r\n")]);
+  const chunkedIdentity = await exchange(srv.port, [post("Transfer-Encoding: chunked, identity\r\n", 'c\r\n{"name":"a"}\r\n0\r\n\r\n')]);
   t.equal(statusOf(chunkedIdentity.text), 501, "Transfer-Encoding: chunked, identity: 501");
   t.ok(chunkedIdentity.closed);
-  const both = await exchange(srv.port, [post("Transfer-Encoding: chunked\r\nContent-Length: 12\r\n", "c\r\n{\"name\":\"a\"}\r\n0\r\n\r\n")]);
+  const both = await exchange(srv.port, [post("Transfer-Encoding: chunked\r\nContent-Length: 12\r\n", 'c\r\n{"name":"a"}\r\n0\r\n\r\n')]);
   t.ok([400, 501].includes(statusOf(both.text)), `Transfer-Encoding beside Content-Length: ${statusOf(both.text)}`);
   t.ok(both.closed);
-  const chunked = await exchange(srv.port, [post("Transfer-Encoding: chunked\r\nConnection: close\r\n", "c\r\n{\"name\":\"a\"}\r\n0\r\n\r\n")]);
+  const chunked = await exchange(srv.port, [post("Transfer-Encoding: chunked\r\nConnection: close\r\n", 'c\r\n{"name":"a"}\r\n0\r\n\r\n')]);
   t.equal(statusOf(chunked.text), 201, "a plain chunked body is accepted");
 });
 
@@ -116,15 +132,23 @@ t.test("a body sent without a valid key is not read: 401 at once, connection clo
   const r = await exchange(srv.port, [head, Buffer.alloc(1000, 0x20), Buffer.alloc(1000, 0x20)], 3000, 200);
   t.equal(statusOf(r.text), 401, "401 before the body is complete");
   t.ok(r.closed, "and the connection is closed instead of waiting for 1 MB");
-  const wrong = await exchange(srv.port, ["POST /keys HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"], 3000);
+  const wrong = await exchange(
+    srv.port,
+    ["POST /keys HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"],
+    3000,
+  );
   t.equal(statusOf(wrong.text), 401, "the keyed API too");
   t.ok(wrong.closed);
 });
 
 t.test("bodies held in memory share one budget; a body has a deadline", async (t) => {
   // the server runs with a 300,000-byte budget and a 2 s deadline
-  const head = (length: number): string => `POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${OPERATOR}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
-  const holders = [exchange(srv.port, [head(900_000), Buffer.alloc(200_000, 0x20)], 4000), exchange(srv.port, [head(900_000), Buffer.alloc(200_000, 0x20)], 4000)];
+  const head = (length: number): string =>
+    `POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${OPERATOR}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  const holders = [
+    exchange(srv.port, [head(900_000), Buffer.alloc(200_000, 0x20)], 4000),
+    exchange(srv.port, [head(900_000), Buffer.alloc(200_000, 0x20)], 4000),
+  ];
   const [a, b] = await Promise.all(holders);
   const answers = [statusOf(a.text), statusOf(b.text)].sort();
   t.same(answers, [408, 503], "one body over the shared budget is refused 503, the other times out 408");
@@ -135,18 +159,31 @@ t.test("bodies held in memory share one budget; a body has a deadline", async (t
 });
 
 t.test("JSON routes refuse other media types with 415 in their area's shape", async (t) => {
-  const keyed = await srv.get("/keys", { method: "POST", headers: { "x-typesense-api-key": KEY, "content-type": "text/plain" }, body: '{"actions":["*"],"collections":["*"]}' });
+  const keyed = await srv.get("/keys", {
+    method: "POST",
+    headers: { "x-typesense-api-key": KEY, "content-type": "text/plain" },
+    body: '{"actions":["*"],"collections":["*"]}',
+  });
   t.equal(keyed.status, 415);
   t.type(keyed.body?.message, "string", "Typesense's {message}");
-  const webhooks = await srv.get("/v1/tenants", { method: "POST", headers: { authorization: `Bearer ${OPERATOR}`, "content-type": "application/x-www-form-urlencoded" }, body: "name=x" });
+  const webhooks = await srv.get("/v1/tenants", {
+    method: "POST",
+    headers: { authorization: `Bearer ${OPERATOR}`, "content-type": "application/x-www-form-urlencoded" },
+    body: "name=x",
+  });
   t.equal(webhooks.status, 415);
   t.type(webhooks.body?.error, "string", "area C's {error}");
-  const json = await srv.get("/v1/tenants", { method: "POST", headers: { authorization: `Bearer ${OPERATOR}`, "content-type": "application/json; charset=utf-8" }, body: '{"name":"json"}' });
+  const json = await srv.get("/v1/tenants", {
+    method: "POST",
+    headers: { authorization: `Bearer ${OPERATOR}`, "content-type": "application/json; charset=utf-8" },
+    body: '{"name":"json"}',
+  });
   t.equal(json.status, 201, "application/json with a charset is accepted");
 });
 
 t.test("--trust-proxy: X-Forwarded-For names the client only from a trusted proxy", async (t) => {
-  const from = (client: string): Promise<number> => srv.get("/v1/stats", { headers: { "x-forwarded-for": `${client}, 127.0.0.1` } }).then((r) => r.status);
+  const from = (client: string): Promise<number> =>
+    srv.get("/v1/stats", { headers: { "x-forwarded-for": `${client}, 127.0.0.1` } }).then((r) => r.status);
   const first = [await from("203.0.113.7"), await from("203.0.113.7"), await from("203.0.113.7"), await from("203.0.113.7")];
   t.same(first, [200, 200, 200, 429], "one client behind the proxy runs out of its own budget (3 a window)");
   t.equal(await from("203.0.113.8"), 200, "while another client behind the same proxy is served");

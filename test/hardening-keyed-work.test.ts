@@ -34,7 +34,11 @@ const rule = (synonyms: string[], root?: string): SynonymRule => ({ id: "r", syn
 t.test("synonyms: the variants of q, as before, within the limits", async (t) => {
   const index = new SynonymIndex([rule(["ltd", "limited"]), rule(["pvt ltd", "Private  Limited"]), rule(["co"], "company")]);
   t.same(index.variants("Alford  LTD"), ["alford ltd", "alford limited"], "a multi-way rule, q normalised");
-  t.same(index.variants("kodak pvt ltd"), ["kodak pvt ltd", "kodak pvt limited", "kodak private limited"], "rules apply in order, the later to the earlier's variants");
+  t.same(
+    index.variants("kodak pvt ltd"),
+    ["kodak pvt ltd", "kodak pvt limited", "kodak private limited"],
+    "rules apply in order, the later to the earlier's variants",
+  );
   t.same(index.variants("acme company"), ["acme company", "acme co"], "a one-way rule from its root");
   t.same(index.variants("acme co"), ["acme co"], "and not back");
   const many = new SynonymIndex(Array.from({ length: 10 }, (_, i) => rule([`w${i}`, `x${i}`, `y${i}`])));
@@ -45,7 +49,11 @@ t.test("synonyms: a q over the word limit is searched as it is", async (t) => {
   const index = new SynonymIndex([rule(["ltd", "limited"])]);
   const words = (n: number): string => [...Array.from({ length: n - 1 }, (_, i) => `w${i}`), "ltd"].join(" ");
   t.equal(index.variants(words(SYNONYM_LIMITS.queryWords)).length, 2, `${SYNONYM_LIMITS.queryWords} words: expanded`);
-  t.same(index.variants(words(SYNONYM_LIMITS.queryWords + 1)), [words(SYNONYM_LIMITS.queryWords + 1)], `${SYNONYM_LIMITS.queryWords + 1} words: not`);
+  t.same(
+    index.variants(words(SYNONYM_LIMITS.queryWords + 1)),
+    [words(SYNONYM_LIMITS.queryWords + 1)],
+    `${SYNONYM_LIMITS.queryWords + 1} words: not`,
+  );
   // the issue's case: 400 rules of 50 one-letter phrases, q of 240 one-letter words
   const letters = "abcdefghijklmnopqrstuvwxyz0123456789".split("");
   const phrases = [...letters, ...letters.slice(0, 14).map((w) => w + w)];
@@ -74,13 +82,25 @@ t.test("synonyms: an expansion's work does not grow with the number of rules sha
     let reads = 0;
     const lists = (index as unknown as { byFirstWord: Map<string, number[]> }).byFirstWord;
     for (const [word, list] of lists) {
-      lists.set(word, new Proxy(list, { get: (target, p, receiver) => { if (typeof p === "string" && /^\d+$/.test(p)) reads++; return Reflect.get(target, p, receiver); } }));
+      lists.set(
+        word,
+        new Proxy(list, {
+          get: (target, p, receiver) => {
+            if (typeof p === "string" && /^\d+$/.test(p)) reads++;
+            return Reflect.get(target, p, receiver);
+          },
+        }),
+      );
     }
     t.same(index.variants(words.join(" ")), [words.join(" ")], `${rules} rules: q alone`);
     return reads;
   };
   const few = readsWith(SYNONYM_LIMITS.steps);
-  t.equal(readsWith(10 * SYNONYM_LIMITS.steps), few, `rules read for 10 × ${SYNONYM_LIMITS.steps} rules: as many as for ${SYNONYM_LIMITS.steps}`);
+  t.equal(
+    readsWith(10 * SYNONYM_LIMITS.steps),
+    few,
+    `rules read for 10 × ${SYNONYM_LIMITS.steps} rules: as many as for ${SYNONYM_LIMITS.steps}`,
+  );
 });
 
 // ------------------------------------------------------------------------------ 18. merged variants read only the page
@@ -98,7 +118,9 @@ t.test("merged synonym variants read only the page's documents", async (t) => {
   const pool = {
     slices: 1,
     // an empty LEI table: this test looks nothing up
-    broadcast: async () => [{ docs: DOCS, leis: { memory: new SharedArrayBuffer(16), docs: 0, termBytesAt: 0, termOffsAt: 0, docStartAt: 8, docLenAt: 8 } }],
+    broadcast: async () => [
+      { docs: DOCS, leis: { memory: new SharedArrayBuffer(16), docs: 0, termBytesAt: 0, termOffsAt: 0, docStartAt: 8, docLenAt: 8 } },
+    ],
     run: async () => ({ docs: DOCS }),
     request: async (_slice: number, _gen: number, request: ShardRequest): Promise<ShardResponse> => {
       if (request.kind !== "search") throw new Error(`unexpected ${request.kind}`);
@@ -108,33 +130,59 @@ t.test("merged synonym variants read only the page's documents", async (t) => {
         const d = v * 10_000 + i;
         return [1_000_000 - i * 4 - v, withCheckDigits(`KWDOC${String(d).padStart(13, "0")}`), 0, d * DOC, DOC];
       });
-      return { kind: "search", found: 10_000, hits, facets: {}, plan: { tokens: 0, required: 0, exactMask: 0, typoable: 0, wideTypos: 0, bestWhole: 0, matched: true } as never };
+      return {
+        kind: "search",
+        found: 10_000,
+        hits,
+        facets: {},
+        plan: { tokens: 0, required: 0, exactMask: 0, typoable: 0, wideTypos: 0, bestWhole: 0, matched: true } as never,
+      };
     },
   } as unknown as ShardPool;
   const collection = new Collection(pool);
   const { gen, sliceDocs } = await collection.open(() => segment);
-  collection.swap(gen, sliceDocs, { name: "fake", source: "fake", published: null, downloadSeconds: null, ingestSeconds: null, loadedAt: new Date().toISOString(), fallback: false });
+  collection.swap(gen, sliceDocs, {
+    name: "fake",
+    source: "fake",
+    published: null,
+    downloadSeconds: null,
+    ingestSeconds: null,
+    loadedAt: new Date().toISOString(),
+    fallback: false,
+  });
   const service = new LeiService(collection, 0);
 
   let reads = 0;
   const readInto = DocStoreReader.prototype.readInto;
-  DocStoreReader.prototype.readInto = function (this: DocStoreReader, ...args: Parameters<DocStoreReader["readInto"]>) { reads++; return readInto.apply(this, args); };
-  t.teardown(() => { DocStoreReader.prototype.readInto = readInto; });
+  DocStoreReader.prototype.readInto = function (this: DocStoreReader, ...args: Parameters<DocStoreReader["readInto"]>) {
+    reads++;
+    return readInto.apply(this, args);
+  };
+  t.teardown(() => {
+    DocStoreReader.prototype.readInto = readInto;
+  });
 
   const base = fromTypesense({ q: "v0", page: "40", per_page: "250" }).params;
   const variants = ["v0", "v1", "v2", "v3"].map((q) => withQuery(base, q));
-  const page = await service.searchVariantsWith(variants, (o) => ({ found: o.found, docs: o.hits.slice(0, 250).map((h) => Buffer.from(h[2]).toString().trim()) }));
+  const page = await service.searchVariantsWith(variants, (o) => ({
+    found: o.found,
+    docs: o.hits.slice(0, 250).map((h) => Buffer.from(h[2]).toString().trim()),
+  }));
   t.same(variantsSeen, ["v0", "v1", "v2", "v3"], "each variant is ranked");
   t.equal(reads, 250, "250 documents read for a page of 250 (not the 4 variants' 10,000 each)");
   // merged order: score 1,000,000 - 4i - v, so hit k of the merge is doc (k % 4)*10,000 + floor(k / 4)
-  const expected = Array.from({ length: 250 }, (_, j) => { const k = 9_750 + j; return `{"d":${String((k % 4) * 10_000 + Math.floor(k / 4)).padStart(8, "0")}}`; });
+  const expected = Array.from({ length: 250 }, (_, j) => {
+    const k = 9_750 + j;
+    return `{"d":${String((k % 4) * 10_000 + Math.floor(k / 4)).padStart(8, "0")}}`;
+  });
   t.same(page.docs, expected, "the page is hits 9,751-10,000 of the merged variants");
   t.equal(page.found, 40_000, "found: the merged LEIs, more than the widest variant's");
 });
 
 // ------------------------------------------------------------------------------ HTTP, on the bundled sample
 
-const call = (srv: RunningServer, path: string, init: KeyedInit = {}): Promise<KeyedResponse> => keyedRequest(srv.port, path, { key: KEY, ...init });
+const call = (srv: RunningServer, path: string, init: KeyedInit = {}): Promise<KeyedResponse> =>
+  keyedRequest(srv.port, path, { key: KEY, ...init });
 
 t.test("multi_search: its total ranking work is capped with a 400 naming the limit", async (t) => {
   const srv = await startServer(t, { args: ["--api-key", KEY] });
@@ -150,14 +198,25 @@ t.test("multi_search: its total ranking work is capped with a 400 naming the lim
   t.equal((await call(srv, "/collections/lei/synonyms/ltd", { method: "PUT", body: { synonyms: ["ltd", "limited"] } })).status, 200);
   const withVariants = { collection: "lei", q: "bank ltd", page: 40, per_page: 250 };
   const half = Math.floor(fits / 2);
-  t.equal((await call(srv, "/multi_search", { method: "POST", body: { searches: Array.from({ length: half }, () => withVariants) } })).status, 200, `${half} searches of 2 variants: within`);
-  t.equal((await call(srv, "/multi_search", { method: "POST", body: { searches: Array.from({ length: half + 1 }, () => withVariants) } })).status, 400, `${half + 1}: over`);
+  t.equal(
+    (await call(srv, "/multi_search", { method: "POST", body: { searches: Array.from({ length: half }, () => withVariants) } })).status,
+    200,
+    `${half} searches of 2 variants: within`,
+  );
+  t.equal(
+    (await call(srv, "/multi_search", { method: "POST", body: { searches: Array.from({ length: half + 1 }, () => withVariants) } })).status,
+    400,
+    `${half + 1}: over`,
+  );
 
   // a q of 240 one-letter words against 50 rules of 50 one-letter phrases: answered, and /health too
   const letters = "abcdefghijklmnopqrstuvwxyz0123456789".split("");
   const phrases = [...letters, ...letters.slice(0, 14).map((w) => w + w)];
   for (let i = 0; i < 50; i++) {
-    const r = await call(srv, `/collections/lei/synonyms/planted-${i}`, { method: "PUT", body: { synonyms: [...phrases.slice(i), ...phrases.slice(0, i)] } });
+    const r = await call(srv, `/collections/lei/synonyms/planted-${i}`, {
+      method: "PUT",
+      body: { synonyms: [...phrases.slice(i), ...phrases.slice(0, i)] },
+    });
     if (r.status !== 200) t.fail(`PUT planted-${i}: ${r.status}`);
   }
   const q = Array.from({ length: 240 }, (_, i) => letters[i % letters.length]).join(" ");
@@ -174,7 +233,10 @@ function stalledReader(port: number, path: string, key: string): Promise<{ socke
     const socket = connect({ host: "127.0.0.1", port });
     socket.once("error", reject);
     socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-typesense-api-key: ${key}\r\n\r\n`);
-    socket.once("data", (first: Buffer) => { socket.pause(); resolve({ socket, first }); });
+    socket.once("data", (first: Buffer) => {
+      socket.pause();
+      resolve({ socket, first });
+    });
   });
 }
 
@@ -188,7 +250,10 @@ function readToClose(socket: Socket): Promise<Buffer> {
     socket.on("error", done);
     socket.on("close", done);
     // a stream left open (the old behaviour) ends the wait too, with everything it sent
-    setTimeout(() => { socket.destroy(); done(); }, 30_000).unref();
+    setTimeout(() => {
+      socket.destroy();
+      done();
+    }, 30_000).unref();
     socket.resume();
   });
 }
@@ -198,7 +263,12 @@ t.test("exports: a stalled reader is cut off; a key runs a few exports at a time
   const { header, rows } = readSample();
   const LEI = header.indexOf("LEI");
   const lines = [csvLine(header)];
-  for (let c = 0; c < 8; c++) for (let i = 0; i < rows.length; i++) { const r = [...rows[i]]; r[LEI] = withCheckDigits(`KWEXP${c}${String(i).padStart(12, "0")}`); lines.push(csvLine(r)); }
+  for (let c = 0; c < 8; c++)
+    for (let i = 0; i < rows.length; i++) {
+      const r = [...rows[i]];
+      r[LEI] = withCheckDigits(`KWEXP${c}${String(i).padStart(12, "0")}`);
+      lines.push(csvLine(r));
+    }
   const source = join(tempDir(t), "big.csv");
   writeFileSync(source, `${lines.join("\n")}\n`);
   const srv = await startServer(t, { args: ["--api-key", KEY], source, shards: 1, env: { LEIDEX_EXPORT_STALL_SECONDS: "1" } });
@@ -209,17 +279,24 @@ t.test("exports: a stalled reader is cut off; a key runs a few exports at a time
   t.equal(records, rows.length * 8, "a whole export, read at once");
 
   const stalled = await Promise.all(Array.from({ length: MAX_EXPORTS_PER_KEY }, () => stalledReader(srv.port, path, KEY)));
-  t.ok(stalled.every((s) => s.first.toString().startsWith("HTTP/1.1 200")), `${MAX_EXPORTS_PER_KEY} exports started`);
+  t.ok(
+    stalled.every((s) => s.first.toString().startsWith("HTTP/1.1 200")),
+    `${MAX_EXPORTS_PER_KEY} exports started`,
+  );
   const refused = await call(srv, path);
   t.equal(refused.status, 429, `export ${MAX_EXPORTS_PER_KEY + 1} of one key while ${MAX_EXPORTS_PER_KEY} run: 429`);
   t.match(refused.headers["retry-after"], /^[1-9][0-9]*$/, "with Retry-After");
   t.match(refused.body?.message, new RegExp(`${MAX_EXPORTS_PER_KEY} exports`), "the message names the limit");
-  const other = (await call(srv, "/keys", { method: "POST", body: { actions: ["documents:export"], collections: ["lei"] } })).body.value as string;
+  const other = (await call(srv, "/keys", { method: "POST", body: { actions: ["documents:export"], collections: ["lei"] } })).body
+    .value as string;
   t.equal((await call(srv, path, { key: other })).status, 200, "another key is not held back");
 
   // the stalled exports are cut off, so the key's slots come back
   let again = refused;
-  for (let i = 0; i < 60 && again.status === 429; i++) { await sleep(500); again = await call(srv, path); }
+  for (let i = 0; i < 60 && again.status === 429; i++) {
+    await sleep(500);
+    again = await call(srv, path);
+  }
   t.equal(again.status, 200, "once the stalled readers are cut off, the key may export again");
   for (const s of stalled) {
     const rest = Buffer.concat([s.first, await readToClose(s.socket)]).toString("latin1");
@@ -237,7 +314,11 @@ t.test("imports: at least 90 % of the live collection unless allow_shrink=true; 
   const upload = (body: Buffer | string, query = ""): Promise<KeyedResponse> =>
     call(srv, `${path}${query}`, { method: "POST", rawBody: body, headers: { "content-type": "text/csv" } });
   const records = async (): Promise<number> => (await call(srv, "/v1/stats")).body?.records;
-  const refusals = (): string[] => srv.stdout().split("\n").filter((l) => l.includes("import refused"));
+  const refusals = (): string[] =>
+    srv
+      .stdout()
+      .split("\n")
+      .filter((l) => l.includes("import refused"));
   const synthetic = importSynthetics();
 
   const three = goldenCopyCsv(0, synthetic.slice(0, 3)).text;
@@ -278,6 +359,11 @@ t.test("imports: at least 90 % of the live collection unless allow_shrink=true; 
     t.notOk(message.includes(srv.dataDir) || /\/[^\s]*upload-[0-9]/.test(message), `${label}: names no server path`);
   }
   t.equal(refusals().length - before, cases.length, "each refusal logged once");
-  t.ok(refusals().slice(before).every((l) => /import refused: .+; \S+ stays live/.test(l)), "with its reason");
+  t.ok(
+    refusals()
+      .slice(before)
+      .every((l) => /import refused: .+; \S+ stays live/.test(l)),
+    "with its reason",
+  );
   t.equal(await records(), 3, "the live collection stays");
 });

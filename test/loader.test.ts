@@ -6,7 +6,17 @@ import t, { type Test } from "tap";
 import { createServer, type Server } from "node:http";
 import { readFileSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { csvLine, ENTITY_KEYS, leiValid, readSample, seededRandom, shuffle, writeFixture, zipSingle, type Fixture } from "./helpers/fixture.js";
+import {
+  csvLine,
+  ENTITY_KEYS,
+  leiValid,
+  readSample,
+  seededRandom,
+  shuffle,
+  writeFixture,
+  zipSingle,
+  type Fixture,
+} from "./helpers/fixture.js";
 import { facetCounts } from "./helpers/model.js";
 import { fetchGot, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer, freePort } from "./helpers/server.js";
 
@@ -21,8 +31,13 @@ async function checkContent(t: Test, srv: RunningServer, fx: Fixture, n = 80): P
   const wrong: string[] = [];
   await pMap(picks, 4, async (rec) => {
     const r = await srv.get(`/v1/entities/${rec.entity.lei}`);
-    if (r.status !== 200) { wrong.push(`${rec.entity.lei} -> ${r.status}`); return; }
-    for (const k of ENTITY_KEYS) if (r.body[k] !== rec.entity[k]) wrong.push(`${rec.entity.lei}.${k} = ${JSON.stringify(r.body[k])}, want ${JSON.stringify(rec.entity[k])}`);
+    if (r.status !== 200) {
+      wrong.push(`${rec.entity.lei} -> ${r.status}`);
+      return;
+    }
+    for (const k of ENTITY_KEYS)
+      if (r.body[k] !== rec.entity[k])
+        wrong.push(`${rec.entity.lei}.${k} = ${JSON.stringify(r.body[k])}, want ${JSON.stringify(rec.entity[k])}`);
   });
   t.same(wrong.slice(0, 10), [], `${picks.length} records equal their CSV rows`);
   for (const field of ["registrationStatus", "category", "country"]) {
@@ -55,7 +70,6 @@ t.test("a zip source (one CSV entry), published taken from the golden-copy file 
   await srv.stop();
 });
 
-
 function listen(server: Server): Promise<number> {
   return new Promise((res) => server.listen(0, "127.0.0.1", () => res((server.address() as { port: number }).port)));
 }
@@ -74,8 +88,28 @@ async function announced(p: ReturnType<typeof spawnLeidex>, timeoutMs = 60_000):
 t.test("not ready until the data is live, ready after", async (t) => {
   const port = await freePort();
   const key = "kx-loader-not-ready-0123456789";
-  const p = spawnLeidex(["--host", "127.0.0.1", "--port", String(port), "--data-dir", tempDir(t), "--shards", "1", "--rate-limit", "0", "--source", fx.zip, "--api-key", key]);
-  t.teardown(async () => { if (p.child.exitCode === null) { p.child.kill("SIGKILL"); await p.exited; } });
+  const p = spawnLeidex([
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--data-dir",
+    tempDir(t),
+    "--shards",
+    "1",
+    "--rate-limit",
+    "0",
+    "--source",
+    fx.zip,
+    "--api-key",
+    key,
+  ]);
+  t.teardown(async () => {
+    if (p.child.exitCode === null) {
+      p.child.kill("SIGKILL");
+      await p.exited;
+    }
+  });
   // the first answer comes while the ~6,000 rows are still loading
   const t0 = Date.now();
   let first: Awaited<ReturnType<typeof fetchGot>> | null = null;
@@ -88,14 +122,20 @@ t.test("not ready until the data is live, ready after", async (t) => {
   t.equal(first?.status, 503, "/health/ready is 503 while loading");
   t.equal(first?.body?.status, "loading");
   const search = await fetchGot(`http://127.0.0.1:${port}/v1/entities?q=bank`);
-  if (search.status !== 200) { // (200 only if the load finished in between)
+  if (search.status !== 200) {
+    // (200 only if the load finished in between)
     t.equal(search.status, 503, "a search before the data is live -> 503");
     t.type(search.body?.error, "string", "with an error body");
     t.ok(search.headers.get("retry-after"), "and Retry-After");
     // every area answers not-ready alike: 503 with Retry-After, in its own error shape
     const lookup = await fetchGot(`http://127.0.0.1:${port}/v1/entities/${fx.model.find((m) => leiValid(m.entity.lei))!.entity.lei}`);
-    const keyed = await fetchGot(`http://127.0.0.1:${port}/collections/lei/documents/search?q=bank`, { headers: { "X-TYPESENSE-API-KEY": key } });
-    for (const [what, r, shape] of [["a lookup", lookup, "error"], ["a keyed search", keyed, "message"]] as const) {
+    const keyed = await fetchGot(`http://127.0.0.1:${port}/collections/lei/documents/search?q=bank`, {
+      headers: { "X-TYPESENSE-API-KEY": key },
+    });
+    for (const [what, r, shape] of [
+      ["a lookup", lookup, "error"],
+      ["a keyed search", keyed, "message"],
+    ] as const) {
       if (r.status === 200) continue; // the load finished in between
       t.equal(r.status, 503, `${what} before the data is live -> 503`);
       t.equal(r.headers.get("retry-after"), "5", `${what}: Retry-After`);
@@ -121,15 +161,27 @@ t.test("an http URL source: downloaded, loaded, published from its name", async 
   let requests = 0;
   const files = createServer((req, res) => {
     requests++;
-    if (req.url === "/moved.zip") { res.writeHead(302, { Location: `/golden/${name}` }).end(); return; }
-    if (req.url !== `/golden/${name}`) { res.writeHead(404).end("no"); return; }
+    if (req.url === "/moved.zip") {
+      res.writeHead(302, { Location: `/golden/${name}` }).end();
+      return;
+    }
+    if (req.url !== `/golden/${name}`) {
+      res.writeHead(404).end("no");
+      return;
+    }
     res.writeHead(200, { "Content-Type": "application/zip", "Content-Length": String(zip.length) });
     const half = Math.floor(zip.length / 2);
     res.write(zip.subarray(0, half));
     setTimeout(() => res.end(zip.subarray(half)), 300);
   });
   const filePort = await listen(files);
-  t.teardown(() => new Promise<void>((r) => { files.closeAllConnections(); files.close(() => r()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        files.closeAllConnections();
+        files.close(() => r());
+      }),
+  );
 
   const dataDir = tempDir(t, "leidex-http-");
   const srv = await startServer(t, { source: `http://127.0.0.1:${filePort}/golden/${name}`, shards: 1, dataDir });
@@ -152,11 +204,33 @@ t.test("an http URL source: downloaded, loaded, published from its name", async 
   await redirected.stop();
 
   // an HTTP error is a failed load that says so
-  const r = await runLeidex(["--host", "127.0.0.1", "--port", "0", "--data-dir", tempDir(t), "--shards", "1", "--source", `http://127.0.0.1:${filePort}/nope.zip`]);
+  const r = await runLeidex([
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--data-dir",
+    tempDir(t),
+    "--shards",
+    "1",
+    "--source",
+    `http://127.0.0.1:${filePort}/nope.zip`,
+  ]);
   t.not(r.code, 0, "HTTP 404 -> non-zero exit");
   t.match(r.stderr, /404/, "the message says 404");
   const port = await freePort();
-  const refused = await runLeidex(["--host", "127.0.0.1", "--port", "0", "--data-dir", tempDir(t), "--shards", "1", "--source", `http://127.0.0.1:${port}/x.zip`]);
+  const refused = await runLeidex([
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--data-dir",
+    tempDir(t),
+    "--shards",
+    "1",
+    "--source",
+    `http://127.0.0.1:${port}/x.zip`,
+  ]);
   t.not(refused.code, 0, "nothing listening -> non-zero exit");
   t.match(refused.stderr, /ECONNREFUSED|refused|connect/i, "the message says the connection was refused");
 });
@@ -181,10 +255,17 @@ t.test("loads that must fail: non-zero exit, a clear message, never listening", 
     { label: "file not found", source: join(dir, "does-not-exist.csv"), message: /not found|no such file|ENOENT/i },
     { label: "truncated zip", source: write("truncated.zip", readFileSync(fx.zip).subarray(0, 5000)), message: /zip/i },
     { label: "zip without a CSV", source: write("no-csv.zip", zipSingle("readme.txt", Buffer.from("hello"))), message: /csv/i },
-    { label: "unterminated quote", source: write("unterminated.csv", csvLine(header) + "\n" + csvLine(rows[0]) + '\n"5493001KJTIIGC8Y1R12,"broken\n'), message: /unterminated|quote/i },
+    {
+      label: "unterminated quote",
+      source: write("unterminated.csv", csvLine(header) + "\n" + csvLine(rows[0]) + '\n"5493001KJTIIGC8Y1R12,"broken\n'),
+      message: /unterminated|quote/i,
+    },
   ];
   await pMap(cases, 2, async (c) => {
-    const r = await runLeidex(["--host", "127.0.0.1", "--port", "0", "--data-dir", tempDir(t), "--shards", "1", "--source", c.source], 60_000);
+    const r = await runLeidex(
+      ["--host", "127.0.0.1", "--port", "0", "--data-dir", tempDir(t), "--shards", "1", "--source", c.source],
+      60_000,
+    );
     t.not(r.code, 0, `${c.label}: non-zero exit`);
     t.type(r.code, "number", `${c.label}: exits by itself (not killed)`);
     t.match(r.stderr, c.message, `${c.label}: message says why (${r.stderr.trim().split("\n")[0]})`);
@@ -198,7 +279,8 @@ t.test("loads that must fail: non-zero exit, a clear message, never listening", 
 // before, between and after the widenings must all filter exactly.
 t.test("a column with more than 65,536 values: every city still filters exactly", async (t) => {
   const { header, rows } = readSample();
-  const LEI = header.indexOf("LEI"), CITY = header.indexOf("Entity.LegalAddress.City");
+  const LEI = header.indexOf("LEI"),
+    CITY = header.indexOf("Entity.LegalAddress.City");
   const CITIES = 70_000;
   const lines = [csvLine(header)];
   for (let i = 0; i < CITIES; i++) {
@@ -213,7 +295,11 @@ t.test("a column with more than 65,536 values: every city still filters exactly"
   t.equal((await srv.json("/v1/stats")).records, CITIES);
   for (const i of [0, 200, 255, 256, 257, 40_000, 65_534, 65_535, 65_536, 65_537, 69_999]) {
     const page = await srv.json(`/v1/entities?city=${encodeURIComponent(`Town ${i}`)}`);
-    t.same(page.results.map((e: { lei: string }) => e.lei), [`LEIDEXCITY${String(i).padStart(8, "0")}00`], `city Town ${i}`);
+    t.same(
+      page.results.map((e: { lei: string }) => e.lei),
+      [`LEIDEXCITY${String(i).padStart(8, "0")}00`],
+      `city Town ${i}`,
+    );
   }
   await srv.stop();
 });
@@ -222,11 +308,16 @@ t.test("a column with more than 65,536 values: every city still filters exactly"
 // row (docs/golden-copy.md), wherever its copies lie in the file and in whichever slice.
 t.test("an LEI repeated across the file keeps its last row", async (t) => {
   const { header, rows } = readSample();
-  const LEI = header.indexOf("LEI"), NAME = header.indexOf("Entity.LegalName");
-  const UNIQUE = 1_000, COPIES = 3;
+  const LEI = header.indexOf("LEI"),
+    NAME = header.indexOf("Entity.LegalName");
+  const UNIQUE = 1_000,
+    COPIES = 3;
   const COPY_WORDS = ["Zqxfirstrow", "Zqxmiddlerow", "Zqxlastrow"];
   const rnd = seededRandom(11);
-  const copies = shuffle(Array.from({ length: UNIQUE * COPIES }, (_, i) => i % UNIQUE), rnd);
+  const copies = shuffle(
+    Array.from({ length: UNIQUE * COPIES }, (_, i) => i % UNIQUE),
+    rnd,
+  );
   const lastCopy = new Map<number, number>();
   const lines = [csvLine(header)];
   copies.forEach((lei) => {
@@ -241,10 +332,15 @@ t.test("an LEI repeated across the file keeps its last row", async (t) => {
   const srv = await startServer(t, { source, shards: 2, rateLimit: 0 });
   t.equal((await srv.json("/v1/stats")).records, UNIQUE, "one record a distinct LEI");
   const wrong: string[] = [];
-  await pMap(Array.from({ length: UNIQUE }, (_, i) => i), 8, async (i) => {
-    const r = await srv.get(`/v1/entities/${rows[i][LEI]}`);
-    if (r.body.legalName !== `Repeatwin ${i} ${COPY_WORDS[COPIES - 1]}`) wrong.push(`${rows[i][LEI]}: ${r.status} ${JSON.stringify(r.body.legalName)}`);
-  });
+  await pMap(
+    Array.from({ length: UNIQUE }, (_, i) => i),
+    8,
+    async (i) => {
+      const r = await srv.get(`/v1/entities/${rows[i][LEI]}`);
+      if (r.body.legalName !== `Repeatwin ${i} ${COPY_WORDS[COPIES - 1]}`)
+        wrong.push(`${rows[i][LEI]}: ${r.status} ${JSON.stringify(r.body.legalName)}`);
+    },
+  );
   t.same(wrong.slice(0, 5), [], "every LEI answers with its last row");
   t.equal((await srv.json(`/v1/entities?q=Zqxfirstrow&fields=name&limit=1`)).found, 0, "earlier rows are not searchable");
   t.equal((await srv.json(`/v1/entities?q=Zqxlastrow&fields=name&limit=1`)).found, UNIQUE, "the last rows are");

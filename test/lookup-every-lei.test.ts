@@ -23,7 +23,8 @@ t.test("every LEI of the sample answers its own record", async (t) => {
     const wrong: string[] = [];
     await pMap(sorted, 16, async (lei) => {
       const r = await server.get(`/v1/entities/${lei}`);
-      if (r.status !== 200 || r.body.lei !== lei || r.body.legalName !== nameOf.get(lei)) wrong.push(`${lei}: ${r.status} ${r.text.slice(0, 80)}`);
+      if (r.status !== 200 || r.body.lei !== lei || r.body.legalName !== nameOf.get(lei))
+        wrong.push(`${lei}: ${r.status} ${r.text.slice(0, 80)}`);
     });
     t.same(wrong.slice(0, 5), [], `${label}: all ${sorted.length} LEIs found, each its own record`);
   }
@@ -38,7 +39,8 @@ t.test("LEIs not in the data, at the edges of the search, answer 404", async (t)
   };
   const present = new Set(sorted);
   const absent = [
-    withCheckDigits("000000000000000000"), withCheckDigits("ZZZZZZZZZZZZZZZZZZ"),
+    withCheckDigits("000000000000000000"),
+    withCheckDigits("ZZZZZZZZZZZZZZZZZZ"),
     ...[sorted[0], sorted[1], sorted[sorted.length >> 1], sorted[sorted.length - 1]].flatMap((lei) => [bump(lei, -1), bump(lei, 1)]),
   ].filter((lei) => lei !== "" && !present.has(lei));
   t.ok(absent.length >= 6, `${absent.length} absent LEIs to try`);

@@ -22,7 +22,11 @@ const statuses: number[] = [];
 
 // ---------------------------------------------------------------- helpers
 
-const text = (r: ToolResult): string => r.content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("\n");
+const text = (r: ToolResult): string =>
+  r.content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text ?? "")
+    .join("\n");
 
 /** A SearchPage without its timing, the one field two runs of one query may differ in. */
 const untimed = (page: unknown): unknown => {
@@ -36,8 +40,16 @@ async function http(path: string): Promise<Got> {
   return r;
 }
 
-interface RawOptions { headers?: Record<string, string>; method?: string; body?: string | Buffer }
-const LEGACY_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+interface RawOptions {
+  headers?: Record<string, string>;
+  method?: string;
+  body?: string | Buffer;
+}
+const LEGACY_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+};
 
 /** One request to /mcp as a client would put it on the wire; 10 s at most, so a hang fails the test. */
 async function raw(options: RawOptions = {}): Promise<Got> {
@@ -51,7 +63,8 @@ async function raw(options: RawOptions = {}): Promise<Got> {
   return r;
 }
 
-const rpc = (id: number, method: string, params?: object): string => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+const rpc = (id: number, method: string, params?: object): string =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
 
 /** The body of a JSON-RPC error answer: its code and message. */
 function rpcError(t: Test, r: Got, code: number): string {
@@ -67,9 +80,21 @@ function rpcError(t: Test, r: Got, code: number): string {
 const SEARCHES: { args: Record<string, unknown>; http: Params; why: string }[] = [
   { args: { query: "vorlandia kraftwrek" }, http: { q: "vorlandia kraftwrek" }, why: "a typo in the name" },
   { args: { query: "bank", limit: 7, page: 2 }, http: { q: "bank", limit: 7, page: 2 }, why: "a common word, second page" },
-  { args: { country: "de", status: "active", facets: ["country", "status", "category"] }, http: { country: "de", status: "active", facets: "country,status,category" }, why: "filters alone, lower-case codes, facets" },
-  { args: { query: "münchen", fields: "address", limit: 3 }, http: { q: "münchen", fields: "address", limit: 3 }, why: "address field only" },
-  { args: { jurisdiction: "US", registrationStatus: "ISSUED,LAPSED", facets: ["jurisdiction"], limit: 100 }, http: { jurisdiction: "US", registrationStatus: "ISSUED,LAPSED", facets: "jurisdiction", limit: 100 }, why: "a country jurisdiction with its subdivisions, OR of statuses" },
+  {
+    args: { country: "de", status: "active", facets: ["country", "status", "category"] },
+    http: { country: "de", status: "active", facets: "country,status,category" },
+    why: "filters alone, lower-case codes, facets",
+  },
+  {
+    args: { query: "münchen", fields: "address", limit: 3 },
+    http: { q: "münchen", fields: "address", limit: 3 },
+    why: "address field only",
+  },
+  {
+    args: { jurisdiction: "US", registrationStatus: "ISSUED,LAPSED", facets: ["jurisdiction"], limit: 100 },
+    http: { jurisdiction: "US", registrationStatus: "ISSUED,LAPSED", facets: "jurisdiction", limit: 100 },
+    why: "a country jurisdiction with its subdivisions, OR of statuses",
+  },
   { args: { query: "zzzqqqxxx nothing like it" }, http: { q: "zzzqqqxxx nothing like it" }, why: "no match" },
   { args: { city: "Zurich", limit: 500 }, http: { city: "Zurich", limit: 500 }, why: "city folded, limit clamped to 100" },
 ];
@@ -82,11 +107,20 @@ for (const flavour of CLIENT_FLAVOURS) {
     t.test("the protocol era on the wire", async (t) => {
       const versions = new Set(client.sent.filter((s) => s.method === "POST").map((s) => s.protocolVersion));
       if (flavour === "client-v2-auto") {
-        t.ok(client.sent.some((s) => s.body.includes('"server/discover"')), "probes server/discover");
-        t.notOk(client.sent.some((s) => s.body.includes('"initialize"')), "and never falls back to initialize");
+        t.ok(
+          client.sent.some((s) => s.body.includes('"server/discover"')),
+          "probes server/discover",
+        );
+        t.notOk(
+          client.sent.some((s) => s.body.includes('"initialize"')),
+          "and never falls back to initialize",
+        );
         t.ok(versions.has("2026-07-28"), "speaks 2026-07-28");
       } else {
-        t.ok(client.sent.some((s) => s.body.includes('"initialize"')), "opens with initialize");
+        t.ok(
+          client.sent.some((s) => s.body.includes('"initialize"')),
+          "opens with initialize",
+        );
         t.notOk(versions.has("2026-07-28"), "stays in the 2025 era");
       }
     });
@@ -105,11 +139,17 @@ for (const flavour of CLIENT_FLAVOURS) {
         }
       }
       const search = tools.find((tool) => tool.name === "search_legal_entities")!;
-      t.same(Object.keys(search.inputSchema.properties ?? {}).sort(), ["query", "fields", ...FILTERS, "facets", "page", "limit"].sort(),
-        "search takes query, fields, every filter of GET /v1/entities, facets, page and limit");
+      t.same(
+        Object.keys(search.inputSchema.properties ?? {}).sort(),
+        ["query", "fields", ...FILTERS, "facets", "page", "limit"].sort(),
+        "search takes query, fields, every filter of GET /v1/entities, facets, page and limit",
+      );
       t.same(search.inputSchema.properties?.fields?.enum, ["all", "name", "address", "lei"], "fields lists its values");
-      t.same((search.inputSchema.properties?.facets?.items as { enum?: string[] })?.enum,
-        ["country", "jurisdiction", "status", "registrationStatus", "category"], "facets lists its values");
+      t.same(
+        (search.inputSchema.properties?.facets?.items as { enum?: string[] })?.enum,
+        ["country", "jurisdiction", "status", "registrationStatus", "category"],
+        "facets lists its values",
+      );
       t.match(search.inputSchema.properties?.status?.description ?? "", /ACTIVE.*INACTIVE/, "status names its values");
       t.same(tools.find((tool) => tool.name === "get_legal_entity")!.inputSchema.required, ["lei"]);
     });
@@ -128,18 +168,26 @@ for (const flavour of CLIENT_FLAVOURS) {
         const entityLines = lines.filter((line) => /^[0-9A-Z]{20} \| /.test(line));
         t.equal(entityLines.length, page.results.length, `${why}: one text line per entity`);
         page.results.forEach((e: Record<string, string | null>, i: number) => {
-          t.equal(entityLines[i], `${e.lei} | ${e.legalName ?? "-"} | ${e.country ?? "-"} | ${e.entityStatus ?? "-"}/${e.registrationStatus ?? "-"}`,
-            `${why}: line ${i + 1} is ${e.lei}, in rank order`);
+          t.equal(
+            entityLines[i],
+            `${e.lei} | ${e.legalName ?? "-"} | ${e.country ?? "-"} | ${e.entityStatus ?? "-"}/${e.registrationStatus ?? "-"}`,
+            `${why}: line ${i + 1} is ${e.lei}, in rank order`,
+          );
         });
         t.match(lines[0], String(page.found), `${why}: the head line says how many match`);
         for (const facet of page.facets ?? []) {
           const line = lines.find((l) => l.startsWith(`facet ${facet.field}:`));
           t.ok(line, `${why}: a line for facet ${facet.field}`);
-          if (facet.values.length > 0) t.match(line ?? "", `${facet.values[0].value} ${facet.values[0].count}`, `${why}: with its top value`);
+          if (facet.values.length > 0)
+            t.match(line ?? "", `${facet.values[0].value} ${facet.values[0].count}`, `${why}: with its top value`);
         }
       }
       const typo = await client.callTool("search_legal_entities", { query: "vorlandia kraftwrek" });
-      t.equal((typo.structuredContent as { results: { lei: string }[] }).results[0]?.lei, VORLANDIA.lei, "the misspelt name finds its entity first");
+      t.equal(
+        (typo.structuredContent as { results: { lei: string }[] }).results[0]?.lei,
+        VORLANDIA.lei,
+        "the misspelt name finds its entity first",
+      );
     });
 
     t.test("search_legal_entities: bad input is an isError result naming the problem, as HTTP 400 does", async (t) => {
@@ -170,7 +218,11 @@ for (const flavour of CLIENT_FLAVOURS) {
       const found = await client.callTool("get_legal_entity", { lei: VORLANDIA.lei.toLowerCase() });
       t.notOk(found.isError);
       t.same(found.structuredContent, await srv.json(`/v1/entities/${VORLANDIA.lei}`), "structuredContent = GET /v1/entities/{lei}");
-      t.equal(text(found).split("\n")[0], `${VORLANDIA.lei} | Vorlandia Kraftwerk Gesellschaft mbH | DE | ACTIVE/ISSUED`, "the text starts with the entity line");
+      t.equal(
+        text(found).split("\n")[0],
+        `${VORLANDIA.lei} | Vorlandia Kraftwerk Gesellschaft mbH | DE | ACTIVE/ISSUED`,
+        "the text starts with the entity line",
+      );
       t.match(text(found), "Leopoldstraße 99", "and names the headquarters address");
       t.notMatch(text(found), "check digits", "a valid LEI gets no check-digit note");
 
@@ -205,7 +257,9 @@ for (const flavour of CLIENT_FLAVOURS) {
         t.same(result.structuredContent, { field, values: expected }, `${field}: every value with its count`);
         t.equal(text(result).split("\n").length, expected.length + 1, `${field}: one text line per value`);
       }
-      const refused = await client.callTool("list_facet_values", { field: "legalName" }).catch((err: Error) => ({ isError: true, content: [{ type: "text", text: err.message }] }));
+      const refused = await client
+        .callTool("list_facet_values", { field: "legalName" })
+        .catch((err: Error) => ({ isError: true, content: [{ type: "text", text: err.message }] }));
       t.equal(refused.isError, true, "a field that is not a facet is refused");
 
       const stats = await client.callTool("get_dataset_stats", {});
@@ -220,7 +274,9 @@ for (const flavour of CLIENT_FLAVOURS) {
 // ---------------------------------------------------------------- the raw wire
 
 t.test("initialize and tools/call over plain HTTP, one JSON body each", async (t) => {
-  const init = await raw({ body: rpc(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } }) });
+  const init = await raw({
+    body: rpc(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } }),
+  });
   t.equal(init.status, 200);
   t.match(init.headers.get("content-type") ?? "", /^application\/json/, "a JSON response, not an SSE stream");
   t.equal(init.body?.result?.protocolVersion, "2025-06-18", "the client's version is accepted");
@@ -239,15 +295,25 @@ t.test("2026-07-28 on the wire: server/discover, and an unsupported version", as
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
   });
-  const headers = (version: string, method: string): Record<string, string> =>
-    ({ "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": version, "mcp-method": method });
-  const discover = await raw({ headers: headers("2026-07-28", "server/discover"), body: rpc(1, "server/discover", { _meta: meta("2026-07-28") }) });
+  const headers = (version: string, method: string): Record<string, string> => ({
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": version,
+    "mcp-method": method,
+  });
+  const discover = await raw({
+    headers: headers("2026-07-28", "server/discover"),
+    body: rpc(1, "server/discover", { _meta: meta("2026-07-28") }),
+  });
   t.equal(discover.status, 200);
   t.same(discover.body?.result?.supportedVersions, ["2026-07-28"]);
   t.ok(discover.body?.result?.capabilities?.tools, "tools are offered");
 
   for (const accept of ["application/json", "*/*"]) {
-    const r = await raw({ headers: { ...headers("2026-07-28", "tools/list"), accept }, body: rpc(2, "tools/list", { _meta: meta("2026-07-28") }) });
+    const r = await raw({
+      headers: { ...headers("2026-07-28", "tools/list"), accept },
+      body: rpc(2, "tools/list", { _meta: meta("2026-07-28") }),
+    });
     t.equal(r.status, 406, `a modern request with Accept ${accept} -> 406, as in the 2025 era`);
   }
 
@@ -255,7 +321,10 @@ t.test("2026-07-28 on the wire: server/discover, and an unsupported version", as
   t.equal(future.status, 400, "an unsupported modern version is a 400");
   rpcError(t, future, -32022);
 
-  const listen = await raw({ headers: headers("2026-07-28", "subscriptions/listen"), body: rpc(3, "subscriptions/listen", { _meta: meta("2026-07-28"), notifications: { toolsListChanged: true } }) });
+  const listen = await raw({
+    headers: headers("2026-07-28", "subscriptions/listen"),
+    body: rpc(3, "subscriptions/listen", { _meta: meta("2026-07-28"), notifications: { toolsListChanged: true } }),
+  });
   t.equal(listen.status, 404, "subscriptions/listen is declined at once, never left hanging");
   rpcError(t, listen, -32601);
   t.equal(listen.body?.id, 3, "the answer carries the request's id");
@@ -321,7 +390,7 @@ t.test("bodies are capped: over 64 KiB is a 413, and the server goes on", async 
 });
 
 t.test("invalid JSON is a 400 with a JSON-RPC parse error; batches and non-messages are refused", async (t) => {
-  for (const body of ["{bad", "", "{\"jsonrpc\":\"2.0\",", "\u00ff\u00fe"]) {
+  for (const body of ["{bad", "", '{"jsonrpc":"2.0",', "\u00ff\u00fe"]) {
     const r = await raw({ body });
     t.equal(r.status, 400, `${JSON.stringify(body)} -> 400`);
     rpcError(t, r, -32700);
@@ -330,7 +399,7 @@ t.test("invalid JSON is a 400 with a JSON-RPC parse error; batches and non-messa
   const batch = await raw({ body: `[${rpc(1, "ping")},${rpc(2, "ping")}]` });
   t.equal(batch.status, 400, "a batch -> 400");
   t.match(rpcError(t, batch, -32600), /batch/);
-  for (const body of ["null", "42", "\"text\"", "{}", "{\"jsonrpc\":\"2.0\"}", "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":7}"]) {
+  for (const body of ["null", "42", '"text"', "{}", '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":{},"method":7}']) {
     const r = await raw({ body });
     t.ok(r.status >= 400 && r.status < 500, `${body} -> ${r.status}, a 4xx`);
     t.ok(r.body?.error, `${body}: a JSON-RPC error`);
@@ -349,7 +418,14 @@ t.test("Origin: present and not allowed is a 403; loopback pages are allowed, wi
     t.equal(r.status, 200, `Origin ${origin} -> 200`);
     t.equal(r.headers.get("access-control-allow-origin"), origin, `${origin}: echoed for the browser`);
   }
-  const preflight = await raw({ method: "OPTIONS", headers: { origin: "http://localhost:6274", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-protocol-version" } });
+  const preflight = await raw({
+    method: "OPTIONS",
+    headers: {
+      origin: "http://localhost:6274",
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type, mcp-protocol-version",
+    },
+  });
   t.equal(preflight.status, 204, "a preflight from an allowed origin -> 204");
   t.match(preflight.headers.get("access-control-allow-methods") ?? "", "POST");
   t.match(preflight.headers.get("access-control-allow-headers") ?? "", "mcp-protocol-version");
@@ -359,10 +435,19 @@ t.test("Origin: present and not allowed is a 403; loopback pages are allowed, wi
 });
 
 t.test("--mcp-origins allows listed origins; the rate limit is the one of /v1, per IP", async (t) => {
-  const limited = await startServer(t, { source: fx.csv, rateLimit: 6, rateWindow: 3600, args: ["--mcp-origins", "https://agent.example, https://ops.example:8443"] });
-  const post = (headers: Record<string, string> = {}): Promise<Got> => fetchGot(`${limited.base}/mcp`, {
-    method: "POST", headers: { ...LEGACY_HEADERS, ...headers }, body: rpc(1, "tools/list"), signal: AbortSignal.timeout(10_000),
+  const limited = await startServer(t, {
+    source: fx.csv,
+    rateLimit: 6,
+    rateWindow: 3600,
+    args: ["--mcp-origins", "https://agent.example, https://ops.example:8443"],
   });
+  const post = (headers: Record<string, string> = {}): Promise<Got> =>
+    fetchGot(`${limited.base}/mcp`, {
+      method: "POST",
+      headers: { ...LEGACY_HEADERS, ...headers },
+      body: rpc(1, "tools/list"),
+      signal: AbortSignal.timeout(10_000),
+    });
   t.equal((await post({ origin: "https://agent.example" })).status, 200, "a listed origin -> 200");
   t.equal((await post({ origin: "https://ops.example:8443" })).status, 200, "a listed origin with its port -> 200");
   t.equal((await post({ origin: "https://ops.example" })).status, 403, "the same host on another port is another origin -> 403");
@@ -382,7 +467,11 @@ t.test("flag values that are not origins stop the server at start", async (t) =>
 });
 
 t.test("nothing sent to /mcp in this file got a 5xx, and the server still answers", async (t) => {
-  t.same(statuses.filter((s) => s >= 500), [], `${statuses.length} answers, no 5xx`);
+  t.same(
+    statuses.filter((s) => s >= 500),
+    [],
+    `${statuses.length} answers, no 5xx`,
+  );
   const client = await connectClient("client-v2-auto", MCP);
   t.teardown(() => client.close());
   const result = await client.callTool("get_dataset_stats", {});

@@ -11,8 +11,17 @@ const dist = (p: string): string => new URL(`dist/src/${p}`, `file://${ROOT}/`).
 const { buildApp } = (await import(dist("app.js"))) as typeof import("../src/app.js");
 const { parseConfig } = (await import(dist("config/cli.js"))) as typeof import("../src/config/cli.js");
 
-type Operation = { operationId: string; summary: string; security: object[]; responses: Record<string, unknown>; parameters: { name: string; in: string }[] };
-type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
+type Operation = {
+  operationId: string;
+  summary: string;
+  security: object[];
+  responses: Record<string, unknown>;
+  parameters: { name: string; in: string }[];
+};
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
 
 const KEY = "coverage-bootstrap-key-0123456789";
 const openApiPath = (pattern: string): string => pattern.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -30,7 +39,8 @@ t.test("every registered route is in /openapi.json, with its operationId; catch-
   const server = await startServer(t, { args: ["--api-key", KEY] });
   const doc = (await server.json("/openapi.json")) as Document;
   const served = new Map<string, Operation>();
-  for (const [path, methods] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(methods)) served.set(`${method} ${path}`, op);
+  for (const [path, methods] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(methods)) served.set(`${method} ${path}`, op);
 
   const documented = new Set<string>();
   for (const route of routes) {
@@ -45,7 +55,11 @@ t.test("every registered route is in /openapi.json, with its operationId; catch-
     documented.add(key);
     t.equal(served.get(key)?.operationId, name, `${key} is in the document as ${name}`);
   }
-  t.same([...served.keys()].filter((k) => !documented.has(k)), [], "the document has no operation the server does not register");
+  t.same(
+    [...served.keys()].filter((k) => !documented.has(k)),
+    [],
+    "the document has no operation the server does not register",
+  );
   const ids = [...served.values()].map((op) => op.operationId);
   t.equal(new Set(ids).size, ids.length, "operationIds are unique");
 
@@ -67,15 +81,30 @@ t.test("the document: security per area, path parameters, a success and an error
     for (const [method, op] of Object.entries(methods)) {
       const where = `${method} ${path}`;
       t.ok(op.summary, `${where} has a summary`);
-      t.ok(Object.keys(op.responses).some((s) => s.startsWith("2")), `${where} has a 2xx answer`);
-      t.ok(Object.keys(op.responses).some((s) => s.startsWith("4")), `${where} has a 4xx answer`);
+      t.ok(
+        Object.keys(op.responses).some((s) => s.startsWith("2")),
+        `${where} has a 2xx answer`,
+      );
+      t.ok(
+        Object.keys(op.responses).some((s) => s.startsWith("4")),
+        `${where} has a 4xx answer`,
+      );
       const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      t.same(op.parameters.filter((p) => p.in === "path").map((p) => p.name), inPath, `${where} declares its path parameters`);
+      t.same(
+        op.parameters.filter((p) => p.in === "path").map((p) => p.name),
+        inPath,
+        `${where} declares its path parameters`,
+      );
       const scheme = Object.keys(op.security[0] ?? {})[0] ?? "none";
-      const expected = path.startsWith("/v1/tenants") || path === "/v1/events" || path === "/v1/inbound" ? "operatorKey"
-        : path.startsWith("/v1/webhooks") || path.startsWith("/v1/suppressions") ? "tenantKey"
-        : path.startsWith("/v1/") || ["/mcp", "/openapi.json", "/health", "/health/ready", "/metrics", "/docs", "/docs/{file}"].includes(path) ? "none"
-        : "engineKey";
+      const expected =
+        path.startsWith("/v1/tenants") || path === "/v1/events" || path === "/v1/inbound"
+          ? "operatorKey"
+          : path.startsWith("/v1/webhooks") || path.startsWith("/v1/suppressions")
+            ? "tenantKey"
+            : path.startsWith("/v1/") ||
+                ["/mcp", "/openapi.json", "/health", "/health/ready", "/metrics", "/docs", "/docs/{file}"].includes(path)
+              ? "none"
+              : "engineKey";
       t.equal(scheme, expected, `${where} is secured by ${expected}`);
     }
   }
@@ -90,7 +119,11 @@ t.test("the reference page and its assets come from the server, compressed", asy
   t.equal(page.status, 200);
   t.match(page.headers.get("content-type") ?? "", /text\/html/);
   const scripts = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-  t.same(scripts.sort(), ["/docs/init.js", "/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"], "every asset is the server's own: no CDN");
+  t.same(
+    scripts.sort(),
+    ["/docs/init.js", "/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"],
+    "every asset is the server's own: no CDN",
+  );
   for (const asset of scripts) {
     const res = await fetch(`${server.base}${asset}`, { headers: { "accept-encoding": "gzip" } });
     t.equal(res.status, 200, `${asset} is served`);

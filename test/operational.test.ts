@@ -22,8 +22,12 @@ t.test("--help prints usage and exits 0", async (t) => {
 
 t.test("bad flags exit 2 with a message", async (t) => {
   const cases: [string[], RegExp][] = [
-    [["--nope"], /nope/], [["--port", "70000"], /port/], [["--shards", "0"], /shards/],
-    [["--rate-limit", "-1"], /rate-limit/], [["stray-positional"], /stray-positional|positional|unexpected/i], [["--port"], /port/],
+    [["--nope"], /nope/],
+    [["--port", "70000"], /port/],
+    [["--shards", "0"], /shards/],
+    [["--rate-limit", "-1"], /rate-limit/],
+    [["stray-positional"], /stray-positional|positional|unexpected/i],
+    [["--port"], /port/],
   ];
   await pMap(cases, 2, async ([args, message]) => {
     const r = await runLeidex(args);
@@ -33,7 +37,11 @@ t.test("bad flags exit 2 with a message", async (t) => {
   });
 });
 
-const lowerPriorityCheck = !existsSync("/proc/self/task") ? "no /proc here" : getPriority() > 14 ? "already running at nice 15 or more" : false;
+const lowerPriorityCheck = !existsSync("/proc/self/task")
+  ? "no /proc here"
+  : getPriority() > 14
+    ? "already running at nice 15 or more"
+    : false;
 t.test("shard threads run at a lower priority than the front", { skip: lowerPriorityCheck }, async (t) => {
   const pid = srv.child.pid!;
   const niceOf = (tid: string): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ")[16]);
@@ -56,14 +64,27 @@ const metric = (text: string, name: string, labels: Record<string, string> = {})
 };
 
 /** GET from a given local source address (127.0.0.x), to be a different client IP. */
-function getFrom(localAddress: string, path: string, port = srv.port): Promise<{ status: number; headers: Record<string, any>; body: any }> {
+function getFrom(
+  localAddress: string,
+  path: string,
+  port = srv.port,
+): Promise<{ status: number; headers: Record<string, any>; body: any }> {
   return new Promise((res, rej) => {
     const req = httpRequest({ host: "127.0.0.1", port, path, localAddress, agent: false }, (r) => {
       let text = "";
-      r.setEncoding("utf8").on("data", (c) => { text += c; }).on("end", () => {
-        let body: any; try { body = JSON.parse(text); } catch { body = text; }
-        res({ status: r.statusCode ?? 0, headers: r.headers, body });
-      });
+      r.setEncoding("utf8")
+        .on("data", (c) => {
+          text += c;
+        })
+        .on("end", () => {
+          let body: any;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = text;
+          }
+          res({ status: r.statusCode ?? 0, headers: r.headers, body });
+        });
     });
     req.on("error", rej);
     req.end();
@@ -84,7 +105,10 @@ t.test("/health, /health/ready and /metrics before any API traffic", async (t) =
     t.match(line, /^[a-zA-Z_:][\w:]*(\{[^}]*\})? -?[\d.e+]+$/, `exposition line: ${line.slice(0, 60)}`);
   }
   const slices = [0, 1].map((s) => metric(m.text, "leidex_slice_documents", { slice: String(s) }));
-  t.ok(slices.every((n) => n !== null && n > 2000), `two slices of documents (${slices.join(", ")})`);
+  t.ok(
+    slices.every((n) => n !== null && n > 2000),
+    `two slices of documents (${slices.join(", ")})`,
+  );
   t.equal((slices[0] ?? 0) + (slices[1] ?? 0), 6147, "slice sizes add up to the records");
   t.equal(metric(m.text, "leidex_slice_documents", { slice: "2" }), null, "no third slice");
   t.equal(metric(m.text, "leidex_collection_documents"), 6147);
@@ -92,7 +116,12 @@ t.test("/health, /health/ready and /metrics before any API traffic", async (t) =
   t.match(m.text, /^# TYPE leidex_load_failures_total counter$/m, "failed loads: a counter");
   t.equal(metric(m.text, "leidex_load_failures_total"), 0, "no failed load");
   t.notMatch(m.text, /^leidex_\w*_ms[_{ ]/m, "no metric in milliseconds: base units");
-  for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes", "nodejs_eventloop_lag_seconds"]) {
+  for (const name of [
+    "process_cpu_seconds_total",
+    "process_resident_memory_bytes",
+    "nodejs_heap_size_used_bytes",
+    "nodejs_eventloop_lag_seconds",
+  ]) {
     t.ok((metric(m.text, name) ?? -1) >= 0, `runtime metric ${name}`);
   }
   // promtool is Prometheus's own check; .ci/run installs it (Debian's prometheus package)
@@ -106,9 +135,21 @@ t.test("rate limit: the budget counts down, then 429 with Retry-After", async (t
   const sent: Got[] = [];
   const paths = ["/v1/entities?q=bank", "/v1/entities/5493001KJTIIGC8Y1R12", "/v1/facets/country", "/v1/stats", "/v1/entities?nope=1"];
   for (const p of paths) sent.push(await srv.get(p));
-  t.same(sent.map((r) => r.status), [200, 200, 200, 200, 400], "the first 5 requests are served (a 400 counts too)");
-  t.same(sent.map((r) => r.headers.get("x-ratelimit-limit")), Array(5).fill(String(LIMIT)), "X-RateLimit-Limit on each");
-  t.same(sent.map((r) => r.headers.get("x-ratelimit-remaining")), ["4", "3", "2", "1", "0"], "X-RateLimit-Remaining counts down");
+  t.same(
+    sent.map((r) => r.status),
+    [200, 200, 200, 200, 400],
+    "the first 5 requests are served (a 400 counts too)",
+  );
+  t.same(
+    sent.map((r) => r.headers.get("x-ratelimit-limit")),
+    Array(5).fill(String(LIMIT)),
+    "X-RateLimit-Limit on each",
+  );
+  t.same(
+    sent.map((r) => r.headers.get("x-ratelimit-remaining")),
+    ["4", "3", "2", "1", "0"],
+    "X-RateLimit-Remaining counts down",
+  );
 
   const refused = await srv.get("/v1/entities?q=fund");
   t.equal(refused.status, 429, "the 6th request -> 429");
@@ -133,7 +174,7 @@ t.test("rate limit: the budget counts down, then 429 with Retry-After", async (t
   t.equal(other.headers["x-ratelimit-remaining"], "4");
 
   const m = (await srv.get("/metrics")).text;
-  t.equal((metric(m, "leidex_rate_limited_total") ?? 0), 4, "metrics count the 4 rejections");
+  t.equal(metric(m, "leidex_rate_limited_total") ?? 0, 4, "metrics count the 4 rejections");
   t.equal(metric(m, "leidex_http_requests_total", { route: "search", status: "429" }), 1, "requests counted by route and status (429)");
   t.equal(metric(m, "leidex_http_requests_total", { route: "search", status: "200" }), 2, "search 200s counted (one per IP)");
   t.equal(metric(m, "leidex_http_requests_total", { route: "search", status: "400" }), 1, "search 400 counted");
@@ -151,25 +192,42 @@ t.test("rate limit: the budget counts down, then 429 with Retry-After", async (t
 // Requests that reach the server around the signal are answered in full (drain waits for a
 // quiet moment before the shard pool goes), or the connection is refused.
 t.test("requests in flight when SIGTERM arrives are served, not aborted", async (t) => {
-    const own = await startServer(t, { rateLimit: 0, shards: 2 });
-    const inflight = [3, 4, 5, 6].map((n) => getFrom(`127.0.0.${n}`, "/v1/entities?q=holding%20company&limit=100&facets=country,jurisdiction", own.port));
-    await new Promise((r) => setTimeout(r, 5));
-    own.child.kill("SIGTERM");
-    const answers = await Promise.allSettled(inflight);
-    t.equal(await own.exited, 0, "exit code 0");
-    const summary = answers.map((a) => a.status === "fulfilled" ? `${a.value.status} ${JSON.stringify(a.value.body).slice(0, 80)}` : `refused: ${(a.reason as Error).message}`);
-    t.ok(answers.every((a) => a.status === "rejected" || (a.value.status === 200 && a.value.body.found > 0 && a.value.body.results.length === Math.min(100, a.value.body.found))),
-      "each request is either served in full or refused", { summary });
-  });
+  const own = await startServer(t, { rateLimit: 0, shards: 2 });
+  const inflight = [3, 4, 5, 6].map((n) =>
+    getFrom(`127.0.0.${n}`, "/v1/entities?q=holding%20company&limit=100&facets=country,jurisdiction", own.port),
+  );
+  await new Promise((r) => setTimeout(r, 5));
+  own.child.kill("SIGTERM");
+  const answers = await Promise.allSettled(inflight);
+  t.equal(await own.exited, 0, "exit code 0");
+  const summary = answers.map((a) =>
+    a.status === "fulfilled" ? `${a.value.status} ${JSON.stringify(a.value.body).slice(0, 80)}` : `refused: ${(a.reason as Error).message}`,
+  );
+  t.ok(
+    answers.every(
+      (a) =>
+        a.status === "rejected" ||
+        (a.value.status === 200 && a.value.body.found > 0 && a.value.body.results.length === Math.min(100, a.value.body.found)),
+    ),
+    "each request is either served in full or refused",
+    { summary },
+  );
+});
 
 t.test("SIGTERM: exits 0 after answering what it received, then stops listening", async (t) => {
   const answered = await Promise.all([3, 4].map((n) => getFrom(`127.0.0.${n}`, "/v1/entities?q=holding%20company&limit=100")));
-  t.same(answered.map((a) => a.status), [200, 200]);
+  t.same(
+    answered.map((a) => a.status),
+    [200, 200],
+  );
   srv.child.kill("SIGTERM");
   const code = await srv.exited;
   t.equal(code, 0, "exit code 0");
   t.match(srv.stdout(), /SIGTERM/, "logs the signal");
   t.match(srv.stdout(), /stopped/, "logs that it stopped");
-  const after = await srv.get("/health").then(() => "answered", () => "refused");
+  const after = await srv.get("/health").then(
+    () => "answered",
+    () => "refused",
+  );
   t.equal(after, "refused", "no longer listening");
 });

@@ -14,15 +14,27 @@ const NAME = header.indexOf("Entity.LegalName");
 const records = rows.map((r) => ({ lei: r[LEI], name: r[NAME] }));
 
 // ---- a test-side analysis of names, to know which names collide and which prefixes are distinctive
-const FOLDS: Record<string, string> = { "ł": "l", "ø": "o", "đ": "d", "ð": "d", "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th", "ı": "i" };
-const fold = (s: string): string => s.normalize("NFKC").toLowerCase().normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC")
-  .replace(/[łøđðßæœþı]/g, (c) => FOLDS[c]);
+const FOLDS: Record<string, string> = { ł: "l", ø: "o", đ: "d", ð: "d", ß: "ss", æ: "ae", œ: "oe", þ: "th", ı: "i" };
+const fold = (s: string): string =>
+  s
+    .normalize("NFKC")
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .normalize("NFC")
+    .replace(/[łøđðßæœþı]/g, (c) => FOLDS[c]);
 function terms(s: string): string[] {
   const out: string[] = [];
   let singles = "";
   for (const w of fold(s).match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if ([...w].length === 1 && /\p{L}/u.test(w)) { singles += w; continue; }
-    if (singles) { out.push(singles); singles = ""; }
+    if ([...w].length === 1 && /\p{L}/u.test(w)) {
+      singles += w;
+      continue;
+    }
+    if (singles) {
+      out.push(singles);
+      singles = "";
+    }
     out.push(w);
   }
   if (singles) out.push(singles);
@@ -47,13 +59,15 @@ const rankOf = (leis: string[], want: Set<string>): number => leis.findIndex((l)
 
 // ---- the names under test: Latin script, at least 2 words or at least 6 letters
 const LATIN_NAME = /^[\p{Script=Latin}\p{N}\p{P}\p{Zs}\p{S}]+$/u;
-const eligible = records.map((r, i) => i).filter((i) => {
-  const n = records[i].name;
-  if (!LATIN_NAME.test(n) || !/\p{L}/u.test(n)) return false;
-  const words = n.split(/\s+/).filter((w) => /\p{L}/u.test(w));
-  const letters = (n.match(/\p{L}/gu) ?? []).length;
-  return words.length >= 2 || letters >= 6;
-});
+const eligible = records
+  .map((r, i) => i)
+  .filter((i) => {
+    const n = records[i].name;
+    if (!LATIN_NAME.test(n) || !/\p{L}/u.test(n)) return false;
+    const words = n.split(/\s+/).filter((w) => /\p{L}/u.test(w));
+    const letters = (n.match(/\p{L}/gu) ?? []).length;
+    return words.length >= 2 || letters >= 6;
+  });
 const rnd = seededRandom(6147);
 const picked = shuffle(eligible, rnd).slice(0, 260);
 
@@ -64,20 +78,31 @@ function typo(word: string, kind: number, r: () => number): string {
   const upper = word === word.toUpperCase();
   const pickLetter = (avoid: string): string => {
     let c: string;
-    do c = letters[Math.floor(r() * 26)]; while (c === avoid.toLowerCase());
+    do c = letters[Math.floor(r() * 26)];
+    while (c === avoid.toLowerCase());
     return upper ? c.toUpperCase() : c;
   };
   const pos = 1 + Math.floor(r() * (chars.length - 1)); // never the first letter
   switch (kind) {
-    case 0: chars[pos] = pickLetter(chars[pos]); break; // substitution
-    case 1: { // transposition with the next letter (or the previous at the end)
+    case 0:
+      chars[pos] = pickLetter(chars[pos]);
+      break; // substitution
+    case 1: {
+      // transposition with the next letter (or the previous at the end)
       const p = pos < chars.length - 1 ? pos : pos - 1;
-      if (p < 1 || chars[p] === chars[p + 1]) { chars[pos] = pickLetter(chars[pos]); break; }
+      if (p < 1 || chars[p] === chars[p + 1]) {
+        chars[pos] = pickLetter(chars[pos]);
+        break;
+      }
       [chars[p], chars[p + 1]] = [chars[p + 1], chars[p]];
       break;
     }
-    case 2: chars.splice(pos, 1); break; // deletion
-    default: chars.splice(pos, 0, pickLetter("")); break; // insertion
+    case 2:
+      chars.splice(pos, 1);
+      break; // deletion
+    default:
+      chars.splice(pos, 0, pickLetter(""));
+      break; // insertion
   }
   return chars.join("");
 }
@@ -104,7 +129,11 @@ function misspell(name: string, r: () => number): string | null {
   return words.join(" ");
 }
 
-interface Outcome { i: number; q: string; rank: number }
+interface Outcome {
+  i: number;
+  q: string;
+  rank: number;
+}
 const report = (t: Test, label: string, outcomes: Outcome[], top: number): number => {
   const hits = outcomes.filter((o) => o.rank >= 0 && o.rank < top).length;
   const rate = outcomes.length ? (100 * hits) / outcomes.length : 0;
@@ -143,19 +172,25 @@ t.test("the first words with the last one cut short find their entity in the top
     const first = words.slice(0, k);
     const last = first[k - 1];
     const letters = [...last];
-    if (letters.length < 4) { if (k === 1) continue; }
+    if (letters.length < 4) {
+      if (k === 1) continue;
+    }
     const cut = Math.max(3, Math.ceil(letters.length * 0.6));
     first[k - 1] = letters.slice(0, Math.min(cut, letters.length)).join("");
     const q = first.join(" ");
     // distinctive: at most 3 names hold every full term of q and a term starting with the cut one
     const qt = terms(q);
     if (qt.length === 0) continue;
-    const whole = qt.slice(0, -1), pre = qt[qt.length - 1];
+    const whole = qt.slice(0, -1),
+      pre = qt[qt.length - 1];
     const holders = recTerms.filter((ts) => whole.every((w) => ts.includes(w)) && ts.some((x) => x.startsWith(pre))).length;
     cases.push({ i, q, distinctive: holders <= 3 });
   }
   const results = await pMap(cases, 4, async (c) => ({ ...c, rank: rankOf(await search(c.q), accepted(c.i)) }));
-  for (const r of results) { all.push(r); if (r.distinctive) outcomes.push(r); }
+  for (const r of results) {
+    all.push(r);
+    if (r.distinctive) outcomes.push(r);
+  }
   const hits = report(t, "prefix (distinctive)", outcomes, 3);
   report(t, "prefix (all, informative)", all, 3);
   t.ok(outcomes.length >= 200, `at least 200 distinctive prefixes (got ${outcomes.length})`);
@@ -167,12 +202,20 @@ t.test("the exact legal name ranks its entity first", async (t) => {
   const unique = picked.filter((i) => accepted(i).size === 1);
   const dupes = picked.filter((i) => accepted(i).size > 1);
   t.comment(`${unique.length} unique names, ${dupes.length} shared by several LEIs`);
-  const outcomes = await pMap(unique, 4, async (i) => ({ i, q: records[i].name, rank: rankOf(await search(records[i].name), accepted(i)) }));
+  const outcomes = await pMap(unique, 4, async (i) => ({
+    i,
+    q: records[i].name,
+    rank: rankOf(await search(records[i].name), accepted(i)),
+  }));
   const firsts = report(t, "exact name", outcomes, 1);
   t.ok(firsts >= 200, `at least 200 exact names rank first (got ${firsts})`);
   t.equal(firsts, outcomes.length, "every unique exact name ranks its entity first");
   // names shared by several LEIs: one of them is first
-  const dupOutcomes = await pMap(dupes, 4, async (i) => ({ i, q: records[i].name, rank: rankOf(await search(records[i].name), accepted(i)) }));
+  const dupOutcomes = await pMap(dupes, 4, async (i) => ({
+    i,
+    q: records[i].name,
+    rank: rankOf(await search(records[i].name), accepted(i)),
+  }));
   t.equal(report(t, "exact shared name", dupOutcomes, 1), dupOutcomes.length, "a shared name ranks one of its LEIs first");
 });
 
@@ -207,11 +250,17 @@ t.test("CJK names by a few characters (bigrams)", async (t) => {
   await expectTop(t, "アセット・スリー", "アセット・スリー特定目的会社");
   await expectTop(t, "スリー特定", "アセット・スリー特定目的会社");
   const weihai = await search("威海");
-  t.ok(weihai.includes(leiOf("威海柳元电子有限公司")) && weihai.includes(leiOf("威海中威橡胶有限公司")), "威海 finds both Weihai companies");
+  t.ok(
+    weihai.includes(leiOf("威海柳元电子有限公司")) && weihai.includes(leiOf("威海中威橡胶有限公司")),
+    "威海 finds both Weihai companies",
+  );
   const master = (await srv.get(`/v1/entities${qs({ q: "マスタートラスト", limit: 100 })}`)).body;
   const masterNames = records.filter((r) => r.name.includes("マスタートラスト")).length;
   t.ok(masterNames > 1 && master.found >= masterNames, `マスタートラスト finds all ${masterNames} Master Trust names`);
-  t.ok(master.results.slice(0, masterNames).every((e: any) => e.legalName.includes("マスタートラスト")), "and they rank first");
+  t.ok(
+    master.results.slice(0, masterNames).every((e: any) => e.legalName.includes("マスタートラスト")),
+    "and they rank first",
+  );
 });
 
 t.test("full-width Latin (NFKC)", async (t) => {
@@ -235,9 +284,15 @@ t.test("Cyrillic, Greek and Arabic names", async (t) => {
 });
 
 t.test("every non-Latin legal name finds its entity by the full name", async (t) => {
-  const nonLatin = records.map((r, i) => i).filter((i) => /[^\p{Script=Latin}\p{Script=Common}\p{Script=Inherited}]/u.test(records[i].name));
+  const nonLatin = records
+    .map((r, i) => i)
+    .filter((i) => /[^\p{Script=Latin}\p{Script=Common}\p{Script=Inherited}]/u.test(records[i].name));
   t.ok(nonLatin.length >= 100, `${nonLatin.length} non-Latin names`);
-  const outcomes = await pMap(nonLatin, 4, async (i) => ({ i, q: records[i].name, rank: rankOf(await search(records[i].name), accepted(i)) }));
+  const outcomes = await pMap(nonLatin, 4, async (i) => ({
+    i,
+    q: records[i].name,
+    rank: rankOf(await search(records[i].name), accepted(i)),
+  }));
   const hits = report(t, "non-Latin full name", outcomes, 3);
   t.ok(hits >= outcomes.length * 0.95, "at least 95 % in the top 3");
 });
@@ -262,22 +317,45 @@ t.test("diacritics folded, S.R.L. = SRL, ß = ss", async (t) => {
   await expectTop(t, "ELEKTRA INVEST S.R.L.", "ELEKTRA INVEST SRL");
   await expectTop(t, "latempa metalli srl", "LATEMPA METALLI S.R.L.");
   await expectTop(t, "Neustadt an der Weinstrasse Rotes Kreuz", "Deutsches Rotes Kreuz Stadtverband Neustadt an der Weinstraße e. V.");
-  await expectTop(t, "Klaus-Jurgen Gran Stiftung", "Klaus-Jürgen Gran und Evelyn Gran Stiftung zur Förderung der Kultur des Alpinismus im Deutschen Alpenverein");
+  await expectTop(
+    t,
+    "Klaus-Jurgen Gran Stiftung",
+    "Klaus-Jürgen Gran und Evelyn Gran Stiftung zur Förderung der Kultur des Alpinismus im Deutschen Alpenverein",
+  );
   await expectTop(t, "rafal kolikow", "RAFAŁ KOLIKOW");
   await expectTop(t, "kolobrzeg", "RAFAŁ KOLIKOW", 1, { fields: "address" });
 });
 
-t.test("results do not depend on the number of shards",
-  async (t) => {
-    const one = await startServer(t, { shards: 1, rateLimit: 0 });
-    const three = await startServer(t, { shards: 3, rateLimit: 0 });
-    const queries = ["energy trading", "bank", "deutsche bank", "holding", "kraft", "metalli", "fund", "invest", "capital partners", "solar", "sa"];
-    for (const q of queries) {
-      const url = `/v1/entities${qs({ q, limit: 20 })}`;
-      const [a, b, c] = await Promise.all([srv.json(url), one.json(url), three.json(url)]);
-      t.equal(b.found, a.found, `q=${q}: found with 1 shard = with 2`);
-      t.equal(c.found, a.found, `q=${q}: found with 3 shards = with 2`);
-      t.same(b.results.map((e: any) => e.lei), a.results.map((e: any) => e.lei), `q=${q}: same top 20 with 1 shard`);
-      t.same(c.results.map((e: any) => e.lei), a.results.map((e: any) => e.lei), `q=${q}: same top 20 with 3 shards`);
-    }
-  });
+t.test("results do not depend on the number of shards", async (t) => {
+  const one = await startServer(t, { shards: 1, rateLimit: 0 });
+  const three = await startServer(t, { shards: 3, rateLimit: 0 });
+  const queries = [
+    "energy trading",
+    "bank",
+    "deutsche bank",
+    "holding",
+    "kraft",
+    "metalli",
+    "fund",
+    "invest",
+    "capital partners",
+    "solar",
+    "sa",
+  ];
+  for (const q of queries) {
+    const url = `/v1/entities${qs({ q, limit: 20 })}`;
+    const [a, b, c] = await Promise.all([srv.json(url), one.json(url), three.json(url)]);
+    t.equal(b.found, a.found, `q=${q}: found with 1 shard = with 2`);
+    t.equal(c.found, a.found, `q=${q}: found with 3 shards = with 2`);
+    t.same(
+      b.results.map((e: any) => e.lei),
+      a.results.map((e: any) => e.lei),
+      `q=${q}: same top 20 with 1 shard`,
+    );
+    t.same(
+      c.results.map((e: any) => e.lei),
+      a.results.map((e: any) => e.lei),
+      `q=${q}: same top 20 with 3 shards`,
+    );
+  }
+});

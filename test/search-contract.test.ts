@@ -53,15 +53,37 @@ t.test("outOf is the dataset size whatever the query and filters", async (t) => 
 
 t.test("every filter selects exactly the records the data says", async (t) => {
   const cases: Record<string, string[]>[] = [
-    { country: ["DE"] }, { country: ["us"] }, { country: ["IN", "IT"] }, { country: ["ZZ"] },
-    { jurisdiction: ["US-DE"] }, { jurisdiction: ["US"] }, { jurisdiction: ["us-de"] }, { jurisdiction: ["US", "GB"] }, { jurisdiction: ["CH"] },
-    { status: ["ACTIVE"] }, { status: ["INACTIVE"] }, { status: ["active", "inactive"] },
-    { category: ["BRANCH"] }, { category: ["INTERNATIONAL_ORGANIZATION"] }, { category: ["fund"] }, { category: ["GENERAL", "FUND"] },
-    { legalForm: ["8888"] }, { legalForm: ["2hbr"] }, { legalForm: ["8888", "ZVVM"] },
-    { managingLou: [SYNTH_LOU] }, { managingLou: [SYNTH_LOU.toLowerCase()] },
-    { city: ["Wilmington"] }, { city: ["wilmington"] }, { city: ["MALMO"] }, { city: ["zurich"] }, { city: ["Frankfurt am Main"] },
-    { city: ["MÜNCHEN"] }, { city: ["Biberach an der Riss"] },
-    { region: ["US-DE"] }, { region: ["de-by"] }, { region: ["US-NY", "US-CA"] },
+    { country: ["DE"] },
+    { country: ["us"] },
+    { country: ["IN", "IT"] },
+    { country: ["ZZ"] },
+    { jurisdiction: ["US-DE"] },
+    { jurisdiction: ["US"] },
+    { jurisdiction: ["us-de"] },
+    { jurisdiction: ["US", "GB"] },
+    { jurisdiction: ["CH"] },
+    { status: ["ACTIVE"] },
+    { status: ["INACTIVE"] },
+    { status: ["active", "inactive"] },
+    { category: ["BRANCH"] },
+    { category: ["INTERNATIONAL_ORGANIZATION"] },
+    { category: ["fund"] },
+    { category: ["GENERAL", "FUND"] },
+    { legalForm: ["8888"] },
+    { legalForm: ["2hbr"] },
+    { legalForm: ["8888", "ZVVM"] },
+    { managingLou: [SYNTH_LOU] },
+    { managingLou: [SYNTH_LOU.toLowerCase()] },
+    { city: ["Wilmington"] },
+    { city: ["wilmington"] },
+    { city: ["MALMO"] },
+    { city: ["zurich"] },
+    { city: ["Frankfurt am Main"] },
+    { city: ["MÜNCHEN"] },
+    { city: ["Biberach an der Riss"] },
+    { region: ["US-DE"] },
+    { region: ["de-by"] },
+    { region: ["US-NY", "US-CA"] },
     { country: ["US"], status: ["ACTIVE"], registrationStatus: ["LAPSED"] },
     { jurisdiction: ["US"], region: ["US-DE"] },
     { country: ["NL"], managingLou: [SYNTH_LOU], category: ["GENERAL"] },
@@ -78,7 +100,11 @@ t.test("every filter selects exactly the records the data says", async (t) => {
     t.equal(page.found, expected.length, `found for ${JSON.stringify(params)}`);
     t.equal(page.results.length, Math.min(100, expected.length), `page size for ${JSON.stringify(params)}`);
     const bad = page.results.filter((e: any) => !Object.entries(c).every(([p, vs]) => passes(fx.byLei.get(e.lei)!, p, vs)));
-    t.same(bad.map((e: any) => e.lei), [], `every result passes ${JSON.stringify(params)}`);
+    t.same(
+      bad.map((e: any) => e.lei),
+      [],
+      `every result passes ${JSON.stringify(params)}`,
+    );
   }
 });
 
@@ -129,12 +155,32 @@ t.test("a repeated q, fields, page, limit or city is a 400 naming it", async (t)
 
 t.test("filter values that are malformed are a 400 naming the parameter", async (t) => {
   for (const [param, value] of [
-    ["country", "DEU"], ["country", "1A"], ["country", "D"], ["country", "DE,"], ["country", ",DE"],
-    ["jurisdiction", "US-"], ["jurisdiction", "U-DE"], ["status", "DORMANT"], ["status", "ACTIVE,"],
-    ["registrationStatus", "ISSUED;DROP"], ["category", "FUND-X"], ["legalForm", "ABC"], ["legalForm", "ABCDE"],
-    ["managingLou", "5493001KJTIIGC8Y1R1"], ["region", "DE"], ["region", "US_DE"], ["fields", "names"], ["fields", "ALL"],
-    ["facets", "city"], ["facets", "legalForm"], ["facets", "managingLou"], ["facets", "region"], ["facets", "nope"], ["facets", "country,"],
-    ["q", "x".repeat(501)], ["city", "x".repeat(201)],
+    ["country", "DEU"],
+    ["country", "1A"],
+    ["country", "D"],
+    ["country", "DE,"],
+    ["country", ",DE"],
+    ["jurisdiction", "US-"],
+    ["jurisdiction", "U-DE"],
+    ["status", "DORMANT"],
+    ["status", "ACTIVE,"],
+    ["registrationStatus", "ISSUED;DROP"],
+    ["category", "FUND-X"],
+    ["legalForm", "ABC"],
+    ["legalForm", "ABCDE"],
+    ["managingLou", "5493001KJTIIGC8Y1R1"],
+    ["region", "DE"],
+    ["region", "US_DE"],
+    ["fields", "names"],
+    ["fields", "ALL"],
+    ["facets", "city"],
+    ["facets", "legalForm"],
+    ["facets", "managingLou"],
+    ["facets", "region"],
+    ["facets", "nope"],
+    ["facets", "country,"],
+    ["q", "x".repeat(501)],
+    ["city", "x".repeat(201)],
   ]) {
     await status400(t, qs({ [param]: value }), param);
   }
@@ -159,7 +205,10 @@ t.test("city is one value, matched ignoring case and diacritics, and may contain
 
 t.test("city filter folds the letters that search folds (ø, ł)", async (t) => {
   // search finds Kołobrzeg and Lillestrøm by their ASCII spelling; the city filter should agree
-  for (const [ascii, real] of [["Kolobrzeg", "Kołobrzeg"], ["Lillestrom", "Lillestrøm"]]) {
+  for (const [ascii, real] of [
+    ["Kolobrzeg", "Kołobrzeg"],
+    ["Lillestrom", "Lillestrøm"],
+  ]) {
     const rec = fx.model.find((r) => r.entity.city === real);
     if (!rec) continue;
     const viaSearch = await search({ q: ascii, fields: "address" });
@@ -173,9 +222,19 @@ t.test("jurisdiction US matches US-DE and every other US subdivision, and plain 
   const us = await search({ jurisdiction: "US", facets: "jurisdiction", limit: 1 });
   const values = us.facets[0].values as { value: string; count: number }[];
   t.ok(values.length > 3, "several US jurisdictions");
-  t.ok(values.every((v) => v.value === "US" || v.value.startsWith("US-")), "only US jurisdictions");
-  t.equal(values.reduce((a, v) => a + v.count, 0), us.found, "facet counts add up to found");
-  t.ok(values.some((v) => v.value === "US-DE"), "US-DE included");
+  t.ok(
+    values.every((v) => v.value === "US" || v.value.startsWith("US-")),
+    "only US jurisdictions",
+  );
+  t.equal(
+    values.reduce((a, v) => a + v.count, 0),
+    us.found,
+    "facet counts add up to found",
+  );
+  t.ok(
+    values.some((v) => v.value === "US-DE"),
+    "US-DE included",
+  );
   const usde = await search({ jurisdiction: "US-DE" });
   t.ok(usde.found < us.found, "US-DE alone is a subset");
   // a subdivision code never prefix-matches: US-D is not US-DE
@@ -186,29 +245,47 @@ t.test("jurisdiction US matches US-DE and every other US subdivision, and plain 
 t.test("facets: shape, order, and counts equal to the data", async (t) => {
   const all = ["country", "jurisdiction", "status", "registrationStatus", "category"];
   const page = await search({ facets: all.join(","), limit: 1 });
-  t.same(page.facets.map((f: any) => f.field), all, "one facet per requested field, in request order");
+  t.same(
+    page.facets.map((f: any) => f.field),
+    all,
+    "one facet per requested field, in request order",
+  );
   for (const f of page.facets) {
     t.same(Object.keys(f).sort(), ["field", "values"]);
     t.ok(isSortedFacet(f.values), `${f.field}: sorted by count desc then value`);
     t.same(f.values, facetCounts(fx.model, f.field), `${f.field}: counts equal the data`);
   }
-  const reg = page.facets.find((f: any) => f.field === "registrationStatus").values.map((v: any) => v.value).sort();
+  const reg = page.facets
+    .find((f: any) => f.field === "registrationStatus")
+    .values.map((v: any) => v.value)
+    .sort();
   t.same(reg, ["ANNULLED", "DUPLICATE", "ISSUED", "LAPSED", "MERGED", "PENDING_ARCHIVAL", "PENDING_TRANSFER", "RETIRED"]);
 
   const repeated = await search({ facets: ["status", "category"], limit: 1 });
-  t.same(repeated.facets.map((f: any) => f.field), ["status", "category"], "facets repeated = OR");
+  t.same(
+    repeated.facets.map((f: any) => f.field),
+    ["status", "category"],
+    "facets repeated = OR",
+  );
   const lower = await search({ facets: "status", status: "inactive", limit: 1 });
   t.same(lower.facets[0].values, facetCounts(select(fx.model, { status: ["INACTIVE"] }), "status"), "facets follow the filters");
 });
 
 t.test("facet counts agree with the found of the filters narrowed to that value", async (t) => {
-  for (const filters of [{}, { country: "US" }, { status: "ACTIVE", registrationStatus: "LAPSED" }, { managingLou: SYNTH_LOU }, { jurisdiction: "US,GB" }]) {
+  for (const filters of [
+    {},
+    { country: "US" },
+    { status: "ACTIVE", registrationStatus: "LAPSED" },
+    { managingLou: SYNTH_LOU },
+    { jurisdiction: "US,GB" },
+  ]) {
     const base = await search({ ...filters, facets: "country,status,registrationStatus,category,jurisdiction", limit: 1 });
     for (const f of base.facets) {
       const total = f.values.reduce((a: number, v: any) => a + v.count, 0);
       t.ok(total <= base.found, `${JSON.stringify(filters)} ${f.field}: counts sum ≤ found`);
-      const withValue = select(fx.model, Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, v.split(",")])))
-        .filter((r) => r.entity[FACET_FIELD[f.field]] !== null).length;
+      const withValue = select(fx.model, Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, v.split(",")]))).filter(
+        (r) => r.entity[FACET_FIELD[f.field]] !== null,
+      ).length;
       t.equal(total, withValue, `${JSON.stringify(filters)} ${f.field}: counts cover every matching record with a value`);
       for (const v of f.values.slice(0, 3)) {
         // narrowing a facet that is also a filter: the value must be within the filter's values
@@ -223,29 +300,38 @@ t.test("facet counts agree with the found of the filters narrowed to that value"
 // Typo candidates and dropped words are decided without the filters, over all slices: a filter
 // only narrows what the same query matches, so facet counts predict the filtered found.
 t.test("facet counts agree with the found of the text query filtered on that value", async (t) => {
-    const countries = facetCounts(fx.model, "country").slice(0, 15).map((v) => v.value);
-    for (const q of ["bank", "fund", "energy", "services", "real estate", "logistics"]) {
-      const base = await search({ q, facets: "country,registrationStatus,category", limit: 1 });
-      const counts = (field: string): Map<string, number> =>
-        new Map(base.facets.find((f: any) => f.field === field).values.map((v: any) => [v.value, v.count]));
-      for (const c of countries) {
-        const filtered = await search({ q, country: c, limit: 1 });
-        t.equal(filtered.found, counts("country").get(c) ?? 0, `q=${q} country=${c}: found = facet count`);
-      }
-      for (const field of ["registrationStatus", "category"]) {
-        for (const [value, count] of counts(field)) {
-          t.equal((await search({ q, [field]: value, limit: 1 })).found, count, `q=${q} ${field}=${value}: found = facet count`);
-        }
+  const countries = facetCounts(fx.model, "country")
+    .slice(0, 15)
+    .map((v) => v.value);
+  for (const q of ["bank", "fund", "energy", "services", "real estate", "logistics"]) {
+    const base = await search({ q, facets: "country,registrationStatus,category", limit: 1 });
+    const counts = (field: string): Map<string, number> =>
+      new Map(base.facets.find((f: any) => f.field === field).values.map((v: any) => [v.value, v.count]));
+    for (const c of countries) {
+      const filtered = await search({ q, country: c, limit: 1 });
+      t.equal(filtered.found, counts("country").get(c) ?? 0, `q=${q} country=${c}: found = facet count`);
+    }
+    for (const field of ["registrationStatus", "category"]) {
+      for (const [value, count] of counts(field)) {
+        t.equal((await search({ q, [field]: value, limit: 1 })).found, count, `q=${q} ${field}=${value}: found = facet count`);
       }
     }
-  });
+  }
+});
 
 // A one-word query fills its page from its best ranges and only counts the rest (the typo and
 // prefix ranges that cannot score higher): found, facets and the order must not notice.
 t.test("found does not depend on page or limit", async (t) => {
   for (const q of ["bank", "fund", "metalli", "energy trading", "kraft", "Hollowmare", "ba", "servces", "holdnig"]) {
     const founds = new Set<number>();
-    for (const [limit, page] of [[1, 1], [20, 1], [100, 1], [100, 2], [100, 10], [1, 1000]]) {
+    for (const [limit, page] of [
+      [1, 1],
+      [20, 1],
+      [100, 1],
+      [100, 2],
+      [100, 10],
+      [1, 1000],
+    ]) {
       founds.add((await search({ q, limit, page })).found);
     }
     t.equal(founds.size, 1, `q=${q}: same found for every page/limit (got ${[...founds].join(", ")})`);
@@ -277,7 +363,11 @@ t.test("paging: pages are disjoint and continue the order", async (t) => {
   const beyond = await search({ registrationStatus: "LAPSED", limit: 100, page: lastPage + 1 });
   t.same(beyond.results, [], "a page past the end is empty");
   t.equal(beyond.found, n, "and still says found");
-  const everything = await pMap(Array.from({ length: lastPage }, (_, i) => i + 1), 2, (page) => search({ registrationStatus: "LAPSED", limit: 100, page }));
+  const everything = await pMap(
+    Array.from({ length: lastPage }, (_, i) => i + 1),
+    2,
+    (page) => search({ registrationStatus: "LAPSED", limit: 100, page }),
+  );
   const allLeis = everything.flatMap(leis);
   t.equal(new Set(allLeis).size, n, "walking every page yields every LAPSED record once");
   t.same(new Set(allLeis), new Set(select(fx.model, { registrationStatus: ["LAPSED"] }).map((r) => r.entity.lei)));
@@ -309,7 +399,26 @@ t.test("limit clamping and the depth limit", async (t) => {
 });
 
 t.test("page and limit must be whole numbers from 1", async (t) => {
-  for (const v of ["0", "-1", "1.5", "2.0", "abc", "", " 1", "1 ", "+1", "1e2", "0x10", "١", "１", "9999999999", "99999999999999999999999", "NaN", "Infinity", "1,2"]) {
+  for (const v of [
+    "0",
+    "-1",
+    "1.5",
+    "2.0",
+    "abc",
+    "",
+    " 1",
+    "1 ",
+    "+1",
+    "1e2",
+    "0x10",
+    "١",
+    "１",
+    "9999999999",
+    "99999999999999999999999",
+    "NaN",
+    "Infinity",
+    "1,2",
+  ]) {
     await status400(t, qs({ page: v }), "page");
     await status400(t, qs({ limit: v }), "limit");
   }
@@ -360,7 +469,10 @@ t.test("fields=name, address, lei, all", async (t) => {
   t.equal((await top({ q: lei }))[0], lei, "fields=all finds an LEI first");
   const prefix = await search({ q: lei.slice(0, 14), fields: "lei", limit: 100 });
   t.ok(leis(prefix).includes(lei), "an LEI prefix finds it under fields=lei");
-  t.ok(prefix.results.every((e: any) => e.lei.startsWith(lei.slice(0, 14))), "and only LEIs with that prefix");
+  t.ok(
+    prefix.results.every((e: any) => e.lei.startsWith(lei.slice(0, 14))),
+    "and only LEIs with that prefix",
+  );
   const sample = fx.model[1234].entity.lei;
   t.equal((await top({ q: sample, fields: "lei" }))[0], sample, "a real LEI under fields=lei");
   const notName = await search({ q: sample, fields: "name" });
@@ -370,7 +482,10 @@ t.test("fields=name, address, lei, all", async (t) => {
 t.test("search combines q with filters (AND) and facets", async (t) => {
   const filtered = await search({ q: "srl", country: "IT", limit: 100 });
   t.ok(filtered.found > 0, "q=srl has Italian hits");
-  t.ok(filtered.results.every((e: any) => e.country === "IT"), "every result in the filtered country");
+  t.ok(
+    filtered.results.every((e: any) => e.country === "IT"),
+    "every result in the filtered country",
+  );
   const none = await search({ q: "Vorlandia", country: "FR" });
   t.equal(none.found, 0, "q matching a DE entity with country=FR finds nothing");
   const one = await search({ q: "Vorlandia", country: "de", registrationStatus: "issued", managingLou: SYNTH_LOU });

@@ -37,7 +37,10 @@ const four = await startServer(t, { rateLimit: 0, shards: 4, source });
 
 const COUNTRY = header.indexOf("Entity.LegalAddress.Country");
 const rnd = seededRandom(20261122);
-const picked = shuffle(rows.filter((r) => /^[A-Za-z]/.test(r[NAME])), rnd).slice(0, 80);
+const picked = shuffle(
+  rows.filter((r) => /^[A-Za-z]/.test(r[NAME])),
+  rnd,
+).slice(0, 80);
 
 /** A one-letter typo inside the word (never its first letter). */
 function misspell(word: string): string {
@@ -47,16 +50,20 @@ function misspell(word: string): string {
 }
 
 const queries: Record<string, string>[] = [
-  { q: "zorbax holdngs" }, { q: "zorbax holdngs limted" }, { q: "zorbax holdi" },
-  { q: "brackenfild maritime" }, { q: "brackenfexx maritime" }, { q: "brackenfild maritme" },
+  { q: "zorbax holdngs" },
+  { q: "zorbax holdngs limted" },
+  { q: "zorbax holdi" },
+  { q: "brackenfild maritime" },
+  { q: "brackenfexx maritime" },
+  { q: "brackenfild maritme" },
 ];
 for (const r of picked) {
   const words = r[NAME].split(/\s+/).filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
   if (words.length === 0) continue;
   const first = words.slice(0, 2);
-  queries.push({ q: first.map(misspell).join(" ") });                   // typos in one or two words
-  queries.push({ q: [...first, "zqxvorbl"].join(" ") });                 // a word found nowhere: tokens dropped
-  queries.push({ q: [misspell(words[0]), "limited"].join(" ") });        // a rare word misspelt, a common one
+  queries.push({ q: first.map(misspell).join(" ") }); // typos in one or two words
+  queries.push({ q: [...first, "zqxvorbl"].join(" ") }); // a word found nowhere: tokens dropped
+  queries.push({ q: [misspell(words[0]), "limited"].join(" ") }); // a rare word misspelt, a common one
   queries.push({ q: words[0].slice(0, Math.max(3, words[0].length - 2)) }); // type-ahead prefix
   if (r[COUNTRY]) queries.push({ q: first.join(" "), country: r[COUNTRY], facets: "status,country" }); // filtered, faceted
 }
@@ -84,17 +91,27 @@ t.test("a word that exists in one slice takes no typos in the others", async (t)
 t.test("a long word takes two typos only when one typo a word matches nothing", async (t) => {
   for (const server of [one, four]) {
     const oneTypo = await server.json("/v1/entities?q=brackenfild+maritime");
-    t.same(oneTypo.results.map((e: { legalName: string }) => e.legalName), [LONG_TWINS[0]], "brackenfild: BRACKENFOLD, one typo away; not BRACKENFELT, two away");
+    t.same(
+      oneTypo.results.map((e: { legalName: string }) => e.legalName),
+      [LONG_TWINS[0]],
+      "brackenfild: BRACKENFOLD, one typo away; not BRACKENFELT, two away",
+    );
     t.equal(oneTypo.found, 1, "and only it is counted");
     const twoTypos = await server.json("/v1/entities?q=brackenfexx+maritime");
-    t.same(twoTypos.results.map((e: { legalName: string }) => e.legalName), [LONG_TWINS[1]], "brackenfexx: nothing one typo away, so BRACKENFELT, two away");
+    t.same(
+      twoTypos.results.map((e: { legalName: string }) => e.legalName),
+      [LONG_TWINS[1]],
+      "brackenfexx: nothing one typo away, so BRACKENFELT, two away",
+    );
   }
 });
 
 t.test("dropped-token queries still find the entity they name", async (t) => {
   let found = 0;
   for (const r of picked.slice(0, 30)) {
-    const words = r[NAME].split(/\s+/).filter((w) => /^[\p{L}\p{N}]+$/u.test(w)).slice(0, 2);
+    const words = r[NAME].split(/\s+/)
+      .filter((w) => /^[\p{L}\p{N}]+$/u.test(w))
+      .slice(0, 2);
     if (words.length === 0) continue;
     const page = await four.json(`/v1/entities${qs({ q: [...words, "zqxvorbl"].join(" "), limit: 50 })}`);
     if (page.results.some((e: { legalName: string }) => e.legalName === r[NAME])) found++;

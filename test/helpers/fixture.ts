@@ -20,13 +20,18 @@ export function parseCsv(text: string): string[][] {
   let i = 0;
   while (i < n) {
     let field: string;
-    if (text.charCodeAt(i) === 34) { // quoted
+    if (text.charCodeAt(i) === 34) {
+      // quoted
       let j = i + 1;
       let parts = "";
       for (;;) {
         const q = text.indexOf('"', j);
         if (q < 0) throw new Error(`unterminated quote in row ${rows.length + 1}`);
-        if (text.charCodeAt(q + 1) === 34) { parts += text.slice(j, q + 1); j = q + 2; continue; }
+        if (text.charCodeAt(q + 1) === 34) {
+          parts += text.slice(j, q + 1);
+          j = q + 2;
+          continue;
+        }
         field = parts + text.slice(j, q);
         i = q + 1;
         break;
@@ -43,7 +48,11 @@ export function parseCsv(text: string): string[][] {
     }
     row.push(field);
     const c = text.charCodeAt(i);
-    if (c === 44) { i++; if (i === n) row.push(""); continue; }
+    if (c === 44) {
+      i++;
+      if (i === n) row.push("");
+      continue;
+    }
     if (c === 13) i++;
     if (text.charCodeAt(i) === 10) i++;
     rows.push(row);
@@ -124,7 +133,9 @@ const MAPPED = new Set(Object.values(COLUMN_OF));
 export function mapRow(header: string[], row: string[]): ModelRecord {
   // raw keeps the mapped and name columns only (all 338 for 6,000 rows is needlessly slow)
   const raw: Record<string, string> = {};
-  header.forEach((h, i) => { if (MAPPED.has(h) || OTHER_NAME_RE.test(h)) raw[h] = row[i] ?? ""; });
+  header.forEach((h, i) => {
+    if (MAPPED.has(h) || OTHER_NAME_RE.test(h)) raw[h] = row[i] ?? "";
+  });
   const entity = {} as Entity;
   for (const k of ENTITY_KEYS) {
     const v = raw[COLUMN_OF[k]] ?? "";
@@ -143,7 +154,11 @@ export function mapRow(header: string[], row: string[]): ModelRecord {
 
 // ---------------------------------------------------------------- the real sample
 
-export interface Sample { header: string[]; rows: string[][]; text: string }
+export interface Sample {
+  header: string[];
+  rows: string[][];
+  text: string;
+}
 
 let sampleCache: Sample | null = null;
 export function readSample(): Sample {
@@ -170,7 +185,14 @@ const synthLei = (n: number): string => withCheckDigits(`LEIDEXT0ST${String(n).p
 export const BAD_CHECK_LEI = withBadCheckDigits("LEIDEXT0ST99999999");
 
 export const REGISTRATION_STATUSES = [
-  "ISSUED", "LAPSED", "RETIRED", "DUPLICATE", "ANNULLED", "PENDING_TRANSFER", "PENDING_ARCHIVAL", "MERGED",
+  "ISSUED",
+  "LAPSED",
+  "RETIRED",
+  "DUPLICATE",
+  "ANNULLED",
+  "PENDING_TRANSFER",
+  "PENDING_ARCHIVAL",
+  "MERGED",
 ] as const;
 
 type SynthSpec = Partial<Record<string, string>> & { "Entity.LegalName": string };
@@ -210,82 +232,126 @@ const STATUS_NAMES: Record<string, string> = {
 export function syntheticRows(): Record<string, string>[] {
   const rows: Record<string, string>[] = [];
   REGISTRATION_STATUSES.forEach((status, i) => {
-    rows.push(base(i + 1, {
-      "Entity.LegalName": STATUS_NAMES[status],
-      "Registration.RegistrationStatus": status,
-      // an entity may be ACTIVE while its registration is LAPSED; RETIRED/MERGED/ANNULLED ones are INACTIVE
-      "Entity.EntityStatus": ["RETIRED", "MERGED", "ANNULLED"].includes(status) ? "INACTIVE" : "ACTIVE",
-      // the ISSUED one: HQ line differs from the legal line, region set, DE jurisdiction
-      ...(status === "ISSUED" ? {
-        "Entity.LegalJurisdiction": "DE", "Entity.LegalAddress.Country": "DE", "Entity.LegalAddress.Region": "DE-BY",
-        "Entity.LegalAddress.City": "München", "Entity.LegalAddress.PostalCode": "80331",
-        "Entity.LegalAddress.FirstAddressLine": "Marienplatz 1", "Entity.HeadquartersAddress.FirstAddressLine": "Leopoldstraße 99",
-        "Entity.LegalForm.EntityLegalFormCode": "2HBR",
-      } : {}),
-    }));
+    rows.push(
+      base(i + 1, {
+        "Entity.LegalName": STATUS_NAMES[status],
+        "Registration.RegistrationStatus": status,
+        // an entity may be ACTIVE while its registration is LAPSED; RETIRED/MERGED/ANNULLED ones are INACTIVE
+        "Entity.EntityStatus": ["RETIRED", "MERGED", "ANNULLED"].includes(status) ? "INACTIVE" : "ACTIVE",
+        // the ISSUED one: HQ line differs from the legal line, region set, DE jurisdiction
+        ...(status === "ISSUED"
+          ? {
+              "Entity.LegalJurisdiction": "DE",
+              "Entity.LegalAddress.Country": "DE",
+              "Entity.LegalAddress.Region": "DE-BY",
+              "Entity.LegalAddress.City": "München",
+              "Entity.LegalAddress.PostalCode": "80331",
+              "Entity.LegalAddress.FirstAddressLine": "Marienplatz 1",
+              "Entity.HeadquartersAddress.FirstAddressLine": "Leopoldstraße 99",
+              "Entity.LegalForm.EntityLegalFormCode": "2HBR",
+            }
+          : {}),
+      }),
+    );
   });
-  rows.push(base(20, {
-    "Entity.LegalName": "Corvanta Bank Luxembourg Branch",
-    "Entity.EntityCategory": "BRANCH",
-    "Entity.LegalJurisdiction": "LU", "Entity.LegalAddress.Country": "LU", "Entity.LegalAddress.City": "Luxembourg",
-    "Entity.LegalAddress.PostalCode": "L-1855", "Entity.LegalAddress.FirstAddressLine": "46A Avenue John F. Kennedy",
-  }));
-  rows.push(base(21, {
-    "Entity.LegalName": "International Zeltrane Commodities Organization",
-    "Entity.EntityCategory": "INTERNATIONAL_ORGANIZATION",
-    "Entity.LegalJurisdiction": "CH", "Entity.LegalAddress.Country": "CH", "Entity.LegalAddress.Region": "CH-GE",
-    "Entity.LegalAddress.City": "Genève", "Entity.LegalAddress.PostalCode": "1211",
-    "Entity.LegalAddress.FirstAddressLine": "Rue de Lausanne 154",
-    "Entity.LegalForm.EntityLegalFormCode": "",
-  }));
-  rows.push(base(22, {
-    "Entity.LegalName": "Nullstatus Verwaltungs KG",
-    "Entity.EntityStatus": "NULL",
-  }));
+  rows.push(
+    base(20, {
+      "Entity.LegalName": "Corvanta Bank Luxembourg Branch",
+      "Entity.EntityCategory": "BRANCH",
+      "Entity.LegalJurisdiction": "LU",
+      "Entity.LegalAddress.Country": "LU",
+      "Entity.LegalAddress.City": "Luxembourg",
+      "Entity.LegalAddress.PostalCode": "L-1855",
+      "Entity.LegalAddress.FirstAddressLine": "46A Avenue John F. Kennedy",
+    }),
+  );
+  rows.push(
+    base(21, {
+      "Entity.LegalName": "International Zeltrane Commodities Organization",
+      "Entity.EntityCategory": "INTERNATIONAL_ORGANIZATION",
+      "Entity.LegalJurisdiction": "CH",
+      "Entity.LegalAddress.Country": "CH",
+      "Entity.LegalAddress.Region": "CH-GE",
+      "Entity.LegalAddress.City": "Genève",
+      "Entity.LegalAddress.PostalCode": "1211",
+      "Entity.LegalAddress.FirstAddressLine": "Rue de Lausanne 154",
+      "Entity.LegalForm.EntityLegalFormCode": "",
+    }),
+  );
+  rows.push(
+    base(22, {
+      "Entity.LegalName": "Nullstatus Verwaltungs KG",
+      "Entity.EntityStatus": "NULL",
+    }),
+  );
   rows.push({
     ...base(23, { "Entity.LegalName": "Checkdigit Misfit Holdings Ltd" }),
     LEI: BAD_CHECK_LEI,
   });
-  rows.push(base(24, {
-    "Entity.LegalName": "Samehouse Properties S.A.",
-    "Entity.LegalAddress.FirstAddressLine": "Rue du Marché 7",
-    "Entity.HeadquartersAddress.FirstAddressLine": "Rue du Marché 7",
-    "Entity.LegalJurisdiction": "BE", "Entity.LegalAddress.Country": "BE", "Entity.LegalAddress.City": "Bruxelles",
-  }));
-  rows.push(base(25, {
-    "Entity.LegalName": "Общество с ограниченной ответственностью «Снежнария»",
-    "Entity.LegalName.xmllang": "ru",
-    "Entity.OtherEntityNames.OtherEntityName.1": "Snowlandia Trading LLC",
-    "Entity.OtherEntityNames.OtherEntityName.1.xmllang": "en",
-    "Entity.OtherEntityNames.OtherEntityName.1.type": "ALTERNATIVE_LANGUAGE_LEGAL_NAME",
-    "Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.1": "Obshchestvo s ogranichennoy otvetstvennostyu Snezhnariya",
-    "Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.1.xmllang": "ru-Latn",
-    "Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.1.type": "PREFERRED_ASCII_TRANSLITERATED_LEGAL_NAME",
-    "Entity.LegalJurisdiction": "RU", "Entity.LegalAddress.Country": "RU", "Entity.LegalAddress.Region": "RU-MOW",
-    "Entity.LegalAddress.City": "Москва", "Entity.LegalAddress.PostalCode": "125009",
-    "Entity.LegalAddress.FirstAddressLine": "ул. Тверская, д. 7",
-  }));
-  rows.push(base(26, {
-    "Entity.LegalName": "Qwerty \"Quoted\", Comma & Sons Ltd",
-    "Entity.LegalAddress.FirstAddressLine": "Unit 5, \"The Old Mill\"\nSecond line after a newline",
-    "Entity.LegalJurisdiction": "CH", "Entity.LegalAddress.Country": "CH", "Entity.LegalAddress.City": "Zürich",
-  }));
-  rows.push(base(27, {
-    "Entity.LegalName": "Zurichsee Lakeside Verwaltung AG",
-    "Entity.LegalJurisdiction": "CH", "Entity.LegalAddress.Country": "CH", "Entity.LegalAddress.City": "ZURICH",
-  }));
-  rows.push(base(28, {
-    "Entity.LegalName": "Delaware Sandbar Ventures LLC",
-    "Entity.LegalJurisdiction": "US-DE", "Entity.LegalAddress.Country": "US", "Entity.LegalAddress.Region": "US-DE",
-    "Entity.LegalAddress.City": "Wilmington", "Entity.LegalAddress.PostalCode": "19801",
-    "Entity.LegalAddress.FirstAddressLine": "1209 Orange Street",
-  }));
-  rows.push(base(29, {
-    "Entity.LegalName": "Fundalia Global Equity Fund",
-    "Entity.EntityCategory": "FUND",
-    "Entity.EntityStatus": "INACTIVE",
-    "Registration.RegistrationStatus": "LAPSED",
-  }));
+  rows.push(
+    base(24, {
+      "Entity.LegalName": "Samehouse Properties S.A.",
+      "Entity.LegalAddress.FirstAddressLine": "Rue du Marché 7",
+      "Entity.HeadquartersAddress.FirstAddressLine": "Rue du Marché 7",
+      "Entity.LegalJurisdiction": "BE",
+      "Entity.LegalAddress.Country": "BE",
+      "Entity.LegalAddress.City": "Bruxelles",
+    }),
+  );
+  rows.push(
+    base(25, {
+      "Entity.LegalName": "Общество с ограниченной ответственностью «Снежнария»",
+      "Entity.LegalName.xmllang": "ru",
+      "Entity.OtherEntityNames.OtherEntityName.1": "Snowlandia Trading LLC",
+      "Entity.OtherEntityNames.OtherEntityName.1.xmllang": "en",
+      "Entity.OtherEntityNames.OtherEntityName.1.type": "ALTERNATIVE_LANGUAGE_LEGAL_NAME",
+      "Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.1": "Obshchestvo s ogranichennoy otvetstvennostyu Snezhnariya",
+      "Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.1.xmllang": "ru-Latn",
+      "Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.1.type": "PREFERRED_ASCII_TRANSLITERATED_LEGAL_NAME",
+      "Entity.LegalJurisdiction": "RU",
+      "Entity.LegalAddress.Country": "RU",
+      "Entity.LegalAddress.Region": "RU-MOW",
+      "Entity.LegalAddress.City": "Москва",
+      "Entity.LegalAddress.PostalCode": "125009",
+      "Entity.LegalAddress.FirstAddressLine": "ул. Тверская, д. 7",
+    }),
+  );
+  rows.push(
+    base(26, {
+      "Entity.LegalName": 'Qwerty "Quoted", Comma & Sons Ltd',
+      "Entity.LegalAddress.FirstAddressLine": 'Unit 5, "The Old Mill"\nSecond line after a newline',
+      "Entity.LegalJurisdiction": "CH",
+      "Entity.LegalAddress.Country": "CH",
+      "Entity.LegalAddress.City": "Zürich",
+    }),
+  );
+  rows.push(
+    base(27, {
+      "Entity.LegalName": "Zurichsee Lakeside Verwaltung AG",
+      "Entity.LegalJurisdiction": "CH",
+      "Entity.LegalAddress.Country": "CH",
+      "Entity.LegalAddress.City": "ZURICH",
+    }),
+  );
+  rows.push(
+    base(28, {
+      "Entity.LegalName": "Delaware Sandbar Ventures LLC",
+      "Entity.LegalJurisdiction": "US-DE",
+      "Entity.LegalAddress.Country": "US",
+      "Entity.LegalAddress.Region": "US-DE",
+      "Entity.LegalAddress.City": "Wilmington",
+      "Entity.LegalAddress.PostalCode": "19801",
+      "Entity.LegalAddress.FirstAddressLine": "1209 Orange Street",
+    }),
+  );
+  rows.push(
+    base(29, {
+      "Entity.LegalName": "Fundalia Global Equity Fund",
+      "Entity.EntityCategory": "FUND",
+      "Entity.EntityStatus": "INACTIVE",
+      "Registration.RegistrationStatus": "LAPSED",
+    }),
+  );
   return rows;
 }
 
@@ -342,7 +408,10 @@ export function writeFixture(dir: string): Fixture {
 
   // shuffled: Entity.LegalName first (so a BOM not stripped would break a required column), rest shuffled
   const rnd = seededRandom(17442);
-  const rest = shuffle(header.map((_, i) => i).filter((i) => header[i] !== "Entity.LegalName"), rnd);
+  const rest = shuffle(
+    header.map((_, i) => i).filter((i) => header[i] !== "Entity.LegalName"),
+    rnd,
+  );
   const order = [header.indexOf("Entity.LegalName"), ...rest];
   const extraAt = 5;
   const shuffledLine = (fields: string[], extra: string): string => {
@@ -351,10 +420,10 @@ export function writeFixture(dir: string): Fixture {
     return csvLine(out);
   };
   const allRows = [...rows, ...synthRows];
-  const shuffledText = "\uFEFF" + [
-    shuffledLine(header, EXTRA_COLUMN),
-    ...allRows.map((r, i) => shuffledLine(r, i % 3 === 0 ? `junk, "${i}"` : "")),
-  ].join("\r\n") + "\r\n";
+  const shuffledText =
+    "\uFEFF" +
+    [shuffledLine(header, EXTRA_COLUMN), ...allRows.map((r, i) => shuffledLine(r, i % 3 === 0 ? `junk, "${i}"` : ""))].join("\r\n") +
+    "\r\n";
   const shuffledCsv = join(dir, "shuffled.csv");
   writeFileSync(shuffledCsv, shuffledText);
 

@@ -41,8 +41,13 @@ export function goldenCopy(publishDate: string, content: { csv: string; rows: nu
   const entry = `${stamp}-gleif-goldencopy-lei2-golden-copy.csv`;
   const zip = "zip" in content ? content.zip : zipSingle(entry, Buffer.from(content.csv, "utf8"));
   return {
-    publishDate, published: `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:00Z`, stamp,
-    name: `${entry}.zip`, collection: `lei_${stamp}`, zip, rows: content.rows,
+    publishDate,
+    published: `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:00Z`,
+    stamp,
+    name: `${entry}.zip`,
+    collection: `lei_${stamp}`,
+    zip,
+    rows: content.rows,
   };
 }
 
@@ -130,11 +135,19 @@ export class GleifImitation {
     return g;
   }
 
-  get port(): number { return this.portNumber; }
-  get origin(): string { return `http://127.0.0.1:${this.portNumber}`; }
+  get port(): number {
+    return this.portNumber;
+  }
+  get origin(): string {
+    return `http://127.0.0.1:${this.portNumber}`;
+  }
   /** the value for --gleif-api */
-  get api(): string { return `${this.origin}/api/v2`; }
-  get isUp(): boolean { return this.server !== null; }
+  get api(): string {
+    return `${this.origin}/api/v2`;
+  }
+  get isUp(): boolean {
+    return this.server !== null;
+  }
 
   /** Total requests for files (all names). */
   get fileRequestTotal(): number {
@@ -143,7 +156,9 @@ export class GleifImitation {
     return n;
   }
 
-  fileRequestsFor(pub: GoldenCopy): number { return this.fileRequests.get(pub.name) ?? 0; }
+  fileRequestsFor(pub: GoldenCopy): number {
+    return this.fileRequests.get(pub.name) ?? 0;
+  }
 
   /** Makes `pub` the latest publication (and its file downloadable). */
   publish(pub: GoldenCopy, opts: PublishOptions = {}): void {
@@ -197,7 +212,10 @@ export class GleifImitation {
           return;
         }
         case "ok":
-          if (!this.current) { res.writeHead(404, { "Content-Type": "application/json" }).end('{"errors":[{"status":"404"}]}'); return; }
+          if (!this.current) {
+            res.writeHead(404, { "Content-Type": "application/json" }).end('{"errors":[{"status":"404"}]}');
+            return;
+          }
           res.writeHead(200, { "Content-Type": "application/vnd.api+json" }).end(JSON.stringify(this.latestBody()));
           return;
       }
@@ -207,7 +225,7 @@ export class GleifImitation {
       const name = decodeURIComponent(file[2]);
       this.fileRequests.set(name, (this.fileRequests.get(name) ?? 0) + 1);
       const zip = this.files.get(name);
-      const mode = this.current?.pub.name === name ? this.current.opts.fileMode ?? "ok" : "ok";
+      const mode = this.current?.pub.name === name ? (this.current.opts.fileMode ?? "ok") : "ok";
       if (!zip || mode === "not-found") {
         res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
         return;
@@ -234,7 +252,10 @@ export class GleifImitation {
     const server = createServer((req, res) => this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(this.portNumber, "127.0.0.1", () => { server.off("error", reject); resolve(); });
+      server.listen(this.portNumber, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
     this.portNumber = (server.address() as { port: number }).port;
     this.server = server;
@@ -251,5 +272,7 @@ export class GleifImitation {
     });
   }
 
-  close(): Promise<void> { return this.down(); }
+  close(): Promise<void> {
+    return this.down();
+  }
 }

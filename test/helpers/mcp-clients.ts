@@ -27,7 +27,12 @@ export interface ToolResult {
 }
 
 /** One HTTP exchange as the client sent it. */
-export interface SentRequest { method: string; protocolVersion: string | null; mcpMethod: string | null; body: string }
+export interface SentRequest {
+  method: string;
+  protocolVersion: string | null;
+  mcpMethod: string | null;
+  body: string;
+}
 
 export interface McpTestClient {
   flavour: ClientFlavour;
@@ -59,7 +64,8 @@ export async function connectClient(flavour: ClientFlavour, url: string): Promis
     const client = new V1Client(CLIENT_INFO);
     await client.connect(new V1Transport(endpoint, { fetch: recordingFetch(sent) }));
     return {
-      flavour, sent,
+      flavour,
+      sent,
       listTools: async () => (await client.listTools()).tools as ToolInfo[],
       callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
       close: () => client.close(),
@@ -70,7 +76,8 @@ export async function connectClient(flavour: ClientFlavour, url: string): Promis
   });
   await client.connect(new V2Transport(endpoint, { fetch: recordingFetch(sent) }));
   return {
-    flavour, sent,
+    flavour,
+    sent,
     listTools: async () => (await client.listTools()).tools as ToolInfo[],
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
     close: () => client.close(),

@@ -48,13 +48,15 @@ export function facetCounts(records: ModelRecord[], facet: string): { value: str
     const key = v.toUpperCase();
     m.set(key, (m.get(key) ?? 0) + 1);
   }
-  return [...m].map(([value, count]) => ({ value, count }))
+  return [...m]
+    .map(([value, count]) => ({ value, count }))
     .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
 }
 
 export function isSortedFacet(values: { value: string; count: number }[]): boolean {
   for (let i = 1; i < values.length; i++) {
-    const a = values[i - 1], b = values[i];
+    const a = values[i - 1],
+      b = values[i];
     if (a.count < b.count) return false;
     if (a.count === b.count && !(a.value < b.value)) return false;
   }

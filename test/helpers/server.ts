@@ -16,7 +16,9 @@ export const MAIN = join(ROOT, "dist/src/main.js");
 export const SAMPLE_CSV = join(ROOT, "data/sample/real-sample.csv");
 
 /** The subset of a tap Test a helper needs (teardown hook). */
-export interface Teardownable { teardown(fn: () => unknown): void }
+export interface Teardownable {
+  teardown(fn: () => unknown): void;
+}
 
 export interface StartOptions {
   /** --source; omitted = the bundled sample (`sample`); null = no flag, the GLEIF API */
@@ -59,8 +61,14 @@ export interface Got {
   body: any;
 }
 
-export function spawnLeidex(args: string[], env: NodeJS.ProcessEnv = {}): {
-  child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | string>;
+export function spawnLeidex(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | string>;
 } {
   const child = spawn(process.execPath, [MAIN, ...args], {
     cwd: ROOT,
@@ -69,8 +77,12 @@ export function spawnLeidex(args: string[], env: NodeJS.ProcessEnv = {}): {
   });
   let out = "";
   let err = "";
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => { out += c; });
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => { err += c; });
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => {
+    out += c;
+  });
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => {
+    err += c;
+  });
   const exited = new Promise<number | string>((res) => {
     child.on("exit", (code, signal) => res(code ?? signal ?? -1));
   });
@@ -97,10 +109,18 @@ export function tempDir(t: Teardownable, prefix = "leidex-test-"): string {
 export async function startServer(t: Teardownable, opts: StartOptions = {}): Promise<RunningServer> {
   const dataDir = opts.dataDir ?? tempDir(t, "leidex-data-");
   const args = [
-    "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir,
-    "--shards", String(opts.shards ?? 2),
-    "--rate-limit", String(opts.rateLimit ?? 0),
-    "--rate-window", String(opts.rateWindow ?? 60),
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--data-dir",
+    dataDir,
+    "--shards",
+    String(opts.shards ?? 2),
+    "--rate-limit",
+    String(opts.rateLimit ?? 0),
+    "--rate-window",
+    String(opts.rateWindow ?? 60),
   ];
   if (opts.source !== null) args.push("--source", opts.source ?? "sample");
   if (opts.args) args.push(...opts.args);
@@ -130,7 +150,10 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
     }, opts.timeoutMs ?? 120_000);
     const check = (): void => {
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(p.stdout());
-      if (m) { clearTimeout(timer); res(Number(m[1])); }
+      if (m) {
+        clearTimeout(timer);
+        res(Number(m[1]));
+      }
     };
     p.child.stdout!.on("data", check);
     p.exited.then((code) => {
@@ -143,7 +166,16 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
   const base = `http://127.0.0.1:${port}`;
   const get = (path: string, init?: RequestInit): Promise<Got> => fetchGot(base + path, init);
   return {
-    base, port, child: p.child, dataDir, stdout: p.stdout, stderr: p.stderr, exited: p.exited, stop, kill9, get,
+    base,
+    port,
+    child: p.child,
+    dataDir,
+    stdout: p.stdout,
+    stderr: p.stderr,
+    exited: p.exited,
+    stop,
+    kill9,
+    get,
     json: async (path: string, init?: RequestInit) => {
       const r = await get(path, init);
       if (r.status !== 200) throw new Error(`GET ${path} -> ${r.status}: ${r.text}`);
@@ -156,7 +188,11 @@ export async function fetchGot(url: string, init?: RequestInit): Promise<Got> {
   const res = await fetch(url, init);
   const text = await res.text();
   let body: any;
-  try { body = JSON.parse(text); } catch { body = undefined; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
   return { status: res.status, headers: res.headers, text, body };
 }
 
@@ -173,7 +209,11 @@ export interface RawResponse {
  * A request through node:http, which sends the path exactly as given (no URL normalisation,
  * no automatic decompression): for ugly paths and for checking gzip on the wire.
  */
-export function rawRequest(port: number, path: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  path: string,
+  opts: { method?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
   return new Promise((res, rej) => {
     const req = httpRequest({ host: "127.0.0.1", port, path, method: opts.method ?? "GET", headers: opts.headers ?? {} }, (r) => {
       const chunks: Buffer[] = [];

@@ -22,7 +22,12 @@ export interface Hit {
   at: number;
 }
 
-export interface Behaviour { status: number; headers?: Record<string, string>; delayMs?: number; body?: string | Buffer }
+export interface Behaviour {
+  status: number;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  body?: string | Buffer;
+}
 
 export interface Receiver {
   base: string;
@@ -60,18 +65,27 @@ export async function startReceiver(t: Teardownable, host = RECEIVER_HOST): Prom
         res.writeHead(b.status, { "content-type": "text/plain", ...(b.headers ?? {}) });
         res.end(b.body ?? `ok ${n}`);
       };
-      if (b.delayMs) setTimeout(finish, b.delayMs); else finish();
+      if (b.delayMs) setTimeout(finish, b.delayMs);
+      else finish();
     });
   });
   await new Promise<void>((r) => server.listen(0, host, r));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   const port = (server.address() as AddressInfo).port;
   return {
     base: `https://${host}:${port}`,
     port,
     hits: (path) => (path ? hits.filter((h) => h.path === path) : [...hits]),
     maxInFlight: (path) => maxIn.get(path) ?? 0,
-    behave: (path, fn) => { behaviours.set(path, fn); },
+    behave: (path, fn) => {
+      behaviours.set(path, fn);
+    },
     waitFor: async (pred, timeoutMs = 10_000, what = "condition") => {
       const end = Date.now() + timeoutMs;
       while (!pred()) {
@@ -88,6 +102,8 @@ export function verifyMailSignature(secret: string, hit: Hit, nowSeconds = Math.
   const nonce = String(hit.headers["x-mail-nonce"] ?? "");
   const sig = String(hit.headers["x-mail-signature"] ?? "");
   if (!/^\d+$/.test(ts) || Math.abs(nowSeconds - Number(ts)) > toleranceSeconds || !/^[0-9a-f]{64}$/.test(sig)) return false;
-  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(Buffer.concat([Buffer.from(`${ts}.${nonce}.`, "utf8"), hit.raw])).digest();
+  const expected = createHmac("sha256", Buffer.from(secret, "utf8"))
+    .update(Buffer.concat([Buffer.from(`${ts}.${nonce}.`, "utf8"), hit.raw]))
+    .digest();
   return timingSafeEqual(expected, Buffer.from(sig, "hex"));
 }

@@ -5,12 +5,22 @@ import t from "tap";
 import { ajv, BAD_JSON, describeSchemaError, parseJsonBody } from "../../src/http/json-schema.js";
 
 const validate = ajv.compile({
-  type: "object", required: ["name"], additionalProperties: false,
-  properties: { name: { type: "string" }, kind: { enum: ["a", "b"] }, tags: { type: "array", uniqueItems: true }, n: { type: ["integer", "null"] } },
+  type: "object",
+  required: ["name"],
+  additionalProperties: false,
+  properties: {
+    name: { type: "string" },
+    kind: { enum: ["a", "b"] },
+    tags: { type: "array", uniqueItems: true },
+    n: { type: ["integer", "null"] },
+  },
 });
 
 t.test("the first error: where, and what it should be", async (t) => {
-  const says = (value: unknown): string => { t.notOk(validate(value)); return describeSchemaError("thing", validate.errors); };
+  const says = (value: unknown): string => {
+    t.notOk(validate(value));
+    return describeSchemaError("thing", validate.errors);
+  };
   t.equal(says({}), "invalid thing: body must have required property 'name'");
   t.equal(says({ name: "x", colour: 1 }), "invalid thing: body has unknown field 'colour'");
   t.equal(says({ name: "x", kind: "c" }), "invalid thing: /kind must be one of a, b");

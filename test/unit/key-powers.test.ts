@@ -4,8 +4,15 @@
 import t from "tap";
 import { actionAllowed, collectionAllowed, expired, withinPowers, type ApiKey } from "../../src/keys/model.js";
 
-const key = (actions: string[], collections: string[], expiresAt = 2_000_000_000): ApiKey =>
-  ({ id: 1, value: "k", description: "", actions, collections, expiresAt, autodelete: false });
+const key = (actions: string[], collections: string[], expiresAt = 2_000_000_000): ApiKey => ({
+  id: 1,
+  value: "k",
+  description: "",
+  actions,
+  collections,
+  expiresAt,
+  autodelete: false,
+});
 
 t.test("actions: *, exact, or a resource's x:*", async (t) => {
   t.ok(actionAllowed(["*"], "documents:search"));
@@ -37,7 +44,11 @@ t.test("a key's powers bound the keys it handles", async (t) => {
   t.match(withinPowers(parent, key(["*"], ["lei"], 1)) ?? "", /action '\*'/);
   t.match(withinPowers(parent, key(["collections:get"], ["lei"], 1)) ?? "", /action 'collections:get'/);
   t.match(withinPowers(parent, key(["documents:search"], [], 1)) ?? "", /all collections/);
-  t.match(withinPowers(parent, key(["documents:search"], ["lei.*"], 1)) ?? "", /collection 'lei\.\*'/, "a pattern not verbatim the parent's");
+  t.match(
+    withinPowers(parent, key(["documents:search"], ["lei.*"], 1)) ?? "",
+    /collection 'lei\.\*'/,
+    "a pattern not verbatim the parent's",
+  );
   t.match(withinPowers(parent, key(["documents:search"], ["lei"], 1_900_000_001)) ?? "", /expires_at/);
   t.equal(withinPowers(key(["*"], []), key(["*"], ["*"])), null, "the bootstrap-like key covers all");
 });

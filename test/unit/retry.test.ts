@@ -24,7 +24,11 @@ t.test("verdicts", async (t) => {
   t.same(verdict({ ...base, statusCode: 500, attempt: 3 }), { kind: "retry", atMs: NOW + RETRY_DELAYS_MS[2] });
   t.same(verdict({ ...base, statusCode: 500, attempt: 1, random: () => 1 }), { kind: "retry", atMs: NOW + 5_500 }, "10 % jitter at most");
   t.same(verdict({ ...base, statusCode: 500, attempt: MAX_ATTEMPTS }), { kind: "failed" }, "the last attempt");
-  t.same(verdict({ ...base, statusCode: null, attempt: 2, scale: 100 }), { kind: "retry", atMs: NOW + RETRY_DELAYS_MS[1] / 100 }, "scaled for tests");
+  t.same(
+    verdict({ ...base, statusCode: null, attempt: 2, scale: 100 }),
+    { kind: "retry", atMs: NOW + RETRY_DELAYS_MS[1] / 100 },
+    "scaled for tests",
+  );
 });
 
 t.test("Retry-After counts on 429 and 503 only, never sooner than the schedule", async (t) => {
@@ -37,5 +41,9 @@ t.test("five days failing disable, judged by the trusted clock", async (t) => {
   const since = NOW - DISABLE_AFTER_MS;
   t.equal(verdict({ ...base, statusCode: 500, attempt: 2, failingSinceMs: since }).kind, "disable");
   t.equal(verdict({ ...base, statusCode: 500, attempt: 2, failingSinceMs: since + 1 }).kind, "retry");
-  t.equal(verdict({ ...base, statusCode: 500, attempt: 2, failingSinceMs: since, decisionNowMs: NOW - 1 }).kind, "retry", "a wall clock stepped forward does not");
+  t.equal(
+    verdict({ ...base, statusCode: 500, attempt: 2, failingSinceMs: since, decisionNowMs: NOW - 1 }).kind,
+    "retry",
+    "a wall clock stepped forward does not",
+  );
 });
