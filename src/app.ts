@@ -23,6 +23,7 @@ import { KeyStore } from "./keys/key-store.js";
 import { KEY_SCHEMAS, registerKeyRoutes, startKeyHousekeeping } from "./keys/keys-routes.js";
 import { unsupportedPatternWarnings } from "./keys/model.js";
 import { PUBLIC_SCHEMAS } from "./lei/api-schemas.js";
+import { BATCH_SCHEMAS } from "./lei/batch-lookup.js";
 import { registerLeiRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
@@ -105,7 +106,13 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     metrics,
   );
 
-  const openApi = registerApiReference(server, { ...PUBLIC_SCHEMAS, ...ENGINE_SCHEMAS, ...KEY_SCHEMAS, ...WEBHOOK_SCHEMAS });
+  const openApi = registerApiReference(server, {
+    ...PUBLIC_SCHEMAS,
+    ...BATCH_SCHEMAS,
+    ...ENGINE_SCHEMAS,
+    ...KEY_SCHEMAS,
+    ...WEBHOOK_SCHEMAS,
+  });
   registerFallback(server);
 
   return {

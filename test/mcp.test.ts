@@ -13,7 +13,7 @@ const fx = writeFixture(tempDir(t));
 const srv = await startServer(t, { source: fx.csv, rateLimit: 0 });
 const MCP = `${srv.base}/mcp`;
 
-const TOOL_NAMES = ["get_dataset_stats", "get_legal_entity", "list_facet_values", "search_legal_entities"];
+const TOOL_NAMES = ["get_dataset_stats", "get_legal_entities", "get_legal_entity", "list_facet_values", "search_legal_entities"];
 const FILTERS = ["country", "jurisdiction", "status", "registrationStatus", "category", "legalForm", "managingLou", "city", "region"];
 const VORLANDIA = fx.synthetic.find((r) => r.entity.legalName === "Vorlandia Kraftwerk Gesellschaft mbH")!.entity;
 
@@ -125,7 +125,7 @@ for (const flavour of CLIENT_FLAVOURS) {
       }
     });
 
-    t.test("tools/list: the four tools, documented and annotated", async (t) => {
+    t.test("tools/list: the five tools, documented and annotated", async (t) => {
       const tools = await client.listTools();
       t.same(tools.map((tool) => tool.name).sort(), TOOL_NAMES);
       for (const tool of tools) {
@@ -248,6 +248,28 @@ for (const flavour of CLIENT_FLAVOURS) {
         texts.add(text(result).split(" ")[0]);
       }
       t.equal(texts.size, 3, "three different messages");
+    });
+
+    t.test("get_legal_entities: POST /v1/entities/batch's rows, one text line per LEI", async (t) => {
+      const leis = [VORLANDIA.lei, "NOT-AN-LEI", withCheckDigits("LEIDEXT0ST77777777"), VORLANDIA.lei.toLowerCase()];
+      const result = await client.callTool("get_legal_entities", { leis });
+      t.notOk(result.isError);
+      const expected = await fetchGot(`${srv.base}/v1/entities/batch`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ leis }),
+      });
+      t.equal(expected.status, 200);
+      t.same(result.structuredContent, expected.body, "structuredContent = the HTTP batch answer");
+      const lines = text(result).split("\n");
+      t.equal(lines[0], "2 found, 1 not found, 1 invalid:");
+      t.equal(lines[2], `${VORLANDIA.lei} | Vorlandia Kraftwerk Gesellschaft mbH | DE | ACTIVE/ISSUED`);
+      t.match(lines[3], /^NOT-AN-LEI \| invalid: malformed LEI/);
+      t.match(lines[4], /\| not_found: no entity with LEI/);
+      t.equal(lines.length, 6, "a head, a legend and a line per LEI");
+      const tooMany = await client.callTool("get_legal_entities", { leis: Array(101).fill(VORLANDIA.lei) });
+      t.equal(tooMany.isError, true, "more than 100 LEIs is refused, with the reason");
+      t.match(text(tooMany), /100/);
     });
 
     t.test("list_facet_values and get_dataset_stats: the HTTP answers", async (t) => {
@@ -458,6 +480,24 @@ t.test("--mcp-origins allows listed origins; the rate limit is the one of /v1, p
   t.ok(Number(r.headers.get("retry-after")) > 0, "with Retry-After");
   t.equal(r.body?.error?.code, -32000, "and a JSON-RPC error body");
   t.equal((await limited.get("/v1/entities")).status, 429, "and /v1 is limited as well");
+});
+
+t.test("a get_legal_entities call weighs its LEIs on the rate limit", async (t) => {
+  const limited = await startServer(t, { source: fx.csv, rateLimit: 10, rateWindow: 3600 });
+  const call = (leis: string[]): Promise<Got> =>
+    fetchGot(`${limited.base}/mcp`, {
+      method: "POST",
+      headers: LEGACY_HEADERS,
+      body: rpc(1, "tools/call", { name: "get_legal_entities", arguments: { leis } }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  const four = await call(Array(4).fill(VORLANDIA.lei));
+  t.equal(four.status, 200);
+  t.equal(four.headers.get("x-ratelimit-remaining"), "6", "4 LEIs spent 4 of 10 tokens");
+  const seven = await call(Array(7).fill(VORLANDIA.lei));
+  t.equal(seven.status, 429, "7 LEIs with 6 tokens left");
+  t.equal(seven.body?.error?.code, -32000, "a JSON-RPC error body");
+  t.equal((await limited.get("/v1/stats")).status, 200, "the refused call spent one token only");
 });
 
 t.test("flag values that are not origins stop the server at start", async (t) => {

@@ -29,6 +29,7 @@ import { collectionAllowed } from "../keys/model.js";
 import { applyEmbedded, unscoped, type ScopedParams } from "../keys/scoped.js";
 import {
   EXPORT_RETRY_AFTER_SECONDS,
+  exportOwner,
   ExportSlots,
   exportStallMs,
   MAX_EXPORTS_PER_KEY,
@@ -404,7 +405,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   // Bulk export for partners: JSON lines streamed with backpressure, one slice page at a time,
   // so memory stays flat whatever the size of the collection. A reader that stops reading is cut
   // off after the stall timeout, and a key runs a few exports at a time (keyed-limits.ts).
-  const exportSlots = new ExportSlots();
+  const exportSlots = new ExportSlots(MAX_EXPORTS_PER_KEY);
   const stallMs = exportStallMs();
   keyedRoute(
     server,
@@ -450,7 +451,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
         failed(g, err);
         return;
       }
-      const slot = exportSlots.take(g.caller);
+      const slot = exportSlots.take(exportOwner(g.caller));
       if (!slot) {
         g.reply.header("Retry-After", String(EXPORT_RETRY_AFTER_SECONDS));
         g.reply.error(

@@ -31,28 +31,32 @@ export class MultiSearchBudget {
   }
 }
 
-/** Exports running per key. */
+/** Exports running per owner (an API key, or a client address on the public API). */
 export class ExportSlots {
   private readonly running = new Map<string, number>();
 
-  /** A slot for the caller's key, or null when it has MAX_EXPORTS_PER_KEY running; release() gives it back. */
-  take(caller: Caller): { release(): void } | null {
-    const key = caller.kind === "bootstrap" ? "bootstrap" : `key ${caller.key.id}`;
-    const n = this.running.get(key) ?? 0;
-    if (n >= MAX_EXPORTS_PER_KEY) return null;
-    this.running.set(key, n + 1);
+  constructor(readonly max: number) {}
+
+  /** A slot for the owner, or null when it has `max` running; release() gives it back. */
+  take(owner: string): { release(): void } | null {
+    const n = this.running.get(owner) ?? 0;
+    if (n >= this.max) return null;
+    this.running.set(owner, n + 1);
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        const left = (this.running.get(key) ?? 1) - 1;
-        if (left === 0) this.running.delete(key);
-        else this.running.set(key, left);
+        const left = (this.running.get(owner) ?? 1) - 1;
+        if (left === 0) this.running.delete(owner);
+        else this.running.set(owner, left);
       },
     };
   }
 }
+
+/** Whose export slots a caller uses: a scoped key counts as its parent. */
+export const exportOwner = (caller: Caller): string => (caller.kind === "bootstrap" ? "bootstrap" : `key ${caller.key.id}`);
 
 /**
  * The export stall timeout in ms: LEIDEX_EXPORT_STALL_SECONDS (test-only, read at start; a

@@ -12,6 +12,7 @@ import { docFileOf } from "./segment.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
 import type { EngineQuery } from "./wasm-slice.js";
+import { mergeByLei } from "./lei-order-merge.js";
 import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
 import { returnFreedMemory } from "../os/native-heap.js";
@@ -349,6 +350,25 @@ export class Collection {
         }
       }
     });
+  }
+
+  /** As exportLines(), but one stream in LEI order across the slices (lei-order-merge.ts). */
+  exportInLeiOrder(
+    filters: Partial<Record<FilterParam, string[]>>,
+    exclude: Partial<Record<FilterParam, string[]>>,
+    sink: (chunk: Uint8Array) => Promise<boolean>,
+  ): Promise<void> {
+    return this.pinned((live) =>
+      mergeByLei(
+        live.sliceDocs.length,
+        async (slice, from) => {
+          const page = await this.ask(slice, live.gen, { kind: "export", filters, exclude, from });
+          if (page.kind !== "export") throw new ShardFailedError(`slice ${slice} answered an export with ${page.kind}`);
+          return page;
+        },
+        sink,
+      ),
+    );
   }
 
   facetValues(field: FacetParam): Promise<[string, number][]> {

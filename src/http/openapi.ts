@@ -142,7 +142,12 @@ function operation(route: DeclaredRoute, doc: OperationDoc): object {
   for (const status of Object.keys(answers)
     .map(Number)
     .sort((a, b) => a - b)) {
-    responses[String(status)] = responseObject(status, answers[status], options.area, options.rateLimited === true);
+    responses[String(status)] = responseObject(
+      status,
+      answers[status],
+      options.area,
+      options.rateLimited !== undefined && options.rateLimited !== false,
+    );
   }
   return {
     operationId: options.name,

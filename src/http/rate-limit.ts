@@ -33,7 +33,9 @@ export class RateLimiter {
     return this.limit > 0;
   }
 
-  take(ip: string): RateDecision {
+  /** Spends `weight` tokens (a batch weighs its size; more than the bucket holds weighs the whole bucket). */
+  take(ip: string, weight = 1): RateDecision {
+    const cost = Math.min(weight, this.limit);
     const now = this.now();
     let b = this.buckets.get(ip);
     if (!b) {
@@ -43,15 +45,15 @@ export class RateLimiter {
       b.tokens = Math.min(this.limit, b.tokens + (now - b.at) * this.perMs);
       b.at = now;
     }
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    if (b.tokens >= cost) {
+      b.tokens -= cost;
       return { allowed: true, limit: this.limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
     }
     return {
       allowed: false,
       limit: this.limit,
-      remaining: 0,
-      retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000)),
+      remaining: Math.floor(b.tokens),
+      retryAfterSeconds: Math.max(1, Math.ceil((cost - b.tokens) / this.perMs / 1000)),
     };
   }
 }

@@ -68,7 +68,8 @@ export interface RouteOptions<P = undefined> {
    */
   doc?: OperationDoc | "refusal";
   cors?: boolean;
-  rateLimited?: boolean;
+  /** true: each request spends one of the address's tokens; "by-weight": one, and the handler the rest of its weight (HttpServer.rateLimit) */
+  rateLimited?: boolean | "by-weight";
   /** read JSON request bodies up to this many bytes (another Content-Type than JSON is a 415) */
   maxBodyBytes?: number;
   /** stream request bodies into files in this directory (see Request.upload) */

@@ -164,6 +164,14 @@ export class Reply {
     return this;
   }
 
+  /** A header set anew: an earlier value of the same name is dropped. */
+  replaceHeader(name: string, value: string): this {
+    const at = this.headers.findIndex(([n]) => n === name);
+    if (at < 0) return this.header(name, value);
+    this.headers[at] = [name, value];
+    return this;
+  }
+
   json(status: number, body: string | Uint8Array): void {
     this.send(status, body, "application/json; charset=utf-8");
   }
@@ -389,7 +397,7 @@ export class HttpServer {
   private listenSocket: UWS.us_listen_socket | null = null;
   private inFlight = 0;
   private draining = false;
-  private readonly preflight = new Set<string>();
+  private readonly preflight = new Map<string, Set<string>>();
   private readonly bodyBudget = new BodyBudget(BODY_BUDGET_BYTES);
   /** every route registered, in order: the OpenAPI document is generated from them */
   readonly routes: DeclaredRoute[] = [];
@@ -404,20 +412,46 @@ export class HttpServer {
     const paramCount = pattern.split("/").filter((part) => part.startsWith(":")).length;
     this.routes.push({ method, pattern, options: options as RouteOptions<unknown> });
     this.app[method](pattern, (res, req) => this.dispatch(res, req, paramCount, options, handler));
-    if (options.cors && !this.preflight.has(pattern)) {
-      // uWS aborts the process on a duplicate route, so each pattern gets one preflight handler
-      this.preflight.add(pattern);
+    if (options.cors) this.allowPreflight(pattern, method);
+  }
+
+  /** CORS preflight for a pattern, naming every method its CORS routes take (uWS aborts on a duplicate route: one handler a pattern). */
+  private allowPreflight(pattern: string, method: Method | "any"): void {
+    let methods = this.preflight.get(pattern);
+    if (methods === undefined) {
+      methods = new Set(["OPTIONS"]);
+      this.preflight.set(pattern, methods);
+      const allowed = methods;
       this.app.options(pattern, (res) => {
         res.cork(() => {
           res.writeStatus(statusLine(204));
           for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
-          res.writeHeader("Access-Control-Allow-Methods", "GET, OPTIONS");
+          res.writeHeader("Access-Control-Allow-Methods", [...allowed].sort().join(", "));
           res.writeHeader("Access-Control-Allow-Headers", "*");
           res.writeHeader("Access-Control-Max-Age", "86400");
           res.end();
         });
       });
     }
+    if (method !== "any") methods.add(method === "del" ? "DELETE" : method.toUpperCase());
+  }
+
+  /**
+   * Spends `weight` of the address's tokens and sets the rate-limit headers; false when it has
+   * too few, with the 429 answered. The front charges each request of a rate-limited route one
+   * token; a route whose weight is its body ("by-weight") charges the rest here once it knows it.
+   */
+  rateLimit(ip: string, weight: number, reply: Reply): boolean {
+    if (!this.limiter.enabled) return true;
+    const decision = this.limiter.take(ip, weight);
+    reply.replaceHeader("X-RateLimit-Limit", String(decision.limit));
+    reply.replaceHeader("X-RateLimit-Remaining", String(decision.remaining));
+    if (decision.allowed) return true;
+    this.metrics.increment("leidex_rate_limited_total", "Requests refused by the per-IP rate limit.");
+    reply.header("Retry-After", String(decision.retryAfterSeconds));
+    const batch = weight > 1 ? " (a batch counts one per item)" : "";
+    reply.error(429, `rate limit exceeded: ${decision.limit} requests per window${batch}; retry after ${decision.retryAfterSeconds} s`);
+    return false;
   }
 
   /** A reply was sent: one request less in flight, and its metrics. */
@@ -470,17 +504,7 @@ export class HttpServer {
       }
     }
 
-    if (options.rateLimited && this.limiter.enabled) {
-      const decision = this.limiter.take(req.ip);
-      reply.header("X-RateLimit-Limit", String(decision.limit));
-      reply.header("X-RateLimit-Remaining", String(decision.remaining));
-      if (!decision.allowed) {
-        this.metrics.increment("leidex_rate_limited_total", "Requests refused by the per-IP rate limit.");
-        reply.header("Retry-After", String(decision.retryAfterSeconds));
-        reply.error(429, `rate limit exceeded: ${decision.limit} requests per window; retry after ${decision.retryAfterSeconds} s`);
-        return;
-      }
-    }
+    if (options.rateLimited && !this.rateLimit(req.ip, 1, reply)) return;
     // the guard reads the request's headers, so it runs before the handler's first await
     try {
       let principal = undefined as P;

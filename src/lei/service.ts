@@ -81,6 +81,11 @@ export class LeiService {
     return this.collection.searchWith(engineRequest(params), from, use);
   }
 
+  /** Every entity passing the search's filters, as JSON lines in LEI order, handed to `write` chunk by chunk. */
+  exportInLeiOrder(params: SearchParams, write: (chunk: Uint8Array) => Promise<boolean>): Promise<void> {
+    return this.collection.exportInLeiOrder(params.filters, params.exclude ?? {}, write);
+  }
+
   /** What a query that can match nothing answers (no engine round trip). */
   emptyOutcome(): SearchOutcome {
     return { found: 0, outOf: this.collection.current?.docs ?? 0, hits: [], facets: {}, tookMs: 0 };
@@ -111,6 +116,12 @@ export class LeiService {
 
   facetValues(field: FacetParam): Promise<[string, number][]> {
     return this.collection.facetValues(field);
+  }
+
+  /** What tells this load from every other: the live collection's name and load time; null before the first. */
+  liveLoad(): string | null {
+    const live = this.collection.current;
+    return live ? `${live.name}@${Date.parse(live.loadedAt)}` : null;
   }
 
   stats(): DatasetStats {

@@ -3,7 +3,7 @@
 // JSON is in structuredContent; repeating it here would only double what a model has to read.
 
 import { MAX_WINDOW } from "../lei/search-params.js";
-import type { DatasetStats, FacetListing, FacetValue, LegalEntity, SearchPage } from "./tool-schemas.js";
+import type { BatchAnswer, DatasetStats, FacetListing, FacetValue, LegalEntity, SearchPage } from "./tool-schemas.js";
 
 const NONE = "-";
 const show = (value: string | null | undefined): string => (value === null || value === undefined || value === "" ? NONE : value);
@@ -70,4 +70,14 @@ export function statsText(stats: DatasetStats): string {
     `source: ${stats.source}`,
     `published: ${show(stats.published)}`,
   ].join("\n");
+}
+
+/** A line per input, in order: the entity's line, or the LEI and why it has none. */
+export function batchText(answer: BatchAnswer): string {
+  const lines = [
+    `${answer.found} found, ${answer.notFound} not found, ${answer.invalid} invalid:`,
+    "LEI | legal name | country | status/registration",
+  ];
+  for (const row of answer.results) lines.push(row.entity ? entityLine(row.entity) : `${row.lei} | ${row.status}: ${row.error ?? ""}`);
+  return lines.join("\n");
 }

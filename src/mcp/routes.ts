@@ -11,6 +11,7 @@ import type { HttpServer, Reply } from "../http/server.js";
 import type { LeiService } from "../lei/service.js";
 import { McpEndpoint } from "./endpoint.js";
 import { OriginPolicy } from "./origin-policy.js";
+import { MAX_MCP_BATCH } from "./tool-schemas.js";
 import { createLeiMcpServer } from "./tools.js";
 
 /** Tool arguments are a few short strings; 64 KiB is far above any honest call. */
@@ -89,10 +90,11 @@ export interface McpRouteOptions {
 export function registerMcpRoutes(server: HttpServer, service: LeiService, options: McpRouteOptions = {}): void {
   const endpoint = new McpEndpoint(() => createLeiMcpServer(service));
   const origins = new OriginPolicy(options.allowedOrigins);
-  const routeOptions = { name: "mcp", area: "mcp", rateLimited: true, maxBodyBytes: MAX_MCP_BODY_BYTES, doc: MCP_DOC } as const;
+  const routeOptions = { name: "mcp", area: "mcp", rateLimited: "by-weight", maxBodyBytes: MAX_MCP_BODY_BYTES, doc: MCP_DOC } as const;
 
   server.route("any", "/mcp", routeOptions, async (req, reply) => {
     const headers = new Map(req.headers()); // uWS frees the request at the first await
+    const ip = req.ip;
     const header = (name: string): string => headers.get(name) ?? "";
     const method = req.method.toUpperCase();
 
@@ -146,6 +148,8 @@ export function registerMcpRoutes(server: HttpServer, service: LeiService, optio
         jsonRpcError(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message per POST"),
       );
     }
+    // a batch tool call weighs its LEIs on the rate limit, as POST /v1/entities/batch does
+    if (!server.rateLimit(ip, batchWeight(message) - 1, reply)) return;
     const listen = subscriptionRequestId(message);
     if (listen !== undefined) {
       // a subscription stream would stay open with nothing to say: the tool list never changes
@@ -205,6 +209,15 @@ export function acceptsJsonAndEventStream(accept: string): boolean {
     if (q === undefined || Number(q.slice(2)) > 0) accepted.add(type);
   }
   return accepted.has("application/json") && accepted.has("text/event-stream");
+}
+
+/** How many LEIs a get_legal_entities call asks for (1 for any other message). */
+function batchWeight(message: unknown): number {
+  if (message === null || typeof message !== "object") return 1;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown; arguments?: { leis?: unknown } } | null };
+  if (method !== "tools/call" || params?.name !== "get_legal_entities") return 1;
+  const leis = params.arguments?.leis;
+  return Array.isArray(leis) ? Math.max(1, Math.min(leis.length, MAX_MCP_BATCH)) : 1;
 }
 
 /** The id of a subscriptions/listen request, else undefined. */

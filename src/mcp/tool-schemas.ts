@@ -7,6 +7,7 @@ import type { JsonSchemaType } from "@modelcontextprotocol/server";
 import type { FacetParam, FilterParam, LegalEntity, SearchField } from "../engine/schema.js";
 import { FACET_PARAMS, FILTER_PARAMS } from "../engine/schema.js";
 import { PUBLIC_SCHEMAS } from "../lei/api-schemas.js";
+import { BATCH_SCHEMAS } from "../lei/batch-lookup.js";
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
 import type { DatasetStats } from "../lei/service.js";
 
@@ -27,6 +28,21 @@ export interface FacetToolInput {
   field: FacetParam;
 }
 export type StatsToolInput = Record<string, never>;
+export interface BatchToolInput {
+  leis: string[];
+}
+export interface BatchRow {
+  lei: string;
+  status: "found" | "not_found" | "invalid";
+  entity?: LegalEntity;
+  error?: string;
+}
+export interface BatchAnswer {
+  results: BatchRow[];
+  found: number;
+  notFound: number;
+  invalid: number;
+}
 
 export interface FacetValue {
   value: string;
@@ -120,13 +136,31 @@ export const facetInputSchema: JsonSchemaType = {
   },
 };
 
+/** The most LEIs one get_legal_entities call takes (within the SDK's bound on a call's input size). */
+export const MAX_MCP_BATCH = 100;
+
+export const batchInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  required: ["leis"],
+  properties: {
+    leis: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_MCP_BATCH,
+      items: { type: "string", maxLength: 100 },
+      description: `1 to ${MAX_MCP_BATCH} LEIs (20 characters each, any case); each is answered in order, repeats included.`,
+    },
+  },
+};
+
 export const statsInputSchema: JsonSchemaType = { type: "object", additionalProperties: false, properties: {} };
 
 // ---------------------------------------------------------------- outputs, from the OpenAPI components
 
 type SchemaNode = { [key: string]: unknown };
 
-const components: Record<string, SchemaNode> = PUBLIC_SCHEMAS;
+const components: Record<string, SchemaNode> = { ...PUBLIC_SCHEMAS, ...BATCH_SCHEMAS };
 
 /**
  * A component schema with every $ref replaced by its target (tool schemas are published one by
@@ -157,6 +191,7 @@ function standalone(name: string): JsonSchemaType {
 
 export const searchPageSchema = standalone("SearchPage");
 export const legalEntitySchema = standalone("LegalEntity");
+export const batchAnswerSchema = standalone("BatchAnswer");
 export const datasetStatsSchema = standalone("DatasetStats");
 export const facetListingSchema: JsonSchemaType = {
   type: "object",

@@ -1,4 +1,4 @@
-// The four /mcp tools over LeiService, the same object behind the HTTP routes: the tools add
+// The /mcp tools over LeiService, the same object behind the HTTP routes: the tools add
 // argument mapping and text rendering, never a second way to search or look up. A fresh
 // McpServer is built per HTTP request (the stateless protocol needs one per exchange); the
 // compiled schemas are built once, here at module load.
@@ -8,9 +8,12 @@ import { fromJsonSchema, McpServer, type CallToolResult, type ToolAnnotations } 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
 import { ParamError } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
-import { entityText, facetListingText, searchPageText, statsText } from "./render-text.js";
+import { batchAnswer } from "../lei/batch-lookup.js";
+import { batchText, entityText, facetListingText, searchPageText, statsText } from "./render-text.js";
 import { searchParamsOf } from "./search-arguments.js";
 import {
+  batchAnswerSchema,
+  batchInputSchema,
   datasetStatsSchema,
   entityInputSchema,
   facetInputSchema,
@@ -19,6 +22,8 @@ import {
   searchInputSchema,
   searchPageSchema,
   statsInputSchema,
+  type BatchAnswer,
+  type BatchToolInput,
   type DatasetStats,
   type EntityToolInput,
   type FacetListing,
@@ -46,6 +51,8 @@ const schemas = {
   searchInput: fromJsonSchema<SearchToolInput>(searchInputSchema),
   searchOutput: fromJsonSchema<SearchPage>(searchPageSchema),
   entityInput: fromJsonSchema<EntityToolInput>(entityInputSchema),
+  batchInput: fromJsonSchema<BatchToolInput>(batchInputSchema),
+  batchOutput: fromJsonSchema<BatchAnswer>(batchAnswerSchema),
   entityOutput: fromJsonSchema<LegalEntity>(legalEntitySchema),
   facetInput: fromJsonSchema<FacetToolInput>(facetInputSchema),
   facetOutput: fromJsonSchema<FacetListing>(facetListingSchema),
@@ -101,6 +108,25 @@ export function createLeiMcpServer(service: LeiService): McpServer {
           const entity = JSON.parse(Buffer.from(result.json).toString("utf8")) as LegalEntity;
           return { content: [{ type: "text", text: entityText(entity, result.checkDigitsValid) }], structuredContent: entity };
         });
+      }),
+  );
+
+  server.registerTool(
+    "get_legal_entities",
+    {
+      title: "Get legal entities by LEI, many at once",
+      description:
+        "The registry records of up to 100 LEIs in one call, one row per LEI in the order given: found with the entity, not_found, or invalid " +
+        "with the reason (the same as POST /v1/entities/batch). USE WHEN you hold several LEIs, e.g. a list to check; " +
+        "for one LEI get_legal_entity is enough. Each LEI counts against the rate limit.",
+      inputSchema: schemas.batchInput,
+      outputSchema: schemas.batchOutput,
+      annotations: READ_ONLY,
+    },
+    ({ leis }) =>
+      answer(async () => {
+        const rows = JSON.parse(batchAnswer(service, leis).toString("utf8")) as BatchAnswer;
+        return { content: [{ type: "text", text: batchText(rows) }], structuredContent: rows };
       }),
   );
 
