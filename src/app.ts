@@ -27,6 +27,8 @@ import { BATCH_SCHEMAS } from "./lei/batch-lookup.js";
 import { registerLeiRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
+import { LicenseState } from "./license/license-state.js";
+import { LICENSE_SCHEMAS, registerLicenseRoutes } from "./license/routes.js";
 import { openStateDb } from "./store/state-db.js";
 import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
 import { startWebhookArea, type WebhookAreaHandle } from "./webhooks/area.js";
@@ -50,7 +52,8 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const collection = new Collection(pool);
   const metrics = new Metrics();
   const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
-  const server = new HttpServer(metrics, new RateLimiter(config.rateLimit, config.rateWindowSeconds), proxies);
+  const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
+  const server = new HttpServer(metrics, limiter, proxies);
   const reloader = new Reloader(
     collection,
     {
@@ -64,21 +67,26 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     metrics,
   );
 
+  const stateDb = openStateDb(config.dataDir);
+  const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+  const license = new LicenseState(stateDb, config.licensePublicKey, nowSeconds, log);
+  limiter.limitFor = (ip) => license.rateLimitFor(ip);
+  metrics.gauge("leidex_license_active", "1 while an activated licence is valid, else 0.", () => [[{}, license.isActive ? 1 : 0]]);
+
   registerHealthRoutes(server, collection, metrics);
-  const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024);
-  registerLeiRoutes(server, leiService);
+  const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
+  registerLeiRoutes(server, leiService, (ip) => license.batchSizeFor(ip));
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
 
-  const stateDb = openStateDb(config.dataDir);
   const keyStore = new KeyStore(stateDb);
   for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);
   const bootstrap = bootstrapKey(config.apiKey, config.dataDir);
   log(bootstrap.banner);
-  const nowSeconds = (): number => Math.floor(Date.now() / 1000);
   // a guard against guessing: 30 bad keys a minute per address, then 429, whichever key family
   const guessing = new RateLimiter(30, 60);
   const keyAuth = new KeyAuth(keyStore, bootstrap.value, guessing, nowSeconds);
   registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
+  registerLicenseRoutes(server, license, keyAuth);
   registerCollectionRoutes(server, {
     auth: keyAuth,
     settings: new SearchSettings(stateDb),
@@ -111,6 +119,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     ...BATCH_SCHEMAS,
     ...ENGINE_SCHEMAS,
     ...KEY_SCHEMAS,
+    ...LICENSE_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
   });
   registerFallback(server);

@@ -217,7 +217,8 @@ t.test("GET /v1/facets/{field}: a bare, sorted array equal to the data", async (
 
 t.test("GET /v1/stats", async (t) => {
   const s = (await get("/v1/stats")).body;
-  t.same(Object.keys(s).sort(), ["downloadSeconds", "ingestSeconds", "license", "published", "records", "source"]);
+  t.same(Object.keys(s).sort(), ["downloadSeconds", "ingestSeconds", "license", "licenseActive", "published", "records", "source"]);
+  t.equal(s.licenseActive, false, "no licence activated");
   t.equal(s.records, fx.model.length, "records = rows");
   t.equal(s.license, "CC0 1.0");
   t.type(s.source, "string");

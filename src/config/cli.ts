@@ -1,8 +1,11 @@
 // Command line and environment: every flag has a LEIDEX_* variable; the flag wins.
 
+import type { KeyObject } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { TrustedProxies } from "../http/trusted-proxies.js";
+import { publicKeyFrom } from "../license/license-document.js";
 
 export interface Config {
   port: number;
@@ -28,6 +31,8 @@ export interface Config {
   webhookAllowHosts: string[];
   webhookCaFile: string | null;
   webhookTimeoutSeconds: number;
+  /** null: POST /license/activate refuses every licence */
+  licensePublicKey: KeyObject | null;
   /** reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges) */
   trustProxy: string[];
 }
@@ -100,6 +105,11 @@ const FLAGS: Record<string, FlagSpec> = {
     env: "LEIDEX_TRUST_PROXY",
     help: "comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For names the client",
     fallback: () => "",
+  },
+  "license-public-key": {
+    env: "LEIDEX_LICENSE_PUBLIC_KEY",
+    help: "Ed25519 public key that signs licences for POST /license/activate: a PEM file, or the key's 32 bytes in base64 (default: no licences)",
+    fallback: () => null,
   },
   "mcp-origins": {
     env: "LEIDEX_MCP_ORIGINS",
@@ -177,7 +187,24 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     webhookCaFile: get("webhook-ca-file"),
     webhookTimeoutSeconds: int("webhook-timeout", 1, 120),
     trustProxy: proxies("trust-proxy", get("trust-proxy")!),
+    licensePublicKey: licenseKey("license-public-key", get("license-public-key")),
   };
+}
+
+function licenseKey(name: string, raw: string | null): KeyObject | null {
+  if (raw === null || raw === "") return null;
+  const inline = /^[A-Za-z0-9+/]{43}=$/.test(raw.trim());
+  let text: string;
+  try {
+    text = inline ? raw : readFileSync(raw, "utf8");
+  } catch (err) {
+    throw new ConfigError(`--${name}: cannot read ${raw} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  try {
+    return publicKeyFrom(text);
+  } catch (err) {
+    throw new ConfigError(`--${name} must be an Ed25519 public key (a PEM file, or its 32 bytes in base64): ${(err as Error).message}`);
+  }
 }
 
 function httpUrl(name: string, raw: string): string {

@@ -15,15 +15,19 @@ export interface RateDecision {
 interface Bucket {
   tokens: number;
   at: number;
+  /** the limit the bucket was filled for: a client granted a higher one gets the difference at once */
+  limit: number;
 }
 
 export class RateLimiter {
   private readonly buckets = new LRUCache<string, Bucket>({ max: 200_000 });
   private readonly perMs: number;
+  /** A client's own limit per window where it has one (a licence's entitlement), else null. */
+  limitFor: ((ip: string) => number | null) | null = null;
 
   constructor(
     readonly limit: number,
-    windowSeconds: number,
+    private readonly windowSeconds: number,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.perMs = limit / (windowSeconds * 1000);
@@ -35,25 +39,32 @@ export class RateLimiter {
 
   /** Spends `weight` tokens (a batch weighs its size; more than the bucket holds weighs the whole bucket). */
   take(ip: string, weight = 1): RateDecision {
-    const cost = Math.min(weight, this.limit);
+    const own = this.limitFor?.(ip) ?? null;
+    const limit = own ?? this.limit;
+    const perMs = own === null ? this.perMs : own / (this.windowSeconds * 1000);
+    const cost = Math.min(weight, limit);
     const now = this.now();
     let b = this.buckets.get(ip);
     if (!b) {
-      b = { tokens: this.limit, at: now };
+      b = { tokens: limit, at: now, limit };
       this.buckets.set(ip, b);
     } else {
-      b.tokens = Math.min(this.limit, b.tokens + (now - b.at) * this.perMs);
+      if (b.limit !== limit) {
+        b.tokens = Math.max(0, b.tokens + limit - b.limit);
+        b.limit = limit;
+      }
+      b.tokens = Math.min(limit, b.tokens + (now - b.at) * perMs);
       b.at = now;
     }
     if (b.tokens >= cost) {
       b.tokens -= cost;
-      return { allowed: true, limit: this.limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
+      return { allowed: true, limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
     }
     return {
       allowed: false,
-      limit: this.limit,
+      limit,
       remaining: Math.floor(b.tokens),
-      retryAfterSeconds: Math.max(1, Math.ceil((cost - b.tokens) / this.perMs / 1000)),
+      retryAfterSeconds: Math.max(1, Math.ceil((cost - b.tokens) / perMs / 1000)),
     };
   }
 }

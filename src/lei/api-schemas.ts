@@ -44,6 +44,10 @@ export const PUBLIC_SCHEMAS: Record<string, JsonSchema> = {
       published: nullableString,
       downloadSeconds: { type: ["number", "null"] },
       ingestSeconds: { type: ["number", "null"] },
+      licenseActive: {
+        type: "boolean",
+        description: "Whether an activated licence is valid on this installation (GET /license tells more)",
+      },
     },
   },
 };

@@ -16,7 +16,8 @@ import type { LeiService } from "./service.js";
 
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 
-export function registerLeiRoutes(server: HttpServer, service: LeiService): void {
+/** `batchSizeFor`: a client's own batch size where a licence grants one, else null. */
+export function registerLeiRoutes(server: HttpServer, service: LeiService, batchSizeFor: (ip: string) => number | null = () => null): void {
   const options = (name: string, doc?: OperationDoc): RouteOptions => ({
     name,
     area: "public",
@@ -162,7 +163,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService): void
         responses: {
           200: { description: "A row per LEI", schema: ref("BatchAnswer") },
           400: { description: "Not JSON, or not a list of strings: the message names the row" },
-          413: { description: `More than ${MAX_BATCH_LEIS} LEIs, or a body over 256 KiB` },
+          413: { description: `More than ${MAX_BATCH_LEIS} LEIs, or a body over 1 MiB` },
           503: NOT_READY_RESPONSE,
         },
       },
@@ -171,7 +172,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService): void
       const ip = req.ip;
       const body = parseJsonBody(await req.body());
       if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
-      const problem = batchProblem(body);
+      const problem = batchProblem(body, batchSizeFor(ip) ?? MAX_BATCH_LEIS);
       if (problem) return reply.error(problem.status, problem.message);
       const leis = (body as { leis: string[] }).leis;
       if (!server.rateLimit(ip, leis.length - 1, reply)) return;

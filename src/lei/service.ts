@@ -25,6 +25,8 @@ export interface DatasetStats {
   published: string | null;
   downloadSeconds: number | null;
   ingestSeconds: number | null;
+  /** whether an activated licence is valid on this installation (GET /license tells more) */
+  licenseActive: boolean;
 }
 
 export class LeiService {
@@ -36,6 +38,8 @@ export class LeiService {
   constructor(
     private readonly collection: Collection,
     cacheBytes = 64 << 20,
+    /** whether a licence is active here (license/license-state.ts), for the stats */
+    private readonly licensed: () => boolean = () => false,
   ) {
     this.cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : null;
   }
@@ -133,6 +137,7 @@ export class LeiService {
       published: live?.published ?? null,
       downloadSeconds: live?.downloadSeconds ?? null,
       ingestSeconds: live?.ingestSeconds === null || live?.ingestSeconds === undefined ? null : round(live.ingestSeconds),
+      licenseActive: this.licensed(),
     };
   }
 }
