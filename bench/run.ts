@@ -15,6 +15,7 @@
 
 import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { runMatchBench } from "./match.js";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -556,6 +557,8 @@ async function main(): Promise<void> {
     keepData: args.flag("keep-data"),
     sloRate: args.int("slo-rate", 3000),
   });
+  // bulk partners' matching and batch lookups, on the real sample (bench/match.ts)
+  await runMatchBench(args.int("seed", 1));
 }
 
 if (isMain(import.meta.url)) runCli("bench", main);

@@ -13,7 +13,14 @@ const fx = writeFixture(tempDir(t));
 const srv = await startServer(t, { source: fx.csv, rateLimit: 0 });
 const MCP = `${srv.base}/mcp`;
 
-const TOOL_NAMES = ["get_dataset_stats", "get_legal_entities", "get_legal_entity", "list_facet_values", "search_legal_entities"];
+const TOOL_NAMES = [
+  "get_dataset_stats",
+  "get_legal_entities",
+  "get_legal_entity",
+  "list_facet_values",
+  "match_legal_entities",
+  "search_legal_entities",
+];
 const FILTERS = ["country", "jurisdiction", "status", "registrationStatus", "category", "legalForm", "managingLou", "city", "region"];
 const VORLANDIA = fx.synthetic.find((r) => r.entity.legalName === "Vorlandia Kraftwerk Gesellschaft mbH")!.entity;
 
@@ -125,7 +132,7 @@ for (const flavour of CLIENT_FLAVOURS) {
       }
     });
 
-    t.test("tools/list: the five tools, documented and annotated", async (t) => {
+    t.test("tools/list: the six tools, documented and annotated", async (t) => {
       const tools = await client.listTools();
       t.same(tools.map((tool) => tool.name).sort(), TOOL_NAMES);
       for (const tool of tools) {
@@ -270,6 +277,22 @@ for (const flavour of CLIENT_FLAVOURS) {
       const tooMany = await client.callTool("get_legal_entities", { leis: Array(101).fill(VORLANDIA.lei) });
       t.equal(tooMany.isError, true, "more than 100 LEIs is refused, with the reason");
       t.match(text(tooMany), /100/);
+    });
+
+    t.test("match_legal_entities: POST /v1/match's answer, a verdict line per row", async (t) => {
+      const rows = [{ name: VORLANDIA.legalName!, country: "DE" }, { name: "Zzyzx Qwv Plonk" }];
+      const result = await client.callTool("match_legal_entities", { rows, limit: 2 });
+      t.notOk(result.isError);
+      const expected = await fetchGot(`${srv.base}/v1/match`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ rows, limit: 2 }),
+      });
+      t.same(result.structuredContent, expected.body, "structuredContent = the HTTP match answer");
+      const lines = text(result).split("\n");
+      t.equal(lines[0], "row 1: match");
+      t.match(lines[1], new RegExp(`^  1\\.000 ${VORLANDIA.lei} \\| Vorlandia Kraftwerk`));
+      t.ok(lines.includes("row 2: none"));
     });
 
     t.test("list_facet_values and get_dataset_stats: the HTTP answers", async (t) => {

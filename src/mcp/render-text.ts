@@ -3,7 +3,7 @@
 // JSON is in structuredContent; repeating it here would only double what a model has to read.
 
 import { MAX_WINDOW } from "../lei/search-params.js";
-import type { BatchAnswer, DatasetStats, FacetListing, FacetValue, LegalEntity, SearchPage } from "./tool-schemas.js";
+import type { BatchAnswer, MatchAnswer, DatasetStats, FacetListing, FacetValue, LegalEntity, SearchPage } from "./tool-schemas.js";
 
 const NONE = "-";
 const show = (value: string | null | undefined): string => (value === null || value === undefined || value === "" ? NONE : value);
@@ -79,5 +79,15 @@ export function batchText(answer: BatchAnswer): string {
     "LEI | legal name | country | status/registration",
   ];
   for (const row of answer.results) lines.push(row.entity ? entityLine(row.entity) : `${row.lei} | ${row.status}: ${row.error ?? ""}`);
+  return lines.join("\n");
+}
+
+/** Per row: its verdict, then a line per candidate with its score. */
+export function matchText(answer: MatchAnswer): string {
+  const lines: string[] = [];
+  answer.results.forEach((row, i) => {
+    lines.push(`row ${i + 1}: ${row.verdict}`);
+    for (const c of row.candidates) lines.push(`  ${c.score.toFixed(3)} ${entityLine(c.entity)}`);
+  });
   return lines.join("\n");
 }

@@ -211,13 +211,21 @@ export function acceptsJsonAndEventStream(accept: string): boolean {
   return accepted.has("application/json") && accepted.has("text/event-stream");
 }
 
-/** How many LEIs a get_legal_entities call asks for (1 for any other message). */
+/** How many LEIs or rows a get_legal_entities or match_legal_entities call asks for (1 for any other message). */
 function batchWeight(message: unknown): number {
   if (message === null || typeof message !== "object") return 1;
-  const { method, params } = message as { method?: unknown; params?: { name?: unknown; arguments?: { leis?: unknown } } | null };
-  if (method !== "tools/call" || params?.name !== "get_legal_entities") return 1;
-  const leis = params.arguments?.leis;
-  return Array.isArray(leis) ? Math.max(1, Math.min(leis.length, MAX_MCP_BATCH)) : 1;
+  const { method, params } = message as {
+    method?: unknown;
+    params?: { name?: unknown; arguments?: { leis?: unknown; rows?: unknown } } | null;
+  };
+  if (method !== "tools/call") return 1;
+  const items =
+    params?.name === "get_legal_entities"
+      ? params.arguments?.leis
+      : params?.name === "match_legal_entities"
+        ? params.arguments?.rows
+        : undefined;
+  return Array.isArray(items) ? Math.max(1, Math.min(items.length, MAX_MCP_BATCH)) : 1;
 }
 
 /** The id of a subscriptions/listen request, else undefined. */

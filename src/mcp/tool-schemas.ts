@@ -8,8 +8,10 @@ import type { FacetParam, FilterParam, LegalEntity, SearchField } from "../engin
 import { FACET_PARAMS, FILTER_PARAMS } from "../engine/schema.js";
 import { PUBLIC_SCHEMAS } from "../lei/api-schemas.js";
 import { BATCH_SCHEMAS } from "../lei/batch-lookup.js";
+import { MATCH_SCHEMAS } from "../match/routes.js";
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
 import type { DatasetStats } from "../lei/service.js";
+import type { MatchRow, RowMatch } from "../match/matcher.js";
 
 // ---------------------------------------------------------------- argument and result types
 
@@ -28,6 +30,13 @@ export interface FacetToolInput {
   field: FacetParam;
 }
 export type StatsToolInput = Record<string, never>;
+export interface MatchToolInput {
+  rows: MatchRow[];
+  limit?: number;
+}
+export interface MatchAnswer {
+  results: RowMatch[];
+}
 export interface BatchToolInput {
   leis: string[];
 }
@@ -154,13 +163,48 @@ export const batchInputSchema: JsonSchemaType = {
   },
 };
 
+/** The most rows one match_legal_entities call takes. */
+export const MAX_MCP_MATCH_ROWS = 20;
+
+export const matchInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  required: ["rows"],
+  properties: {
+    rows: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_MCP_MATCH_ROWS,
+      description: `1 to ${MAX_MCP_MATCH_ROWS} entities to find, each a name and what else is known of it.`,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["name"],
+        properties: {
+          name: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+            description: "The entity's name as you have it (legal forms may be spelt out or abbreviated).",
+          },
+          country: { type: "string", pattern: "^[A-Za-z]{2}$", description: "ISO 3166-1 alpha-2 country of its legal address, if known." },
+          city: { type: "string", maxLength: 200, description: "City of its legal address, if known." },
+          postalCode: { type: "string", maxLength: 50, description: "Postal code of its legal address, if known." },
+          lei: { type: "string", maxLength: 100, description: "An LEI you believe is its, to check." },
+        },
+      },
+    },
+    limit: { type: "integer", minimum: 1, maximum: 10, description: "Candidates per row; default 3." },
+  },
+};
+
 export const statsInputSchema: JsonSchemaType = { type: "object", additionalProperties: false, properties: {} };
 
 // ---------------------------------------------------------------- outputs, from the OpenAPI components
 
 type SchemaNode = { [key: string]: unknown };
 
-const components: Record<string, SchemaNode> = { ...PUBLIC_SCHEMAS, ...BATCH_SCHEMAS };
+const components: Record<string, SchemaNode> = { ...PUBLIC_SCHEMAS, ...BATCH_SCHEMAS, ...MATCH_SCHEMAS };
 
 /**
  * A component schema with every $ref replaced by its target (tool schemas are published one by
@@ -192,6 +236,7 @@ function standalone(name: string): JsonSchemaType {
 export const searchPageSchema = standalone("SearchPage");
 export const legalEntitySchema = standalone("LegalEntity");
 export const batchAnswerSchema = standalone("BatchAnswer");
+export const matchAnswerSchema = standalone("MatchAnswer");
 export const datasetStatsSchema = standalone("DatasetStats");
 export const facetListingSchema: JsonSchemaType = {
   type: "object",

@@ -9,11 +9,15 @@ import { NotReadyError, ShardFailedError } from "../engine/collection.js";
 import { ParamError } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
 import { batchAnswer } from "../lei/batch-lookup.js";
-import { batchText, entityText, facetListingText, searchPageText, statsText } from "./render-text.js";
+import { Matcher } from "../match/matcher.js";
+import { matchRows } from "../match/routes.js";
+import { batchText, matchText, entityText, facetListingText, searchPageText, statsText } from "./render-text.js";
 import { searchParamsOf } from "./search-arguments.js";
 import {
   batchAnswerSchema,
   batchInputSchema,
+  matchAnswerSchema,
+  matchInputSchema,
   datasetStatsSchema,
   entityInputSchema,
   facetInputSchema,
@@ -24,6 +28,8 @@ import {
   statsInputSchema,
   type BatchAnswer,
   type BatchToolInput,
+  type MatchAnswer,
+  type MatchToolInput,
   type DatasetStats,
   type EntityToolInput,
   type FacetListing,
@@ -53,6 +59,8 @@ const schemas = {
   entityInput: fromJsonSchema<EntityToolInput>(entityInputSchema),
   batchInput: fromJsonSchema<BatchToolInput>(batchInputSchema),
   batchOutput: fromJsonSchema<BatchAnswer>(batchAnswerSchema),
+  matchInput: fromJsonSchema<MatchToolInput>(matchInputSchema),
+  matchOutput: fromJsonSchema<MatchAnswer>(matchAnswerSchema),
   entityOutput: fromJsonSchema<LegalEntity>(legalEntitySchema),
   facetInput: fromJsonSchema<FacetToolInput>(facetInputSchema),
   facetOutput: fromJsonSchema<FacetListing>(facetListingSchema),
@@ -60,7 +68,7 @@ const schemas = {
   statsOutput: fromJsonSchema<DatasetStats>(datasetStatsSchema),
 };
 
-export function createLeiMcpServer(service: LeiService): McpServer {
+export function createLeiMcpServer(service: LeiService, matcher: Matcher = new Matcher(service)): McpServer {
   const server = new McpServer(SERVER_INFO, {
     // the tool list is fixed: no list_changed notifications, so none is promised
     capabilities: { tools: { listChanged: false } },
@@ -127,6 +135,26 @@ export function createLeiMcpServer(service: LeiService): McpServer {
       answer(async () => {
         const rows = JSON.parse(batchAnswer(service, leis).toString("utf8")) as BatchAnswer;
         return { content: [{ type: "text", text: batchText(rows) }], structuredContent: rows };
+      }),
+  );
+
+  server.registerTool(
+    "match_legal_entities",
+    {
+      title: "Match names to legal entities",
+      description:
+        "For each row (a name, and optionally country, city, postal code or an LEI to check) the candidate entities with a score in [0,1], " +
+        "an explanation (which fields agree or differ, which name matched) and a verdict: match, ambiguous, possible or none " +
+        "(the same as POST /v1/match). USE WHEN you must decide which registered entity a name in a list, invoice or document stands for. " +
+        "Each row counts against the rate limit.",
+      inputSchema: schemas.matchInput,
+      outputSchema: schemas.matchOutput,
+      annotations: READ_ONLY,
+    },
+    ({ rows, limit }) =>
+      answer(async () => {
+        const results = { results: await matchRows(matcher, rows, limit ?? 3) };
+        return { content: [{ type: "text", text: matchText(results) }], structuredContent: results };
       }),
   );
 

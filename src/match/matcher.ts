@@ -1,0 +1,141 @@
+// Entity matching: for each row (a name, and what else the caller knows) the candidates the
+// search engine finds by name, each scored in [0, 1] and explained, and a verdict. The engine
+// ranks as search does; the score then weighs the names' distinctive words and legal forms
+// (name-similarity.ts) and lifts or lowers a candidate whose country, city or postal code
+// agrees or differs. An LEI given in the row is looked up and compared directly.
+
+import type { LegalEntity } from "../engine/schema.js";
+import type { SearchParams } from "../lei/search-params.js";
+import type { LeiService } from "../lei/service.js";
+import { analyseName, nameSimilarity, withoutLegalForms } from "./name-similarity.js";
+
+export interface MatchRow {
+  name: string;
+  country?: string;
+  city?: string;
+  postalCode?: string;
+  registeredAs?: string;
+  lei?: string;
+}
+
+type Agreement = "agrees" | "differs" | "not given" | "not in the data";
+
+export interface Candidate {
+  lei: string;
+  name: string | null;
+  score: number;
+  explanation: {
+    /** which of the entity's names the row's name matched: its legal name, or (found by the engine) another of its names */
+    name: { matched: "legalName" | "otherName"; similarity: number };
+    country: Agreement;
+    city: Agreement;
+    postalCode: Agreement;
+    lei: Agreement;
+    /** registration numbers are not in the Level 1 data this server holds */
+    registeredAs: "not compared";
+  };
+  entity: LegalEntity;
+}
+
+export type Verdict = "match" | "ambiguous" | "possible" | "none";
+
+export interface RowMatch {
+  verdict: Verdict;
+  candidates: Candidate[];
+}
+
+/** Verdict thresholds: a match is this sure and this far ahead of the next candidate. */
+export const MATCH_SCORE = 0.85;
+export const MATCH_LEAD = 0.05;
+export const POSSIBLE_SCORE = 0.6;
+/** Candidates the engine is asked for, per search. */
+const SEARCH_DEPTH = 10;
+/** Below this, the legal name does not explain the hit: the engine found it by another name. */
+const LEGAL_NAME_FLOOR = 0.6;
+
+const fold = (s: string): string => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+
+function agreement(given: string | undefined, stored: string | null, same: (a: string, b: string) => boolean): Agreement {
+  if (given === undefined || given.trim() === "") return "not given";
+  if (stored === null) return "not in the data";
+  return same(given, stored) ? "agrees" : "differs";
+}
+
+const ADJUST: Record<"country" | "city" | "postalCode", { agrees: number; differs: number }> = {
+  country: { agrees: 0.05, differs: -0.2 },
+  city: { agrees: 0.03, differs: -0.05 },
+  postalCode: { agrees: 0.03, differs: -0.05 },
+};
+
+function scored(row: MatchRow, entity: LegalEntity, query: ReturnType<typeof analyseName>): Candidate {
+  const similarity = nameSimilarity(query, analyseName(entity.legalName ?? ""));
+  const country = agreement(row.country, entity.country, (a, b) => a.trim().toUpperCase() === b);
+  const city = agreement(row.city, entity.city, (a, b) => fold(a) === fold(b));
+  const postalCode = agreement(
+    row.postalCode,
+    entity.postalCode,
+    (a, b) => a.replace(/[\s-]/g, "").toUpperCase() === b.replace(/[\s-]/g, "").toUpperCase(),
+  );
+  const lei = agreement(row.lei, entity.lei, (a, b) => a.trim().toUpperCase() === b);
+  let score = similarity;
+  for (const [field, value] of [
+    ["country", country],
+    ["city", city],
+    ["postalCode", postalCode],
+  ] as const) {
+    if (value === "agrees" || value === "differs") score += ADJUST[field][value];
+  }
+  if (lei === "agrees") score = Math.max(score, 0.95);
+  if (lei === "differs") score -= 0.1;
+  return {
+    lei: entity.lei,
+    name: entity.legalName,
+    score: Math.round(Math.min(1, Math.max(0, score)) * 1000) / 1000,
+    explanation: {
+      name: { matched: similarity >= LEGAL_NAME_FLOOR ? "legalName" : "otherName", similarity: Math.round(similarity * 1000) / 1000 },
+      country,
+      city,
+      postalCode,
+      lei,
+      registeredAs: "not compared",
+    },
+    entity,
+  };
+}
+
+export function verdictOf(candidates: readonly Candidate[]): Verdict {
+  const [best, next] = candidates;
+  if (!best) return "none";
+  if (best.score >= MATCH_SCORE) return next === undefined || best.score - next.score >= MATCH_LEAD ? "match" : "ambiguous";
+  return best.score >= POSSIBLE_SCORE ? "possible" : "none";
+}
+
+const searchFor = (q: string): SearchParams => ({ q, fields: "name", filters: {}, facets: [], page: 1, limit: SEARCH_DEPTH });
+
+/** Throws NotReadyError while no collection is loaded. */
+export class Matcher {
+  constructor(private readonly service: LeiService) {}
+
+  private found(params: SearchParams): Promise<LegalEntity[]> {
+    return this.service.searchOutcomeWith(params, (outcome) =>
+      outcome.hits.map((hit) => JSON.parse(Buffer.from(hit[2]).toString("utf8")) as LegalEntity),
+    );
+  }
+
+  private lookedUp(lei: string | undefined): LegalEntity | null {
+    if (lei === undefined || lei.trim() === "") return null;
+    return this.service.entity(lei, (r) => (r.kind === "found" ? (JSON.parse(Buffer.from(r.json).toString("utf8")) as LegalEntity) : null));
+  }
+
+  async match(row: MatchRow, limit: number): Promise<RowMatch> {
+    const stripped = withoutLegalForms(row.name);
+    const searches = [this.found(searchFor(row.name)), ...(stripped ? [this.found(searchFor(stripped))] : [])];
+    const byLei = new Map<string, LegalEntity>();
+    const direct = this.lookedUp(row.lei);
+    if (direct) byLei.set(direct.lei, direct);
+    for (const entities of await Promise.all(searches)) for (const e of entities) if (!byLei.has(e.lei)) byLei.set(e.lei, e);
+    const query = analyseName(row.name);
+    const candidates = [...byLei.values()].map((e) => scored(row, e, query)).sort((a, b) => b.score - a.score || (a.lei < b.lei ? -1 : 1));
+    return { verdict: verdictOf(candidates), candidates: candidates.slice(0, limit) };
+  }
+}
