@@ -3,20 +3,25 @@
 // how fast both go; then batch lookups (POST /v1/entities/batch, 100 LEIs each) against single
 // lookups, in LEIs per second. The rows are built from the sample's own names: as registered,
 // with a typo in the longest distinctive word, without the legal form, each with and without the
-// country. `npm run bench:match`; `npm run bench` runs it last.
+// country. `npm run bench:match [-- --registry N]`; `npm run bench` runs it last. With
+// --registry N the server holds the registry-shaped corpus of N records (bench:registry's: the
+// real records among near-twin distractors) and the rows are built from its real records.
 
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { analyseName, withoutLegalForms } from "../src/match/name-similarity.js";
+import { defaultSamplePath } from "./csv.js";
 import { Rng } from "./prng.js";
+import { ensureRegistryZip } from "./registry-shaped.js";
 import { freePort, removeDirLater, runCli, startServer } from "./proc.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, HERE.includes(`${path.sep}dist${path.sep}`) ? "../.." : "..");
 const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
+const OUT = path.join(REPO, "bench", "out");
 const PICKED = 500;
 const MATCH_BATCH = 100;
 const CONCURRENCY = 8;
@@ -114,23 +119,35 @@ function rowsOf(entities: Entity[], seed: number): Row[] {
 
 const pct = (n: number, of: number): string => `${((100 * n) / Math.max(1, of)).toFixed(1)} %`;
 
-export async function runMatchBench(seed = 1): Promise<void> {
+/** The real sample's LEIs: the first field of its record lines. */
+function sampleLeis(): string[] {
+  return [...readFileSync(defaultSamplePath(), "utf8").matchAll(/^"([0-9A-Z]{20})",/gm)].map((m) => m[1]);
+}
+
+/** `registry`: records of the registry-shaped corpus to serve, or 0 for the bundled sample alone. */
+export async function runMatchBench(seed = 1, registry = 0): Promise<void> {
+  const source = registry > 0 ? (await ensureRegistryZip(OUT, registry, seed, (l) => console.log(l))).zip : "sample";
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-bench-match-"));
   const cleanup = removeDirLater(dataDir);
   const port = await freePort();
   const server = await startServer({
     command: process.execPath,
-    args: [SERVER_MAIN, "--host", "127.0.0.1", "--port", String(port), "--source", "sample", "--data-dir", dataDir, "--rate-limit", "0"],
-    readyTimeoutMs: 120_000,
+    args: [SERVER_MAIN, "--host", "127.0.0.1", "--port", String(port), "--source", source, "--data-dir", dataDir, "--rate-limit", "0"],
+    readyTimeoutMs: 600_000,
   });
   const base = `http://127.0.0.1:${port}`;
   try {
-    const entities = ((await call(base, "GET", "/v1/entities/export")) as string)
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Entity);
+    const leis = sampleLeis();
+    const entities: Entity[] = [];
+    for (let i = 0; i < leis.length; i += 1000) {
+      const answer = (await call(base, "POST", "/v1/entities/batch", { leis: leis.slice(i, i + 1000) })) as {
+        results: { entity?: Entity }[];
+      };
+      for (const r of answer.results) if (r.entity) entities.push(r.entity);
+    }
     const rows = rowsOf(entities, seed);
-    console.log(`\nEntity matching on the real sample: ${rows.length} rows from ${PICKED} registered names (seed ${seed})`);
+    const corpus = registry > 0 ? `the registry-shaped corpus of ${registry.toLocaleString("en-US")} records` : "the real sample alone";
+    console.log(`\nEntity matching on ${corpus}: ${rows.length} rows from ${PICKED} real registered names (seed ${seed})`);
 
     let started = performance.now();
     const batches: Row[][] = [];
@@ -171,17 +188,17 @@ export async function runMatchBench(seed = 1): Promise<void> {
         `baseline top-1 search: ${(rows.length / searchSeconds).toFixed(0)} queries/s (${CONCURRENCY} in flight)`,
     );
 
-    const leis = Array.from({ length: 20_000 }, (_, i) => entities[(i * 7919) % entities.length].lei);
+    const lookups = Array.from({ length: 20_000 }, (_, i) => entities[(i * 7919) % entities.length].lei);
     started = performance.now();
-    await pooled(leis, (lei) => call(base, "GET", `/v1/entities/${lei}`));
+    await pooled(lookups, (lei) => call(base, "GET", `/v1/entities/${lei}`));
     const singleSeconds = (performance.now() - started) / 1000;
     const lookupBatches: string[][] = [];
-    for (let i = 0; i < leis.length; i += 100) lookupBatches.push(leis.slice(i, i + 100));
+    for (let i = 0; i < lookups.length; i += 100) lookupBatches.push(lookups.slice(i, i + 100));
     started = performance.now();
     await pooled(lookupBatches, (batch) => call(base, "POST", "/v1/entities/batch", { leis: batch }));
     const batchSeconds = (performance.now() - started) / 1000;
-    const singleRate = leis.length / singleSeconds;
-    const batchRate = leis.length / batchSeconds;
+    const singleRate = lookups.length / singleSeconds;
+    const batchRate = lookups.length / batchSeconds;
     console.log(
       `lookups: ${singleRate.toFixed(0)} LEIs/s one per request; ${batchRate.toFixed(0)} LEIs/s in batches of 100 ` +
         `(${(batchRate / singleRate).toFixed(1)}× single, same client, ${CONCURRENCY} requests in flight)`,
@@ -194,6 +211,9 @@ export async function runMatchBench(seed = 1): Promise<void> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const at = process.argv.indexOf("--seed");
-  runCli("bench:match", () => runMatchBench(at > 0 ? Number(process.argv[at + 1]) : 1));
+  const flag = (name: string, fallback: number): number => {
+    const at = process.argv.indexOf(`--${name}`);
+    return at > 0 ? Number(process.argv[at + 1]) : fallback;
+  };
+  runCli("bench:match", () => runMatchBench(flag("seed", 1), flag("registry", 0)));
 }

@@ -135,7 +135,12 @@ export class Matcher {
     if (direct) byLei.set(direct.lei, direct);
     for (const entities of await Promise.all(searches)) for (const e of entities) if (!byLei.has(e.lei)) byLei.set(e.lei, e);
     const query = analyseName(row.name);
-    const candidates = [...byLei.values()].map((e) => scored(row, e, query)).sort((a, b) => b.score - a.score || (a.lei < b.lei ? -1 : 1));
+    // equal scores keep the engine's order: it ranks the exact name, then the closest length,
+    // then current registrations first (a given LEI's entity leads)
+    const candidates = [...byLei.values()]
+      .map((e, rank) => ({ candidate: scored(row, e, query), rank }))
+      .sort((a, b) => b.candidate.score - a.candidate.score || a.rank - b.rank)
+      .map(({ candidate }) => candidate);
     return { verdict: verdictOf(candidates), candidates: candidates.slice(0, limit) };
   }
 }
