@@ -26,6 +26,7 @@ import { PUBLIC_SCHEMAS } from "./lei/api-schemas.js";
 import { BATCH_SCHEMAS } from "./lei/batch-lookup.js";
 import { registerLeiRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
+import { RECONCILE_SCHEMAS, registerReconcileRoutes } from "./match/reconcile.js";
 import { MATCH_SCHEMAS, registerMatchRoutes } from "./match/routes.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
 import { LicenseState } from "./license/license-state.js";
@@ -78,6 +79,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
   registerLeiRoutes(server, leiService, (ip) => license.batchSizeFor(ip));
   registerMatchRoutes(server, leiService);
+  registerReconcileRoutes(server, leiService);
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
 
   const keyStore = new KeyStore(stateDb);
@@ -120,6 +122,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     ...PUBLIC_SCHEMAS,
     ...BATCH_SCHEMAS,
     ...MATCH_SCHEMAS,
+    ...RECONCILE_SCHEMAS,
     ...ENGINE_SCHEMAS,
     ...KEY_SCHEMAS,
     ...LICENSE_SCHEMAS,

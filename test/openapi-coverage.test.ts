@@ -102,6 +102,7 @@ t.test("the document: security per area, path parameters, a success and an error
           : path.startsWith("/v1/webhooks") || path.startsWith("/v1/suppressions")
             ? "tenantKey"
             : path.startsWith("/v1/") ||
+                path.startsWith("/reconcile") ||
                 ["/mcp", "/openapi.json", "/health", "/health/ready", "/metrics", "/docs", "/docs/{file}", "/license/activate"].includes(
                   path,
                 ) ||

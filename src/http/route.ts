@@ -70,8 +70,10 @@ export interface RouteOptions<P = undefined> {
   cors?: boolean;
   /** true: each request spends one of the address's tokens; "by-weight": one, and the handler the rest of its weight (HttpServer.rateLimit) */
   rateLimited?: boolean | "by-weight";
-  /** read JSON request bodies up to this many bytes (another Content-Type than JSON is a 415) */
+  /** read request bodies up to this many bytes; another Content-Type than bodyTypes allows is a 415 */
   maxBodyBytes?: number;
+  /** the media types a body may have: JSON (the default), or JSON or an HTML form (urlencoded) */
+  bodyTypes?: "json" | "json-or-form";
   /** stream request bodies into files in this directory (see Request.upload) */
   uploadDir?: string;
   maxUploadBytes?: number;

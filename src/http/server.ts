@@ -495,7 +495,12 @@ export class HttpServer {
     const transferEncoding = bodyless ? "" : raw.getHeader("transfer-encoding");
     if (contentLength !== "" || transferEncoding !== "") {
       reply.bodyOf = req;
-      const refusal = framingRefusal(raw, contentLength, transferEncoding, options.maxBodyBytes !== undefined);
+      const refusal = framingRefusal(
+        raw,
+        contentLength,
+        transferEncoding,
+        options.maxBodyBytes === undefined ? null : (options.bodyTypes ?? "json"),
+      );
       if (refusal !== null) {
         req.release();
         reply.closeConnection = true;
@@ -562,7 +567,7 @@ function framingRefusal(
   raw: UWS.HttpRequest,
   contentLength: string,
   transferEncoding: string,
-  json: boolean,
+  bodyTypes: "json" | "json-or-form" | null,
 ): { status: number; message: string } | null {
   const lengths = new Set<string>();
   let encodings = 0;
@@ -582,10 +587,12 @@ function framingRefusal(
   } else if (!/^\d{1,15}$/.test(contentLength)) {
     return { status: 400, message: "Content-Length must be a number of bytes" };
   }
-  if (json && contentLength !== "0") {
+  if (bodyTypes !== null && contentLength !== "0") {
     const type = raw.getHeader("content-type").split(";")[0].trim().toLowerCase();
-    if (type !== "" && type !== "application/json" && !type.endsWith("+json")) {
-      return { status: 415, message: `Content-Type must be application/json, got '${type}'` };
+    const form = bodyTypes === "json-or-form" && type === "application/x-www-form-urlencoded";
+    if (type !== "" && type !== "application/json" && !type.endsWith("+json") && !form) {
+      const wanted = bodyTypes === "json" ? "application/json" : "application/json or application/x-www-form-urlencoded";
+      return { status: 415, message: `Content-Type must be ${wanted}, got '${type}'` };
     }
   }
   return null;
