@@ -51,8 +51,20 @@ interface ReconQuery {
 }
 const validateBatch = ajv.compile<Record<string, ReconQuery>>(queryBatchSchema);
 
+/** How a candidate or suggestion is named. */
+const CANDIDATE_NAMING = {
+  id: { type: "string", description: "The LEI" },
+  name: { type: "string" },
+  description: { type: "string", description: "City · country · entity and registration status" },
+};
+
 export const RECONCILE_SCHEMAS: Record<string, JsonSchema> = {
   ReconciliationQueryBatch: queryBatchSchema,
+  ReconciliationSuggestions: {
+    type: "object",
+    required: ["result"],
+    properties: { result: { type: "array", items: { type: "object", required: ["id", "name"], properties: CANDIDATE_NAMING } } },
+  },
   ReconciliationResultBatch: {
     type: "object",
     additionalProperties: {
@@ -65,9 +77,7 @@ export const RECONCILE_SCHEMAS: Record<string, JsonSchema> = {
             type: "object",
             required: ["id", "name", "score"],
             properties: {
-              id: { type: "string", description: "The LEI" },
-              name: { type: "string" },
-              description: { type: "string" },
+              ...CANDIDATE_NAMING,
               score: { type: "number", minimum: 0, maximum: 100 },
               match: { type: "boolean" },
               type: { type: "array", items: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } },
@@ -323,19 +333,7 @@ export function registerReconcileRoutes(server: HttpServer, service: LeiService)
         responses: {
           200: {
             description: "Up to 10 entities, best first",
-            schema: {
-              type: "object",
-              required: ["result"],
-              properties: {
-                result: {
-                  type: "array",
-                  items: {
-                    type: "object",
-                    properties: { id: { type: "string" }, name: { type: "string" }, description: { type: "string" } },
-                  },
-                },
-              },
-            },
+            schema: { $ref: "#/components/schemas/ReconciliationSuggestions" },
           },
           400: { description: "No prefix" },
           503: NOT_READY_RESPONSE,
