@@ -1,5 +1,5 @@
 // /reconcile: every answer validated against the published JSON Schemas of the Reconciliation
-// Service API 0.2 (../shared/research/reconciliation-0.2/): the manifest, result batches for
+// Service API 0.2 (test/fixtures/reconciliation-0.2/): the manifest, result batches for
 // queries sent as a form (as OpenRefine does), a query parameter and JSON, properties, preview
 // and suggest; CORS; the bad requests.
 
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { sampleModel } from "./helpers/fixture.js";
 import { ROOT, startServer } from "./helpers/server.js";
 
-const SCHEMAS = join(ROOT, "../shared/research/reconciliation-0.2");
+const SCHEMAS = join(ROOT, "test/fixtures/reconciliation-0.2");
 const schema = (name: string): Record<string, unknown> => {
   const s = JSON.parse(readFileSync(join(SCHEMAS, name), "utf8")) as Record<string, unknown>;
   delete s.$schema; // "http://json-schema.org/schema#" names no draft ajv knows; the keywords are draft-07's
