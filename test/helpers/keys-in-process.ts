@@ -4,16 +4,9 @@
 
 import { ROOT, tempDir, type Teardownable } from "./server.js";
 import { FAR_FUTURE } from "./keys.js";
+import type { ApiKey } from "../../src/keys/model.js";
 
-export interface ApiKeyRow {
-  id: number;
-  value: string;
-  description: string;
-  actions: string[];
-  collections: string[];
-  expiresAt: number;
-  autodelete: boolean;
-}
+export type ApiKeyRow = ApiKey;
 export interface StoreLike {
   create(key: Omit<ApiKeyRow, "id">): ApiKeyRow | null;
   list(): ApiKeyRow[];
