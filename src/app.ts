@@ -72,7 +72,8 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const stateDb = openStateDb(config.dataDir);
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
   const license = new LicenseState(stateDb, config.licensePublicKey, nowSeconds, log);
-  limiter.limitFor = (ip) => license.rateLimitFor(ip);
+  // a server that takes no licences asks nothing more of its limiter per request
+  if (license.acceptsLicenses) limiter.limitFor = (ip) => license.rateLimitFor(ip);
   metrics.gauge("leidex_license_active", "1 while an activated licence is valid, else 0.", () => [[{}, license.isActive ? 1 : 0]]);
 
   registerHealthRoutes(server, collection, metrics);

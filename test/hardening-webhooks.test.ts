@@ -8,22 +8,11 @@ import t from "tap";
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CA_FILE, RECEIVER_HOST, startReceiver } from "./helpers/webhook-receiver.js";
-import { api, type Res } from "./helpers/webhook-api.js";
+import { api, webhookServerArgs, type Res } from "./helpers/webhook-api.js";
 import { ROOT, startServer, tempDir, type RunningServer, type Teardownable } from "./helpers/server.js";
 
 process.env.LEIDEX_WEBHOOK_TIME_SCALE = "1000";
-const SERVER_ARGS = [
-  "--webhook-allow-hosts",
-  RECEIVER_HOST,
-  "--webhook-ca-file",
-  CA_FILE,
-  "--webhook-timeout",
-  "1",
-  "--dispatchers",
-  "1",
-  "--shards",
-  "1",
-];
+const SERVER_ARGS = webhookServerArgs(1);
 
 const operatorKeyOf = (srv: RunningServer): string => readFileSync(join(srv.dataDir, "operator-key"), "utf8").trim();
 async function mkTenant(srv: RunningServer, op: string, name: string): Promise<{ id: string; key: string }> {

@@ -6,7 +6,7 @@ import { QueryStringError, queryRecord } from "../http/query-string.js";
 import { NotReadyError, ShardFailedError, type Collection, type SearchOutcome } from "../engine/collection.js";
 import { ENTITY_FIELD_TABLE, facetOfField } from "../engine/schema.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
-import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
+import { BAD_JSON, readJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE as notReady, NOT_READY_RETRY_AFTER_SECONDS, replyNotReady } from "../http/not-ready.js";
 import { RETRY_AFTER } from "../http/route.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
@@ -402,7 +402,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
     },
   );
 
-  // Bulk export for partners: JSON lines streamed with backpressure, one slice page at a time,
+  // Bulk export for partners: JSON lines in LEI order streamed with backpressure, a page per slice at a time,
   // so memory stays flat whatever the size of the collection. A reader that stops reading is cut
   // off after the stall timeout, and a key runs a few exports at a time (keyed-limits.ts).
   const exportSlots = new ExportSlots(MAX_EXPORTS_PER_KEY);
@@ -577,12 +577,8 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       },
     },
     async (req, reply, presented) => {
-      const bytes = await req.body(); // a body over the cap rejects here and is answered 413
-      const body = parseJsonBody(bytes);
-      if (body === BAD_JSON) {
-        reply.error(400, BAD_JSON_MESSAGE);
-        return;
-      }
+      const body = await readJsonBody(req, reply);
+      if (body === BAD_JSON) return;
       const searches = (body as { searches?: unknown } | null)?.searches;
       if (!Array.isArray(searches)) {
         reply.error(400, "Missing `searches` array.");

@@ -331,29 +331,11 @@ export class Collection {
   }
 
   /**
-   * Every stored document passing the filters, slice after slice, page by page, handed to `sink`
-   * as JSON lines; a sink answering false stops it. The generation stays pinned throughout.
+   * Every stored document passing the filters, as JSON lines in LEI order across the slices
+   * (lei-order-merge.ts: a page per slice at a time), handed to `sink` chunk by chunk; a sink
+   * answering false stops it. The generation stays pinned throughout.
    */
   exportLines(
-    filters: Partial<Record<FilterParam, string[]>>,
-    exclude: Partial<Record<FilterParam, string[]>>,
-    sink: (lines: Uint8Array) => Promise<boolean>,
-  ): Promise<void> {
-    return this.pinned(async (live) => {
-      for (let s = 0; s < live.sliceDocs.length; s++) {
-        let from: number | null = 0;
-        while (from !== null) {
-          const page = await this.ask(s, live.gen, { kind: "export", filters, exclude, from });
-          if (page.kind !== "export") throw new ShardFailedError(`slice ${s} answered an export with ${page.kind}`);
-          if (page.lines.length > 0 && !(await sink(page.lines))) return;
-          from = page.next;
-        }
-      }
-    });
-  }
-
-  /** As exportLines(), but one stream in LEI order across the slices (lei-order-merge.ts). */
-  exportInLeiOrder(
     filters: Partial<Record<FilterParam, string[]>>,
     exclude: Partial<Record<FilterParam, string[]>>,
     sink: (chunk: Uint8Array) => Promise<boolean>,

@@ -24,6 +24,16 @@ export function describeSchemaError(what: string, errors: ErrorObject[] | null |
 export const BAD_JSON = Symbol("bad JSON");
 export const BAD_JSON_MESSAGE = "Bad JSON.";
 
+/** The request's body as JSON, or BAD_JSON once the 400 is answered (a body over the route's cap rejects, and is answered 413). */
+export async function readJsonBody(
+  req: { body(): Promise<Buffer> },
+  reply: { error(status: number, message: string): void },
+): Promise<unknown> {
+  const body = parseJsonBody(await req.body());
+  if (body === BAD_JSON) reply.error(400, BAD_JSON_MESSAGE);
+  return body;
+}
+
 export function parseJsonBody(bytes: Uint8Array): unknown {
   try {
     return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")) as unknown;

@@ -2,7 +2,7 @@
 // request needs, checked before the handler and before any body is read), Typesense's error
 // shape, and JSON bodies read with a cap.
 
-import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
+import { BAD_JSON, readJsonBody } from "../http/json-schema.js";
 import { REFUSED, type Guard, type Method, type OperationDoc, type RouteOptions } from "../http/route.js";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import { KeyAuth, type AuthOutcome, type Caller } from "./auth.js";
@@ -107,8 +107,6 @@ export function keyedRoute(server: HttpServer, auth: KeyAuth, route: KeyedRoute,
 
 /** The body as a JSON value; replies 400 and returns undefined when it is not JSON. */
 export async function jsonBody(g: Guarded): Promise<unknown> {
-  const body = parseJsonBody(await g.req.body());
-  if (body !== BAD_JSON) return body;
-  g.reply.error(400, BAD_JSON_MESSAGE);
-  return undefined;
+  const body = await readJsonBody(g.req, g.reply);
+  return body === BAD_JSON ? undefined : body;
 }

@@ -9,9 +9,6 @@ import type { Reply, Request } from "../http/server.js";
 
 export const CACHE_CONTROL = "public, max-age=3600";
 
-/** The tag of answers from one load (LeiService.liveLoad()). */
-export const etagOf = (load: string): string => `W/"${load}"`;
-
 /** Whether an If-None-Match header names `etag` (weak comparison, RFC 9110 section 13.1.2). */
 export function ifNoneMatchHits(header: string, etag: string): boolean {
   if (header === "") return false;
@@ -27,9 +24,8 @@ export function ifNoneMatchHits(header: string, etag: string): boolean {
  * Sets ETag and Cache-Control for the live load; true when the request's If-None-Match
  * names it, and the 304 has been sent. Call it before the handler's first await (it reads a header).
  */
-export function answeredNotModified(req: Request, reply: Reply, load: string | null): boolean {
-  if (load === null) return false;
-  const etag = etagOf(load);
+export function answeredNotModified(req: Request, reply: Reply, etag: string | null): boolean {
+  if (etag === null) return false;
   reply.header("ETag", etag).header("Cache-Control", CACHE_CONTROL);
   if (!ifNoneMatchHits(req.header("if-none-match"), etag)) return false;
   reply.send(304, "", "application/json; charset=utf-8");

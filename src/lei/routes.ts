@@ -3,7 +3,7 @@
 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
 import { FACET_PARAMS, type FacetParam } from "../engine/schema.js";
-import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
+import { BAD_JSON, readJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import { RETRY_AFTER, type OperationDoc, type RouteOptions } from "../http/route.js";
 import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs } from "../engine-api/keyed-limits.js";
@@ -45,7 +45,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
     }),
     (req, reply) => {
       const params = guard(reply, () => parseSearchParams(req.rawQuery));
-      if (!params || answeredNotModified(req, reply, service.liveLoad())) return;
+      if (!params || answeredNotModified(req, reply, service.liveEtag())) return;
       // the page's bytes are valid during the callback only: sent there
       return service.search(params, (page) => reply.json(200, page)).catch((err: unknown) => unavailable(reply, err));
     },
@@ -73,7 +73,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
       },
     }),
     (req, reply) => {
-      if (answeredNotModified(req, reply, service.liveLoad())) return;
+      if (answeredNotModified(req, reply, service.liveEtag())) return;
       try {
         service.entity(req.params[0], (result) => {
           switch (result.kind) {
@@ -125,7 +125,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
     async (req, reply) => {
       const params = guard(reply, () => exportParams(req.rawQuery));
       if (!params || !server.rateLimit(req.ip, EXPORT_WEIGHT - 1, reply)) return;
-      if (service.liveLoad() === null) return replyNotReady(reply, "temporarily unavailable: no collection is loaded yet");
+      if (service.liveEtag() === null) return replyNotReady(reply, "temporarily unavailable: no collection is loaded yet");
       const slot = exportSlots.take(req.ip);
       if (!slot) {
         reply.header("Retry-After", String(EXPORT_RETRY_AFTER_SECONDS));
@@ -170,8 +170,8 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
     },
     async (req, reply) => {
       const ip = req.ip;
-      const body = parseJsonBody(await req.body());
-      if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
+      const body = await readJsonBody(req, reply);
+      if (body === BAD_JSON) return;
       const problem = batchProblem(body, batchSizeFor(ip) ?? MAX_BATCH_LEIS);
       if (problem) return reply.error(problem.status, problem.message);
       const leis = (body as { leis: string[] }).leis;
@@ -206,7 +206,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
       if (!(FACET_PARAMS as readonly string[]).includes(field)) {
         return reply.error(400, `'${field}' is not a facetable field; facetable: ${FACET_PARAMS.join(", ")}`);
       }
-      if (answeredNotModified(req, reply, service.liveLoad())) return;
+      if (answeredNotModified(req, reply, service.liveEtag())) return;
       return service.facetValues(field as FacetParam).then(
         (values) => reply.json(200, JSON.stringify(values.map(([value, count]) => ({ value, count })))),
         (err: unknown) => unavailable(reply, err),
@@ -222,7 +222,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
       responses: { 200: { description: "The live dataset", schema: ref("DatasetStats"), headers: CONDITIONAL_HEADERS }, 304: NOT_MODIFIED },
     }),
     (req, reply) => {
-      if (answeredNotModified(req, reply, service.liveLoad())) return;
+      if (answeredNotModified(req, reply, service.liveEtag())) return;
       reply.json(200, JSON.stringify(service.stats()));
     },
   );

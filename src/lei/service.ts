@@ -1,7 +1,7 @@
 // The LEI area's core API, shared by the HTTP routes and the MCP tools so both give the same
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
-import type { Collection, SearchOutcome } from "../engine/collection.js";
+import type { Collection, LiveGeneration, SearchOutcome } from "../engine/collection.js";
 import type { SearchRequest } from "../engine/planner.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { AnswerCache } from "./answer-cache.js";
@@ -30,6 +30,8 @@ export interface DatasetStats {
 }
 
 export class LeiService {
+  private taggedLoad: LiveGeneration | null = null;
+  private loadTag: string | null = null;
   /** Serialised answers of the live generation; a new generation's keys never meet old ones. */
   private readonly cache: AnswerCache | null;
   /** the page being sent (search) */
@@ -87,7 +89,7 @@ export class LeiService {
 
   /** Every entity passing the search's filters, as JSON lines in LEI order, handed to `write` chunk by chunk. */
   exportInLeiOrder(params: SearchParams, write: (chunk: Uint8Array) => Promise<boolean>): Promise<void> {
-    return this.collection.exportInLeiOrder(params.filters, params.exclude ?? {}, write);
+    return this.collection.exportLines(params.filters, params.exclude ?? {}, write);
   }
 
   /** What a query that can match nothing answers (no engine round trip). */
@@ -122,10 +124,15 @@ export class LeiService {
     return this.collection.facetValues(field);
   }
 
-  /** What tells this load from every other: the live collection's name and load time; null before the first. */
-  liveLoad(): string | null {
+  /** The weak ETag of the live load (its collection name and load time, which no other load shares); null before the first. */
+  liveEtag(): string | null {
     const live = this.collection.current;
-    return live ? `${live.name}@${Date.parse(live.loadedAt)}` : null;
+    if (live !== this.taggedLoad) {
+      // once per load, not per request: lookups and searches ask for it every time
+      this.taggedLoad = live;
+      this.loadTag = live ? `W/"${live.name}@${Date.parse(live.loadedAt)}"` : null;
+    }
+    return this.loadTag;
   }
 
   stats(): DatasetStats {

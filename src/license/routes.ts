@@ -3,7 +3,7 @@
 // /license/activate takes a signed licence document; DELETE /license removes it, with the
 // bootstrap key only. Errors are the engine API's {"message": ...}.
 
-import { ajv, BAD_JSON, BAD_JSON_MESSAGE, describeSchemaError, parseJsonBody } from "../http/json-schema.js";
+import { ajv, BAD_JSON, describeSchemaError, readJsonBody } from "../http/json-schema.js";
 import { REFUSED, type Guard, type JsonSchema } from "../http/route.js";
 import type { HttpServer } from "../http/server.js";
 import { KeyAuth } from "../keys/auth.js";
@@ -134,8 +134,8 @@ export function registerLicenseRoutes(server: HttpServer, license: LicenseState,
       },
     },
     async (req, reply) => {
-      const body = parseJsonBody(await req.body());
-      if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
+      const body = await readJsonBody(req, reply);
+      if (body === BAD_JSON) return;
       if (!validateRequest(body)) return reply.error(400, describeSchemaError("activation", validateRequest.errors));
       try {
         reply.json(200, JSON.stringify(license.activate(body.license, body.signature)));

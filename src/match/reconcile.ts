@@ -137,6 +137,23 @@ function queriesOf(rawQuery: string, body: Buffer, contentType: string): unknown
   return fromText(queryRecord(rawQuery).queries);
 }
 
+/** A query parameter that must be there, at most 500 characters; null once the 400 is answered. */
+function requiredParam(req: Request, reply: Reply, name: string, what: string): string | null {
+  let value: string | undefined;
+  try {
+    value = queryRecord(req.rawQuery)[name];
+  } catch (err) {
+    if (!(err instanceof QueryStringError)) throw err;
+    reply.error(400, err.message);
+    return null;
+  }
+  if (value === undefined || value.trim() === "" || value.length > 500) {
+    reply.error(400, `the parameter '${name}' (${what}, at most 500 characters) is required`);
+    return null;
+  }
+  return value;
+}
+
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function registerReconcileRoutes(server: HttpServer, service: LeiService): void {
@@ -289,14 +306,8 @@ export function registerReconcileRoutes(server: HttpServer, service: LeiService)
       },
     },
     (req, reply) => {
-      let id: string | undefined;
-      try {
-        id = queryRecord(req.rawQuery).id;
-      } catch (err) {
-        if (!(err instanceof QueryStringError)) throw err;
-        return reply.error(400, err.message);
-      }
-      if (!id) return reply.error(400, "the parameter 'id' (an LEI) is required");
+      const id = requiredParam(req, reply, "id", "an LEI");
+      if (id === null) return;
       try {
         service.entity(id, (r) => {
           if (r.kind !== "found") return reply.error(r.kind === "not-found" ? 404 : 400, r.message);
@@ -341,15 +352,8 @@ export function registerReconcileRoutes(server: HttpServer, service: LeiService)
       },
     },
     async (req, reply) => {
-      let prefix: string | undefined;
-      try {
-        prefix = queryRecord(req.rawQuery).prefix;
-      } catch (err) {
-        if (!(err instanceof QueryStringError)) throw err;
-        return reply.error(400, err.message);
-      }
-      if (!prefix || prefix.trim() === "") return reply.error(400, "the parameter 'prefix' is required");
-      if (prefix.length > 500) return reply.error(400, "prefix: at most 500 characters");
+      const prefix = requiredParam(req, reply, "prefix", "what the user typed");
+      if (prefix === null) return;
       try {
         const result = await service.searchOutcomeWith(
           { q: prefix, fields: "name", filters: {}, facets: [], page: 1, limit: 10 },

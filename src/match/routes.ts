@@ -3,7 +3,7 @@
 // CORS open; a request spends one rate-limit token per row.
 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
-import { ajv, BAD_JSON, BAD_JSON_MESSAGE, describeSchemaError, parseJsonBody } from "../http/json-schema.js";
+import { ajv, BAD_JSON, describeSchemaError, readJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import type { JsonSchema } from "../http/route.js";
 import type { HttpServer } from "../http/server.js";
@@ -132,8 +132,8 @@ export function registerMatchRoutes(server: HttpServer, service: LeiService): vo
     },
     async (req, reply) => {
       const ip = req.ip;
-      const body = parseJsonBody(await req.body());
-      if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
+      const body = await readJsonBody(req, reply);
+      if (body === BAD_JSON) return;
       const rows = (body as { rows?: unknown } | null)?.rows;
       if (Array.isArray(rows) && rows.length > MAX_MATCH_ROWS) {
         return reply.error(413, `a match request holds at most ${MAX_MATCH_ROWS} rows, this one ${rows.length}; split it`);

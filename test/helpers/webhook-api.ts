@@ -38,8 +38,8 @@ export async function api(
   return { status: r.status, body: parsed, text, headers: r.headers };
 }
 
-/** The flags of the webhooks tests' servers: the receiver's host allowed and its certificate trusted, a 1 s timeout, 2 dispatchers, 1 shard. */
-export const WEBHOOK_SERVER_ARGS = [
+/** The flags of the webhooks tests' servers: the receiver's host allowed and its certificate trusted, a 1 s timeout, 1 shard. */
+export const webhookServerArgs = (dispatchers: 1 | 2): string[] => [
   "--webhook-allow-hosts",
   RECEIVER_HOST,
   "--webhook-ca-file",
@@ -47,10 +47,11 @@ export const WEBHOOK_SERVER_ARGS = [
   "--webhook-timeout",
   "1",
   "--dispatchers",
-  "2",
+  String(dispatchers),
   "--shards",
   "1",
 ];
+export const WEBHOOK_SERVER_ARGS = webhookServerArgs(2);
 
 export const nowS = (): number => Math.floor(Date.now() / 1000);
 /** A dispatch's body, parsed. */
