@@ -109,7 +109,7 @@ const ACCEPT_ENCODING = bytesOf("Accept-Encoding");
 const statusLine = (status: number): Buffer => bytesOf(`${status} ${STATUS_TEXT[status] ?? ""}`);
 
 export class Reply {
-  private readonly headers: [string, string][] = [];
+  private readonly headers: [string | Buffer, string | Buffer][] = [];
   aborted = false;
   /** a streamed write waiting for the client to drain (at most one: the writer awaits each write) */
   private waitingWrite: ((ok: boolean) => void) | null = null;
@@ -161,6 +161,15 @@ export class Reply {
 
   header(name: string, value: string): this {
     this.headers.push([name, value]);
+    return this;
+  }
+
+  /**
+   * A header whose text is fixed for a long time (an ETag per load, a Cache-Control): kept as
+   * bytes and encoded once, as the front's own headers are, not again on every answer.
+   */
+  fixedHeader(name: string, value: string): this {
+    this.headers.push([bytesOf(name), bytesOf(value)]);
     return this;
   }
 
@@ -509,7 +518,8 @@ export class HttpServer {
       }
     }
 
-    if (options.rateLimited && !this.rateLimit(req.ip, 1, reply)) return;
+    // the address is read only when a limit applies: it costs a system call (getpeername)
+    if (options.rateLimited && this.limiter.enabled && !this.rateLimit(req.ip, 1, reply)) return;
     // the guard reads the request's headers, so it runs before the handler's first await
     try {
       let principal = undefined as P;

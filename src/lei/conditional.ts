@@ -26,7 +26,7 @@ export function ifNoneMatchHits(header: string, etag: string): boolean {
  */
 export function answeredNotModified(req: Request, reply: Reply, etag: string | null): boolean {
   if (etag === null) return false;
-  reply.header("ETag", etag).header("Cache-Control", CACHE_CONTROL);
+  reply.fixedHeader("ETag", etag).fixedHeader("Cache-Control", CACHE_CONTROL);
   if (!ifNoneMatchHits(req.header("if-none-match"), etag)) return false;
   reply.send(304, "", "application/json; charset=utf-8");
   return true;
