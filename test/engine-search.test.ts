@@ -160,7 +160,8 @@ t.test("keyed search: Typesense's shape, the filter syntax, paging, limits, erro
     [{ q: "bank", query_by: "nosuchfield" }, /query_by/],
     [{ query_by: "legalName" }, /'q'/],
     [{ q: "*", bogus: "1" }, /bogus/],
-    [{ q: "*", per_page: 0 }, /per_page/],
+    [{ q: "*", per_page: -1 }, /per_page/],
+    [{ q: "*", per_page: "x" }, /per_page/],
     [{ q: "*", page: 0 }, /page/],
     [{ q: "*", page: "x" }, /page/],
     [{ q: "*", page: 41, per_page: 250 }, /page/],
@@ -170,6 +171,15 @@ t.test("keyed search: Typesense's shape, the filter syntax, paging, limits, erro
     t.equal(x.status, 400, `${qs(params)} -> 400`);
     t.match(x.body, { message }, `${qs(params)}: {message} says what is wrong`);
   }
+
+  // per_page=0 (InstantSearch's facet-only queries): found and facets, no hits, as in Typesense
+  const counted = await boot(searchPath("lei", { q: "bank", facet_by: "country", per_page: 0, page: 3 }));
+  const ranked = await boot(searchPath("lei", { q: "bank", facet_by: "country" }));
+  t.equal(counted.status, 200, "per_page=0 is accepted");
+  t.same(counted.body.hits, [], "and returns no hits");
+  t.equal(counted.body.found, ranked.body.found, "with the same found");
+  t.same(counted.body.facet_counts, ranked.body.facet_counts, "and the same facet counts");
+  t.equal(counted.body.request_params.per_page, 0);
 
   const capped = await boot(searchPath("lei", { q: "*", per_page: 251 }));
   t.ok(

@@ -372,6 +372,8 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       name: "documents-search",
       action: "documents:search",
       scope: named,
+      // open to pages on other origins with a search key, as Typesense's --enable-cors does
+      options: { cors: true },
       doc: {
         summary: "Search documents (Typesense's parameters and answer)",
         params: [COLLECTION_PARAM],
@@ -558,6 +560,9 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
       name: "multi-search",
       area: "engine",
       maxBodyBytes: MAX_JSON_BODY,
+      // Typesense's browser client posts its JSON as text/plain, which spares a CORS preflight
+      bodyTypes: "json-or-text",
+      cors: true,
       auth: searchKeyIfPresented(auth),
       doc: {
         summary: "Run several searches in one request",

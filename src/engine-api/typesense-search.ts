@@ -75,12 +75,14 @@ export function fromTypesense(raw: Record<string, string>, scopeFilter: string |
   const facets = facetsOf(raw.facet_by ?? "");
   if (facets.length > 0) search.push(["facets", facets.join(",")]);
   const params = searchParamsFrom(search);
-  const page = positive(raw.page, "page", 1);
-  const perPage = Math.min(positive(raw.per_page, "per_page", 10), MAX_PER_PAGE);
+  const page = wholeNumber(raw.page, "page", 1, 1);
+  const perPage = Math.min(wholeNumber(raw.per_page, "per_page", 10, 0), MAX_PER_PAGE);
   if (page * perPage > MAX_DEPTH) throw new ParamError(`page × per_page may not exceed ${MAX_DEPTH}`);
-  // set on the fresh parse rather than spread into a copy (see roundQuery() in engine/collection.ts)
-  params.page = page;
-  params.limit = perPage;
+  // set on the fresh parse rather than spread into a copy (see roundQuery() in engine/collection.ts);
+  // per_page 0 asks for found and facets only, as InstantSearch's facet queries do: one hit is
+  // ranked and none returned
+  params.page = perPage === 0 ? 1 : page;
+  params.limit = Math.max(perPage, 1);
   if (raw.num_typos !== undefined) params.maxTypos = numTypos(raw.num_typos);
   if (raw.prefix !== undefined) params.prefix = prefixFlag(raw.prefix);
   if (Object.keys(excluded).length > 0) params.exclude = excluded;
@@ -101,9 +103,9 @@ function prefixFlag(raw: string): boolean {
   return values.includes("true");
 }
 
-function positive(raw: string | undefined, name: string, fallback: number): number {
+function wholeNumber(raw: string | undefined, name: string, fallback: number, least: number): number {
   if (raw === undefined || raw === "") return fallback;
-  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < 1) throw new ParamError(`'${name}' must be a whole number from 1`);
+  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < least) throw new ParamError(`'${name}' must be a whole number from ${least}`);
   return Number(raw);
 }
 

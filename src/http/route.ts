@@ -56,6 +56,8 @@ export interface OperationDoc {
   responses: Record<number, ResponseDoc>;
 }
 
+export type BodyTypes = "json" | "json-or-form" | "json-or-text";
+
 export interface RouteOptions<P = undefined> {
   /** the metrics label, and the operation's id in the OpenAPI document */
   name: string;
@@ -72,8 +74,11 @@ export interface RouteOptions<P = undefined> {
   rateLimited?: boolean | "by-weight";
   /** read request bodies up to this many bytes; another Content-Type than bodyTypes allows is a 415 */
   maxBodyBytes?: number;
-  /** the media types a body may have: JSON (the default), or JSON or an HTML form (urlencoded) */
-  bodyTypes?: "json" | "json-or-form";
+  /**
+   * the media types a body may have: JSON (the default); JSON or an HTML form (urlencoded); or
+   * JSON sent as text/plain, as browsers' clients do to spare a CORS preflight (Typesense's)
+   */
+  bodyTypes?: BodyTypes;
   /** stream request bodies into files in this directory (see Request.upload) */
   uploadDir?: string;
   maxUploadBytes?: number;

@@ -10,7 +10,7 @@ import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { answerWriteFailure } from "../store/write-failure.js";
 import { ERROR_BODY } from "./error-shapes.js";
-import { REFUSED, type DeclaredRoute, type Handler, type Method, type RouteOptions } from "./route.js";
+import { REFUSED, type BodyTypes, type DeclaredRoute, type Handler, type Method, type RouteOptions } from "./route.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 import {
   BodyBudget,
@@ -568,6 +568,13 @@ export class HttpServer {
   }
 }
 
+/** The media type a route takes besides JSON. */
+const OTHER_BODY_TYPE: Record<BodyTypes, string | null> = {
+  json: null,
+  "json-or-form": "application/x-www-form-urlencoded",
+  "json-or-text": "text/plain",
+};
+
 /**
  * Why a request's framing is refused, or null. Conflicting Content-Length headers, a
  * Transfer-Encoding beside a Content-Length, or a coding other than plain "chunked" could be
@@ -577,7 +584,7 @@ function framingRefusal(
   raw: UWS.HttpRequest,
   contentLength: string,
   transferEncoding: string,
-  bodyTypes: "json" | "json-or-form" | null,
+  bodyTypes: BodyTypes | null,
 ): { status: number; message: string } | null {
   const lengths = new Set<string>();
   let encodings = 0;
@@ -599,10 +606,9 @@ function framingRefusal(
   }
   if (bodyTypes !== null && contentLength !== "0") {
     const type = raw.getHeader("content-type").split(";")[0].trim().toLowerCase();
-    const form = bodyTypes === "json-or-form" && type === "application/x-www-form-urlencoded";
-    if (type !== "" && type !== "application/json" && !type.endsWith("+json") && !form) {
-      const wanted = bodyTypes === "json" ? "application/json" : "application/json or application/x-www-form-urlencoded";
-      return { status: 415, message: `Content-Type must be ${wanted}, got '${type}'` };
+    const other = OTHER_BODY_TYPE[bodyTypes];
+    if (type !== "" && type !== "application/json" && !type.endsWith("+json") && type !== other) {
+      return { status: 415, message: `Content-Type must be application/json${other ? ` or ${other}` : ""}, got '${type}'` };
     }
   }
   return null;

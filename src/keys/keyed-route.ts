@@ -87,7 +87,7 @@ export interface KeyedRoute {
   /** on which collections (default: none in particular), or why the request is refused first */
   scope?: (action: string) => Need;
   doc: OperationDoc | "refusal";
-  options?: Pick<RouteOptions, "maxBodyBytes" | "uploadDir" | "maxUploadBytes">;
+  options?: Pick<RouteOptions, "maxBodyBytes" | "uploadDir" | "maxUploadBytes" | "cors">;
 }
 
 export function keyedRoute(server: HttpServer, auth: KeyAuth, route: KeyedRoute, handler: (g: Guarded) => void | Promise<void>): void {
