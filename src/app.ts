@@ -29,6 +29,7 @@ import { LeiService } from "./lei/service.js";
 import { RECONCILE_SCHEMAS, registerReconcileRoutes } from "./match/reconcile.js";
 import { MATCH_SCHEMAS, registerMatchRoutes } from "./match/routes.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
+import { registerWebPage } from "./web/routes.js";
 import { LicenseState } from "./license/license-state.js";
 import { LICENSE_SCHEMAS, registerLicenseRoutes } from "./license/routes.js";
 import { openStateDb } from "./store/state-db.js";
@@ -82,6 +83,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerMatchRoutes(server, leiService);
   registerReconcileRoutes(server, leiService);
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
+  registerWebPage(server, leiService);
 
   const keyStore = new KeyStore(stateDb);
   for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);

@@ -317,7 +317,6 @@ t.test("other methods on API paths -> 405, unknown paths -> 404 JSON", async (t)
     }
   }
   for (const path of [
-    "/",
     "/v1",
     "/v1/",
     "/v1/entity",

@@ -103,9 +103,19 @@ t.test("the document: security per area, path parameters, a success and an error
             ? "tenantKey"
             : path.startsWith("/v1/") ||
                 path.startsWith("/reconcile") ||
-                ["/mcp", "/openapi.json", "/health", "/health/ready", "/metrics", "/docs", "/docs/{file}", "/license/activate"].includes(
-                  path,
-                ) ||
+                [
+                  "/mcp",
+                  "/openapi.json",
+                  "/health",
+                  "/health/ready",
+                  "/metrics",
+                  "/docs",
+                  "/docs/{file}",
+                  "/license/activate",
+                  "/",
+                  "/entity/{lei}",
+                  "/assets/{file}",
+                ].includes(path) ||
                 (path === "/license" && method === "get")
               ? "none"
               : "engineKey";

@@ -5,16 +5,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { openApiDocument } from "./openapi.js";
 import type { JsonSchema } from "./route.js";
 import type { HttpServer } from "./server.js";
-
-interface Asset {
-  body: Buffer;
-  gzipped: Buffer;
-  type: string;
-}
+import { staticAsset, type StaticAsset } from "./static-asset.js";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -33,18 +27,13 @@ const PAGE = `<!doctype html>
 `;
 const INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#reference", deepLinking: true, defaultModelsExpandDepth: 0 });\n`;
 
-function asset(body: string | Buffer, type: string): Asset {
-  const bytes = typeof body === "string" ? Buffer.from(body) : body;
-  return { body: bytes, gzipped: gzipSync(bytes, { level: 9 }), type };
-}
-
 /** Swagger UI's files, read when first asked for. */
-function swaggerUiAssets(): Map<string, Asset> {
+function swaggerUiAssets(): Map<string, StaticAsset> {
   const dir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
   return new Map([
-    ["swagger-ui.css", asset(readFileSync(join(dir, "swagger-ui.css")), "text/css; charset=utf-8")],
-    ["swagger-ui-bundle.js", asset(readFileSync(join(dir, "swagger-ui-bundle.js")), "text/javascript; charset=utf-8")],
-    ["init.js", asset(INIT, "text/javascript; charset=utf-8")],
+    ["swagger-ui.css", staticAsset(readFileSync(join(dir, "swagger-ui.css")), "text/css; charset=utf-8")],
+    ["swagger-ui-bundle.js", staticAsset(readFileSync(join(dir, "swagger-ui-bundle.js")), "text/javascript; charset=utf-8")],
+    ["init.js", staticAsset(INIT, "text/javascript; charset=utf-8")],
   ]);
 }
 
@@ -71,7 +60,7 @@ export function registerApiReference(server: HttpServer, schemas: Record<string,
     },
   );
 
-  const page = asset(PAGE, "text/html; charset=utf-8");
+  const page = staticAsset(PAGE, "text/html; charset=utf-8");
   server.route(
     "get",
     "/docs",
@@ -86,7 +75,7 @@ export function registerApiReference(server: HttpServer, schemas: Record<string,
     (_req, reply) => reply.send(200, page.body, page.type, page.gzipped),
   );
 
-  let assets: Map<string, Asset> | null = null;
+  let assets: Map<string, StaticAsset> | null = null;
   server.route(
     "get",
     "/docs/:file",

@@ -1,0 +1,90 @@
+// The page's calls to the public API (same origin), each answered as data or as a problem a
+// person can act on: a rate limit says how long to wait, a loading server says when to retry.
+
+export interface Entity {
+  lei: string;
+  legalName: string;
+  entityStatus: string | null;
+  entityCategory: string | null;
+  registrationStatus: string | null;
+  legalForm: string | null;
+  jurisdiction: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  postalCode: string | null;
+  legalAddress: string | null;
+  hqAddress: string | null;
+  managingLou: string | null;
+  registeredAt: string | null;
+  lastUpdatedAt: string | null;
+  [field: string]: unknown;
+}
+
+export interface FacetCounts {
+  field: string;
+  values: { value: string; count: number }[];
+}
+
+export interface SearchPage {
+  found: number;
+  outOf: number;
+  page: number;
+  limit: number;
+  results: Entity[];
+  facets: FacetCounts[];
+}
+
+export interface Stats {
+  records: number;
+  source: string;
+  license: string;
+  published: string | null;
+}
+
+export type Problem =
+  | { kind: "rate-limited"; retryAfterSeconds: number }
+  | { kind: "unavailable"; retryAfterSeconds: number; message: string }
+  | { kind: "refused"; status: number; message: string }
+  | { kind: "network"; message: string };
+
+export type Answer<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+
+function seconds(header: string | null, fallback: number): number {
+  const n = Number(header);
+  return Number.isFinite(n) && n > 0 ? Math.ceil(n) : fallback;
+}
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<Answer<T>> {
+  let response: Response;
+  try {
+    response = await fetch(path, { signal, headers: { Accept: "application/json" } });
+  } catch (err) {
+    if ((err as Error).name === "AbortError") throw err;
+    return { ok: false, problem: { kind: "network", message: "The server cannot be reached." } };
+  }
+  if (response.ok) return { ok: true, value: (await response.json()) as T };
+  const message = await response
+    .json()
+    .then((body: { error?: string; message?: string }) => body.error ?? body.message ?? response.statusText)
+    .catch(() => response.statusText);
+  if (response.status === 429)
+    return { ok: false, problem: { kind: "rate-limited", retryAfterSeconds: seconds(response.headers.get("Retry-After"), 10) } };
+  if (response.status === 503)
+    return { ok: false, problem: { kind: "unavailable", retryAfterSeconds: seconds(response.headers.get("Retry-After"), 5), message } };
+  return { ok: false, problem: { kind: "refused", status: response.status, message } };
+}
+
+/** A problem in a sentence for the page's status line. */
+export function problemText(problem: Problem): string {
+  switch (problem.kind) {
+    case "rate-limited":
+      return `Too many requests from your address. Please slow down: searching resumes in ${problem.retryAfterSeconds} s.`;
+    case "unavailable":
+      return `The server is not ready (${problem.message}). Try again in ${problem.retryAfterSeconds} s.`;
+    case "refused":
+      return problem.message;
+    case "network":
+      return problem.message;
+  }
+}

@@ -1,0 +1,95 @@
+// Words a person reads for the registry's codes: field labels, statuses, categories, and country
+// names from the browser's own Intl data (nothing fetched).
+
+export const FIELD_LABELS: Record<string, string> = {
+  lei: "LEI",
+  legalName: "Legal name",
+  entityStatus: "Entity status",
+  registrationStatus: "Registration status",
+  entityCategory: "Entity category",
+  legalForm: "Legal form (ISO 20275 ELF code)",
+  jurisdiction: "Legal jurisdiction",
+  country: "Country (legal address)",
+  region: "Region (legal address)",
+  city: "City (legal address)",
+  postalCode: "Postal code (legal address)",
+  legalAddress: "Legal address",
+  hqAddress: "Headquarters address",
+  managingLou: "Managing LOU (the issuer of this LEI)",
+  registeredAt: "First registered",
+  lastUpdatedAt: "Last updated",
+};
+
+/** The facets the page offers, in the API's parameter names, with their headings. */
+export const FACETS = [
+  { field: "country", label: "Country" },
+  { field: "jurisdiction", label: "Jurisdiction" },
+  { field: "status", label: "Entity status" },
+  { field: "registrationStatus", label: "Registration status" },
+  { field: "category", label: "Category" },
+] as const;
+export type FacetField = (typeof FACETS)[number]["field"];
+
+const CODE_WORDS: Record<string, string> = {
+  ACTIVE: "Active",
+  INACTIVE: "Inactive",
+  ISSUED: "Issued",
+  LAPSED: "Lapsed",
+  RETIRED: "Retired",
+  ANNULLED: "Annulled",
+  DUPLICATE: "Duplicate",
+  MERGED: "Merged",
+  TRANSFERRED: "Transferred",
+  PENDING_TRANSFER: "Pending transfer",
+  PENDING_ARCHIVAL: "Pending archival",
+  PENDING_VALIDATION: "Pending validation",
+  GENERAL: "General",
+  FUND: "Fund",
+  BRANCH: "Branch",
+  SOLE_PROPRIETOR: "Sole proprietor",
+  RESIDENT_GOVERNMENT_ENTITY: "Resident government entity",
+  INTERNATIONAL_ORGANIZATION: "International organization",
+};
+
+/** A status or category code in words ("PENDING_TRANSFER" → "Pending transfer"). */
+export function codeWords(code: string): string {
+  return CODE_WORDS[code] ?? code.charAt(0) + code.slice(1).toLowerCase().replace(/_/g, " ");
+}
+
+/** Registration statuses that mean the LEI is not kept up to date: shown as a warning. */
+export const STALE_REGISTRATIONS = new Set(["LAPSED", "RETIRED", "ANNULLED", "DUPLICATE", "MERGED", "PENDING_ARCHIVAL"]);
+
+let regionNames: Intl.DisplayNames | null = null;
+
+/** "DE" → "Germany"; an unknown code stays as it is. */
+export function countryName(code: string): string {
+  try {
+    regionNames ??= new Intl.DisplayNames(["en"], { type: "region" });
+    return regionNames.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** A jurisdiction or region ("US-DE", "FR") as words with its code: "United States, US-DE". */
+export function placeName(code: string): string {
+  const country = code.slice(0, 2);
+  const name = countryName(country);
+  if (name === country) return code;
+  return code.length > 2 ? `${name}, ${code}` : `${name} (${code})`;
+}
+
+/** The ELF code in words where the code itself says it; other codes are ISO 20275's list. */
+export function legalFormWords(code: string): string {
+  if (code === "8888") return "8888: no ELF code applies (GLEIF placeholder; the legal form is given as text in the record)";
+  if (code === "9999") return "9999: legal form not applicable or not known (GLEIF placeholder)";
+  return code;
+}
+
+const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
+
+/** A golden-copy timestamp as a date a person reads; the text as published when it is not a date. */
+export function dateWords(value: string): string {
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? value : dateFormat.format(t);
+}

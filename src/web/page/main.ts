@@ -1,0 +1,66 @@
+// The page's entry: one shell (index.html), two views picked by the path (/ and /entity/{lei}),
+// links inside the page followed without a reload, and the dataset's freshness in the footer.
+
+import { getJson, type Stats } from "./api.js";
+import { byId, formatCount } from "./dom.js";
+import { EntityView } from "./entity-view.js";
+import { dateWords } from "./labels.js";
+import { stateFromUrl } from "./search-state.js";
+import { SearchView } from "./search-view.js";
+
+const main = byId<HTMLElement>("main");
+const input = byId<HTMLInputElement>("q");
+const form = byId<HTMLFormElement>("search-form");
+const live = byId<HTMLElement>("announce");
+let lastSearchUrl = "/";
+
+function announce(text: string): void {
+  live.textContent = text;
+}
+
+function navigate(url: string, how: "push" | "replace"): void {
+  if (how === "push") history.pushState(null, "", url);
+  else history.replaceState(null, "", url);
+  route();
+}
+
+const searchView = new SearchView({ main, input, announce, navigate });
+const entityView = new EntityView({ main, announce, lastSearchUrl: () => lastSearchUrl });
+
+function route(): void {
+  const entity = /^\/entity\/([^/]+)\/?$/.exec(location.pathname);
+  if (entity) {
+    void entityView.show(decodeURIComponent(entity[1]));
+    return;
+  }
+  lastSearchUrl = location.pathname + location.search;
+  searchView.show(stateFromUrl(location.search));
+}
+
+input.addEventListener("input", () => searchView.typed(input.value));
+form.addEventListener("submit", (e) => {
+  e.preventDefault();
+  searchView.submitted(input.value);
+});
+
+// links inside the page (data-spa) change the view without reloading it; a modified click opens a tab as usual
+document.addEventListener("click", (e) => {
+  const link = (e.target as Element | null)?.closest?.("a[data-spa]");
+  if (!(link instanceof HTMLAnchorElement) || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  navigate(link.getAttribute("href") ?? "/", "push");
+});
+window.addEventListener("popstate", route);
+
+async function showFreshness(): Promise<void> {
+  const answer = await getJson<Stats>("/v1/stats");
+  const el = byId<HTMLElement>("freshness");
+  if (!answer.ok) return;
+  const { records, published, source } = answer.value;
+  el.textContent = published
+    ? `${formatCount(records)} entities from the GLEIF golden copy published ${dateWords(published)}.`
+    : `${formatCount(records)} entities. Source: ${source}`;
+}
+
+route();
+void showFreshness();

@@ -1,0 +1,333 @@
+// The search page in a real browser (Debian's Chromium through playwright-core) against a real
+// server: results as you type, facets, pages with back and forward, the entity page from the
+// keyboard, copying an LEI, the empty, 404 and rate-limited states, axe-core's WCAG A/AA rules
+// in light and dark, first-load bytes, and screenshots at desktop and phone width.
+
+import t, { type Test } from "tap";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { BAD_CHECK_LEI, withCheckDigits, writeFixture } from "./helpers/fixture.js";
+import { axeViolations, browserMissing, launchBrowser, screenshot } from "./helpers/browser.js";
+import { startServer, tempDir, type RunningServer } from "./helpers/server.js";
+
+const LINO = { lei: "549300YRNUQ0FK60YT75", name: "Lino Engineering AB" };
+const ABSENT = withCheckDigits("LEIDEXABSENT000000");
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+const missing = browserMissing();
+if (missing) t.skip(missing);
+else {
+  let browser: Browser;
+  let server: RunningServer;
+  let published: string;
+
+  t.before(async () => {
+    const fixture = writeFixture(tempDir(t, "leidex-web-"));
+    published = fixture.zipPublished;
+    server = await startServer(t, { source: fixture.zip });
+    await ready(server);
+    browser = await launchBrowser(t);
+  });
+
+  /** A page with console errors and page errors collected; what a test expects is filtered by it. */
+  async function open(
+    t: Test,
+    options: Parameters<Browser["newContext"]>[0] = {},
+  ): Promise<{ page: Page; context: BrowserContext; errors: string[] }> {
+    const context = await browser.newContext({ viewport: DESKTOP, ...options });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+    page.on("console", (m) => {
+      if (m.type() === "error" && !/Failed to load resource: the server responded with a status of (404|429)/.test(m.text()))
+        errors.push(m.text());
+    });
+    return { page, context, errors };
+  }
+
+  const status = (page: Page): Promise<string> => page.locator("#status").innerText();
+  const names = (page: Page): Promise<string[]> => page.locator("a.result-link").allInnerTexts();
+  async function settled(page: Page): Promise<void> {
+    await page.waitForFunction(() => {
+      const s = document.getElementById("status")?.textContent ?? "";
+      return s !== "" && s !== "Searching…" && !document.getElementById("results")?.hasAttribute("aria-busy");
+    });
+  }
+
+  t.test("a typo'd real name finds the entity as you type; the footer shows the data's freshness", async (t) => {
+    const { page, errors } = await open(t);
+    await page.goto(`${server.base}/`);
+    await settled(page);
+    t.match(await status(page), /^6,\d{3} entities; showing 1–10\./, "an empty query browses everything");
+    await page.locator("#q").pressSequentially("lino enginering", { delay: 20 });
+    await page.waitForFunction(() => /enginering/.test(document.getElementById("status")?.textContent ?? ""));
+    await settled(page);
+    t.ok((await names(page)).slice(0, 3).includes(LINO.name), "the entity is among the first results");
+    t.match(page.url(), /\/\?q=lino\+enginering$/, "the URL carries the query");
+    const footer = await page.locator("#freshness").innerText();
+    t.match(footer, /^6,\d{3} entities from the GLEIF golden copy published \d{1,2} \w+ \d{4}\.$/, footer);
+    t.ok(footer.includes(new Date(published).getUTCFullYear().toString()), "the published date is the dataset's");
+    t.ok(await page.locator('footer a[href="/docs"]').isVisible(), "the footer links to the API reference");
+    t.match(await page.locator("footer").innerText(), /CC0 1\.0/, "the CC0 attribution");
+    t.same(errors, [], "no console or page errors (a Content-Security-Policy refusal would be one)");
+  });
+
+  t.test("a facet filters: the URL and the counts change, and unticking it undoes it", async (t) => {
+    const { page } = await open(t);
+    await page.goto(`${server.base}/?q=bank`);
+    await settled(page);
+    const before = await status(page);
+    const countryBox = page.locator('fieldset[data-field="country"] label').first();
+    const [label, count] = await countryBox.locator("span").allInnerTexts();
+    const code = /\(([A-Z]{2})\)$/.exec(label)![1];
+    await countryBox.locator("input").check();
+    await page.waitForURL(new RegExp(`country=${code}`));
+    await settled(page);
+    t.match(await status(page), new RegExp(`^${count} entit(y|ies) match “bank”`), `the count is the facet's: ${count}`);
+    t.not(await status(page), before);
+    const countries = await page.locator('fieldset[data-field="country"] label .value').allInnerTexts();
+    t.same(countries, [label], "the country facet now counts the chosen country only");
+    t.ok(await page.locator('fieldset[data-field="country"] input').first().isChecked(), "and shows it ticked");
+    for (const card of await page.locator(".card .place").allInnerTexts()) t.ok(card.endsWith(label.replace(/ \(\w+\)$/, "")), card);
+
+    await page.locator('fieldset[data-field="country"] input').first().uncheck();
+    await page.waitForURL((url) => !url.search.includes("country="));
+    await settled(page);
+    t.equal(await status(page), before, "unticked: the first answer again");
+    await page.goBack();
+    await page.waitForURL(new RegExp(`country=${code}`));
+    await settled(page);
+    t.match(await status(page), new RegExp(`^${count} entit`), "back: the filtered answer");
+  });
+
+  t.test("pages forward and back, the URL and history following", async (t) => {
+    const { page } = await open(t);
+    await page.goto(`${server.base}/?q=bank`);
+    await settled(page);
+    const first = await names(page);
+    t.equal(first.length, 10);
+    await page.locator('nav.pager a[rel="next"]').click();
+    await page.waitForURL(/page=2/);
+    await settled(page);
+    t.match(await status(page), /showing 11–20\./);
+    const second = await names(page);
+    t.not(second[0], first[0], "another page of results");
+    t.match(await page.locator("nav.pager [aria-current]").innerText(), /^Page 2 of \d+$/);
+    await page.goBack();
+    await page.waitForURL((url) => !url.search.includes("page="));
+    await settled(page);
+    t.same(await names(page), first, "back: page 1 again");
+    await page.goForward();
+    await page.waitForURL(/page=2/);
+    await settled(page);
+    t.same(await names(page), second, "forward: page 2 again");
+    await page.reload();
+    await settled(page);
+    t.same(await names(page), second, "a reload keeps the page");
+    t.equal(await page.locator("#q").inputValue(), "bank", "and the query in the box");
+  });
+
+  t.test("the keyboard: arrow down from the box through the results, Enter opens the entity page", async (t) => {
+    const { page } = await open(t);
+    await page.goto(`${server.base}/?q=${encodeURIComponent("lino enginering")}`);
+    await settled(page);
+    await page.locator("#q").focus();
+    await page.keyboard.press("ArrowDown");
+    t.equal(await page.evaluate(() => document.activeElement?.className), "result-link", "ArrowDown: the first result");
+    const total = await page.locator("a.result-link").count();
+    if (total > 1) {
+      await page.keyboard.press("ArrowDown");
+      t.equal(await page.evaluate(() => document.activeElement?.textContent), (await names(page))[1], "ArrowDown again: the second");
+      await page.keyboard.press("ArrowUp");
+    }
+    const target = await page.evaluate(() => document.activeElement?.getAttribute("href"));
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`**${target}`);
+    await page.waitForSelector("article.entity h1");
+    t.equal(await page.evaluate(() => document.activeElement?.tagName), "H1", "focus moves to the entity's name");
+    t.equal(target, `/entity/${LINO.lei}`);
+    const text = await page.locator("article.entity").innerText();
+    t.match(text, LINO.name);
+    t.match(text, /Country \(legal address\)\s+Sweden \(SE\)/, "the country spelled out");
+    t.match(text, /Check digits valid/, "the check-digit verdict");
+    t.equal(
+      await page.locator('a[href^="https://search.gleif.org/"]').getAttribute("href"),
+      `https://search.gleif.org/#/record/${LINO.lei}`,
+    );
+    await page.locator("details.json summary").click();
+    t.same(JSON.parse(await page.locator("details.json pre").innerText()).lei, LINO.lei, "the JSON view is the API's record");
+    await page.goBack();
+    await page.waitForSelector("a.result-link");
+    t.equal(await page.locator("#q").inputValue(), "lino enginering", "back: the search as it was");
+  });
+
+  t.test("an LEI failing ISO 17442 says so on its page", async (t) => {
+    const { page } = await open(t);
+    const response = await page.goto(`${server.base}/entity/${BAD_CHECK_LEI}`);
+    t.equal(response?.status(), 200);
+    await page.waitForSelector("article.entity");
+    t.match(await page.locator(".verdict").innerText(), /Check digits fail ISO 17442/);
+  });
+
+  t.test("copying an LEI puts it on the clipboard", async (t) => {
+    const { page } = await open(t, { permissions: ["clipboard-read", "clipboard-write"] });
+    await page.goto(`${server.base}/?q=${encodeURIComponent(LINO.name)}`);
+    await settled(page);
+    const button = page.locator(".card").first().locator("button.copy");
+    t.equal(await button.getAttribute("aria-label"), `Copy LEI ${LINO.lei}`);
+    await button.click();
+    t.equal(await page.evaluate(() => navigator.clipboard.readText()), LINO.lei);
+    t.equal(await button.innerText(), "Copied");
+  });
+
+  t.test("a query that matches nothing says so, with the query", async (t) => {
+    const { page } = await open(t);
+    await page.goto(`${server.base}/`);
+    await settled(page);
+    await page.locator("#q").fill("qqxzvjkw");
+    await page.waitForFunction(() => /qqxzvjkw/.test(document.getElementById("status")?.textContent ?? ""));
+    t.equal(await status(page), "No entity matches “qqxzvjkw”.");
+    t.equal(await page.locator(".card").count(), 0);
+    t.match(await page.locator(".results .empty").innerText(), /spelling/);
+    t.equal(await page.locator("nav.pager a").count(), 0, "no pages to walk");
+  });
+
+  t.test("an absent LEI and a string that is no LEI: a 404 page that says so", async (t) => {
+    const { page } = await open(t);
+    const absent = await page.goto(`${server.base}/entity/${ABSENT}`);
+    t.equal(absent?.status(), 404);
+    await page.waitForSelector("h1");
+    t.equal(await page.locator("h1").innerText(), `No entity with LEI ${ABSENT}`);
+    t.ok(await page.locator('a[href="/"]').last().isVisible(), "a way back to the search");
+    const garbage = await page.goto(`${server.base}/entity/not-an-lei`);
+    t.equal(garbage?.status(), 404);
+    await page.waitForSelector("h1");
+    t.match(await page.locator("h1").innerText(), /is not an LEI/);
+  });
+
+  t.test("axe-core: no WCAG A or AA violation on any page, light or dark", async (t) => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const { page } = await open(t, { colorScheme });
+      const states: [string, () => Promise<unknown>][] = [
+        ["results", () => page.goto(`${server.base}/?q=bank`).then(() => settled(page))],
+        ["filtered", () => page.goto(`${server.base}/?q=bank&status=ACTIVE`).then(() => settled(page))],
+        ["empty", () => page.goto(`${server.base}/?q=qqxzvjkw`).then(() => settled(page))],
+        ["entity", () => page.goto(`${server.base}/entity/${LINO.lei}`).then(() => page.waitForSelector("article.entity"))],
+        ["entity 404", () => page.goto(`${server.base}/entity/${ABSENT}`).then(() => page.waitForSelector("h1"))],
+      ];
+      for (const [name, reach] of states) {
+        await reach();
+        const violations = await axeViolations(page);
+        t.same(
+          violations,
+          [],
+          `${colorScheme}, ${name}: ${violations.map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(" ")).join("; ")})`).join(", ")}`,
+        );
+      }
+    }
+  });
+
+  t.test("screenshots at desktop and phone width; nothing wider than a phone", async (t) => {
+    for (const [width, viewport, colorScheme] of [
+      ["desktop", DESKTOP, "light"],
+      ["phone", PHONE, "dark"],
+    ] as const) {
+      const { page } = await open(t, { viewport, colorScheme });
+      await page.goto(`${server.base}/?q=bank`);
+      await settled(page);
+      await screenshot(page, `search-${width}`);
+      t.ok(
+        await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+        `${width}: no sideways scrolling on the search`,
+      );
+      await page.goto(`${server.base}/entity/${LINO.lei}`);
+      await page.waitForSelector("article.entity");
+      await screenshot(page, `entity-${width}`);
+      t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${width}: nor on an entity`);
+      await page.goto(`${server.base}/?q=qqxzvjkw`);
+      await settled(page);
+      await screenshot(page, `empty-${width}`);
+    }
+  });
+
+  t.test("first load: at most 100 KB on the wire, assets gzipped and cached for good", async (t) => {
+    const { page } = await open(t);
+    const loads: { url: string; type: string; bytes: number; encoding: string | undefined; cache: string | undefined }[] = [];
+    page.on("requestfinished", async (request) => {
+      const response = await request.response();
+      const sizes = await request.sizes();
+      const headers = response ? await response.allHeaders() : {};
+      loads.push({
+        url: request.url(),
+        type: request.resourceType(),
+        bytes: sizes.responseBodySize + sizes.responseHeadersSize,
+        encoding: headers["content-encoding"],
+        cache: headers["cache-control"],
+      });
+    });
+    await page.goto(`${server.base}/`);
+    await settled(page);
+    await page.waitForFunction(() => (document.getElementById("freshness")?.textContent ?? "") !== "");
+    await page.waitForTimeout(200);
+    const total = loads.reduce((sum, l) => sum + l.bytes, 0);
+    t.comment(
+      `first load: ${loads.length} requests, ${total} bytes on the wire (${loads.map((l) => `${new URL(l.url).pathname} ${l.bytes}`).join(", ")})`,
+    );
+    t.ok(total <= 100 * 1024, `first load ${total} bytes ≤ 100 KB`);
+    t.ok(
+      loads.every((l) => l.url.startsWith(server.base)),
+      "nothing from another origin",
+    );
+    const assets = loads.filter((l) => l.type === "script" || l.type === "stylesheet");
+    t.equal(assets.length, 2, "one script, one stylesheet");
+    for (const asset of assets) {
+      t.match(asset.url, /\/assets\/app\.[0-9a-f]{12}\.(js|css)$/, "named by its content's hash");
+      t.equal(asset.encoding, "gzip", `${asset.url} gzipped`);
+      t.equal(asset.cache, "public, max-age=31536000, immutable");
+    }
+    const shell = loads.find((l) => l.type === "document")!;
+    t.equal(shell.encoding, "gzip", "the page gzipped");
+    t.equal(shell.cache, "no-cache", "the page revalidated, so a new build shows at once");
+    const unknown = await server.get("/assets/app.000000000000.js");
+    t.equal(unknown.status, 404, "an unknown asset is a 404");
+  });
+
+  t.test("the server says 429: the page says to slow down and stops asking until the wait is over", async (t) => {
+    // 4 requests a minute: the first load spends 2 (search, stats), two typed queries the rest
+    const limited = await startServer(t, { rateLimit: 4, rateWindow: 60 });
+    await ready(limited);
+    const { page } = await open(t);
+    await page.goto(`${limited.base}/`);
+    await settled(page);
+    let asked = 0;
+    page.on("request", (r) => {
+      if (r.url().includes("/v1/entities")) asked++;
+    });
+    for (const q of ["alpha", "beta", "gamma"]) {
+      await page.locator("#q").fill(q);
+      await page.waitForFunction(
+        (q) =>
+          (document.getElementById("status")?.textContent ?? "").includes(q) ||
+          /Too many/.test(document.getElementById("status")?.textContent ?? ""),
+        q,
+      );
+      if (/Too many/.test(await status(page))) break;
+    }
+    t.match(await status(page), /^Too many requests from your address\. Please slow down: searching resumes in \d+ s\.$/);
+    t.equal(await page.locator("#results[aria-busy]").count(), 0, "no busy state left spinning");
+    const askedAtRefusal = asked;
+    await page.locator("#q").fill("delta");
+    await page.waitForTimeout(1000);
+    t.equal(asked, askedAtRefusal, "typing during the wait sends nothing");
+    t.match(await status(page), /^Too many requests/, "and the page still says why");
+  });
+}
+
+async function ready(server: RunningServer): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await server.get("/health/ready")).status === 200) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the server did not load its data");
+}
