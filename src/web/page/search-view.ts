@@ -30,10 +30,11 @@ export class SearchView {
   private readonly facets = h("aside", { class: "facets", "aria-label": "Filters" });
   private readonly results = h("ol", { class: "results", id: "results", "aria-label": "Results" });
   private readonly pager = h("nav", { class: "pager", "aria-label": "Result pages" });
+  // results before filters in the document, so focus reaches them first at every width; the
+  // stylesheet places the filters on the left on a wide screen
   private readonly root = h(
     "div",
     { class: "layout" },
-    this.facets,
     h(
       "section",
       { class: "hits", "aria-labelledby": "results-heading" },
@@ -42,6 +43,7 @@ export class SearchView {
       this.results,
       this.pager,
     ),
+    this.facets,
   );
 
   constructor(private readonly host: SearchViewHost) {
@@ -198,7 +200,10 @@ export class SearchView {
     });
     const clear = anyFilter(state) ? h("button", { type: "button", class: "clear" }, "Clear filters") : null;
     clear?.addEventListener("click", () => this.host.navigate(urlOf({ ...state, filters: emptyFilters(), page: 1 }), "push"));
-    this.facets.replaceChildren(...[h("h2", { class: "facets-title" }, "Filters"), clear, ...groups].filter((g) => g !== null));
+    const shown = [clear, ...groups].filter((g) => g !== null);
+    // nothing to filter by (no match, no filter chosen): no empty panel
+    if (shown.length === 0) this.facets.replaceChildren();
+    else this.facets.replaceChildren(h("h2", { class: "facets-title" }, "Filters"), ...shown);
   }
 
   private facetBox(state: SearchState, field: FacetField, value: string, count: number): HTMLLabelElement {
