@@ -61,6 +61,8 @@ export function registerWebPage(server: HttpServer, lei: LeiService): void {
     {
       name: "entity-page",
       area: "public",
+      // it looks the LEI up (404 when absent): limited like the lookup it stands for
+      rateLimited: true,
       doc: {
         summary: "One entity's page for people (HTML)",
         description: "404 when the dataset holds no such LEI; the page then says so.",
