@@ -158,14 +158,25 @@ function countSeen(): u32 {
  */
 function settleBulk(): void {
   if (filterMask == 0 && facetMask == 0) { found = countSeen(); return; }
-  for (let c = 0; c < nCols; c++) if ((facetMask & (1 << c)) != 0) zero(unchecked(facetCounts[c]), <usize>unchecked(colNCodes[c]) * 4);
-  found = 0;
+  // the matching docs gathered in doc order, then each facet's column read in one tight pass:
+  // tens of thousands of docs cost a sequential sweep per column, not a loop over columns per doc
+  let n: u32 = 0;
   for (let w: u32 = 0; w < <u32>docWords; w++) {
     let bits = load<u32>(seenBits + (<usize>w << 2));
     while (bits != 0) {
       const doc = (w << 5) | ctz(bits);
       bits &= bits - 1;
-      if (passesFilters(doc)) tally(doc);
+      if (passesFilters(doc)) { store<u32>(candidates + (<usize>n << 2), doc); n++; }
+    }
+  }
+  found = n;
+  for (let c = 0; c < nCols; c++) {
+    if ((facetMask & (1 << c)) == 0) continue;
+    const counts = unchecked(facetCounts[c]), codes = unchecked(colCodes[c]);
+    zero(counts, <usize>unchecked(colNCodes[c]) * 4);
+    for (let i: u32 = 0; i < n; i++) {
+      const at = counts + (<usize>load<u32>(codes + (<usize>load<u32>(candidates + (<usize>i << 2)) << 2)) << 2);
+      store<u32>(at, load<u32>(at) + 1);
     }
   }
 }
