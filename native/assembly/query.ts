@@ -17,7 +17,7 @@
 import { allocate, zero } from "./memory";
 import {
   nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
-  postingStart, postingEnd, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank,
+  postingStart, postingEnd, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
@@ -174,10 +174,19 @@ function settleBulk(): void {
     if ((facetMask & (1 << c)) == 0) continue;
     const counts = unchecked(facetCounts[c]), codes = unchecked(colCodes[c]);
     zero(counts, <usize>unchecked(colNCodes[c]) * 4);
-    for (let i: u32 = 0; i < n; i++) {
-      const at = counts + (<usize>load<u32>(codes + (<usize>load<u32>(candidates + (<usize>i << 2)) << 2)) << 2);
-      store<u32>(at, load<u32>(at) + 1);
-    }
+    const shift = unchecked(colCodeShift[c]);
+    if (shift == 0) countColumn<u8>(counts, codes, n);
+    else if (shift == 1) countColumn<u16>(counts, codes, n);
+    else countColumn<u32>(counts, codes, n);
+  }
+}
+
+/** Adds the first n gathered docs' codes of one column to its counts. */
+@inline function countColumn<T>(counts: usize, codes: usize, n: u32): void {
+  for (let i: u32 = 0; i < n; i++) {
+    const doc = load<u32>(candidates + (<usize>i << 2));
+    const at = counts + (<usize>load<T>(codes + (<usize>doc << alignof<T>())) << 2);
+    store<u32>(at, load<u32>(at) + 1);
   }
 }
 

@@ -6,7 +6,8 @@
 //   11 trie node count, 12 trie nodes (4 u32 each: lo, hi, first child | terminal bit, byte | children << 8),
 //   13 nameKeys ((hi, lo, doc) u32 triples sorted by hi: exact-name keys, see name-key.ts), 14 their count,
 //   15 docRank (u8 per doc: 2 registration issued, 1 entity active),
-//   16 nCols, 17 + 4c: column c -> codes[nDocs] (u32), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+//   16 nCols, 17 + 5c: column c -> codes[nDocs], bytes a code (1, 2 or 4: as few as its values
+//      allow), nCodes, valOffs[nCodes+1], valDocs[nDocs]
 // A term's postings are its docs by legal name length, then doc id; value lists are sorted doc
 // ids. Docs are numbered in LEI order, so the doc id is also the deterministic tie-break.
 
@@ -31,6 +32,7 @@ export let docRank: usize = 0;
 export let nCols: i32 = 0;
 
 export const colCodes = new StaticArray<usize>(MAX_COLS);
+export const colCodeShift = new StaticArray<u32>(MAX_COLS); // log2 of a code's bytes
 export const colNCodes = new StaticArray<u32>(MAX_COLS);
 export const colValOffs = new StaticArray<usize>(MAX_COLS);
 export const colValDocs = new StaticArray<usize>(MAX_COLS);
@@ -54,11 +56,13 @@ export function readDescriptor(desc: usize): void {
   docRank = load<u32>(desc + 60);
   nCols = <i32>load<u32>(desc + 64);
   for (let c = 0; c < nCols; c++) {
-    const base = desc + 68 + <usize>c * 16;
+    const base = desc + 68 + <usize>c * 20;
     colCodes[c] = load<u32>(base);
-    colNCodes[c] = load<u32>(base + 4);
-    colValOffs[c] = load<u32>(base + 8);
-    colValDocs[c] = load<u32>(base + 12);
+    const bytes = load<u32>(base + 4);
+    colCodeShift[c] = bytes == 1 ? 0 : bytes == 2 ? 1 : 2;
+    colNCodes[c] = load<u32>(base + 8);
+    colValOffs[c] = load<u32>(base + 12);
+    colValDocs[c] = load<u32>(base + 16);
   }
 }
 
@@ -69,4 +73,8 @@ export function readDescriptor(desc: usize): void {
 @inline export function postingEnd(t: u32): u32 { return load<u32>(postOffs + (<usize>(t + 1) << 2)); }
 @inline export function postingDoc(i: u32): u32 { return load<u32>(postDocs + (<usize>i << 2)); }
 @inline export function postingMeta(i: u32): u32 { return load<u32>(postMeta + (<usize>i << 2)); }
-@inline export function docCode(c: i32, doc: u32): u32 { return load<u32>(colCodes[c] + (<usize>doc << 2)); }
+@inline export function docCode(c: i32, doc: u32): u32 { return codeAt(unchecked(colCodes[c]), unchecked(colCodeShift[c]), doc); }
+@inline export function codeAt(codes: usize, shift: u32, doc: u32): u32 {
+  const at = codes + (<usize>doc << shift);
+  return shift == 0 ? <u32>load<u8>(at) : shift == 1 ? <u32>load<u16>(at) : load<u32>(at);
+}

@@ -14,12 +14,12 @@ import { dirname } from "node:path";
 import { crc32Update } from "./crc.js";
 import { DocStoreReader, type DocFileFacts } from "./doc-store.js";
 import { SegmentError } from "./segment-error.js";
-import type { ColumnData, SliceData } from "./slice-builder.js";
+import type { CodeArray, ColumnData, SliceData } from "./slice-builder.js";
 
 export { SegmentError };
 
 /** Bump whenever SliceData or the engine's reading of it changes. */
-export const SEGMENT_FORMAT = 5;
+export const SEGMENT_FORMAT = 6;
 const MAGIC = Buffer.from("LEIDEXSG", "latin1");
 const HEADER_BYTES = 32;
 const ALIGN = 8;
@@ -230,9 +230,15 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
   }
   if (typeof dir.docs?.bytes !== "number" || typeof dir.docs.crc !== "number")
     throw new SegmentError(`segment ${path} does not name its document file`);
+  const codesOf = (name: string): CodeArray => {
+    const a = arrays.get(name);
+    if (!(a instanceof Uint8Array || a instanceof Uint16Array || a instanceof Uint32Array))
+      throw new SegmentError(`segment ${path} lacks array ${name}`);
+    return a;
+  };
   const columns: ColumnData[] = dir.columnValues.map((values, i) => ({
     values,
-    codes: get(`col${i}.codes`, "u32"),
+    codes: codesOf(`col${i}.codes`),
     valOffs: get(`col${i}.valOffs`, "u32"),
     valDocs: get(`col${i}.valDocs`, "u32"),
   }));

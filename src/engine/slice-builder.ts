@@ -27,10 +27,13 @@ export const LEI_TERM_MARKER = "\u0001";
 const MAX_POSITION = 254;
 const NO_POSITION = 255;
 
+/** A column's per-doc codes, as narrow as its number of values allows (u8 up to 256 values). */
+export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
+
 export interface ColumnData {
   /** code -> display value; code 0 is "no value" */
   values: (string | null)[];
-  codes: Uint32Array;
+  codes: CodeArray;
   valOffs: Uint32Array;
   valDocs: Uint32Array;
 }
@@ -532,7 +535,7 @@ function valueLists(codes: Uint32Array, values: (string | null)[]): ColumnData {
   const cursor = valOffs.slice(0, nCodes);
   const valDocs = new Uint32Array(codes.length);
   for (let d = 0; d < codes.length; d++) valDocs[cursor[codes[d]]++] = d;
-  return { values, codes, valOffs, valDocs };
+  return { values, codes: narrowest(codes, nCodes), valOffs, valDocs };
 }
 
 /** Insertion indices in LEI order; of indices repeating an LEI, the last added wins. */
@@ -674,4 +677,10 @@ function breadthFirst(pre: Trie): Trie {
     words[at * 4 + 3] = (src[old * 4 + 3] | (children << 8)) >>> 0;
   }
   return { nodes: pre.nodes, words };
+}
+
+/** The codes in the narrowest array that holds nCodes values: facets and filters read less memory. */
+function narrowest(codes: Uint32Array, nCodes: number): CodeArray {
+  if (nCodes > 0x10000) return codes;
+  return nCodes > 0x100 ? Uint16Array.from(codes) : Uint8Array.from(codes);
 }

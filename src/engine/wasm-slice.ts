@@ -10,7 +10,7 @@ import type { HitSource, SearchAnswer } from "./protocol.js";
 import { LeiTable, type LeiTableShare } from "./lei-table.js";
 import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
-import { LEI_TERM_MARKER, type SliceData } from "./slice-builder.js";
+import { LEI_TERM_MARKER, type CodeArray, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
 
@@ -104,8 +104,8 @@ export class WasmSlice {
   private readonly leis: LeiTable;
   /** where the front finds the same table */
   readonly leiTable: LeiTableShare;
-  /** per column: its values, and where its per-doc codes and value-list offsets lie in WASM memory */
-  private readonly columns: { values: (string | null)[]; codesAt: number; valOffsAt: number }[];
+  /** per column: its values, and its per-doc codes (a view of WASM memory, as narrow as stored) */
+  private readonly columns: { values: (string | null)[]; codes: CodeArray; valOffs: Uint32Array }[];
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
   private readonly bitmapAt: number[];
@@ -163,7 +163,8 @@ export class WasmSlice {
       docLenAt: ptr("docLen"),
     };
     this.leis = new LeiTable(this.leiTable);
-    this.columns = data.columns.map((col, c) => ({ values: col.values, codesAt: ptr(`col${c}.codes`), valOffsAt: ptr(`col${c}.valOffs`) }));
+    // the segment's arrays were read straight into WASM memory: these are views of it
+    this.columns = data.columns.map((col) => ({ values: col.values, codes: col.codes, valOffs: col.valOffs }));
     this.codeByKey = data.columns.map((col, c) => {
       const m = new Map<string, number>();
       col.values.forEach((v, code) => {
@@ -191,7 +192,9 @@ export class WasmSlice {
       this.placeDocRanks(data.nDocs),
       data.columns.length,
     ];
-    data.columns.forEach((col, c) => words.push(ptr(`col${c}.codes`), col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)));
+    data.columns.forEach((col, c) =>
+      words.push(ptr(`col${c}.codes`), col.codes.BYTES_PER_ELEMENT, col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)),
+    );
     const descriptor = Uint32Array.from(words);
     const descriptorAt = engine.alloc(descriptor.byteLength);
     new Uint32Array(engine.memory.buffer, descriptorAt, descriptor.length).set(descriptor);
@@ -219,8 +222,7 @@ export class WasmSlice {
     const standing = (param: FilterParam, good: readonly string[], weight: number): void => {
       const col = this.columns[columnIndex(param)];
       const codeWeight = col.values.map((v) => (v !== null && good.includes(v) ? weight : 0));
-      const codes = new Uint32Array(this.engine.memory.buffer, col.codesAt, nDocs);
-      for (let d = 0; d < nDocs; d++) ranks[d] |= codeWeight[codes[d]];
+      for (let d = 0; d < nDocs; d++) ranks[d] |= codeWeight[col.codes[d]];
     };
     ranks.fill(0);
     standing("registrationStatus", CURRENT_REGISTRATIONS, 2);
@@ -240,12 +242,11 @@ export class WasmSlice {
   /** Every value of a facet column with its doc count. */
   facetValues(param: FacetParam): [string, number][] {
     const c = columnIndex(param);
-    const col = this.columns[c];
-    const valOffs = new Uint32Array(this.engine.memory.buffer, col.valOffsAt, col.values.length + 1);
+    const { values, valOffs } = this.columns[c];
     const out: [string, number][] = [];
-    for (let code = 1; code < col.values.length; code++) {
+    for (let code = 1; code < values.length; code++) {
       const n = valOffs[code + 1] - valOffs[code];
-      if (n > 0) out.push([col.values[code]!, n]);
+      if (n > 0) out.push([values[code]!, n]);
     }
     return out;
   }
@@ -394,7 +395,7 @@ export class WasmSlice {
     maxBytes: number,
   ): { lines: Uint8Array; next: number | null } {
     const tests = this.allowedCodes(filters, exclude).map(({ c, allowed }) => ({
-      codes: new Uint32Array(this.engine.memory.buffer, this.columns[c].codesAt, this.docs),
+      codes: this.columns[c].codes,
       allowed: new Set(allowed),
     }));
     const parts: Uint8Array[] = [];
