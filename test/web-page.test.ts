@@ -200,10 +200,17 @@ else {
     await page.waitForSelector("h1");
     t.equal(await page.locator("h1").innerText(), `No entity with LEI ${ABSENT}`);
     t.ok(await page.locator('a[href="/"]').last().isVisible(), "a way back to the search");
-    const garbage = await page.goto(`${server.base}/entity/not-an-lei`);
-    t.equal(garbage?.status(), 404);
-    await page.waitForSelector("h1");
-    t.match(await page.locator("h1").innerText(), /is not an LEI/);
+    for (const [path, shown] of [
+      ["not-an-lei", "NOT-AN-LEI"],
+      ["%3Cb%3Ebold%3C%2Fb%3E", "<B>BOLD</B>"],
+      ["%E0%A4%A", "%E0%A4%A"],
+    ]) {
+      const garbage = await page.goto(`${server.base}/entity/${path}`);
+      t.equal(garbage?.status(), 404, path);
+      await page.waitForSelector("h1");
+      t.equal(await page.locator("h1").innerText(), `“${shown}” is not an LEI in this dataset`, `${path}: said as text`);
+      t.equal(await page.locator("main b").count(), 0, "no markup from the path");
+    }
   });
 
   t.test("axe-core: no WCAG A or AA violation on any page, light or dark", async (t) => {

@@ -30,11 +30,20 @@ const entityView = new EntityView({ main, announce, lastSearchUrl: () => lastSea
 function route(): void {
   const entity = /^\/entity\/([^/]+)\/?$/.exec(location.pathname);
   if (entity) {
-    void entityView.show(decodeURIComponent(entity[1]));
+    void entityView.show(decodedOrAsIs(entity[1]));
     return;
   }
   lastSearchUrl = location.pathname + location.search;
   searchView.show(stateFromUrl(location.search));
+}
+
+/** A path segment decoded; one that is not valid percent-encoding is shown as typed. */
+function decodedOrAsIs(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 input.addEventListener("input", () => searchView.typed(input.value));
