@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { build } from "esbuild";
 import { Client } from "typesense";
 import { browserMissing, launchBrowser, screenshot } from "./helpers/browser.js";
-import { ROOT, startServer, type RunningServer } from "./helpers/server.js";
+import { ROOT, startServer } from "./helpers/server.js";
 
 const BOOTSTRAP = "instantsearch-bootstrap-key-0123456789";
 
@@ -18,7 +18,6 @@ if (missing) t.skip(missing);
 else
   t.test("InstantSearch.js + typesense-instantsearch-adapter render hits and a country refinement list", async (t) => {
     const leidex = await startServer(t, { args: ["--api-key", BOOTSTRAP] });
-    await ready(leidex);
 
     // a search-only key, and a key scoped from it (an HMAC, never sent to the server beforehand)
     const created = await leidex.get("/keys", {
@@ -94,11 +93,3 @@ else
     await screenshot(page, "instantsearch-adapter");
     t.same(errors, [], "no errors in the page (CORS included)");
   });
-
-async function ready(server: RunningServer): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if ((await server.get("/health/ready")).status === 200) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the server did not load its data");
-}

@@ -25,7 +25,6 @@ else {
     const fixture = writeFixture(tempDir(t, "leidex-web-"));
     published = fixture.zipPublished;
     server = await startServer(t, { source: fixture.zip });
-    await ready(server);
     browser = await launchBrowser(t);
   });
 
@@ -303,7 +302,6 @@ else {
   t.test("the server says 429: the page says to slow down and stops asking until the wait is over", async (t) => {
     // 4 requests a minute: the first load spends 2 (search, stats), two typed queries the rest
     const limited = await startServer(t, { rateLimit: 4, rateWindow: 60 });
-    await ready(limited);
     const { page } = await open(t);
     await page.goto(`${limited.base}/`);
     await settled(page);
@@ -329,12 +327,4 @@ else {
     t.equal(asked, askedAtRefusal, "typing during the wait sends nothing");
     t.match(await status(page), /^Too many requests/, "and the page still says why");
   });
-}
-
-async function ready(server: RunningServer): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if ((await server.get("/health/ready")).status === 200) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the server did not load its data");
 }

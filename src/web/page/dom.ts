@@ -25,6 +25,11 @@ export function formatCount(n: number): string {
   return counts.format(n);
 }
 
+/** An LEI as a line of its own: the code, and a button that copies it. */
+export function leiLine(lei: string, announce: (text: string) => void): HTMLParagraphElement {
+  return h("p", { class: "lei" }, h("span", { class: "visually-hidden" }, "LEI "), h("code", {}, lei), " ", copyButton(lei, announce));
+}
+
 /** A button that copies an LEI and says so, in its label and to screen readers. */
 export function copyButton(lei: string, announce: (text: string) => void): HTMLButtonElement {
   const button = h("button", { type: "button", class: "copy", "aria-label": `Copy LEI ${lei}` }, "Copy");

@@ -4,7 +4,7 @@
 import { checkDigitsValid, hasLeiForm } from "../../lei/lei-code.js";
 import { getJson, problemText, type Entity } from "./api.js";
 import { badges } from "./badges.js";
-import { copyButton, h } from "./dom.js";
+import { h, leiLine } from "./dom.js";
 import { FIELD_LABELS, codeWords, countryName, dateWords, legalFormWords, placeName } from "./labels.js";
 
 export interface EntityViewHost {
@@ -71,14 +71,7 @@ export class EntityView {
         this.back(),
         h("h1", { tabindex: -1 }, entity.legalName),
         badges(entity),
-        h(
-          "p",
-          { class: "lei" },
-          h("span", { class: "visually-hidden" }, "LEI "),
-          h("code", {}, entity.lei),
-          " ",
-          copyButton(entity.lei, this.host.announce),
-        ),
+        leiLine(entity.lei, this.host.announce),
         checkDigitVerdict(entity.lei),
         h("dl", { class: "fields" }, ...rows.flat()),
         h(

@@ -3,7 +3,7 @@
 
 import { getJson, problemText, type Entity, type FacetCounts, type SearchPage } from "./api.js";
 import { badges } from "./badges.js";
-import { copyButton, formatCount, h } from "./dom.js";
+import { formatCount, h, leiLine } from "./dom.js";
 import { FACETS, codeWords, countryName, placeName, type FacetField } from "./labels.js";
 import { LAST_PAGE, PAGE_SIZE, apiPathOf, emptyFilters, urlOf, type SearchState } from "./search-state.js";
 
@@ -158,14 +158,7 @@ export class SearchView {
       "li",
       { class: "card" },
       h("h2", {}, h("a", { class: "result-link", href: `/entity/${entity.lei}`, "data-spa": true }, entity.legalName)),
-      h(
-        "p",
-        { class: "lei" },
-        h("span", { class: "visually-hidden" }, "LEI "),
-        h("code", {}, entity.lei),
-        " ",
-        copyButton(entity.lei, this.host.announce),
-      ),
+      leiLine(entity.lei, this.host.announce),
       place ? h("p", { class: "place" }, place) : null,
       badges(entity),
     );
