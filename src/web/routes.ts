@@ -75,7 +75,7 @@ export function registerWebPage(server: HttpServer, lei: LeiService): void {
       try {
         found = lei.entity(req.params[0], (result) => result.kind === "found");
       } catch (err) {
-        if (!(err instanceof NotReadyError)) throw err; // still loading: the page retries itself
+        if (!(err instanceof NotReadyError)) throw err; // still loading: the page says so when it asks
       }
       sendShell(reply, found ? 200 : 404);
     },

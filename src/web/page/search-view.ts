@@ -70,19 +70,16 @@ export class SearchView {
 
   /** The query as typed: searched once typing pauses, the URL replaced rather than stacked. */
   typed(q: string): void {
-    const next = { ...(this.state ?? { q: "", filters: emptyFilters(), page: 1 }), q, page: 1 };
     if (this.typingTimer) clearTimeout(this.typingTimer);
-    this.typingTimer = setTimeout(() => {
-      this.typingTimer = null;
-      this.host.navigate(urlOf(next), this.root.isConnected ? "replace" : "push");
-    }, TYPING_PAUSE_MS);
+    this.typingTimer = setTimeout(() => this.submitted(q), TYPING_PAUSE_MS);
   }
 
-  /** The form submitted (Enter): search now. */
+  /** The form submitted (Enter): search now, on the first page, keeping the filters. */
   submitted(q: string): void {
     if (this.typingTimer) clearTimeout(this.typingTimer);
     this.typingTimer = null;
     const next = { ...(this.state ?? { q: "", filters: emptyFilters(), page: 1 }), q, page: 1 };
+    // from the entity view a search is a new history entry; within the search view it replaces
     this.host.navigate(urlOf(next), this.root.isConnected ? "replace" : "push");
   }
 
