@@ -45,9 +45,14 @@ const A = "QUORVIN BLASKET TREMMEL TRADING";
 const B = "QUORVIN BLASKET SHIPPING";
 const C = "SPRAVIK GLENTHOR TRADING";
 const partial = [row(A), row(B, { city: "TREMMEL ODWAYNE" }), row(C)];
+// The whole word of a prefix among its many completions: "veldmark cap" matches CAP itself in
+// one name and CAPITAL(S) in hundreds; the one holding CAP whole outranks them all, though it
+// comes last (its LEI is the highest), its name is longer than the query, and its registration
+// has lapsed (it stands lower).
+const WHOLE_CAP = "VELDMARK CAP HOLDINGS";
 
 const source = join(tempDir(t), "work.csv");
-writeFileSync(source, `${text.trimEnd()}\r\n${[...family, ...partial].join("\r\n")}\r\n`);
+writeFileSync(source, `${text.trimEnd()}\r\n${[...family, ...partial, row(WHOLE_CAP, { registration: "LAPSED" })].join("\r\n")}\r\n`);
 const servers: [string, RunningServer][] = [
   ["1 shard", await startServer(t, { rateLimit: 0, shards: 1, source })],
   ["3 shards", await startServer(t, { rateLimit: 0, shards: 3, source })],
@@ -79,6 +84,15 @@ t.test("a short page is the head of the whole ranking, with the same found and f
         t.equal(p.found, reference!.found, `${label} ${q}: found at limit ${limit}`);
         t.same(p.facets, reference!.facets, `${label} ${q}: facets at limit ${limit}`);
       }
+    }
+  }
+});
+
+t.test("a prefix's whole word ranks first among its completions, at any page size", async (t) => {
+  for (const [label, server] of servers) {
+    for (const limit of [1, 10, 100]) {
+      const p: Page = await server.json(`/v1/entities${qs({ q: "veldmark cap", limit })}`);
+      t.equal(p.results[0]?.legalName, WHOLE_CAP, `${label}, limit ${limit}: ${p.results[0]?.legalName}`);
     }
   }
 });

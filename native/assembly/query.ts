@@ -35,6 +35,7 @@ let touchedCount: u32 = 0;
 let candidates: usize = 0; // u32 per doc: the docs holding every token, for driveByMarks
 let docWords: usize = 0;     // u32 words of a one-bit-per-doc bitmap
 const tokenDocs = new StaticArray<usize>(MAX_TOKENS); // per token: its docs, when marked
+const wholeDocs = new StaticArray<usize>(MAX_TOKENS); // per split token: the docs holding it whole
 const facetCounts = new StaticArray<usize>(MAX_COLS);
 export const OUT_HEADER: usize = 32;
 export const outBuf: usize = allocate(OUT_HEADER + <usize>MAX_WINDOW * 12);
@@ -66,6 +67,7 @@ export function prepareScratch(): void {
   const words = (<usize>nDocs + 32) >> 5;
   docWords = words;
   for (let t = 0; t < MAX_TOKENS; t++) { unchecked(tokenDocs[t] = allocate(words * 4)); zero(unchecked(tokenDocs[t]), words * 4); }
+  for (let t = 0; t < MAX_TOKENS; t++) { unchecked(wholeDocs[t] = allocate(words * 4)); zero(unchecked(wholeDocs[t]), words * 4); }
   seenBits = allocate(words * 4);
   touched = allocate(words * 4);
   candidates = allocate(<usize>nDocs * 4 + 4);
@@ -383,6 +385,45 @@ let stopWhenWhole = false;
 const MARK_FACTOR: u64 = 32;
 let markedMask: u32 = 0;
 let unmarkedTokens: i32 = 0;
+// A prefix token whose whole-word candidates are a small part of its postings ("tru" beside
+// trust, truck...) is split: the docs holding it whole are marked apart too, so that a doc's
+// bound counts a whole-word match only where it holds one. Without that, every doc of "the tru"
+// is bounded as if it held "tru" itself, no real hit ever reaches that bound, and all are scored.
+const SPLIT_FACTOR: u64 = 4;
+let splitMask: u32 = 0;
+
+@inline function isWhole(r: i32): bool { return (rangeCost(r) & WHOLE) != 0; }
+
+/** Sets the bits of the docs of token t's ranges (whole ones only, or all) in bm, in the query's fields. */
+function markRanges(t: i32, bm: usize, wholeOnly: bool): void {
+  const mask = fieldMask & 0xf;
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    if (wholeOnly && !isWhole(r)) continue;
+    const end = postingStart(rangeHi(r));
+    for (let p = postingStart(rangeLo(r)); p < end; p++) {
+      if ((postingMeta(p) & mask) == 0) continue;
+      const doc = postingDoc(p);
+      const at = bm + (<usize>(doc >> 5) << 2);
+      store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
+    }
+  }
+}
+
+/** Clears what markRanges set: the postings' words, or the whole bitmap when they outnumber its words. */
+function unmarkRanges(t: i32, bm: usize, wholeOnly: bool, postings: u32): void {
+  if (<usize>postings > docWords) { zero(bm, docWords << 2); return; }
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    if (wholeOnly && !isWhole(r)) continue;
+    const end = postingStart(rangeHi(r));
+    for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(bm + (<usize>(postingDoc(p) >> 5) << 2), 0);
+  }
+}
+
+function wholePostings(t: i32): u32 {
+  let n: u32 = 0;
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) if (isWhole(r)) n += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
+  return n;
+}
 
 function markTokens(driverCost: u32): void {
   unmarkedTokens = 0;
@@ -391,18 +432,13 @@ function markTokens(driverCost: u32): void {
     const n = unchecked(tokPostings[t]);
     if (<u64>n > <u64>driverCost * MARK_FACTOR) { unmarkedTokens++; continue; }
     markedMask |= 1 << t;
-    const bm = unchecked(tokenDocs[t]);
-    const mask = fieldMask & 0xf;
-    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
-      const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end; p++) {
-        if ((postingMeta(p) & mask) == 0) continue;
-        const doc = postingDoc(p);
-        const at = bm + (<usize>(doc >> 5) << 2);
-        store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
-      }
+    markRanges(t, unchecked(tokenDocs[t]), false);
+    if (unchecked(tokCanBeWhole[t]) != 0 && <u64>wholePostings(t) * SPLIT_FACTOR < <u64>n) {
+      splitMask |= 1 << t;
+      markRanges(t, unchecked(wholeDocs[t]), true);
     }
   }
+  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0);
 }
 
 /**
@@ -412,14 +448,11 @@ function markTokens(driverCost: u32): void {
 function unmarkTokens(): void {
   for (let t = 0; t < nTokens; t++) {
     if ((markedMask & (1 << t)) == 0) continue;
-    const bm = unchecked(tokenDocs[t]);
-    if (<usize>unchecked(tokPostings[t]) > docWords) { zero(bm, docWords << 2); continue; }
-    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
-      const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(bm + (<usize>(postingDoc(p) >> 5) << 2), 0);
-    }
+    unmarkRanges(t, unchecked(tokenDocs[t]), false, unchecked(tokPostings[t]));
+    if ((splitMask & (1 << t)) != 0) unmarkRanges(t, unchecked(wholeDocs[t]), true, wholePostings(t));
   }
   markedMask = 0;
+  splitMask = 0;
 }
 
 /**
@@ -460,18 +493,30 @@ function mostTokensHeld(): i32 {
   return held;
 }
 
+/** The split tokens doc holds whole, as a mask. */
+@inline function heldWhole(doc: u32): u32 {
+  if (splitMask == 0) return 0;
+  let held: u32 = 0;
+  const word = <usize>(doc >> 5) << 2, bit: u32 = 1 << (doc & 31);
+  for (let t = 0; t < nTokens; t++) {
+    if ((splitMask & (1 << t)) != 0 && (load<u32>(unchecked(wholeDocs[t]) + word) & bit) != 0) held |= 1 << t;
+  }
+  return held;
+}
+
 /**
  * The best score a doc holding exactly the tokens `held` can reach: each field at its best for
- * those tokens (their cheapest candidates, whole where a candidate is, in the legal name, side
- * by side), with the doc's own name length and standing.
+ * those tokens (their cheapest candidates, whole where a candidate is, and for a split token
+ * where the doc holds it whole (`heldWhole`), in the legal name, side by side), with the doc's
+ * own name length and standing.
  */
-function ceilingOf(held: u32, nl: i32, rank: i32): u64 {
+function ceilingOf(held: u32, nl: i32, rank: i32, heldWhole: u32): u64 {
   let matched = 0, cost = 0, whole = 0;
   for (let t = 0; t < nTokens; t++) {
     if ((held & (1 << t)) == 0) continue;
     matched++;
     cost += unchecked(tokMinCost[t]);
-    whole += unchecked(tokCanBeWhole[t]);
+    whole += (splitMask & (1 << t)) != 0 ? <i32>((heldWhole >> t) & 1) : unchecked(tokCanBeWhole[t]);
   }
   return pack(matched, matched, cost, whole, 3 * matched, 8 * (nTokens - matched), nl, rank);
 }
@@ -486,7 +531,7 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
   if (markedMask != 0) {
     const held = heldTokens(doc);
     if (<i32>popcnt(held) + unmarkedTokens < minMatch) return;
-    if (unmarkedTokens == 0 && (minMatch < nTokens || excludes(floorAll)) && excludesDoc(ceilingOf(held, nl, rankOf(doc)), doc)) {
+    if (unmarkedTokens == 0 && (minMatch < nTokens || excludes(floorAll)) && excludesDoc(ceilingOf(held, nl, rankOf(doc), heldWhole(doc)), doc)) {
       tally(doc);
       return;
     }
@@ -678,7 +723,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 
   // the (n - minMatch + 1) rarest tokens: every qualifying doc holds at least one of them
   sortByPostings();
-  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0);
+  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0);
   considerExactNames();
   if (stopped) return;
   const drivers = nTokens - minMatch + 1;
@@ -736,7 +781,7 @@ function driveByMarks(minMatch: i32): void {
       bits &= bits - 1;
     }
   }
-  const best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK);
+  const best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, splitMask);
   for (let d = 0; d <= RANKED_DISTANCES; d++) {
     if (excludes(best - (<u64>d << 10))) { countCandidates(n, d); return; }
     // once the window is full of hits no candidate could be outranked by, order gains nothing
