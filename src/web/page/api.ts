@@ -1,28 +1,13 @@
 // The page's calls to the public API (same origin), each answered as data or as a problem a
 // person can act on: a rate limit says how long to wait, a loading server says when to retry.
 
-export interface Entity {
-  lei: string;
-  legalName: string;
-  entityStatus: string | null;
-  entityCategory: string | null;
-  registrationStatus: string | null;
-  legalForm: string | null;
-  jurisdiction: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  postalCode: string | null;
-  legalAddress: string | null;
-  hqAddress: string | null;
-  managingLou: string | null;
-  registeredAt: string | null;
-  lastUpdatedAt: string | null;
-  [field: string]: unknown;
-}
+import type { FacetParam, LegalEntity } from "../../engine/schema.js";
+
+/** The public API's entity, as the server declares it (a type only: nothing of the server is bundled). */
+export type Entity = LegalEntity;
 
 export interface FacetCounts {
-  field: string;
+  field: FacetParam;
   values: { value: string; count: number }[];
 }
 

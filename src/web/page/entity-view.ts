@@ -1,6 +1,7 @@
 // One entity: every field with a label a person understands, codes spelled out, the ISO 17442
 // check-digit verdict, a link to GLEIF's own record, and the JSON as the API serves it.
 
+import type { EntityField } from "../../engine/schema.js";
 import { checkDigitsValid, hasLeiForm } from "../../lei/lei-code.js";
 import { getJson, problemText, type Entity } from "./api.js";
 import { badges } from "./badges.js";
@@ -61,7 +62,7 @@ export class EntityView {
 
   private render(entity: Entity): void {
     document.title = `${entity.legalName}: Leidex`;
-    const rows = Object.keys(FIELD_LABELS)
+    const rows = (Object.keys(FIELD_LABELS) as EntityField[])
       .filter((field) => field !== "legalName")
       .map((field) => [h("dt", {}, FIELD_LABELS[field]), h("dd", {}, this.value(field, entity))]);
     this.host.main.replaceChildren(
@@ -94,7 +95,7 @@ export class EntityView {
     );
   }
 
-  private value(field: string, entity: Entity): Node | string {
+  private value(field: EntityField, entity: Entity): Node | string {
     const raw = entity[field];
     if (raw === null || raw === undefined || raw === "") return h("span", { class: "none" }, "not given");
     const text = String(raw);

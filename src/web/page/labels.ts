@@ -1,7 +1,10 @@
 // Words a person reads for the registry's codes: field labels, statuses, categories, and country
 // names from the browser's own Intl data (nothing fetched).
 
-export const FIELD_LABELS: Record<string, string> = {
+import type { EntityField, FacetParam } from "../../engine/schema.js";
+
+/** Every field of the entity, in the order the entity page lists them (the type checks none is missing). */
+export const FIELD_LABELS: Record<EntityField, string> = {
   lei: "LEI",
   legalName: "Legal name",
   entityStatus: "Entity status",
@@ -20,15 +23,16 @@ export const FIELD_LABELS: Record<string, string> = {
   lastUpdatedAt: "Last updated",
 };
 
-/** The facets the page offers, in the API's parameter names, with their headings. */
-export const FACETS = [
-  { field: "country", label: "Country" },
-  { field: "jurisdiction", label: "Jurisdiction" },
-  { field: "status", label: "Entity status" },
-  { field: "registrationStatus", label: "Registration status" },
-  { field: "category", label: "Category" },
-] as const;
-export type FacetField = (typeof FACETS)[number]["field"];
+/** The facets the page offers, in the API's parameter names, with their headings: every facet. */
+const FACET_LABELS: Record<FacetParam, string> = {
+  country: "Country",
+  jurisdiction: "Jurisdiction",
+  status: "Entity status",
+  registrationStatus: "Registration status",
+  category: "Category",
+};
+export const FACETS = (Object.keys(FACET_LABELS) as FacetParam[]).map((field) => ({ field, label: FACET_LABELS[field] }));
+export type FacetField = FacetParam;
 
 const CODE_WORDS: Record<string, string> = {
   ACTIVE: "Active",
