@@ -320,14 +320,23 @@ export class Collection {
    * waits, so the generation needs no pin.
    */
   lookupWith<T>(lei: string, use: (doc: Uint8Array | null) => T): T {
-    const live = this.live;
-    if (!live) throw new NotReadyError("no collection is loaded yet");
-    const reader = this.readersOf(live.gen)[sliceOf(lei, live.sliceDocs.length)];
+    const reader = this.liveReaderOf(lei);
     const doc = reader.leis.find(lei);
     if (doc === null) return use(null);
     const into = this.docScratch.take(doc.length);
     reader.docs.readInto(doc.at, doc.length, into, 0);
     return use(into.subarray(0, doc.length));
+  }
+
+  /** Whether the live collection holds the LEI: its LEI table only, no document read. */
+  hasLei(lei: string): boolean {
+    return this.liveReaderOf(lei).leis.find(lei) !== null;
+  }
+
+  private liveReaderOf(lei: string): SliceReader {
+    const live = this.live;
+    if (!live) throw new NotReadyError("no collection is loaded yet");
+    return this.readersOf(live.gen)[sliceOf(lei, live.sliceDocs.length)];
   }
 
   /**

@@ -120,6 +120,12 @@ export class LeiService {
     });
   }
 
+  /** Whether the dataset holds this LEI (any case), without reading its record. Throws NotReadyError while nothing is loaded. */
+  holds(input: string): boolean {
+    const lei = input.trim().toUpperCase();
+    return hasLeiForm(lei) && this.collection.hasLei(lei);
+  }
+
   facetValues(field: FacetParam): Promise<[string, number][]> {
     return this.collection.facetValues(field);
   }

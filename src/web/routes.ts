@@ -73,7 +73,7 @@ export function registerWebPage(server: HttpServer, lei: LeiService): void {
     (req, reply) => {
       let found = true;
       try {
-        found = lei.entity(req.params[0], (result) => result.kind === "found");
+        found = lei.holds(req.params[0]);
       } catch (err) {
         if (!(err instanceof NotReadyError)) throw err; // still loading: the page says so when it asks
       }
