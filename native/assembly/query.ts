@@ -8,6 +8,10 @@
 // A doc whose whole name is the query (equal exact-name keys, see name-key.ts) is scored first,
 // before any drive, with the top score bit: pasted names rank first whatever their words.
 //
+// A doc is scored only when its bound (ceilingOf, from bitmaps of the tokens it holds) could
+// enter the page; a query that still scores thousands refines the bounds on the way
+// (refineBounds: token costs, and how close neighbouring tokens can sit).
+//
 // Query descriptor (u32 words at q): 0 nTokens, 1 fieldMask, 2 window, 3 facetMask,
 // 4 filterMask, 5 typo mask (bit t: token t gets typo candidates), 6 flags (2 drop allowed),
 // 8 + c: filter bitmap pointer of column c, 24/25 exact-name key hi/lo, 26 the query's term
@@ -36,6 +40,9 @@ let candidates: usize = 0; // u32 per doc: the docs holding every token, for dri
 let docWords: usize = 0;     // u32 words of a one-bit-per-doc bitmap
 const tokenDocs = new StaticArray<usize>(MAX_TOKENS); // per token: its docs, when marked
 const wholeDocs = new StaticArray<usize>(MAX_TOKENS); // per split token: the docs holding it whole
+const cheapDocs = new StaticArray<usize>(MAX_TOKENS); // per token split by cost: the docs holding a cheapest candidate
+let pairNear: usize = 0;     // u32 per doc: 2 bits per marked pair of tokens, how close they can sit (see markPair)
+let posMasks: usize = 0;     // u32 per doc: legal-name positions of a token's candidates, while a pair is marked
 const facetCounts = new StaticArray<usize>(MAX_COLS);
 export const OUT_HEADER: usize = 32;
 export const outBuf: usize = allocate(OUT_HEADER + <usize>MAX_WINDOW * 12);
@@ -45,6 +52,7 @@ const tokStart = new StaticArray<i32>(MAX_TOKENS);
 const tokEnd = new StaticArray<i32>(MAX_TOKENS);
 const tokPostings = new StaticArray<u32>(MAX_TOKENS);
 const tokMinCost = new StaticArray<i32>(MAX_TOKENS); // the lowest typo cost among a token's candidates
+const tokNextCost = new StaticArray<i32>(MAX_TOKENS); // the next lowest, or NO_MATCH
 const tokCanBeWhole = new StaticArray<i32>(MAX_TOKENS); // 1 when some candidate matches the whole token
 const order = new StaticArray<i32>(MAX_TOKENS);
 const bestCost = new StaticArray<i32>(MAX_TOKENS);
@@ -68,6 +76,11 @@ export function prepareScratch(): void {
   docWords = words;
   for (let t = 0; t < MAX_TOKENS; t++) { unchecked(tokenDocs[t] = allocate(words * 4)); zero(unchecked(tokenDocs[t]), words * 4); }
   for (let t = 0; t < MAX_TOKENS; t++) { unchecked(wholeDocs[t] = allocate(words * 4)); zero(unchecked(wholeDocs[t]), words * 4); }
+  for (let t = 0; t < MAX_TOKENS; t++) { unchecked(cheapDocs[t] = allocate(words * 4)); zero(unchecked(cheapDocs[t]), words * 4); }
+  pairNear = allocate(<usize>nDocs * 4 + 4);
+  zero(pairNear, <usize>nDocs * 4 + 4);
+  posMasks = allocate(<usize>nDocs * 4 + 4);
+  zero(posMasks, <usize>nDocs * 4 + 4);
   seenBits = allocate(words * 4);
   touched = allocate(words * 4);
   candidates = allocate(<usize>nDocs * 4 + 4);
@@ -250,8 +263,14 @@ function buildToken(t: i32, typos: bool): void {
     if (cost < minCost) minCost = cost;
     if ((rangeCost(r) & WHOLE) != 0) canBeWhole = 1;
   }
+  let nextCost: i32 = NO_MATCH;
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    const cost = <i32>(rangeCost(r) & 0xff);
+    if (cost > minCost && cost < nextCost) nextCost = cost;
+  }
   unchecked(tokPostings[t] = postings);
   unchecked(tokMinCost[t] = minCost);
+  unchecked(tokNextCost[t] = nextCost);
   unchecked(tokCanBeWhole[t] = canBeWhole);
 }
 
@@ -391,14 +410,77 @@ let unmarkedTokens: i32 = 0;
 // is bounded as if it held "tru" itself, no real hit ever reaches that bound, and all are scored.
 const SPLIT_FACTOR: u64 = 4;
 let splitMask: u32 = 0;
+// ---- refined bounds: once a query has scored REFINE_AFTER_SCORED docs (or a full window
+// still admits a whole distance pass), more marks may bound the docs still to come
+// (refineBounds). Most queries never get there, and pay nothing. The docs scored on the way
+// tell which marks would bound many (noteShape): a split by cost where most held a costlier
+// candidate, a pair where most held its two tokens apart.
+//
+// A token whose cheapest candidates are a small part of its postings ("truste" beside "trust",
+// one typo away) is split by cost: a doc's bound counts the cheapest cost only where the doc
+// holds such a candidate, and the next cost elsewhere.
+let cheapMask: u32 = 0;
+// Proximity of neighbouring tokens. Most docs that hold both words of "holding holdin" or
+// "fund fun" hold them as one word, at one position; most that hold "limited pri" hold "Private
+// Limited", the other way round. A bound that puts every such pair side by side is reached by
+// none of them, and then every doc is scored. So each pair's proximity in each doc is bounded
+// from its postings' legal-name positions (markPair), at most MAX_PAIR_PROX, what assemble()
+// counts for a shared word or the reverse order at least. A pair is marked only when its
+// postings are few beside the docs still to come: three passes over them cost about what
+// scoring one doc in PAIR_COST_RATIO does.
+let pairMask: u32 = 0; // bit t: the pair of tokens t-1 and t is marked in pairNear
+const MAX_PAIR_PROX: u32 = 3;
+const SHARED_WORD_PROX: u32 = 2;
+const pairCap = new StaticArray<u32>(MAX_TOKENS); // per marked pair: its bound where no closer position was found
+// pairNear's fields hold MAX_PAIR_PROX less the bound, so that a doc not visited reads the highest
+const ALL_NEAR: u32 = 0xffffffff; // every pair's bound 0: as if none were marked
+const REST_PAIR_PROX: u32 = 2;
+const REST_NEAR: u32 = 0x55555555; // every pair's bound REST_PAIR_PROX
+const CLOSE_NEAR: u32 = 0xaaaaaaaa; // a pair's bound under REST_PAIR_PROX
+const REFINE_AFTER_SCORED: u32 = 4096;
+const SHAPES_AFTER_SCORED: u32 = 1024; // sampled from here on: a cheap query samples nothing
+const PAIR_COST_RATIO: u64 = 8;
+let refinePending = false;   // the query has not refined its bounds yet
+let scoredAtStart: u32 = 0;  // docsScored when the query began
+let driveDocs: u32 = 0;      // the docs the current drive will consider, about
+let consideredAtDrive: u32 = 0;
+let shapes: u32 = 0;         // docs sampled by noteShape
+const apartShapes = new StaticArray<u32>(MAX_TOKENS); // of those, the docs with tokens t-1 and t at least REST_PAIR_PROX apart
+const costlyShapes = new StaticArray<u32>(MAX_TOKENS); // of those, the docs matching token t above its cheapest cost
+
+/** Tallies the shape of the doc scoreDoc() just scored, from best*: see refineBounds. */
+function noteShape(): void {
+  shapes++;
+  for (let t = 0; t < nTokens; t++) {
+    const bc = unchecked(bestCost[t]);
+    if (bc == NO_MATCH) continue;
+    if (bc > unchecked(tokMinCost[t])) unchecked(costlyShapes[t]++);
+    if (t == 0 || unchecked(bestCost[t - 1]) == NO_MATCH) continue;
+    const a = unchecked(bestPos[t - 1]), b = unchecked(bestPos[t]);
+    const gap = b - a - 1;
+    if (a == 255 || b == 255 || (gap < 0 ? 1 - gap : gap) >= <i32>REST_PAIR_PROX) unchecked(apartShapes[t]++);
+  }
+}
+
+/** Whether most docs sampled by noteShape showed it. */
+@inline function mostly(count: u32): bool { return shapes > 0 && count * 2 >= shapes; }
 
 @inline function isWhole(r: i32): bool { return (rangeCost(r) & WHOLE) != 0; }
 
-/** Sets the bits of the docs of token t's ranges (whole ones only, or all) in bm, in the query's fields. */
-function markRanges(t: i32, bm: usize, wholeOnly: bool): void {
+// Which of a token's ranges a mark takes: all, the whole-word ones, or the cheapest.
+const ALL_RANGES = 0, WHOLE_RANGES = 1, CHEAPEST_RANGES = 2;
+
+@inline function takes(t: i32, r: i32, kind: i32): bool {
+  if (kind == WHOLE_RANGES) return isWhole(r);
+  if (kind == CHEAPEST_RANGES) return <i32>(rangeCost(r) & 0xff) == unchecked(tokMinCost[t]);
+  return true;
+}
+
+/** Sets the bits of the docs of token t's ranges of a kind in bm, in the query's fields. */
+function markRanges(t: i32, bm: usize, kind: i32): void {
   const mask = fieldMask & 0xf;
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
-    if (wholeOnly && !isWhole(r)) continue;
+    if (!takes(t, r, kind)) continue;
     const end = postingStart(rangeHi(r));
     for (let p = postingStart(rangeLo(r)); p < end; p++) {
       if ((postingMeta(p) & mask) == 0) continue;
@@ -410,19 +492,137 @@ function markRanges(t: i32, bm: usize, wholeOnly: bool): void {
 }
 
 /** Clears what markRanges set: the postings' words, or the whole bitmap when they outnumber its words. */
-function unmarkRanges(t: i32, bm: usize, wholeOnly: bool, postings: u32): void {
-  if (<usize>postings > docWords) { zero(bm, docWords << 2); return; }
+function unmarkRanges(t: i32, bm: usize, kind: i32): void {
+  if (<usize>postingsOf(t, kind) > docWords) { zero(bm, docWords << 2); return; }
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
-    if (wholeOnly && !isWhole(r)) continue;
+    if (!takes(t, r, kind)) continue;
     const end = postingStart(rangeHi(r));
     for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(bm + (<usize>(postingDoc(p) >> 5) << 2), 0);
   }
 }
 
-function wholePostings(t: i32): u32 {
+function postingsOf(t: i32, kind: i32): u32 {
   let n: u32 = 0;
-  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) if (isWhole(r)) n += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) if (takes(t, r, kind)) n += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
   return n;
+}
+
+/**
+ * Sets in posMasks the legal-name positions of token t's candidates, per doc: a bit per
+ * position, positions from 31 on sharing the top bit. Returns the postings visited.
+ */
+function gatherPositions(t: i32): u32 {
+  const legal = fieldMask & FIELD_LEGAL;
+  let n: u32 = 0;
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    const end = postingStart(rangeHi(r));
+    for (let p = postingStart(rangeLo(r)); p < end; p++) {
+      const meta = postingMeta(p);
+      if ((meta & legal) == 0) continue;
+      const at = posMasks + (<usize>postingDoc(p) << 2);
+      const pos = (meta >> 8) & 0xff;
+      store<u32>(at, load<u32>(at) | (pos < 31 ? <u32>1 << pos : <u32>1 << 31));
+    }
+    n += end - postingStart(rangeLo(r));
+  }
+  return n;
+}
+
+/** Zeroes what gatherPositions(t) set: its postings' words, or all of posMasks when they are many. */
+function clearPositions(t: i32, postings: u32): void {
+  if (<u64>postings * 8 > <u64>nDocs) { zero(posMasks, <usize>nDocs * 4); return; }
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    const end = postingStart(rangeHi(r));
+    for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(posMasks + (<usize>postingDoc(p) << 2), 0);
+  }
+}
+
+/** Token t's one candidate term, or -1 when it has none or several. */
+function singleTerm(t: i32): i64 {
+  const r = unchecked(tokStart[t]);
+  return unchecked(tokEnd[t]) == r + 1 && rangeHi(r) == rangeLo(r) + 1 ? <i64>rangeLo(r) : -1;
+}
+
+/**
+ * Bounds the proximity of tokens t-1 and t in each doc holding both in its legal name: the
+ * least assemble() could count over the positions of their candidates, capped at MAX_PAIR_PROX,
+ * into the doc's 2-bit field of pairNear. A doc holding either elsewhere only counts 8. When
+ * t-1's one term is also a candidate of t ("fund fun"), every doc holding it has the pair at
+ * most SHARED_WORD_PROX apart (the word itself matches both): that is the pair's cap, and the
+ * term itself need not be visited.
+ */
+function markPair(t: i32): void {
+  const legal = fieldMask & FIELD_LEGAL;
+  const shift = <u32>(2 * t);
+  const only = singleTerm(t - 1);
+  const shared = only >= 0 && lookup(t, <u32>only) >= 0;
+  unchecked(pairCap[t] = shared ? SHARED_WORD_PROX : MAX_PAIR_PROX);
+  if (shared && singleTerm(t) == only) return;
+  const gathered = gatherPositions(t - 1);
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    const hi = rangeHi(r);
+    for (let term = rangeLo(r); term < hi; term++) {
+      if (shared && <i64>term == only) continue;
+      const end = postingEnd(term);
+      for (let p = postingStart(term); p < end; p++) {
+        const meta = postingMeta(p);
+        if ((meta & legal) == 0) continue;
+        const doc = postingDoc(p);
+        const before = load<u32>(posMasks + (<usize>doc << 2));
+        if (before == 0) continue;
+        const at = pairNear + (<usize>doc << 2);
+        const near = load<u32>(at);
+        const prox = pairProx(before, (meta >> 8) & 0xff);
+        if (MAX_PAIR_PROX - prox > ((near >> shift) & 3)) store<u32>(at, (near & ~(<u32>3 << shift)) | ((MAX_PAIR_PROX - prox) << shift));
+      }
+    }
+  }
+  clearPositions(t - 1, gathered);
+}
+
+/**
+ * The least proximity assemble() counts between a candidate of the first token at one of the
+ * positions in mask and one of the second at pos, at most MAX_PAIR_PROX: the gap after a word
+ * before it, or 2 and more for one at or after it. Positions from 31 on are not told apart.
+ */
+@inline function pairProx(mask: u32, pos: u32): u32 {
+  if ((mask >> 31) != 0 || pos >= 31) return 0;
+  let prox = MAX_PAIR_PROX;
+  const before = mask & ((<u32>1 << pos) - 1);
+  if (before != 0) prox = min(prox, pos - (31 - clz(before)) - 1);
+  const after = mask >> pos;
+  if (after != 0) prox = min(prox, ctz(after) + 2);
+  return prox;
+}
+
+/** Drives call this when they start: about how many docs they will consider. */
+@inline function startDrive(docs: u32): void {
+  driveDocs = docs;
+  consideredAtDrive = docsConsidered;
+}
+
+/**
+ * Splits the marked tokens by cost where that pays, and marks the pairs of marked neighbouring
+ * tokens whose postings are few beside the docs still to come.
+ */
+function refineBounds(): void {
+  refinePending = false;
+  for (let t = 0; t < nTokens; t++) {
+    if ((markedMask & (1 << t)) == 0 || unchecked(tokNextCost[t]) == NO_MATCH || !mostly(unchecked(costlyShapes[t]))) continue;
+    if (<u64>postingsOf(t, CHEAPEST_RANGES) * SPLIT_FACTOR >= <u64>unchecked(tokPostings[t])) continue;
+    cheapMask |= 1 << t;
+    markRanges(t, unchecked(cheapDocs[t]), CHEAPEST_RANGES);
+  }
+  const done = docsConsidered - consideredAtDrive;
+  const ahead: u64 = driveDocs > done ? <u64>(driveDocs - done) : 0;
+  for (let t = 1; t < nTokens; t++) {
+    const both: u32 = 3 << (t - 1);
+    if ((markedMask & both) != both || !mostly(unchecked(apartShapes[t]))) continue;
+    if (<u64>unchecked(tokPostings[t - 1]) + <u64>unchecked(tokPostings[t]) > ahead * PAIR_COST_RATIO) continue;
+    pairMask |= 1 << t;
+    markPair(t);
+  }
+  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0);
 }
 
 function markTokens(driverCost: u32): void {
@@ -432,13 +632,27 @@ function markTokens(driverCost: u32): void {
     const n = unchecked(tokPostings[t]);
     if (<u64>n > <u64>driverCost * MARK_FACTOR) { unmarkedTokens++; continue; }
     markedMask |= 1 << t;
-    markRanges(t, unchecked(tokenDocs[t]), false);
-    if (unchecked(tokCanBeWhole[t]) != 0 && <u64>wholePostings(t) * SPLIT_FACTOR < <u64>n) {
+    markRanges(t, unchecked(tokenDocs[t]), ALL_RANGES);
+    if (unchecked(tokCanBeWhole[t]) != 0 && <u64>postingsOf(t, WHOLE_RANGES) * SPLIT_FACTOR < <u64>n) {
       splitMask |= 1 << t;
-      markRanges(t, unchecked(wholeDocs[t]), true);
+      markRanges(t, unchecked(wholeDocs[t]), WHOLE_RANGES);
     }
   }
-  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0);
+  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0);
+}
+
+/** Zeroes pairNear where markPair wrote: at the docs of each pair's second token, or all at once when those are many. */
+function unmarkPairs(): void {
+  let postings: u64 = 0;
+  for (let t = 1; t < nTokens; t++) if ((pairMask & (1 << t)) != 0) postings += <u64>unchecked(tokPostings[t]);
+  if (postings * 4 > <u64>nDocs) { zero(pairNear, <usize>nDocs * 4); return; }
+  for (let t = 1; t < nTokens; t++) {
+    if ((pairMask & (1 << t)) == 0) continue;
+    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+      const end = postingStart(rangeHi(r));
+      for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(pairNear + (<usize>postingDoc(p) << 2), 0);
+    }
+  }
 }
 
 /**
@@ -448,11 +662,15 @@ function markTokens(driverCost: u32): void {
 function unmarkTokens(): void {
   for (let t = 0; t < nTokens; t++) {
     if ((markedMask & (1 << t)) == 0) continue;
-    unmarkRanges(t, unchecked(tokenDocs[t]), false, unchecked(tokPostings[t]));
-    if ((splitMask & (1 << t)) != 0) unmarkRanges(t, unchecked(wholeDocs[t]), true, wholePostings(t));
+    unmarkRanges(t, unchecked(tokenDocs[t]), ALL_RANGES);
+    if ((splitMask & (1 << t)) != 0) unmarkRanges(t, unchecked(wholeDocs[t]), WHOLE_RANGES);
+    if ((cheapMask & (1 << t)) != 0) unmarkRanges(t, unchecked(cheapDocs[t]), CHEAPEST_RANGES);
   }
+  if (pairMask != 0) unmarkPairs();
   markedMask = 0;
   splitMask = 0;
+  cheapMask = 0;
+  pairMask = 0;
 }
 
 /**
@@ -475,7 +693,7 @@ function mostTokensHeld(): i32 {
       for (let p = postingStart(rangeLo(r)); p < end; p++) {
         const doc = postingDoc(p);
         if ((load<u32>(bm + (<usize>(doc >> 5) << 2)) & (1 << (doc & 31))) == 0) continue; // not in the fields
-        const held = <i32>popcnt(heldTokens(doc));
+        const held = <i32>popcnt(heldIn(doc, markedMask, tokenDocs));
         if (held > most) most = held;
       }
     }
@@ -483,42 +701,51 @@ function mostTokensHeld(): i32 {
   return most;
 }
 
-/** The marked tokens doc holds, as a mask. */
-@inline function heldTokens(doc: u32): u32 {
+/** The tokens of `tokens` whose bitmap in `maps` has doc, as a mask. */
+@inline function heldIn(doc: u32, tokens: u32, maps: StaticArray<usize>): u32 {
+  if (tokens == 0) return 0;
   let held: u32 = 0;
   const word = <usize>(doc >> 5) << 2, bit: u32 = 1 << (doc & 31);
   for (let t = 0; t < nTokens; t++) {
-    if ((markedMask & (1 << t)) != 0 && (load<u32>(unchecked(tokenDocs[t]) + word) & bit) != 0) held |= 1 << t;
+    if ((tokens & (1 << t)) != 0 && (load<u32>(unchecked(maps[t]) + word) & bit) != 0) held |= 1 << t;
   }
   return held;
 }
 
-/** The split tokens doc holds whole, as a mask. */
-@inline function heldWhole(doc: u32): u32 {
-  if (splitMask == 0) return 0;
-  let held: u32 = 0;
-  const word = <usize>(doc >> 5) << 2, bit: u32 = 1 << (doc & 31);
-  for (let t = 0; t < nTokens; t++) {
-    if ((splitMask & (1 << t)) != 0 && (load<u32>(unchecked(wholeDocs[t]) + word) & bit) != 0) held |= 1 << t;
-  }
-  return held;
+/** doc's field of pairNear: for each marked pair, how close its tokens can sit (0 when none is marked). */
+@inline function pairsNear(doc: u32): u32 {
+  return pairMask == 0 ? 0 : load<u32>(pairNear + (<usize>doc << 2));
 }
 
 /**
  * The best score a doc holding exactly the tokens `held` can reach: each field at its best for
  * those tokens (their cheapest candidates, whole where a candidate is, and for a split token
- * where the doc holds it whole (`heldWhole`), in the legal name, side by side), with the doc's
- * own name length and standing.
+ * where the doc holds it whole (`heldWhole`), at their cheapest cost, for a token split by cost
+ * where the doc holds a cheapest candidate (`heldCheap`), in the legal name, side by side or as
+ * close as a marked pair can sit (`near`, see pairNear)), with the doc's own name length and
+ * standing.
  */
-function ceilingOf(held: u32, nl: i32, rank: i32, heldWhole: u32): u64 {
+function ceilingOf(held: u32, nl: i32, rank: i32, heldWhole: u32, heldCheap: u32, near: u32): u64 {
   let matched = 0, cost = 0, whole = 0;
   for (let t = 0; t < nTokens; t++) {
     if ((held & (1 << t)) == 0) continue;
     matched++;
-    cost += unchecked(tokMinCost[t]);
+    cost += (cheapMask & ~heldCheap & (1 << t)) != 0 ? unchecked(tokNextCost[t]) : unchecked(tokMinCost[t]);
     whole += (splitMask & (1 << t)) != 0 ? <i32>((heldWhole >> t) & 1) : unchecked(tokCanBeWhole[t]);
   }
-  return pack(matched, matched, cost, whole, 3 * matched, 8 * (nTokens - matched), nl, rank);
+  let prox = 8 * (nTokens - matched);
+  let pairs = pairMask & held & (held << 1);
+  while (pairs != 0) {
+    const t = ctz(pairs);
+    pairs &= pairs - 1;
+    prox += <i32>min(unchecked(pairCap[t]), MAX_PAIR_PROX - ((near >> (2 * t)) & 3));
+  }
+  return pack(matched, matched, cost, whole, 3 * matched, prox, nl, rank);
+}
+
+/** ceilingOf() for doc, which holds the tokens `held`, by its marks. */
+function docCeiling(doc: u32, held: u32, nl: i32): u64 {
+  return ceilingOf(held, nl, rankOf(doc), heldIn(doc, splitMask, wholeDocs), heldIn(doc, cheapMask, cheapDocs), pairsNear(doc));
 }
 
 // The lowest ceiling of a doc holding every token (farthest length, no standing): while the
@@ -529,16 +756,18 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
   docsConsidered++;
   if (!firstSight(doc) || !passesFilters(doc)) return;
   if (markedMask != 0) {
-    const held = heldTokens(doc);
+    const held = heldIn(doc, markedMask, tokenDocs);
     if (<i32>popcnt(held) + unmarkedTokens < minMatch) return;
-    if (unmarkedTokens == 0 && (minMatch < nTokens || excludes(floorAll)) && excludesDoc(ceilingOf(held, nl, rankOf(doc), heldWhole(doc)), doc)) {
+    if (unmarkedTokens == 0 && (minMatch < nTokens || excludes(floorAll)) && excludesDoc(docCeiling(doc, held, nl), doc)) {
       tally(doc);
       return;
     }
   }
   let score: u64 = 1;
   if (nTokens > 0) {
+    if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
     score = scoreDoc(doc, minMatch, nl);
+    if (refinePending && docsScored - scoredAtStart > SHAPES_AFTER_SCORED) noteShape();
     if (score == 0) return;
   }
   accept(doc, score);
@@ -723,7 +952,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 
   // the (n - minMatch + 1) rarest tokens: every qualifying doc holds at least one of them
   sortByPostings();
-  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0);
+  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0);
   considerExactNames();
   if (stopped) return;
   const drivers = nTokens - minMatch + 1;
@@ -737,6 +966,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
     const filterCost = cheapestFilter();
     if (filterCost < tokenCost) {
       markTokens(filterCost);
+      startDrive(filterCost);
       driveByFilter(minMatch);
       return;
     }
@@ -749,8 +979,9 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
   }
   markTokens(tokenCost);
   if (minMatch == nTokens && unmarkedTokens == 0 && <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens) {
-    driveByMarks(minMatch);
+    driveByMarks(minMatch, tokenCost);
   } else {
+    startDrive(tokenCost);
     for (let i = 0; i < drivers; i++) {
       const t = unchecked(order[i]);
       for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
@@ -767,22 +998,50 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 // the query's length first: once the page is full of hits that a doc at the next distance
 // cannot beat, the rest only count (they hold every token, so they all match).
 const SCAN_FACTOR: u64 = 8;
+
 const RANKED_DISTANCES = 2; // farther docs are ranked in one last pass, by consider()'s own bound
 
-function driveByMarks(minMatch: i32): void {
+function driveByMarks(minMatch: i32, tokenCost: u32): void {
   const rarest = unchecked(tokenDocs[order[0]]);
+  // A doc that may hold a split token whole is ranked as it is found: it is rare, and its bound
+  // is the highest. The rest share one bound per name length.
+  const lifting = splitMask != 0;
   let n: u32 = 0;
-  for (let w: usize = 0; w < docWords; w++) {
+  startDrive(tokenCost);
+  for (let w: usize = 0; w < docWords && !stopped; w++) {
     let bits = load<u32>(rarest + (w << 2));
     for (let i = 1; i < nTokens && bits != 0; i++) bits &= load<u32>(unchecked(tokenDocs[order[i]]) + (w << 2));
+    if (bits == 0) continue;
+    if (lifting) {
+      let lifted = liftedBits(w) & bits;
+      bits &= ~lifted;
+      while (lifted != 0 && !stopped) {
+        const doc = (<u32>w << 5) | ctz(lifted);
+        lifted &= lifted - 1;
+        consider(doc, minMatch, <i32>load<u8>(nameLen + <usize>doc));
+      }
+    }
     while (bits != 0) {
       store<u32>(candidates + (<usize>n << 2), (<u32>w << 5) | ctz(bits));
       n++;
       bits &= bits - 1;
     }
   }
-  const best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, splitMask);
+  if (stopped) return;
+  startDrive(n);
+  let best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, 0, 0, ALL_NEAR);
+  let lifted = false;
   for (let d = 0; d <= RANKED_DISTANCES; d++) {
+    // a full window that the docs at this distance could still enter: refined bounds may show they cannot
+    if (d > 0 && refinePending && excludes(0) && !excludes(best - (<u64>d << 10))) refineBounds();
+    if (!lifted && (cheapMask | pairMask) != 0) {
+      // bounds were refined on the way: the docs that reach the highest are ranked now, and the
+      // rest share the bound of no cheapest candidate and pairs at least REST_PAIR_PROX apart
+      n = liftRefined(n, minMatch);
+      if (stopped) return;
+      lifted = true;
+      best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, 0, 0, REST_NEAR);
+    }
     if (excludes(best - (<u64>d << 10))) { countCandidates(n, d); return; }
     // once the window is full of hits no candidate could be outranked by, order gains nothing
     const last = d == RANKED_DISTANCES || (d > 0 && excludes(0) && !excludes(floorAll));
@@ -790,10 +1049,34 @@ function driveByMarks(minMatch: i32): void {
       const doc = load<u32>(candidates + (<usize>i << 2));
       const nl = <i32>load<u8>(nameLen + <usize>doc);
       const distance = distanceOf(nl);
-      if (distance == d || (last && distance > d)) consider(doc, minMatch, nl);
+      if (distance != d && !(last && distance > d)) continue;
+      // the shared bound first: most of a long last pass is only counted
+      if (last && excludes(best - (<u64>min(distance, 255) << 10))) tallyNew(doc);
+      else consider(doc, minMatch, nl);
     }
     if (stopped || last) return;
   }
+}
+
+/**
+ * Considers the candidates holding a cheapest candidate of a token split by cost, or with a
+ * marked pair closer than REST_PAIR_PROX; returns how many others remain, compacted.
+ */
+function liftRefined(n: u32, minMatch: i32): u32 {
+  let rest: u32 = 0;
+  for (let i: u32 = 0; i < n && !stopped; i++) {
+    const doc = load<u32>(candidates + (<usize>i << 2));
+    if ((pairsNear(doc) & CLOSE_NEAR) != 0 || heldIn(doc, cheapMask, cheapDocs) != 0) consider(doc, minMatch, <i32>load<u8>(nameLen + <usize>doc));
+    else { store<u32>(candidates + (<usize>rest << 2), doc); rest++; }
+  }
+  return rest;
+}
+
+/** Word w of the docs holding a split token whole. */
+@inline function liftedBits(w: usize): u32 {
+  let bits: u32 = 0;
+  for (let t = 0; t < nTokens; t++) if ((splitMask & (1 << t)) != 0) bits |= load<u32>(unchecked(wholeDocs[t]) + (w << 2));
+  return bits;
 }
 
 /** Counts the candidates at distance `from` or more from the query's length, not ranking them. */
@@ -818,6 +1101,10 @@ export function runQuery(): void {
   const typoMask = load<u32>(queryBuf + 20);
   const flags = load<u32>(queryBuf + 24);
   queryTerms = <i32>load<u32>(queryBuf + 104);
+  refinePending = nTokens >= 1;
+  shapes = 0;
+  for (let t = 0; t < nTokens; t++) { unchecked(apartShapes[t] = 0); unchecked(costlyShapes[t] = 0); }
+  scoredAtStart = docsScored;
 
   let exactMask: u32 = 0, typoable: u32 = 0;
   resetRanges();
