@@ -71,7 +71,7 @@ const leis = (p: Page): string[] => p.results.map((e) => e.lei);
 
 t.test("a short page is the head of the whole ranking, with the same found and facets", async (t) => {
   for (const [label, server] of servers) {
-    for (const q of ["veldmark capital", "veldmark cap", "capital veldmark fund", "veldmark", "veldmark veldm", "capital capital", "capital capita fund"]) {
+    for (const q of ["veldmark capital", "veldmark cap", "capital veldmark fund", "veldmark", "veldmark veldm", "capital capital", "capital capita fund", "veldmark xqzvw capital", "xqzvw veldmark cap"]) {
       const facets = "country,registrationStatus";
       // 500 deep: the page holds every match, so nothing can be skipped
       const whole: string[] = [];

@@ -733,7 +733,8 @@ function ceilingOf(held: u32, nl: i32, rank: i32, heldWhole: u32, heldCheap: u32
     cost += (cheapMask & ~heldCheap & (1 << t)) != 0 ? unchecked(tokNextCost[t]) : unchecked(tokMinCost[t]);
     whole += (splitMask & (1 << t)) != 0 ? <i32>((heldWhole >> t) & 1) : unchecked(tokCanBeWhole[t]);
   }
-  let prox = 8 * (nTokens - matched);
+  // as assemble() counts: 8 for a token not held, and 8 for a held token after one not held
+  let prox = 8 * (nTokens - matched) + 8 * <i32>popcnt(held & ~(held << 1) & ~1);
   let pairs = pairMask & held & (held << 1);
   while (pairs != 0) {
     const t = ctz(pairs);
