@@ -412,9 +412,7 @@ const SPLIT_FACTOR: u64 = 4;
 let splitMask: u32 = 0;
 // ---- refined bounds: once a query has scored REFINE_AFTER_SCORED docs (or a full window
 // still admits a whole distance pass), more marks may bound the docs still to come
-// (refineBounds). Most queries never get there, and pay nothing. The docs scored on the way
-// tell which marks would bound many (noteShape): a split by cost where most held a costlier
-// candidate, a pair where most held its two tokens apart.
+// (refineBounds). Most queries never get there, and pay nothing.
 //
 // A token whose cheapest candidates are a small part of its postings ("truste" beside "trust",
 // one typo away) is split by cost: a doc's bound counts the cheapest cost only where the doc
@@ -438,32 +436,12 @@ const REST_PAIR_PROX: u32 = 2;
 const REST_NEAR: u32 = 0x55555555; // every pair's bound REST_PAIR_PROX
 const CLOSE_NEAR: u32 = 0xaaaaaaaa; // a pair's bound under REST_PAIR_PROX
 const REFINE_AFTER_SCORED: u32 = 4096;
-const SHAPES_AFTER_SCORED: u32 = 1024; // sampled from here on: a cheap query samples nothing
 const PAIR_COST_RATIO: u64 = 8;
 let refinePending = false;   // the query has not refined its bounds yet
 let scoredAtStart: u32 = 0;  // docsScored when the query began
 let driveDocs: u32 = 0;      // the docs the current drive will consider, about
 let consideredAtDrive: u32 = 0;
-let shapes: u32 = 0;         // docs sampled by noteShape
-const apartShapes = new StaticArray<u32>(MAX_TOKENS); // of those, the docs with tokens t-1 and t at least REST_PAIR_PROX apart
-const costlyShapes = new StaticArray<u32>(MAX_TOKENS); // of those, the docs matching token t above its cheapest cost
 
-/** Tallies the shape of the doc scoreDoc() just scored, from best*: see refineBounds. */
-function noteShape(): void {
-  shapes++;
-  for (let t = 0; t < nTokens; t++) {
-    const bc = unchecked(bestCost[t]);
-    if (bc == NO_MATCH) continue;
-    if (bc > unchecked(tokMinCost[t])) unchecked(costlyShapes[t]++);
-    if (t == 0 || unchecked(bestCost[t - 1]) == NO_MATCH) continue;
-    const a = unchecked(bestPos[t - 1]), b = unchecked(bestPos[t]);
-    const gap = b - a - 1;
-    if (a == 255 || b == 255 || (gap < 0 ? 1 - gap : gap) >= <i32>REST_PAIR_PROX) unchecked(apartShapes[t]++);
-  }
-}
-
-/** Whether most docs sampled by noteShape showed it. */
-@inline function mostly(count: u32): bool { return shapes > 0 && count * 2 >= shapes; }
 
 @inline function isWhole(r: i32): bool { return (rangeCost(r) & WHOLE) != 0; }
 
@@ -608,7 +586,7 @@ function markPair(t: i32): void {
 function refineBounds(): void {
   refinePending = false;
   for (let t = 0; t < nTokens; t++) {
-    if ((markedMask & (1 << t)) == 0 || unchecked(tokNextCost[t]) == NO_MATCH || !mostly(unchecked(costlyShapes[t]))) continue;
+    if ((markedMask & (1 << t)) == 0 || unchecked(tokNextCost[t]) == NO_MATCH) continue;
     if (<u64>postingsOf(t, CHEAPEST_RANGES) * SPLIT_FACTOR >= <u64>unchecked(tokPostings[t])) continue;
     cheapMask |= 1 << t;
     markRanges(t, unchecked(cheapDocs[t]), CHEAPEST_RANGES);
@@ -617,7 +595,7 @@ function refineBounds(): void {
   const ahead: u64 = driveDocs > done ? <u64>(driveDocs - done) : 0;
   for (let t = 1; t < nTokens; t++) {
     const both: u32 = 3 << (t - 1);
-    if ((markedMask & both) != both || !mostly(unchecked(apartShapes[t]))) continue;
+    if ((markedMask & both) != both) continue;
     if (<u64>unchecked(tokPostings[t - 1]) + <u64>unchecked(tokPostings[t]) > ahead * PAIR_COST_RATIO) continue;
     pairMask |= 1 << t;
     markPair(t);
@@ -768,7 +746,6 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
   if (nTokens > 0) {
     if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
     score = scoreDoc(doc, minMatch, nl);
-    if (refinePending && docsScored - scoredAtStart > SHAPES_AFTER_SCORED) noteShape();
     if (score == 0) return;
   }
   accept(doc, score);
@@ -1103,8 +1080,6 @@ export function runQuery(): void {
   const flags = load<u32>(queryBuf + 24);
   queryTerms = <i32>load<u32>(queryBuf + 104);
   refinePending = nTokens >= 1;
-  shapes = 0;
-  for (let t = 0; t < nTokens; t++) { unchecked(apartShapes[t] = 0); unchecked(costlyShapes[t] = 0); }
   scoredAtStart = docsScored;
 
   let exactMask: u32 = 0, typoable: u32 = 0;
