@@ -25,10 +25,11 @@ import {
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
+import { frequentMap, frequentPostings, orInto, prepareFrequent } from "./frequent";
 
 export const MAX_TOKENS: i32 = 16;
 // field bits of a meta word; 4 = address
-const FIELD_LEGAL: u32 = 1, FIELD_OTHER: u32 = 2, FIELD_LEI: u32 = 8;
+const FIELD_LEGAL: u32 = 1, FIELD_OTHER: u32 = 2, FIELD_LEI: u32 = 8, FIELDS_ALL: u32 = 0xf;
 const NO_MATCH: i32 = 255;
 
 // ---- scratch, sized when the slice is configured ----
@@ -74,6 +75,7 @@ export let docsScored: u32 = 0;
 export function prepareScratch(): void {
   const words = (<usize>nDocs + 32) >> 5;
   docWords = words;
+  prepareFrequent(words);
   for (let t = 0; t < MAX_TOKENS; t++) { unchecked(tokenDocs[t] = allocate(words * 4)); zero(unchecked(tokenDocs[t]), words * 4); }
   for (let t = 0; t < MAX_TOKENS; t++) { unchecked(wholeDocs[t] = allocate(words * 4)); zero(unchecked(wholeDocs[t]), words * 4); }
   for (let t = 0; t < MAX_TOKENS; t++) { unchecked(cheapDocs[t] = allocate(words * 4)); zero(unchecked(cheapDocs[t]), words * 4); }
@@ -454,18 +456,32 @@ const ALL_RANGES = 0, WHOLE_RANGES = 1, CHEAPEST_RANGES = 2;
   return true;
 }
 
-/** Sets the bits of the docs of token t's ranges of a kind in bm, in the query's fields. */
+/**
+ * Sets the bits of the docs of token t's ranges of a kind in bm, in the query's fields. Over all
+ * fields, a frequent term's docs come from its bitmap (frequent.ts).
+ */
 function markRanges(t: i32, bm: usize, kind: i32): void {
   const mask = fieldMask & 0xf;
+  const allFields = mask == FIELDS_ALL;
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     if (!takes(t, r, kind)) continue;
-    const end = postingStart(rangeHi(r));
-    for (let p = postingStart(rangeLo(r)); p < end; p++) {
-      if ((postingMeta(p) & mask) == 0) continue;
-      const doc = postingDoc(p);
-      const at = bm + (<usize>(doc >> 5) << 2);
-      store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
+    const lo = rangeLo(r), hi = rangeHi(r);
+    if (!allFields || postingStart(hi) - postingStart(lo) < frequentPostings) { markPostings(postingStart(lo), postingStart(hi), bm, mask); continue; }
+    for (let term = lo; term < hi; term++) {
+      const map = postingEnd(term) - postingStart(term) >= frequentPostings ? frequentMap(term) : 0;
+      if (map != 0) orInto(bm, map);
+      else markPostings(postingStart(term), postingEnd(term), bm, mask);
     }
+  }
+}
+
+/** Sets the bits of the docs of postings [from, end) in bm, in the fields of mask. */
+function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
+  for (let p = from; p < end; p++) {
+    if ((postingMeta(p) & mask) == 0) continue;
+    const doc = postingDoc(p);
+    const at = bm + (<usize>(doc >> 5) << 2);
+    store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
   }
 }
 
