@@ -56,7 +56,10 @@ const WHOLE_CAP = "VELDMARK CAP HOLDINGS";
 const TWIN_WORDS = "VELDMARK VELDMARKS NORDIC";
 
 const source = join(tempDir(t), "work.csv");
-writeFileSync(source, `${text.trimEnd()}\r\n${[...family, ...partial, row(WHOLE_CAP, { registration: "LAPSED" }), row(TWIN_WORDS, { registration: "LAPSED" })].join("\r\n")}\r\n`);
+writeFileSync(
+  source,
+  `${text.trimEnd()}\r\n${[...family, ...partial, row(WHOLE_CAP, { registration: "LAPSED" }), row(TWIN_WORDS, { registration: "LAPSED" })].join("\r\n")}\r\n`,
+);
 const servers: [string, RunningServer][] = [
   ["1 shard", await startServer(t, { rateLimit: 0, shards: 1, source })],
   ["3 shards", await startServer(t, { rateLimit: 0, shards: 3, source })],
@@ -71,7 +74,17 @@ const leis = (p: Page): string[] => p.results.map((e) => e.lei);
 
 t.test("a short page is the head of the whole ranking, with the same found and facets", async (t) => {
   for (const [label, server] of servers) {
-    for (const q of ["veldmark capital", "veldmark cap", "capital veldmark fund", "veldmark", "veldmark veldm", "capital capital", "capital capita fund", "veldmark xqzvw capital", "xqzvw veldmark cap"]) {
+    for (const q of [
+      "veldmark capital",
+      "veldmark cap",
+      "capital veldmark fund",
+      "veldmark",
+      "veldmark veldm",
+      "capital capital",
+      "capital capita fund",
+      "veldmark xqzvw capital",
+      "xqzvw veldmark cap",
+    ]) {
       const facets = "country,registrationStatus";
       // 500 deep: the page holds every match, so nothing can be skipped
       const whole: string[] = [];
