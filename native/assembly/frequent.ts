@@ -5,7 +5,7 @@
 // hold every field's postings, so they serve queries over all fields; the slice keeps at most
 // MAX_FREQUENT of them, never freed (the engine instance is dropped with its generation).
 
-import { allocate, zero } from "./memory";
+import { allocate } from "./memory";
 import { postingStart, postingEnd, postingDoc } from "./slice";
 
 const MAX_FREQUENT: i32 = 96;
@@ -26,8 +26,7 @@ export function prepareFrequent(docWords: usize): void {
 export function frequentMap(term: u32): usize {
   for (let i = 0; i < frequentCount; i++) if (unchecked(frequentTerms[i]) == term) return unchecked(frequentMaps[i]);
   if (frequentCount == MAX_FREQUENT) return 0;
-  const bm = allocate(words << 2);
-  zero(bm, words << 2);
+  const bm = allocate(words << 2); // fresh memory reads zero
   const end = postingEnd(term);
   for (let p = postingStart(term); p < end; p++) {
     const doc = postingDoc(p);

@@ -72,25 +72,22 @@ let probing = false;
 export let docsConsidered: u32 = 0;
 export let docsScored: u32 = 0;
 
+/** Allocates the scratch: fresh linear memory reads zero (memory.ts never reuses any), and a page stays out of RSS until a query touches it. */
 export function prepareScratch(): void {
   const words = (<usize>nDocs + 32) >> 5;
   docWords = words;
   prepareFrequent(words);
-  for (let t = 0; t < MAX_TOKENS; t++) { unchecked(tokenDocs[t] = allocate(words * 4)); zero(unchecked(tokenDocs[t]), words * 4); }
-  for (let t = 0; t < MAX_TOKENS; t++) { unchecked(wholeDocs[t] = allocate(words * 4)); zero(unchecked(wholeDocs[t]), words * 4); }
-  for (let t = 0; t < MAX_TOKENS; t++) { unchecked(cheapDocs[t] = allocate(words * 4)); zero(unchecked(cheapDocs[t]), words * 4); }
+  for (let t = 0; t < MAX_TOKENS; t++) unchecked(tokenDocs[t] = allocate(words * 4));
+  for (let t = 0; t < MAX_TOKENS; t++) unchecked(wholeDocs[t] = allocate(words * 4));
+  for (let t = 0; t < MAX_TOKENS; t++) unchecked(cheapDocs[t] = allocate(words * 4));
   pairNear = allocate(<usize>nDocs * 4 + 4);
-  zero(pairNear, <usize>nDocs * 4 + 4);
   posMasks = allocate(<usize>nDocs * 4 + 4);
-  zero(posMasks, <usize>nDocs * 4 + 4);
   seenBits = allocate(words * 4);
   touched = allocate(words * 4);
   candidates = allocate(<usize>nDocs * 4 + 4);
-  zero(seenBits, words * 4);
   touchedCount = 0;
   const termWords = (<usize>nTerms + 32) >> 5;
   termBits = allocate(termWords * 4);
-  zero(termBits, termWords * 4);
   for (let c = 0; c < nCols; c++) unchecked(facetCounts[c] = allocate(<usize>colNCodes[c] * 4 + 4));
 }
 
@@ -258,17 +255,13 @@ function buildToken(t: i32, typos: bool): void {
     else matchExact(bytes, len, prefix);
   }
   unchecked(tokEnd[t] = rangeCount);
-  let postings: u32 = 0, minCost: i32 = NO_MATCH, canBeWhole = 0;
+  let postings: u32 = 0, minCost: i32 = NO_MATCH, nextCost: i32 = NO_MATCH, canBeWhole = 0;
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     postings += postingStart(rangeHi(r)) - postingStart(rangeLo(r));
     const cost = <i32>(rangeCost(r) & 0xff);
-    if (cost < minCost) minCost = cost;
+    if (cost < minCost) { nextCost = minCost; minCost = cost; }
+    else if (cost > minCost && cost < nextCost) nextCost = cost;
     if ((rangeCost(r) & WHOLE) != 0) canBeWhole = 1;
-  }
-  let nextCost: i32 = NO_MATCH;
-  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
-    const cost = <i32>(rangeCost(r) & 0xff);
-    if (cost > minCost && cost < nextCost) nextCost = cost;
   }
   unchecked(tokPostings[t] = postings);
   unchecked(tokMinCost[t] = minCost);
@@ -433,7 +426,6 @@ const MAX_PAIR_PROX: u32 = 3;
 const SHARED_WORD_PROX: u32 = 2;
 const pairCap = new StaticArray<u32>(MAX_TOKENS); // per marked pair: its bound where no closer position was found
 // pairNear's fields hold MAX_PAIR_PROX less the bound, so that a doc not visited reads the highest
-const ALL_NEAR: u32 = 0xffffffff; // every pair's bound 0: as if none were marked
 const REST_PAIR_PROX: u32 = 2;
 const REST_NEAR: u32 = 0x55555555; // every pair's bound REST_PAIR_PROX
 const CLOSE_NEAR: u32 = 0xaaaaaaaa; // a pair's bound under REST_PAIR_PROX
@@ -503,11 +495,10 @@ function postingsOf(t: i32, kind: i32): u32 {
 
 /**
  * Sets in posMasks the legal-name positions of token t's candidates, per doc: a bit per
- * position, positions from 31 on sharing the top bit. Returns the postings visited.
+ * position, positions from 31 on sharing the top bit.
  */
-function gatherPositions(t: i32): u32 {
+function gatherPositions(t: i32): void {
   const legal = fieldMask & FIELD_LEGAL;
-  let n: u32 = 0;
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     const end = postingStart(rangeHi(r));
     for (let p = postingStart(rangeLo(r)); p < end; p++) {
@@ -517,17 +508,23 @@ function gatherPositions(t: i32): u32 {
       const pos = (meta >> 8) & 0xff;
       store<u32>(at, load<u32>(at) | (pos < 31 ? <u32>1 << pos : <u32>1 << 31));
     }
-    n += end - postingStart(rangeLo(r));
   }
-  return n;
 }
 
-/** Zeroes what gatherPositions(t) set: its postings' words, or all of posMasks when they are many. */
-function clearPositions(t: i32, postings: u32): void {
-  if (<u64>postings * 8 > <u64>nDocs) { zero(posMasks, <usize>nDocs * 4); return; }
-  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
-    const end = postingStart(rangeHi(r));
-    for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(posMasks + (<usize>postingDoc(p) << 2), 0);
+/**
+ * Zeroes a u32-per-doc array where the postings of the tokens in `tokens` wrote: word by word,
+ * or all of it at once when those postings are more than a quarter of the docs.
+ */
+function zeroAtDocs(words: usize, tokens: u32): void {
+  let postings: u64 = 0;
+  for (let t = 0; t < nTokens; t++) if ((tokens & (1 << t)) != 0) postings += <u64>unchecked(tokPostings[t]);
+  if (postings * 4 > <u64>nDocs) { zero(words, <usize>nDocs * 4); return; }
+  for (let t = 0; t < nTokens; t++) {
+    if ((tokens & (1 << t)) == 0) continue;
+    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+      const end = postingStart(rangeHi(r));
+      for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(words + (<usize>postingDoc(p) << 2), 0);
+    }
   }
 }
 
@@ -540,7 +537,8 @@ function singleTerm(t: i32): i64 {
 /**
  * Bounds the proximity of tokens t-1 and t in each doc holding both in its legal name: the
  * least assemble() could count over the positions of their candidates, capped at MAX_PAIR_PROX,
- * into the doc's 2-bit field of pairNear. A doc holding either elsewhere only counts 8. When
+ * into the doc's 2-bit field of pairNear. A doc holding either elsewhere only counts 8 (so
+ * without the legal name in the searched fields, nothing is visited). When
  * t-1's one term is also a candidate of t ("fund fun"), every doc holding it has the pair at
  * most SHARED_WORD_PROX apart (the word itself matches both): that is the pair's cap, and the
  * term itself need not be visited.
@@ -551,8 +549,8 @@ function markPair(t: i32): void {
   const only = singleTerm(t - 1);
   const shared = only >= 0 && lookup(t, <u32>only) >= 0;
   unchecked(pairCap[t] = shared ? SHARED_WORD_PROX : MAX_PAIR_PROX);
-  if (shared && singleTerm(t) == only) return;
-  const gathered = gatherPositions(t - 1);
+  if (legal == 0 || (shared && singleTerm(t) == only)) return;
+  gatherPositions(t - 1);
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     const hi = rangeHi(r);
     for (let term = rangeLo(r); term < hi; term++) {
@@ -571,7 +569,7 @@ function markPair(t: i32): void {
       }
     }
   }
-  clearPositions(t - 1, gathered);
+  zeroAtDocs(posMasks, 1 << (t - 1));
 }
 
 /**
@@ -616,7 +614,7 @@ function refineBounds(): void {
     pairMask |= 1 << t;
     markPair(t);
   }
-  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0);
+  updateFloorAll();
 }
 
 function markTokens(driverCost: u32): void {
@@ -632,21 +630,7 @@ function markTokens(driverCost: u32): void {
       markRanges(t, unchecked(wholeDocs[t]), WHOLE_RANGES);
     }
   }
-  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0);
-}
-
-/** Zeroes pairNear where markPair wrote: at the docs of each pair's second token, or all at once when those are many. */
-function unmarkPairs(): void {
-  let postings: u64 = 0;
-  for (let t = 1; t < nTokens; t++) if ((pairMask & (1 << t)) != 0) postings += <u64>unchecked(tokPostings[t]);
-  if (postings * 4 > <u64>nDocs) { zero(pairNear, <usize>nDocs * 4); return; }
-  for (let t = 1; t < nTokens; t++) {
-    if ((pairMask & (1 << t)) == 0) continue;
-    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
-      const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(pairNear + (<usize>postingDoc(p) << 2), 0);
-    }
-  }
+  updateFloorAll();
 }
 
 /**
@@ -660,7 +644,7 @@ function unmarkTokens(): void {
     if ((splitMask & (1 << t)) != 0) unmarkRanges(t, unchecked(wholeDocs[t]), WHOLE_RANGES);
     if ((cheapMask & (1 << t)) != 0) unmarkRanges(t, unchecked(cheapDocs[t]), CHEAPEST_RANGES);
   }
-  if (pairMask != 0) unmarkPairs();
+  if (pairMask != 0) zeroAtDocs(pairNear, pairMask); // markPair writes at the docs of a pair's second token
   markedMask = 0;
   splitMask = 0;
   cheapMask = 0;
@@ -743,9 +727,11 @@ function docCeiling(doc: u32, held: u32, nl: i32): u64 {
   return ceilingOf(held, nl, rankOf(doc), heldIn(doc, splitMask, wholeDocs), heldIn(doc, cheapMask, cheapDocs), pairsNear(doc));
 }
 
-// The lowest ceiling of a doc holding every token (farthest length, no standing): while the
-// window's worst hit is not above it, no such doc can be outranked, and none is bounded.
+// The lowest ceiling of a doc holding every token (farthest length, no standing, none of the
+// marks that raise a bound): while the window's worst hit is not above it, no such doc can be
+// outranked, and none is bounded. Marks lower it, so it follows them.
 let floorAll: u64 = 0;
+function updateFloorAll(): void { floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0); }
 
 function consider(doc: u32, minMatch: i32, nl: i32): void {
   docsConsidered++;
@@ -946,7 +932,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 
   // the (n - minMatch + 1) rarest tokens: every qualifying doc holds at least one of them
   sortByPostings();
-  floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0);
+  updateFloorAll();
   considerExactNames();
   if (stopped) return;
   const drivers = nTokens - minMatch + 1;
@@ -1023,7 +1009,7 @@ function driveByMarks(minMatch: i32, tokenCost: u32): void {
   }
   if (stopped) return;
   startDrive(n);
-  let best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, 0, 0, ALL_NEAR);
+  let best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, 0, 0, 0); // no refined marks yet: see the lift below
   let lifted = false;
   for (let d = 0; d <= RANKED_DISTANCES; d++) {
     // a full window that the docs at this distance could still enter: refined bounds may show they cannot
@@ -1043,10 +1029,7 @@ function driveByMarks(minMatch: i32, tokenCost: u32): void {
       const doc = load<u32>(candidates + (<usize>i << 2));
       const nl = <i32>load<u8>(nameLen + <usize>doc);
       const distance = distanceOf(nl);
-      if (distance != d && !(last && distance > d)) continue;
-      // the shared bound first: most of a long last pass is only counted
-      if (last && excludes(best - (<u64>min(distance, 255) << 10))) tallyNew(doc);
-      else consider(doc, minMatch, nl);
+      if (distance == d || (last && distance > d)) consider(doc, minMatch, nl);
     }
     if (stopped || last) return;
   }
