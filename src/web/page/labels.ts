@@ -32,7 +32,6 @@ const FACET_LABELS: Record<FacetParam, string> = {
   category: "Category",
 };
 export const FACETS = (Object.keys(FACET_LABELS) as FacetParam[]).map((field) => ({ field, label: FACET_LABELS[field] }));
-export type FacetField = FacetParam;
 
 const CODE_WORDS: Record<string, string> = {
   ACTIVE: "Active",

@@ -1,7 +1,8 @@
 // What a search is (query, filters, page) and its URL: the URL is the state, so a search can be
 // shared, bookmarked, reloaded, and walked with back and forward.
 
-import { FACETS, type FacetField } from "./labels.js";
+import type { FacetParam } from "../../engine/schema.js";
+import { FACETS } from "./labels.js";
 
 export const PAGE_SIZE = 10;
 /** The API answers results up to number 1,000 (page × limit ≤ 1000). */
@@ -9,12 +10,12 @@ export const LAST_PAGE = Math.floor(1000 / PAGE_SIZE);
 
 export interface SearchState {
   q: string;
-  filters: Record<FacetField, string[]>;
+  filters: Record<FacetParam, string[]>;
   page: number;
 }
 
-export function emptyFilters(): Record<FacetField, string[]> {
-  return Object.fromEntries(FACETS.map((f) => [f.field, []])) as unknown as Record<FacetField, string[]>;
+export function emptyFilters(): Record<FacetParam, string[]> {
+  return Object.fromEntries(FACETS.map((f) => [f.field, []])) as unknown as Record<FacetParam, string[]>;
 }
 
 export function stateFromUrl(search: string): SearchState {

@@ -4,7 +4,8 @@
 import { getJson, problemText, type Entity, type FacetCounts, type SearchPage } from "./api.js";
 import { badges } from "./badges.js";
 import { formatCount, h, leiLine } from "./dom.js";
-import { FACETS, codeWords, countryName, placeName, type FacetField } from "./labels.js";
+import type { FacetParam } from "../../engine/schema.js";
+import { FACETS, codeWords, countryName, placeName } from "./labels.js";
 import { LAST_PAGE, PAGE_SIZE, apiPathOf, emptyFilters, urlOf, type SearchState } from "./search-state.js";
 
 const TYPING_PAUSE_MS = 250;
@@ -25,7 +26,7 @@ export class SearchView {
   private typingTimer: ReturnType<typeof setTimeout> | null = null;
   private blockedUntil = 0;
   private resumeTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly expanded = new Set<FacetField>();
+  private readonly expanded = new Set<FacetParam>();
   private readonly status = h("p", { id: "status", class: "status", role: "status", "aria-live": "polite" });
   private readonly facets = h("aside", { class: "facets", "aria-label": "Filters" });
   private readonly results = h("ol", { class: "results", id: "results", "aria-label": "Results" });
@@ -196,7 +197,7 @@ export class SearchView {
     else this.facets.replaceChildren(h("h2", { class: "facets-title" }, "Filters"), ...shown);
   }
 
-  private facetBox(state: SearchState, field: FacetField, value: string, count: number): HTMLLabelElement {
+  private facetBox(state: SearchState, field: FacetParam, value: string, count: number): HTMLLabelElement {
     const checked = state.filters[field].includes(value);
     const box = h("input", { type: "checkbox", name: field, value, checked });
     box.addEventListener("change", () => {
@@ -252,7 +253,7 @@ function emptyHint(state: SearchState): string {
   return "Check the spelling, try fewer words, or paste the LEI.";
 }
 
-function facetWords(field: FacetField, value: string): string {
+function facetWords(field: FacetParam, value: string): string {
   if (field === "country") return `${countryName(value)} (${value})`;
   if (field === "jurisdiction") return placeName(value);
   return codeWords(value);
