@@ -21,8 +21,8 @@ const COUNTRY = col(COLUMN_OF.country),
   REG = col(COLUMN_OF.registrationStatus);
 
 let serial = 0;
-function row(name: string, fields: { city?: string; country?: string; registration?: string } = {}): string {
-  const r = [...rows[(serial * 37) % rows.length]];
+function row(name: string, fields: { city?: string; country?: string; registration?: string } = {}, from: string[][] = rows): string {
+  const r = [...from[(serial * 37) % from.length]];
   r[LEI] = withCheckDigits(`LEIDEXWORK${String(serial++).padStart(8, "0")}`);
   r[NAME] = name;
   if (fields.city !== undefined) r[CITY] = fields.city;
@@ -55,10 +55,26 @@ const WHOLE_CAP = "VELDMARK CAP HOLDINGS";
 // lowered with theirs.
 const TWIN_WORDS = "VELDMARK VELDMARKS NORDIC";
 
+// A query whose neighbouring words share a term ("orvandel orvand") drives thousands of docs that
+// hold the pair as one word, so one slice of more than 4,096 refines its bounds at once, before
+// scoring; 3 slices of fewer never do. Among them, a few hold the pair side by side or one word
+// apart, and must still rank first.
+// (copied from sample rows that hold no word of the queries above, whose counts stay put)
+const rowsWithoutCapital = rows.filter((r) => !/CAPITA|VELDM/i.test(r.join(" ")));
+const PAIR_TAILS = ["", "NORD", "HOLDINGS", "INVEST AS", "SHIPPING GROUP", "PARTNERS"];
+const pairFamily = Array.from({ length: 5000 }, (_, i) => {
+  const head = i % 997 === 0 ? "ORVANDEL ORVANDELS" : i % 1499 === 0 ? "ORVANDEL MARIT ORVANDELS" : i % 11 === 0 ? "ORVANDELS" : "ORVANDEL";
+  return row(
+    `${head} ${PAIR_TAILS[i % PAIR_TAILS.length]}`.trim(),
+    { country: COUNTRIES[i % 4], registration: i % 3 === 0 ? "LAPSED" : "ISSUED" },
+    rowsWithoutCapital,
+  );
+});
+
 const source = join(tempDir(t), "work.csv");
 writeFileSync(
   source,
-  `${text.trimEnd()}\r\n${[...family, ...partial, row(WHOLE_CAP, { registration: "LAPSED" }), row(TWIN_WORDS, { registration: "LAPSED" })].join("\r\n")}\r\n`,
+  `${text.trimEnd()}\r\n${[...family, ...pairFamily, ...partial, row(WHOLE_CAP, { registration: "LAPSED" }), row(TWIN_WORDS, { registration: "LAPSED" })].join("\r\n")}\r\n`,
 );
 const servers: [string, RunningServer][] = [
   ["1 shard", await startServer(t, { rateLimit: 0, shards: 1, source })],
@@ -101,6 +117,27 @@ t.test("a short page is the head of the whole ranking, with the same found and f
         t.equal(p.found, reference!.found, `${label} ${q}: found at limit ${limit}`);
         t.same(p.facets, reference!.facets, `${label} ${q}: facets at limit ${limit}`);
       }
+    }
+  }
+});
+
+t.test("a long drive refined before scoring ranks as one that is not", async (t) => {
+  const [[, one], [, three]] = servers;
+  const top300 = async (server: RunningServer, q: string): Promise<string[]> => {
+    const out: string[] = [];
+    for (let page = 1; page <= 3; page++) out.push(...leis(await server.json<Page>(`/v1/entities${qs({ q, page, limit: 100 })}`)));
+    return out;
+  };
+  for (const q of ["orvandel orvand", "orvandel orvandel", "orvandels orvandel", "orvandel orvandels nor"]) {
+    const deep = await top300(one, q);
+    t.same(deep, await top300(three, q), `${q}: the top 300 on 1 slice (refined at once) and on 3 (not)`);
+    const reference: Page = await three.json(`/v1/entities${qs({ q, limit: 1 })}`);
+    if (q === "orvandel orvand" || q === "orvandel orvandel")
+      t.ok(reference.found > 4096, `${q}: ${reference.found} found, more than one slice scores before it refines`);
+    for (const limit of [1, 10, 40]) {
+      const p: Page = await one.json(`/v1/entities${qs({ q, limit })}`);
+      t.same(leis(p), deep.slice(0, limit), `${q}: the top ${limit}`);
+      t.equal(p.found, reference.found, `${q}: found at limit ${limit}`);
     }
   }
 });

@@ -406,8 +406,9 @@ let unmarkedTokens: i32 = 0;
 const SPLIT_FACTOR: u64 = 4;
 let splitMask: u32 = 0;
 // ---- refined bounds: once a query has scored REFINE_AFTER_SCORED docs (or a full window
-// still admits a whole distance pass), more marks may bound the docs still to come
-// (refineBounds). Most queries never get there, and pay nothing.
+// still admits a whole distance pass, or a long drive starts whose neighbouring tokens share a
+// candidate), more marks may bound the docs still to come (refineBounds). Most queries never
+// get there, and pay nothing.
 //
 // A token whose cheapest candidates are a small part of its postings ("truste" beside "trust",
 // one typo away) is split by cost: a doc's bound counts the cheapest cost only where the doc
@@ -587,10 +588,30 @@ function markPair(t: i32): void {
   return prox;
 }
 
-/** Drives call this when they start: about how many docs they will consider. */
-@inline function startDrive(docs: u32): void {
+/**
+ * Drives call this when they start: about how many docs they will consider. A long drive whose
+ * neighbouring tokens share a candidate ("fund fun", "invest inve") refines at once: most of its
+ * docs hold the pair as one word, which no bound without pair marks tells apart.
+ */
+function startDrive(docs: u32): void {
   driveDocs = docs;
   consideredAtDrive = docsConsidered;
+  if (refinePending && docs > REFINE_AFTER_SCORED && neighboursShareTerm()) refineBounds();
+}
+
+const SHARED_TERMS_CHECKED: u32 = 256;
+/** Whether some marked pair of neighbouring tokens has a candidate term in common (the first terms checked only). */
+function neighboursShareTerm(): bool {
+  for (let t = 1; t < nTokens; t++) {
+    const both: u32 = 3 << (t - 1);
+    if ((markedMask & both) != both) continue;
+    let checked: u32 = 0;
+    for (let r = unchecked(tokStart[t - 1]); r < unchecked(tokEnd[t - 1]) && checked < SHARED_TERMS_CHECKED; r++) {
+      const hi = rangeHi(r);
+      for (let term = rangeLo(r); term < hi && checked < SHARED_TERMS_CHECKED; term++, checked++) if (lookup(t, term) >= 0) return true;
+    }
+  }
+  return false;
 }
 
 /**
