@@ -144,18 +144,24 @@ export class ShardPool {
   private send(slice: number, batch: SliceQueue): void {
     this.inFlight[slice]++;
     const payload = encodeRequests(batch.items.map((p) => p.request));
+    const items = batch.items;
+    // answers come in order, possibly in parts: each resolves the next waiting requests
+    let answered = 0;
+    const onPart = (bytes: Uint8Array): void => {
+      for (const response of decodeResponses(bytes)) if (answered < items.length) items[answered++].resolve(response);
+    };
     const channel = this.channels[slice];
     const batchSent = channel?.open
-      ? channel.ask({ gen: batch.gen, payload })
-      : this.attach(slice).then((c) => c.ask({ gen: batch.gen, payload }));
+      ? channel.ask({ gen: batch.gen, payload }, onPart)
+      : this.attach(slice).then((c) => c.ask({ gen: batch.gen, payload }, onPart));
     batchSent
       .then(
-        (bytes) => {
-          const responses = decodeResponses(bytes);
-          batch.items.forEach((p, i) => p.resolve(responses[i] ?? { kind: "error", message: "missing response" }));
+        () => {
+          for (; answered < items.length; answered++) items[answered].resolve({ kind: "error", message: "missing response" });
         },
         (err: Error) => {
-          for (const p of batch.items) p.resolve({ kind: "error", message: `slice ${slice} failed: ${err.message}` });
+          for (; answered < items.length; answered++)
+            items[answered].resolve({ kind: "error", message: `slice ${slice} failed: ${err.message}` });
         },
       )
       .finally(() => {

@@ -4,7 +4,8 @@
 // busiest one. Here a hit is a score, 20 LEI bytes and where its stored JSON lies. Rare parts
 // (filters, facets, export pages, errors) ride along as msgpack.
 //
-// Layout, little-endian: u32 count, then per item a u8 kind and its body.
+// Layout, little-endian: u32 count, then per item a u8 kind and its body. A batch's answers may
+// come in several parts: the count's top bit says more follow.
 // Requests:
 //   search: u8 flags (GUESS, DROP_TOKENS, HAS_MAX_TYPOS, HAS_PREFIX, PREFIX), u8 fields,
 //           u32 window, u32 typoMask, u8 maxTypos, u32 length (NONE: no q) + q as UTF-8,
@@ -103,8 +104,14 @@ function packExtras(q: EngineQuery): Uint8Array {
   return plain ? EMPTY : encode({ filters: q.filters, facets: q.facets, ...(q.exclude !== undefined ? { exclude: q.exclude } : {}) });
 }
 
-/** `slice`: the answering slice, written into each of its hits. */
-export function encodeResponses(responses: ShardReply[], slice: number): Uint8Array {
+/** Set in an answer's count word when more answers to the same batch follow. */
+const MORE_FOLLOW = 0x80000000;
+
+/**
+ * `slice`: the answering slice, written into each of its hits. `last`: false when these answer
+ * only the batch's next requests, and more answers follow.
+ */
+export function encodeResponses(responses: ShardReply[], slice: number, last = true): Uint8Array {
   // Facets and rare answers are packed first, so that the size is known before writing.
   const packed = responses.map((r) => {
     if (r.kind === "search") return [packFacets(r), r.guess ? packFacets(r.guess) : EMPTY];
@@ -117,7 +124,7 @@ export function encodeResponses(responses: ShardReply[], slice: number): Uint8Ar
     else size += 4 + packed[i][0].length;
   });
   const w = new Writer(size);
-  w.u32(responses.length);
+  w.u32(last ? responses.length : (responses.length | MORE_FOLLOW) >>> 0);
   responses.forEach((r, i) => {
     if (r.kind === "search") {
       w.u8(KIND_SEARCH);
@@ -136,9 +143,14 @@ export function encodeResponses(responses: ShardReply[], slice: number): Uint8Ar
   return w.buf;
 }
 
+/** Whether encoded answers are the last to their batch. */
+export function isLastPart(bytes: Uint8Array): boolean {
+  return (new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true) & MORE_FOLLOW) === 0;
+}
+
 export function decodeResponses(bytes: Uint8Array): ShardResponse[] {
   const r = new Reader(bytes);
-  const count = r.u32();
+  const count = r.u32() & ~MORE_FOLLOW;
   const out: ShardResponse[] = [];
   for (let i = 0; i < count; i++) {
     const kind = r.u8();

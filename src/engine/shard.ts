@@ -72,24 +72,37 @@ export default function handle(task: ShardTask): unknown {
       return null;
     case "attach": {
       const port = task.port;
-      port.on("message", (batch: ChannelBatch) => {
-        const reply = answerBatch(batch);
-        port.postMessage(reply, reply instanceof Uint8Array ? [reply.buffer as ArrayBuffer] : []);
-      });
+      port.on("message", (batch: ChannelBatch) =>
+        answerBatch(batch, (reply) => port.postMessage(reply, reply instanceof Uint8Array ? [reply.buffer as ArrayBuffer] : [])),
+      );
       return null;
     }
   }
 }
 
-function answerBatch(batch: ChannelBatch): ChannelReply {
+/**
+ * A batch's answers leave in parts once it has worked PART_AFTER_MS since the last part: after a
+ * long query, the batch's answered requests do not wait for the rest of it.
+ */
+const PART_AFTER_MS = 1;
+
+function answerBatch(batch: ChannelBatch, reply: (r: ChannelReply) => void): void {
   try {
     const gen = generations.get(batch.gen);
-    return encodeResponses(
-      decodeRequests(batch.payload).map((r) => answer(gen, batch.gen, r)),
-      slice,
-    );
+    const requests = decodeRequests(batch.payload);
+    let answers: ShardReply[] = [];
+    let partStart = performance.now();
+    for (let i = 0; i < requests.length; i++) {
+      answers.push(answer(gen, batch.gen, requests[i]));
+      if (i + 1 < requests.length && performance.now() - partStart >= PART_AFTER_MS) {
+        reply(encodeResponses(answers, slice, false));
+        answers = [];
+        partStart = performance.now();
+      }
+    }
+    reply(encodeResponses(answers, slice));
   } catch (err) {
-    return { error: `slice ${slice} could not answer a batch: ${(err as Error).message}` };
+    reply({ error: `slice ${slice} could not answer a batch: ${(err as Error).message}` });
   }
 }
 

@@ -2,9 +2,11 @@
 // Piscina pool. On a bare pool, a Piscina task cost the caller about twice the CPU of a port
 // message and promoted about 1 KB to its old generation; queries are the one traffic where that
 // counts, so loads and drops stay Piscina tasks. The worker answers a port's batches in the
-// order they came, so the answers resolve a FIFO of waiting batches.
+// order they came, each in one or more parts (a long batch sends what it has answered so far
+// once it has worked a while), so the parts feed a FIFO of waiting batches.
 
 import type { MessagePort } from "node:worker_threads";
+import { isLastPart } from "./shard-codec.js";
 
 /** A batch of encoded requests against one generation (shard-codec.ts). */
 export interface ChannelBatch {
@@ -12,11 +14,12 @@ export interface ChannelBatch {
   payload: Uint8Array;
 }
 
-/** What the worker sends back: the encoded answers, or why the whole batch failed. */
+/** What the worker sends back: encoded answers to the batch's next requests, or why the rest failed. */
 export type ChannelReply = Uint8Array | { error: string };
 
 interface Waiting {
-  resolve: (bytes: Uint8Array) => void;
+  onPart: (bytes: Uint8Array) => void;
+  resolve: () => void;
   reject: (err: Error) => void;
 }
 
@@ -26,11 +29,18 @@ export class SliceChannel {
 
   constructor(private readonly port: MessagePort) {
     port.on("message", (reply: ChannelReply) => {
-      const next = this.waiting.shift();
-      if (this.waiting.length === 0) port.unref();
+      const next = this.waiting[0];
       if (!next) return;
-      if (reply instanceof Uint8Array) next.resolve(reply);
-      else next.reject(new Error(reply.error));
+      if (reply instanceof Uint8Array) {
+        next.onPart(reply);
+        if (!isLastPart(reply)) return;
+        this.waiting.shift();
+        next.resolve();
+      } else {
+        this.waiting.shift();
+        next.reject(new Error(reply.error));
+      }
+      if (this.waiting.length === 0) port.unref();
     });
     // the worker's end closes when its thread dies: nothing in flight will be answered
     port.on("close", () => this.close("its shard worker is gone"));
@@ -42,13 +52,14 @@ export class SliceChannel {
     return this.closedBecause === null;
   }
 
-  ask(batch: ChannelBatch): Promise<Uint8Array> {
+  /** Sends a batch; `onPart` gets each part of its answers in order, and the promise settles after the last. */
+  ask(batch: ChannelBatch, onPart: (bytes: Uint8Array) => void): Promise<void> {
     if (this.closedBecause !== null) return Promise.reject(new Error(this.closedBecause));
     return new Promise((resolve, reject) => {
       // posted first: a batch that cannot be sent must not take the place of one that was
       this.port.postMessage(batch, [batch.payload.buffer as ArrayBuffer]);
       if (this.waiting.length === 0) this.port.ref();
-      this.waiting.push({ resolve, reject });
+      this.waiting.push({ onPart, resolve, reject });
     });
   }
 
