@@ -406,9 +406,9 @@ let unmarkedTokens: i32 = 0;
 const SPLIT_FACTOR: u64 = 4;
 let splitMask: u32 = 0;
 // ---- refined bounds: once a query has scored REFINE_AFTER_SCORED docs (or a full window
-// still admits a whole distance pass, or a long drive starts whose neighbouring tokens share a
-// candidate), more marks may bound the docs still to come (refineBounds). Most queries never
-// get there, and pay nothing.
+// still admits a whole distance pass, or a long drive starts whose every pair of neighbouring
+// tokens shares a candidate), more marks may bound the docs still to come (refineBounds). Most
+// queries never get there, and pay nothing.
 //
 // A token whose cheapest candidates are a small part of its postings ("truste" beside "trust",
 // one typo away) is split by cost: a doc's bound counts the cheapest cost only where the doc
@@ -529,6 +529,17 @@ function zeroAtDocs(words: usize, tokens: u32): void {
   }
 }
 
+/** Whether tokens a and b have the same candidates at the same costs. */
+function sameCandidates(a: i32, b: i32): bool {
+  const n = unchecked(tokEnd[a]) - unchecked(tokStart[a]);
+  if (n != unchecked(tokEnd[b]) - unchecked(tokStart[b])) return false;
+  for (let i = 0; i < n; i++) {
+    const ra = unchecked(tokStart[a]) + i, rb = unchecked(tokStart[b]) + i;
+    if (rangeLo(ra) != rangeLo(rb) || rangeHi(ra) != rangeHi(rb) || rangeCost(ra) != rangeCost(rb)) return false;
+  }
+  return true;
+}
+
 /** Token t's one candidate term, or -1 when it has none or several. */
 function singleTerm(t: i32): i64 {
   const r = unchecked(tokStart[t]);
@@ -539,13 +550,19 @@ function singleTerm(t: i32): i64 {
  * Bounds the proximity of tokens t-1 and t in each doc holding both in its legal name: the
  * least assemble() could count over the positions of their candidates, capped at MAX_PAIR_PROX,
  * into the doc's 2-bit field of pairNear. A doc holding either elsewhere only counts 8 (so
- * without the legal name in the searched fields, nothing is visited). When
- * t-1's one term is also a candidate of t ("fund fun"), every doc holding it has the pair at
- * most SHARED_WORD_PROX apart (the word itself matches both): that is the pair's cap, and the
- * term itself need not be visited.
+ * without the legal name in the searched fields, nothing is visited). Where the tokens share a
+ * word, that word matches both at one position, SHARED_WORD_PROX apart, which is then the
+ * pair's cap:
+ * - the same candidates twice ("fund fund"): each token takes the same best match in every
+ *   doc, so nothing is visited;
+ * - t-1's one term is a candidate of t ("fund fun"): that term need not be visited.
  */
 function markPair(t: i32): void {
   const legal = fieldMask & FIELD_LEGAL;
+  if (sameCandidates(t - 1, t)) {
+    unchecked(pairCap[t] = SHARED_WORD_PROX);
+    return;
+  }
   const shift = <u32>(2 * t);
   const only = singleTerm(t - 1);
   const shared = only >= 0 && lookup(t, <u32>only) >= 0;
@@ -590,26 +607,36 @@ function markPair(t: i32): void {
 
 /**
  * Drives call this when they start: about how many docs they will consider. A long drive whose
- * neighbouring tokens share a candidate ("fund fun", "invest inve") refines at once: most of its
- * docs hold the pair as one word, which no bound without pair marks tells apart.
+ * every pair of neighbouring tokens shares a candidate ("fund fun", "invest inve") refines at
+ * once: most of its docs hold the pair as one word, which no bound without pair marks tells
+ * apart. Unless the window is already out of every doc's reach (a page of exact names).
  */
 function startDrive(docs: u32): void {
   driveDocs = docs;
   consideredAtDrive = docsConsidered;
-  if (refinePending && docs > REFINE_AFTER_SCORED && neighboursShareTerm()) refineBounds();
+  if (refinePending && docs > REFINE_AFTER_SCORED && !excludes(highestCeiling()) && everyPairSharesTerm()) refineBounds();
+}
+
+/** The highest bound any doc can have, marks aside. */
+function highestCeiling(): u64 {
+  const all: u32 = (<u32>1 << nTokens) - 1;
+  return ceilingOf(all, queryTerms, MAX_RANK, all, all, 0xffffffff);
 }
 
 const SHARED_TERMS_CHECKED: u32 = 256;
-/** Whether some marked pair of neighbouring tokens has a candidate term in common (the first terms checked only). */
-function neighboursShareTerm(): bool {
-  for (let t = 1; t < nTokens; t++) {
-    const both: u32 = 3 << (t - 1);
-    if ((markedMask & both) != both) continue;
-    let checked: u32 = 0;
-    for (let r = unchecked(tokStart[t - 1]); r < unchecked(tokEnd[t - 1]) && checked < SHARED_TERMS_CHECKED; r++) {
-      const hi = rangeHi(r);
-      for (let term = rangeLo(r); term < hi && checked < SHARED_TERMS_CHECKED; term++, checked++) if (lookup(t, term) >= 0) return true;
-    }
+/** Whether there are neighbouring tokens, all marked, and each pair has a candidate term in common (among the first terms checked). */
+function everyPairSharesTerm(): bool {
+  if (nTokens < 2 || markedMask != (<u32>1 << nTokens) - 1) return false;
+  for (let t = 1; t < nTokens; t++) if (!shareTerm(t - 1, t)) return false;
+  return true;
+}
+
+/** Whether token a has a candidate, among the first SHARED_TERMS_CHECKED, that token b shares. */
+function shareTerm(a: i32, b: i32): bool {
+  let checked: u32 = 0;
+  for (let r = unchecked(tokStart[a]); r < unchecked(tokEnd[a]) && checked < SHARED_TERMS_CHECKED; r++) {
+    const hi = rangeHi(r);
+    for (let term = rangeLo(r); term < hi && checked < SHARED_TERMS_CHECKED; term++, checked++) if (lookup(b, term) >= 0) return true;
   }
   return false;
 }
