@@ -61,7 +61,7 @@ const TWIN_WORDS = "VELDMARK VELDMARKS NORDIC";
 // apart, and must still rank first.
 // (copied from sample rows that hold no word of the queries above, whose counts stay put)
 const rowsWithoutCapital = rows.filter((r) => !/CAPITA|VELDM/i.test(r.join(" ")));
-const PAIR_TAILS = ["", "NORD", "HOLDINGS", "INVEST AS", "SHIPPING GROUP", "PARTNERS"];
+const PAIR_TAILS = ["NORD", "HOLDINGS", "INVEST AS", "SHIPPING GROUP", "PARTNERS", "GLOBAL"];
 const pairFamily = Array.from({ length: 5000 }, (_, i) => {
   const head = i % 997 === 0 ? "ORVANDEL ORVANDELS" : i % 1499 === 0 ? "ORVANDEL MARIT ORVANDELS" : i % 11 === 0 ? "ORVANDELS" : "ORVANDEL";
   return row(
@@ -128,12 +128,13 @@ t.test("a long drive refined before scoring ranks as one that is not", async (t)
     for (let page = 1; page <= 3; page++) out.push(...leis(await server.json<Page>(`/v1/entities${qs({ q, page, limit: 100 })}`)));
     return out;
   };
-  for (const q of ["orvandel orvand", "orvandel orvandel", "orvandels orvandel", "orvandel orvandels nor"]) {
+  // the first three share a word between every pair of neighbours; the third repeats one whole
+  const long = ["orvandel orvand", "orvandel orvandel", "orvandel orvandel orv"];
+  for (const q of [...long, "orvandels orvandel", "orvandel orvandels nor"]) {
     const deep = await top300(one, q);
     t.same(deep, await top300(three, q), `${q}: the top 300 on 1 slice (refined at once) and on 3 (not)`);
     const reference: Page = await three.json(`/v1/entities${qs({ q, limit: 1 })}`);
-    if (q === "orvandel orvand" || q === "orvandel orvandel")
-      t.ok(reference.found > 4096, `${q}: ${reference.found} found, more than one slice scores before it refines`);
+    if (long.includes(q)) t.ok(reference.found > 4096, `${q}: ${reference.found} found, more than one slice scores before it refines`);
     for (const limit of [1, 10, 40]) {
       const p: Page = await one.json(`/v1/entities${qs({ q, limit })}`);
       t.same(leis(p), deep.slice(0, limit), `${q}: the top ${limit}`);
