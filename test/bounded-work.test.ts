@@ -71,10 +71,25 @@ const pairFamily = Array.from({ length: 5000 }, (_, i) => {
   );
 });
 
+// A typed prefix matched as the start of longer words: the last word also takes typos, unless a
+// page of 20 names already holds it with no typo. QUELVAR starts 30 names (on 3 slices, no slice
+// holds 20: only the slices together fill the page), and QUELVOR, one typo away, 5 more;
+// TORVALD starts 12 names and TORVELD 5.
+const prefixFamilies = [
+  ...Array.from({ length: 30 }, (_, i) =>
+    row(`QUELVARIS ${PAIR_TAILS[i % PAIR_TAILS.length]}`, { country: COUNTRIES[i % 4] }, rowsWithoutCapital),
+  ),
+  ...Array.from({ length: 5 }, (_, i) => row(`QUELVORIS ${PAIR_TAILS[i]}`, { country: COUNTRIES[i % 4] }, rowsWithoutCapital)),
+  ...Array.from({ length: 12 }, (_, i) =>
+    row(`TORVALDIX ${PAIR_TAILS[i % PAIR_TAILS.length]}`, { country: COUNTRIES[i % 4] }, rowsWithoutCapital),
+  ),
+  ...Array.from({ length: 5 }, (_, i) => row(`TORVELDIX ${PAIR_TAILS[i]}`, { country: COUNTRIES[i % 4] }, rowsWithoutCapital)),
+];
+
 const source = join(tempDir(t), "work.csv");
 writeFileSync(
   source,
-  `${text.trimEnd()}\r\n${[...family, ...pairFamily, ...partial, row(WHOLE_CAP, { registration: "LAPSED" }), row(TWIN_WORDS, { registration: "LAPSED" })].join("\r\n")}\r\n`,
+  `${text.trimEnd()}\r\n${[...family, ...pairFamily, ...prefixFamilies, ...partial, row(WHOLE_CAP, { registration: "LAPSED" }), row(TWIN_WORDS, { registration: "LAPSED" })].join("\r\n")}\r\n`,
 );
 const servers: [string, RunningServer][] = [
   ["1 shard", await startServer(t, { rateLimit: 0, shards: 1, source })],
@@ -192,5 +207,31 @@ t.test("dropped words keep the entities holding the most of them, in the searche
     t.same(apart.results.map((e) => e.legalName).sort(), [A, B, C].sort(), `${label}: no entity holds two, so each holding one counts`);
     const filtered: Page = await server.json(`/v1/entities${qs({ q, fields: "name", country: "ZZ" })}`);
     t.equal(filtered.found, 0, `${label}: a filter narrows the same plan to nothing`);
+  }
+});
+
+t.test("a page of names holding a typed prefix with no typo leaves its one-typo neighbours out", async (t) => {
+  const facets = "country";
+  for (const [label, server] of servers) {
+    const full: Page = await server.json(`/v1/entities${qs({ q: "quelvar", limit: 40, facets })}`);
+    t.equal(full.found, 30, `${label} quelvar: the 30 QUELVARIS names, no QUELVORIS`);
+    t.ok(
+      full.results.every((e) => e.legalName.startsWith("QUELVARIS")),
+      `${label} quelvar: every hit holds the prefix as typed`,
+    );
+    for (const limit of [1, 10]) {
+      const p: Page = await server.json(`/v1/entities${qs({ q: "quelvar", limit, facets })}`);
+      t.equal(p.found, 30, `${label} quelvar: found at limit ${limit}`);
+    }
+    for (const { value, count } of full.facets![0].values) {
+      const p: Page = await server.json(`/v1/entities${qs({ q: "quelvar", country: value })}`);
+      t.equal(p.found, count, `${label} quelvar in ${value}: the facet count`);
+    }
+    const short: Page = await server.json(`/v1/entities${qs({ q: "torvald", limit: 40 })}`);
+    t.equal(short.found, 17, `${label} torvald: 12 names hold it, too few for a page, so the 5 one typo away count too`);
+    t.ok(
+      short.results.slice(0, 12).every((e) => e.legalName.startsWith("TORVALDIX")),
+      `${label} torvald: the names with no typo first`,
+    );
   }
 });

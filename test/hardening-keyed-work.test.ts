@@ -135,7 +135,7 @@ t.test("merged synonym variants read only the page's documents", async (t) => {
         found: 10_000,
         hits,
         facets: {},
-        plan: { tokens: 0, required: 0, exactMask: 0, typoable: 0, wideTypos: 0, bestWhole: 0, matched: true } as never,
+        plan: { tokens: 0, required: 0, exactMask: 0, typoable: 0, wideTypos: 0, bestWhole: 0, matched: true, named: 0 } as never,
       };
     },
   } as unknown as ShardPool;

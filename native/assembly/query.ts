@@ -15,8 +15,9 @@
 // Query descriptor (u32 words at q): 0 nTokens, 1 fieldMask, 2 window, 3 facetMask,
 // 4 filterMask, 5 typo mask (bit t: token t gets typo candidates), 6 flags (2 drop allowed),
 // 8 + c: filter bitmap pointer of column c, 24/25 exact-name key hi/lo, 26 the query's term
-// count before capping, 27 1 when there is a key, 32 + 8t: token t = two probes of
-// (bytes ptr, length, max typos, prefix flag); a probe of length 0 is absent.
+// count before capping, 27 1 when there is a key, 28 the named page (see namedSeen),
+// 32 + 8t: token t = two probes of (bytes ptr, length, max typos, prefix flag); a probe of
+// length 0 is absent.
 
 import { allocate, zero } from "./memory";
 import {
@@ -373,6 +374,14 @@ function scoreDoc(doc: u32, minMatch: i32, nl: i32): u64 {
 }
 
 let bestScore: u64 = 0;
+// Named matches: docs matching every token in a name field at no typo cost (a score of at least
+// namedFloor), counted as they are accepted. Once the host's named page of them exists, a typo
+// round could only add docs ranked below them, so the host's planner skips it; a probe stops
+// there too. With a window at least the named page, the count reaches the page exactly when the
+// page is full of them: a doc bounded out of the window has a window of better ones above it.
+let namedFloor: u64 = 0;
+let namedPage: u32 = 0;
+let namedSeen: u32 = 0;
 // Probing: counting matches without filters, to decide on typos and dropped tokens the same way
 // whatever the filters. A probe stops as soon as its question is answered.
 let stopped = false;
@@ -380,8 +389,9 @@ let stopWhenWhole = false;
 @inline function accept(doc: u32, score: u64): void {
   found++;
   if (score > bestScore) bestScore = score;
+  if (score >= namedFloor) namedSeen++;
   if (probing) {
-    if (!stopWhenWhole || <i32>((score >> WHOLE_SHIFT) & 0x1f) >= nTokens) stopped = true;
+    if (!stopWhenWhole || <i32>((score >> WHOLE_SHIFT) & 0x1f) >= nTokens || (namedPage > 0 && namedSeen >= namedPage)) stopped = true;
     return;
   }
   if (facetMask != 0) countFacets(doc);
@@ -956,6 +966,7 @@ function sortByPostings(): void {
 function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
   found = 0;
   bestScore = 0;
+  namedSeen = 0;
   stopped = false;
   resetCollector(window);
   for (let c = 0; c < nCols; c++) if ((facetMask & (1 << c)) != 0) zero(unchecked(facetCounts[c]), <usize>unchecked(colNCodes[c]) * 4);
@@ -1115,17 +1126,19 @@ function countCandidates(n: u32, from: i32): void {
 // Runs the query in queryBuf; results in outBuf: 0 found, 1 hit count, 2 tokens required,
 // 3 mask of tokens that have exact candidates here, 4 mask of tokens that can take typos,
 // 5 whole-token matches of the best match, 6 whether anything matched the required tokens,
-// both ignoring filters; then hits as (doc, score hi, score lo).
+// 7 named matches seen (see namedSeen), all ignoring filters; then hits as (doc, score hi, score lo).
 export function runQuery(): void {
   nTokens = <i32>load<u32>(queryBuf);
   if (nTokens > MAX_TOKENS) nTokens = MAX_TOKENS;
   fieldMask = load<u32>(queryBuf + 4);
-  const window = <i32>load<u32>(queryBuf + 8);
+  namedPage = load<u32>(queryBuf + 112);
+  const window = max(<i32>load<u32>(queryBuf + 8), <i32>namedPage);
   facetMask = load<u32>(queryBuf + 12);
   filterMask = load<u32>(queryBuf + 16);
   const typoMask = load<u32>(queryBuf + 20);
   const flags = load<u32>(queryBuf + 24);
   queryTerms = <i32>load<u32>(queryBuf + 104);
+  namedFloor = pack(nTokens, nTokens, 0, 0, 0, 255, queryTerms + 255, 0);
   refinePending = nTokens >= 1;
   scoredAtStart = docsScored;
 
@@ -1147,8 +1160,10 @@ export function runQuery(): void {
   let required = nTokens;
   let matchedHere = false;
   let bestWhole: u32 = 0;
+  let named: u32 = 0;
   if (filterMask != 0 && nTokens > 0) {
     matchedHere = probe(required, true, false);
+    named = namedSeen;
     if (!matchedHere && (flags & 2) != 0 && required > 1) {
       required = max(1, min(required - 1, mostTokensHeld()));
       matchedHere = probe(required, true, true);
@@ -1163,6 +1178,7 @@ export function runQuery(): void {
     }
     matchedHere = found > 0;
     bestWhole = <u32>((bestScore >> WHOLE_SHIFT) & 0x1f);
+    named = namedSeen;
   }
   unmarkTokens();
   markCandidates(false);
@@ -1174,4 +1190,5 @@ export function runQuery(): void {
   store<u32>(outBuf + 16, typoable);
   store<u32>(outBuf + 20, bestWhole);
   store<u32>(outBuf + 24, matchedHere ? 1 : 0);
+  store<u32>(outBuf + 28, named);
 }

@@ -13,6 +13,14 @@ export interface PartFacts {
 /** A typo round's settings: maxTypos caps the typos of each token (absent: the query's own cap). */
 export type TypoRound = Pick<EngineQuery, "typoMask" | "dropTokens" | "maxTypos">;
 
+/**
+ * A page of named matches (every token in a name, no typo) settles the exact round: a typo round
+ * could only add docs ranked below them (fewer typos rank higher), so it would change `found`
+ * and the facets, never the first NAMED_PAGE hits. The engine ranks at least this many hits in
+ * any window, so that the same query takes the same round whatever its page and limit.
+ */
+export const NAMED_PAGE = 20;
+
 /** The second round's settings, or null when the exact round is the answer. */
 export function planFallback(parts: PartFacts[]): TypoRound | null {
   const tokens = parts[0]?.plan.tokens ?? 0;
@@ -30,7 +38,9 @@ export function planFallback(parts: PartFacts[]): TypoRound | null {
     return typoMask !== 0 || dropTokens ? { typoMask, dropTokens } : null;
   }
   // Hits exist, but the best one only prefix-matched its last token (say a street named like
-  // the company): let the last token take typos, so a name one typo away can win.
+  // the company): let the last token take typos, so a name one typo away can win, unless a
+  // page of named matches is there already.
+  if (matched.reduce((n, p) => n + p.plan.named, 0) >= NAMED_PAGE) return null;
   const bestWhole = Math.max(...matched.map((p) => p.plan.bestWhole));
   const last = 1 << (tokens - 1);
   if (bestWhole < tokens && (typoable & last) !== 0) return { typoMask: last, dropTokens: false };

@@ -15,7 +15,7 @@
 //   search: answer, u8 hasGuess, [u32 typoMask, u8 maxTypos (0: the query's own), answer]
 //   other:  u32 length, msgpack bytes of the whole response
 //   answer: u32 found, u8 tokens, u8 required, u32 exactMask, u32 typoable, u32 wideTypos, u8 bestWhole,
-//           u8 matched, u32 hits, per hit (f64 score, 20 LEI bytes, u32 slice, f64 offset and
+//           u8 matched, u32 named, u32 hits, per hit (f64 score, 20 LEI bytes, u32 slice, f64 offset and
 //           u32 length of its JSON in the slice's document file),
 //           u32 facets length (0: none), msgpack bytes of the facets
 
@@ -172,7 +172,7 @@ function packFacets(a: SearchAnswer<HitSource>): Uint8Array {
 }
 
 function answerSize(a: SearchAnswer<HitSource>, facets: Uint8Array): number {
-  let size = 4 + 1 + 1 + 4 + 4 + 4 + 1 + 1 + 4 + 4 + facets.length;
+  let size = 4 + 1 + 1 + 4 + 4 + 4 + 1 + 1 + 4 + 4 + 4 + facets.length;
   size += a.hits.count * (8 + LEI_BYTES + 4 + 8 + 4);
   return size;
 }
@@ -216,6 +216,7 @@ class Writer {
     this.u32(p.wideTypos);
     this.u8(p.bestWhole);
     this.u8(p.matched ? 1 : 0);
+    this.u32(p.named);
     const hits = a.hits;
     this.u32(hits.count);
     for (let i = 0; i < hits.count; i++) {
@@ -309,7 +310,8 @@ class Reader {
       typoable = this.u32(),
       wideTypos = this.u32();
     const bestWhole = this.u8(),
-      matched = this.u8() === 1;
+      matched = this.u8() === 1,
+      named = this.u32();
     const n = this.u32();
     const hits: HitRef[] = new Array<HitRef>(n);
     for (let i = 0; i < n; i++) {
@@ -323,6 +325,6 @@ class Reader {
     }
     const facetBytes = this.bytesOrNull() ?? EMPTY;
     const facets = facetBytes.length > 0 ? decode<SearchAnswer["facets"]>(facetBytes) : {};
-    return { found, hits, facets, plan: { tokens, required, exactMask, typoable, wideTypos, bestWhole, matched } };
+    return { found, hits, facets, plan: { tokens, required, exactMask, typoable, wideTypos, bestWhole, matched, named } };
   }
 }

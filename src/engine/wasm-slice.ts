@@ -13,6 +13,7 @@ import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type F
 import { LEI_TERM_MARKER, type CodeArray, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
+import { NAMED_PAGE } from "./planner.js";
 
 const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
 
@@ -62,6 +63,8 @@ export interface QueryPlanFacts {
   bestWhole: number;
   /** whether anything matched the required tokens, ignoring filters */
   matched: boolean;
+  /** docs matching every token in a name at no typo cost, ignoring filters: at least NAMED_PAGE once that many exist */
+  named: number;
 }
 
 const MAX_TOKENS = 16;
@@ -339,6 +342,7 @@ export class WasmSlice {
     mem.setUint32(qb + 16, filterMask, true);
     mem.setUint32(qb + 20, query.typoMask, true);
     mem.setUint32(qb + 24, query.dropTokens ? 2 : 0, true);
+    mem.setUint32(qb + 112, NAMED_PAGE, true);
     return { tokens: n, facets: query.facets, maxTypos, wideTypos, typoProbes };
   }
 
@@ -380,6 +384,7 @@ export class WasmSlice {
       wideTypos: query.wideTypos,
       bestWhole: mem.getUint32(out + 20, true),
       matched: mem.getUint32(out + 24, true) !== 0,
+      named: mem.getUint32(out + 28, true),
     };
     return { found, hits, facets, plan };
   }

@@ -5,7 +5,7 @@ import t from "tap";
 import { mergeFacetValues, mergeSearchParts, mergeVariants } from "../../src/engine/merge.js";
 import type { HitRef, SearchAnswer } from "../../src/engine/protocol.js";
 
-const plan = { tokens: 1, required: 1, exactMask: 1, typoable: 0, wideTypos: 0, bestWhole: 1, matched: true };
+const plan = { tokens: 1, required: 1, exactMask: 1, typoable: 0, wideTypos: 0, bestWhole: 1, matched: true, named: 0 };
 const hit = (score: number, lei: string, slice = 0): HitRef => [score, lei, slice, 0, 10];
 const part = (found: number, hits: HitRef[], facets: SearchAnswer["facets"] = {}): SearchAnswer => ({ found, hits, facets, plan });
 
