@@ -26,6 +26,7 @@ import { PUBLIC_SCHEMAS } from "./lei/api-schemas.js";
 import { BATCH_SCHEMAS } from "./lei/batch-lookup.js";
 import { registerLeiRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
+import { warmUp, type WarmUpResult } from "./lei/warm-up.js";
 import { RECONCILE_SCHEMAS, registerReconcileRoutes } from "./match/reconcile.js";
 import { MATCH_SCHEMAS, registerMatchRoutes } from "./match/routes.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
@@ -45,6 +46,8 @@ export interface App {
   dispatch: WebhookAreaHandle;
   /** the OpenAPI document /openapi.json serves */
   openApi(): object;
+  /** searches and looks up in the live collection once, so the first clients meet optimised code (lei/warm-up.ts) */
+  warmUp(): Promise<WarmUpResult>;
   /** stops the timers and threads the app started (not the listening socket) */
   close(): Promise<void>;
 }
@@ -139,6 +142,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     reloader,
     dispatch,
     openApi,
+    warmUp: () => warmUp(leiService),
     async close() {
       clearInterval(housekeeping);
       reloader.stop();

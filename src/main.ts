@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   }
 
   if (!pinMmapThreshold()) log("no glibc malloc controls here: memory a load frees may stay with the process until a restart");
-  const { server, pool, reloader, dispatch } = await buildApp(config, log);
+  const app = await buildApp(config, log);
+  const { server, pool, reloader, dispatch } = app;
   const port = await server.listen(config.host, config.port);
 
   let stopping = false;
@@ -63,6 +64,12 @@ async function main(): Promise<void> {
     await server.drain(1000);
     await pool.close();
     process.exit(1);
+  }
+  try {
+    const warmed = await app.warmUp();
+    log(`warmed up: ${warmed.searches} searches and ${warmed.lookups} lookups in ${warmed.ms.toFixed(0)} ms`);
+  } catch (err) {
+    log(`warm-up stopped: ${(err as Error).message}`);
   }
   const shownHost = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   console.log(`listening on http://${shownHost}:${port}`);

@@ -7,6 +7,7 @@ import { request as httpRequest } from "node:http";
 import { getPriority } from "node:os";
 import { spawnSync } from "node:child_process";
 import { pMap, runLeidex, startServer, type Got } from "./helpers/server.js";
+import { WARM_UP_NAMES } from "../src/lei/warm-up.js";
 
 const LIMIT = 5;
 const srv = await startServer(t, { rateLimit: LIMIT, rateWindow: 60, shards: 2 });
@@ -129,6 +130,15 @@ t.test("/health, /health/ready and /metrics before any API traffic", async (t) =
   if (promtool.error && process.env.CI !== "true") t.skip(`promtool not installed: ${promtool.error.message}`);
   else t.equal(promtool.status, 0, `promtool check metrics: clean ${promtool.stdout}${promtool.stderr}`);
   for (let i = 0; i < 8; i++) t.equal((await srv.get("/health")).status, 200, "health is never rate limited");
+});
+
+// The warm-up goes through the LEI service, not HTTP: the rate limit test below sees the whole
+// budget, and the request metrics count no warm-up search.
+t.test("a warm-up searches the live collection before the server says it is listening", async (t) => {
+  const out = srv.stdout();
+  const warmed = /warmed up: (\d+) searches and (\d+) lookups/.exec(out);
+  t.ok(warmed !== null && Number(warmed[1]) >= 200 && Number(warmed[2]) === WARM_UP_NAMES, `warm-up logged: ${warmed?.[0]}`);
+  t.ok(out.indexOf("warmed up") < out.indexOf("listening on"), "before the listening line");
 });
 
 t.test("rate limit: the budget counts down, then 429 with Retry-After", async (t) => {

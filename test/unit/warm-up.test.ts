@@ -1,0 +1,8 @@
+import t from "tap";
+import { shapesOf } from "../../src/lei/warm-up.js";
+
+t.test("a name's warm-up queries: whole, first word, a word and the start of the next, a typo", async (t) => {
+  t.same(shapesOf("DEUTSCHE BANK AG"), ["DEUTSCHE BANK AG", "DEUTSCHE", "DEUTSCHE BAN", "DUETSCHE BANK AG"]);
+  t.same(shapesOf("ACME"), ["ACME", "ACME"], "one short word: no prefix, no typo");
+  t.same(shapesOf("   "), [], "no words, no queries");
+});
