@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { DocStoreReader } from "./doc-store.js";
 import type { HitSource, SearchAnswer } from "./protocol.js";
-import { LeiTable, type LeiTableShare } from "./lei-table.js";
+import { buildLeiIndex, LeiTable, type LeiTableShare } from "./lei-table.js";
 import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, type CodeArray, type SliceData } from "./slice-builder.js";
@@ -153,17 +153,21 @@ export class WasmSlice {
       if (p === undefined) throw new Error(`the engine's array ${name} is not in its memory`);
       return p;
     };
-    const memory = engine.memory.buffer as unknown;
-    if (!(memory instanceof SharedArrayBuffer))
-      throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
+    const sharedMemory = (): SharedArrayBuffer => {
+      const memory = engine.memory.buffer as unknown;
+      if (!(memory instanceof SharedArrayBuffer))
+        throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
+      return memory;
+    };
     // term d < docs of the dictionary is doc d's LEI; none of it moves once placed
+    const table = { docs: data.nDocs, termBytesAt: ptr("termBytes"), termOffsAt: ptr("termOffs") };
+    const index = buildLeiIndex(table, (bytes) => engine.alloc(bytes), sharedMemory);
     this.leiTable = {
-      memory,
-      docs: data.nDocs,
-      termBytesAt: ptr("termBytes"),
-      termOffsAt: ptr("termOffs"),
+      memory: sharedMemory(),
+      ...table,
       docStartAt: ptr("docStart"),
       docLenAt: ptr("docLen"),
+      ...index,
     };
     this.leis = new LeiTable(this.leiTable);
     // the segment's arrays were read straight into WASM memory: these are views of it
