@@ -10,3 +10,10 @@ export function fnv1a(bytes: Uint8Array, from: number, length: number): number {
   for (let i = from; i < from + length; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
   return h >>> 0;
 }
+
+/** fnv1a() of a string's char codes, each taken as one byte (ASCII). */
+export function fnv1aOfAscii(s: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
+  return h >>> 0;
+}

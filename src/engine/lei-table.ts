@@ -10,7 +10,7 @@
 // serves the slice (buildLeiIndex): a binary search over a million LEIs visited about 40 places
 // in memory, each a likely cache miss, where the index visits 3 or 4.
 
-import { FNV_OFFSET, FNV_PRIME } from "./fnv.js";
+import { fnv1a, fnv1aOfAscii } from "./fnv.js";
 import type { DocRef } from "./protocol.js";
 import { upperAscii } from "./text.js";
 
@@ -52,26 +52,16 @@ export function buildLeiIndex(
   const termOffs = new Uint32Array(memory, table.termOffsAt, table.docs + 1);
   const mask = indexSlots - 1;
   for (let d = 0; d < table.docs; d++) {
-    const at = table.termBytesAt + termOffs[d] + 1;
-    let i = leiSlot(bytes, at) & mask;
+    let i = mixed(fnv1a(bytes, leiStart(table.termBytesAt, termOffs, d), LEI_LENGTH)) & mask;
     while (slots[i] !== 0) i = (i + 1) & mask;
     slots[i] = d + 1;
   }
   return { indexAt, indexSlots };
 }
 
-/** The index slot of the twenty LEI bytes (lower case) at `at`, before masking. */
-function leiSlot(bytes: Uint8Array, at: number): number {
-  let h = FNV_OFFSET;
-  for (let i = at; i < at + LEI_LENGTH; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
-  return mixed(h);
-}
-
-/** leiSlot() of an LEI given as a string (lower case). */
-function leiSlotOf(lei: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < LEI_LENGTH; i++) h = Math.imul(h ^ lei.charCodeAt(i), FNV_PRIME);
-  return mixed(h);
+/** Where doc d's LEI (lower case) starts in the table's term bytes, past the term's marker byte. */
+function leiStart(termBytesAt: number, termOffs: Uint32Array, d: number): number {
+  return termBytesAt + termOffs[d] + 1;
 }
 
 /**
@@ -88,7 +78,6 @@ function mixed(h: number): number {
 }
 
 export class LeiTable {
-  private readonly docs: number;
   private readonly bytes: Uint8Array;
   private readonly termBytesAt: number;
   private readonly termOffs: Uint32Array;
@@ -97,7 +86,6 @@ export class LeiTable {
   private readonly slots: Uint32Array;
 
   constructor(share: LeiTableShare) {
-    this.docs = share.docs;
     this.bytes = new Uint8Array(share.memory);
     this.termBytesAt = share.termBytesAt;
     this.termOffs = new Uint32Array(share.memory, share.termOffsAt, share.docs + 1);
@@ -111,9 +99,9 @@ export class LeiTable {
     if (lei.length !== LEI_LENGTH) return null;
     const wanted = lei.toLowerCase();
     const mask = this.slots.length - 1;
-    for (let i = leiSlotOf(wanted) & mask; this.slots[i] !== 0; i = (i + 1) & mask) {
+    for (let i = mixed(fnv1aOfAscii(wanted)) & mask; this.slots[i] !== 0; i = (i + 1) & mask) {
       const d = this.slots[i] - 1;
-      if (this.compare(d, wanted) === 0) return { at: this.docStart[d], length: this.docLen[d] };
+      if (this.isLei(d, wanted)) return { at: this.docStart[d], length: this.docLen[d] };
     }
     return null;
   }
@@ -132,18 +120,14 @@ export class LeiTable {
     for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(this.bytes[from + i]);
   }
 
-  /** Where doc d's LEI (lower case) starts, past the term's marker byte. */
   private leiAt(d: number): number {
-    return this.termBytesAt + this.termOffs[d] + 1;
+    return leiStart(this.termBytesAt, this.termOffs, d);
   }
 
-  /** Doc d's LEI against `lei` (lower case), byte by byte. */
-  private compare(d: number, lei: string): number {
+  /** Whether doc d's LEI is `lei` (lower case), byte by byte. */
+  private isLei(d: number, lei: string): boolean {
     const at = this.leiAt(d);
-    for (let i = 0; i < LEI_LENGTH; i++) {
-      const diff = this.bytes[at + i] - lei.charCodeAt(i);
-      if (diff !== 0) return diff;
-    }
-    return 0;
+    for (let i = 0; i < LEI_LENGTH; i++) if (this.bytes[at + i] !== lei.charCodeAt(i)) return false;
+    return true;
   }
 }

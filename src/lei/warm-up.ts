@@ -60,8 +60,8 @@ async function firstEntities(service: LeiService, count: number): Promise<NamedE
 export function shapesOf(name: string): string[] {
   const words = name.split(/\s+/).filter((w) => w.length > 0);
   if (words.length === 0) return [];
-  const shapes = [name, words[0]];
-  if (words.length > 1) shapes.push(`${words[0]} ${words[1].slice(0, 3)}`);
+  const shapes = [name];
+  if (words.length > 1) shapes.push(words[0], `${words[0]} ${words[1].slice(0, 3)}`);
   const longest = words.reduce((a, b) => (b.length > a.length ? b : a));
   if (longest.length >= 5) shapes.push(name.replace(longest, longest[0] + longest[2] + longest[1] + longest.slice(3)));
   return shapes;
