@@ -92,6 +92,8 @@ function inBytes(token: string, chars: number): number {
 /** A query as written into the engine's buffer, with what a retry must rewrite or report. */
 interface WrittenQuery {
   tokens: number;
+  /** the hits asked for: the engine ranks at least NAMED_PAGE, the rest stay here */
+  window: number;
   facets: FacetParam[];
   maxTypos: number;
   wideTypos: number;
@@ -285,8 +287,8 @@ export class WasmSlice {
     const e = this.engine;
     const mem = new DataView(e.memory.buffer);
     const qb = e.queryBuffer();
-    const bytes = new Uint8Array(e.memory.buffer);
-    for (let i = 0; i < 128 + MAX_TOKENS * 32; i += 4) mem.setUint32(qb + i, 0, true);
+    const bytes = Buffer.from(e.memory.buffer);
+    bytes.fill(0, qb, qb + 128 + MAX_TOKENS * 32);
     const terms = query.q ? tokenize(query.q) : [];
     const tokens = capTokens(terms);
     const fieldMask = SEARCH_FIELDS[query.fields];
@@ -303,9 +305,13 @@ export class WasmSlice {
     let wideTypos = 0;
     const typoProbes: WrittenQuery["typoProbes"] = [];
     const writeProbe = (t: number, p: number, text: string, chars: number, prefix: boolean): void => {
-      const encoded = Buffer.from(text);
-      const len = Math.min(encoded.length, MAX_TOKEN_BYTES);
-      bytes.set(encoded.subarray(0, len), cursor);
+      // in place; a token longer than its slot is cut at the byte (write() stops at a whole character)
+      let len = bytes.write(text, cursor, MAX_TOKEN_BYTES, "utf8");
+      if (Buffer.byteLength(text) > len) {
+        const encoded = Buffer.from(text);
+        len = Math.min(encoded.length, MAX_TOKEN_BYTES);
+        bytes.set(encoded.subarray(0, len), cursor);
+      }
       const base = qb + 128 + t * 32 + p * 16;
       mem.setUint32(base, cursor, true);
       mem.setUint32(base + 4, len, true);
@@ -347,7 +353,7 @@ export class WasmSlice {
     mem.setUint32(qb + 20, query.typoMask, true);
     mem.setUint32(qb + 24, query.dropTokens ? 2 : 0, true);
     mem.setUint32(qb + 112, NAMED_PAGE, true);
-    return { tokens: n, facets: query.facets, maxTypos, wideTypos, typoProbes };
+    return { tokens: n, window: query.window, facets: query.facets, maxTypos, wideTypos, typoProbes };
   }
 
   /** Runs the query in the engine's buffer and reads its results. */
@@ -358,7 +364,7 @@ export class WasmSlice {
 
     const out = e.resultBuffer();
     const found = mem.getUint32(out, true);
-    const nHits = mem.getUint32(out + 4, true);
+    const nHits = Math.min(mem.getUint32(out + 4, true), query.window);
     // copied: the next run (a guessed typo round) writes over the result buffer
     const hitWords = new Uint32Array(e.memory.buffer, out + OUT_HEADER, nHits * 3).slice();
     const hits: HitSource = {
