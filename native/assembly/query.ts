@@ -480,6 +480,15 @@ function markRanges(t: i32, bm: usize, kind: i32): void {
 
 /** Sets the bits of the docs of postings [from, end) in bm, in the fields of mask. */
 function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
+  if (mask == FIELDS_ALL) {
+    // every posting is in some field: its meta word need not be read
+    for (let p = from; p < end; p++) {
+      const doc = postingDoc(p);
+      const at = bm + (<usize>(doc >> 5) << 2);
+      store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
+    }
+    return;
+  }
   for (let p = from; p < end; p++) {
     if ((postingMeta(p) & mask) == 0) continue;
     const doc = postingDoc(p);
