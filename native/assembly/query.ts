@@ -811,13 +811,45 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
       return;
     }
   }
-  let score: u64 = 1;
-  if (nTokens > 0) {
-    if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
-    score = scoreDoc(doc, minMatch, nl);
-    if (score == 0) return;
+  if (nTokens == 0) { accept(doc, 1); return; }
+  if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
+  if (probing) { scoreAndAccept(doc, minMatch, nl); return; } // a probe stops at its first answer
+  if (batched > 0 && minMatch != batchMinMatch) scoreBatch();
+  batchMinMatch = minMatch;
+  unchecked(batchDocs[batched] = doc);
+  unchecked(batchNl[batched] = nl);
+  if (++batched == SCORE_BATCH) scoreBatch();
+}
+
+function scoreAndAccept(doc: u32, minMatch: i32, nl: i32): void {
+  const score = scoreDoc(doc, minMatch, nl);
+  if (score != 0) accept(doc, score);
+}
+
+// ---- scoring in batches: a doc's score waits on a few cache misses in its forward index, and
+// docs scored one by one wait on them one after another. consider() queues the docs it must
+// score; a batch first touches each queued doc's forward index, so that their misses overlap,
+// then scores them in order. Queued docs are not yet in the window, so later docs are bounded
+// against a window a few docs behind: some are scored where they could have been counted,
+// never the reverse, and the ranking and counts come out the same. An evaluation scores what
+// is queued before it ends (evaluate).
+const SCORE_BATCH: i32 = 16;
+const batchDocs = new StaticArray<u32>(SCORE_BATCH);
+const batchNl = new StaticArray<i32>(SCORE_BATCH);
+let batchMinMatch: i32 = 0;
+let batched: i32 = 0;
+let forwardTouched: u32 = 0; // what the touching loads read, kept so that they are not left out
+
+function scoreBatch(): void {
+  const n = batched;
+  batched = 0;
+  let touched: u32 = 0;
+  for (let i = 0; i < n; i++) {
+    const e = load<u32>(fwdOffs + (<usize>unchecked(batchDocs[i]) << 2));
+    touched += load<u32>(fwdTerms + (<usize>e << 2)) + <u32>load<u16>(fwdMeta + (<usize>e << 1));
   }
-  accept(doc, score);
+  forwardTouched += touched;
+  for (let i = 0; i < n; i++) scoreAndAccept(unchecked(batchDocs[i]), batchMinMatch, unchecked(batchNl[i]));
 }
 
 // The filtered column whose allowed values cover the fewest docs, and that count.
@@ -973,6 +1005,11 @@ function sortByPostings(): void {
 // `exclusive`: no doc matches two of the tokens (a stricter round found nothing), so with
 // minMatch 1 every doc is scored from the postings of the one token it holds.
 function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
+  drive(minMatch, window, exclusive);
+  if (batched > 0) scoreBatch();
+}
+
+function drive(minMatch: i32, window: i32, exclusive: bool): void {
   found = 0;
   bestScore = 0;
   namedSeen = 0;
