@@ -1,9 +1,10 @@
 // A slice's stored documents, on disk rather than in memory: the JSON of every record, appended
-// as it is indexed and read back a hit at a time. At full scale they are ~450 bytes a record, the
-// larger part of a slice, and only the page of hits a query returns is ever read; the page cache
-// keeps the hot ones without counting against the process.
+// as it is indexed, then laid out in the order the builder asks (by name: a page of similar names
+// is mostly neighbours, read together) and read back a page at a time. At full scale they are
+// ~450 bytes a record, the larger part of a slice, and only the page of hits a query returns is
+// ever read; the page cache keeps the hot ones without counting against the process.
 // Layout: header (32 bytes): magic "LEIDEXDS", format u32, CRC-32 of the body u32, body length
-// u64, reserved; then the documents back to back, in the order they were added. The segment
+// u64, reserved; then the documents back to back. The segment
 // records where each document lies, and the body's length and CRC, so a document file that does
 // not belong to its segment is refused like a broken segment.
 
@@ -38,7 +39,7 @@ export class DocStoreWriter {
 
   constructor(private readonly scratch: string) {
     mkdirSync(dirname(scratch), { recursive: true });
-    this.fd = openSync(scratch, "w");
+    this.fd = openSync(scratch, "w+"); // read back by finishInOrder
     writeSync(this.fd, Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
   }
 
@@ -88,6 +89,30 @@ export class DocStoreWriter {
     mkdirSync(dirname(path), { recursive: true });
     renameSync(this.scratch, path);
     return { bytes: this.appended, crc: this.crc };
+  }
+
+  /**
+   * Finishes the documents `order` lists, in that order, as a file of their own at `path` (this
+   * scratch file goes): doc order[i] is the i-th. `starts` and `lengths` say where each lies
+   * here, and `starts` is rewritten with where it lies there. Documents never listed are left out.
+   */
+  finishInOrder(path: string, order: Uint32Array, starts: Float64Array, lengths: Uint32Array): DocFileFacts {
+    this.flush();
+    const sorted = new DocStoreWriter(`${this.scratch}.sorted`);
+    try {
+      let doc = Buffer.allocUnsafe(64 * 1024);
+      for (const d of order) {
+        if (lengths[d] > doc.length) doc = Buffer.allocUnsafe(lengths[d]);
+        readFully(this.fd, doc, 0, lengths[d], HEADER_BYTES + starts[d]);
+        starts[d] = sorted.append(doc, lengths[d]);
+      }
+      const facts = sorted.finish(path);
+      this.abandon();
+      return facts;
+    } catch (err) {
+      sorted.abandon();
+      throw err;
+    }
   }
 
   /** A build that will not finish: its partial file goes. */
@@ -158,20 +183,24 @@ export class DocStoreReader {
     return out;
   }
 
-  /** The same document, written into `into` from `offset` on. */
+  /** The same document (or a run of neighbours), written into `into` from `offset` on. */
   readInto(at: number, length: number, into: Uint8Array, offset: number): void {
     if (this.fd === null) throw new Error("document file is closed");
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.fd, into, offset + done, length - done, HEADER_BYTES + at + done);
-      if (n === 0) throw new Error("document file ended early");
-      done += n;
-    }
+    readFully(this.fd, into, offset, length, HEADER_BYTES + at);
   }
 
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+  }
+}
+
+/** Reads `length` bytes at `position` into `into` from `offset` on. */
+function readFully(fd: number, into: Uint8Array, offset: number, length: number, position: number): void {
+  for (let done = 0; done < length;) {
+    const n = readSync(fd, into, offset + done, length - done, position + done);
+    if (n === 0) throw new Error("document file ended early");
+    done += n;
   }
 }
 

@@ -345,9 +345,8 @@ export class SliceBuilder {
     this.docs.abandon();
   }
 
-  /** The slice's arrays; its document file, complete and synced, is moved to `docFile`. */
+  /** The slice's arrays; its document file, complete and synced, is written to `docFile` in the order of the legal names. */
   finish(docFile: string): SliceData {
-    const docFacts = this.docs.finish(docFile);
     const leiHigh = this.leiHigh.toArray(),
       leiLow = this.leiLow.toArray();
     const order = uniqueByLei(leiHigh, leiLow);
@@ -430,6 +429,7 @@ export class SliceBuilder {
     this.keyTriples.release();
     const docStart = inOrder(this.docStarts.toArray(), order, new Float64Array(nDocs));
     const docLen = inOrder(this.docLens.toArray(), order, new Uint32Array(nDocs));
+    const docFacts = this.docs.finishInOrder(docFile, byLegalName(fwdOffs, fwdTerms, fwdMeta), docStart, docLen);
     // a column's chunks differ in width; read through one flat copy, not chunk by chunk
     const columns = COLUMNS.map((_, c) =>
       valueLists(inOrder(this.codes[c].toArray(), order, new Uint32Array(nDocs)), this.columnValues[c]),
@@ -454,6 +454,35 @@ export class SliceBuilder {
       docLen,
     };
   }
+}
+
+/** How many of a legal name's first words order the document file. */
+const NAME_ORDER_WORDS = 3;
+
+/**
+ * The docs by the first words of their legal names (term ids follow the terms' byte order), for
+ * the document file: the hits of a query are names alike, so a page of them lies mostly in
+ * neighbouring documents, which the front reads together (collection.ts).
+ */
+function byLegalName(fwdOffs: Uint32Array, fwdTerms: Uint32Array, fwdMeta: Uint16Array): Uint32Array {
+  const nDocs = fwdOffs.length - 1;
+  const keys = new Uint32Array(nDocs * NAME_ORDER_WORDS).fill(0xffffffff);
+  for (let d = 0; d < nDocs; d++) {
+    let k = 0;
+    // past the doc's LEI; a legal name's terms come first, in their order
+    for (let x = fwdOffs[d] + 1; x < fwdOffs[d + 1] && k < NAME_ORDER_WORDS; x++) {
+      if ((fwdMeta[x] & FIELD_LEGAL_NAME) !== 0) keys[d * NAME_ORDER_WORDS + k++] = fwdTerms[x];
+    }
+  }
+  const order = Array.from({ length: nDocs }, (_, d) => d);
+  order.sort((a, b) => {
+    for (let k = 0; k < NAME_ORDER_WORDS; k++) {
+      const diff = keys[a * NAME_ORDER_WORDS + k] - keys[b * NAME_ORDER_WORDS + k];
+      if (diff !== 0) return diff;
+    }
+    return a - b;
+  });
+  return Uint32Array.from(order);
 }
 
 /**
