@@ -107,6 +107,8 @@ export class WasmSlice {
   private readonly docStore: DocStoreReader;
   /** each doc's LEI and where its stored JSON lies, read in the engine's memory (lei-table.ts) */
   private readonly leis: LeiTable;
+  /** what LeiTable.warm() read: kept, so that its reads are not optimised away */
+  private warmed = 0;
   /** where the front finds the same table */
   readonly leiTable: LeiTableShare;
   /** per column: its values, and its per-doc codes (a view of WASM memory, as narrow as stored) */
@@ -367,6 +369,7 @@ export class WasmSlice {
     const nHits = Math.min(mem.getUint32(out + 4, true), query.window);
     // copied: the next run (a guessed typo round) writes over the result buffer
     const hitWords = new Uint32Array(e.memory.buffer, out + OUT_HEADER, nHits * 3).slice();
+    this.warmed += this.leis.warm(hitWords); // the answer's encoding reads them next
     const hits: HitSource = {
       count: nHits,
       score: (i) => hitWords[i * 3 + 1] * 2 ** 32 + hitWords[i * 3 + 2],
