@@ -845,8 +845,11 @@ function scoreBatch(): void {
   batched = 0;
   let touched: u32 = 0;
   for (let i = 0; i < n; i++) {
-    const e = load<u32>(fwdOffs + (<usize>unchecked(batchDocs[i]) << 2));
-    touched += load<u32>(fwdTerms + (<usize>e << 2)) + <u32>load<u16>(fwdMeta + (<usize>e << 1));
+    // a doc's entries span a cache line or two of each array: its first and last entry bring them
+    const at = fwdOffs + (<usize>unchecked(batchDocs[i]) << 2);
+    const first = load<u32>(at), last = load<u32>(at + 4) - 1;
+    touched += load<u32>(fwdTerms + (<usize>first << 2)) + <u32>load<u16>(fwdMeta + (<usize>first << 1));
+    touched += load<u32>(fwdTerms + (<usize>last << 2)) + <u32>load<u16>(fwdMeta + (<usize>last << 1));
   }
   forwardTouched += touched;
   for (let i = 0; i < n; i++) scoreAndAccept(unchecked(batchDocs[i]), batchMinMatch, unchecked(batchNl[i]));
