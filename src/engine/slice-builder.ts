@@ -4,7 +4,8 @@
 // or is a column value not seen before. finish() orders docs by LEI and lays out the arrays. Docs are
 // numbered in LEI order. Term ids: the first nDocs ids are the docs' own LEIs (marker
 // byte 0x01 + LEI, which sorts before every text term, and doc order is LEI order), then the text
-// terms in UTF-8 byte order, so every prefix is one contiguous id range.
+// terms in UTF-8 byte order, so every prefix is one contiguous id range. The stored documents,
+// appended as records come, are written out in the order of their legal names (byLegalName).
 
 import {
   COLUMNS,

@@ -369,7 +369,7 @@ export class WasmSlice {
     const nHits = Math.min(mem.getUint32(out + 4, true), query.window);
     // copied: the next run (a guessed typo round) writes over the result buffer
     const hitWords = new Uint32Array(e.memory.buffer, out + OUT_HEADER, nHits * 3).slice();
-    this.warmed += this.leis.warm(hitWords); // the answer's encoding reads them next
+    this.warmed = this.leis.warm(hitWords); // the answer's encoding reads them next
     const hits: HitSource = {
       count: nHits,
       score: (i) => hitWords[i * 3 + 1] * 2 ** 32 + hitWords[i * 3 + 2],
