@@ -65,17 +65,20 @@ function siftDown(start: i32, doc: u32, score: u64, n: i32): void {
   put(i, doc, score);
 }
 
-// Drain best-first into out: triples (doc, score high word, score low word). Returns the count.
-export function drain(out: usize): i32 {
+// Drain the best `keep` best-first into out: triples (doc, score high word, score low word).
+// The rest were ranked only to place them. Returns the count written.
+export function drain(out: usize, keep: i32): i32 {
   const n = size;
   for (let last = n - 1; last >= 0; last--) {
-    const doc = docAt(0), score = scoreAt(0);
-    const p = out + <usize>last * 12;
-    store<u32>(p, doc);
-    store<u32>(p + 4, <u32>(score >> 32));
-    store<u32>(p + 8, <u32>score);
+    if (last < keep) {
+      const score = scoreAt(0);
+      const p = out + <usize>last * 12;
+      store<u32>(p, docAt(0));
+      store<u32>(p + 4, <u32>(score >> 32));
+      store<u32>(p + 8, <u32>score);
+    }
     if (last > 0) siftDown(0, docAt(last), scoreAt(last), last);
   }
   size = 0;
-  return n;
+  return min(n, keep);
 }

@@ -814,8 +814,6 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
   if (nTokens == 0) { accept(doc, 1); return; }
   if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
   if (probing) { scoreAndAccept(doc, minMatch, nl); return; } // a probe stops at its first answer
-  if (batched > 0 && minMatch != batchMinMatch) scoreBatch();
-  batchMinMatch = minMatch;
   unchecked(batchDocs[batched] = doc);
   unchecked(batchNl[batched] = nl);
   if (++batched == SCORE_BATCH) scoreBatch();
@@ -836,7 +834,7 @@ function scoreAndAccept(doc: u32, minMatch: i32, nl: i32): void {
 const SCORE_BATCH: i32 = 16;
 const batchDocs = new StaticArray<u32>(SCORE_BATCH);
 const batchNl = new StaticArray<i32>(SCORE_BATCH);
-let batchMinMatch: i32 = 0;
+let batchMinMatch: i32 = 0; // the evaluation's: every doc it considers needs as many tokens
 let batched: i32 = 0;
 let forwardTouched: u32 = 0; // what the touching loads read, kept so that they are not left out
 
@@ -1008,6 +1006,7 @@ function sortByPostings(): void {
 // `exclusive`: no doc matches two of the tokens (a stricter round found nothing), so with
 // minMatch 1 every doc is scored from the postings of the one token it holds.
 function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
+  batchMinMatch = minMatch;
   drive(minMatch, window, exclusive);
   if (batched > 0) scoreBatch();
 }
@@ -1175,13 +1174,15 @@ function countCandidates(n: u32, from: i32): void {
 // Runs the query in queryBuf; results in outBuf: 0 found, 1 hit count, 2 tokens required,
 // 3 mask of tokens that have exact candidates here, 4 mask of tokens that can take typos,
 // 5 whole-token matches of the best match, 6 whether anything matched the required tokens,
-// 7 named matches seen (see namedSeen), all ignoring filters; then hits as (doc, score hi, score lo).
+// 7 named matches seen (see namedSeen), all ignoring filters; then the window asked for (word 2 of
+// the query, though at least the named page is ranked) as (doc, score hi, score lo).
 export function runQuery(): void {
   nTokens = <i32>load<u32>(queryBuf);
   if (nTokens > MAX_TOKENS) nTokens = MAX_TOKENS;
   fieldMask = load<u32>(queryBuf + 4);
   namedPage = load<u32>(queryBuf + 112);
-  const window = max(<i32>load<u32>(queryBuf + 8), <i32>namedPage);
+  const asked = <i32>load<u32>(queryBuf + 8);
+  const window = max(asked, <i32>namedPage);
   facetMask = load<u32>(queryBuf + 12);
   filterMask = load<u32>(queryBuf + 16);
   const typoMask = load<u32>(queryBuf + 20);
@@ -1231,7 +1232,7 @@ export function runQuery(): void {
   }
   unmarkTokens();
   markCandidates(false);
-  const hits = drain(outBuf + OUT_HEADER);
+  const hits = drain(outBuf + OUT_HEADER, asked);
   store<u32>(outBuf, found);
   store<u32>(outBuf + 4, <u32>hits);
   store<u32>(outBuf + 8, <u32>required);

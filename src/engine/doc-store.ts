@@ -25,7 +25,10 @@ export interface DocFileFacts {
   crc: number;
 }
 
-/** Appends documents to a scratch file during a build; `finish` moves it to where it belongs. */
+/**
+ * Appends documents to a scratch file during a build; `finishInOrder` writes them out where they
+ * belong, in the order asked. Only that final file is checksummed: the scratch is read back once.
+ */
 export class DocStoreWriter {
   private readonly fd: number;
   private readonly buffer = Buffer.allocUnsafe(WRITE_BUFFER);
@@ -37,15 +40,13 @@ export class DocStoreWriter {
   private crc = 0;
   private closed = false;
 
-  constructor(private readonly scratch: string) {
+  constructor(
+    private readonly scratch: string,
+    private readonly checksummed = false,
+  ) {
     mkdirSync(dirname(scratch), { recursive: true });
     this.fd = openSync(scratch, "w+"); // read back by finishInOrder
     writeSync(this.fd, Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
-  }
-
-  /** body bytes appended so far */
-  get bytes(): number {
-    return this.appended;
   }
 
   /** Appends one document, bytes[0, length); returns where its body bytes start. */
@@ -69,13 +70,13 @@ export class DocStoreWriter {
   }
 
   private writeOut(chunk: Buffer): void {
-    this.crc = crc32(chunk, this.crc);
+    if (this.checksummed) this.crc = crc32(chunk, this.crc);
     writeFully(this.fd, chunk, HEADER_BYTES + this.written);
     this.written += chunk.length;
   }
 
   /** Writes the header, syncs and moves the file to `path`: a crash leaves it whole or absent there. */
-  finish(path: string): DocFileFacts {
+  private finish(path: string): DocFileFacts {
     this.flush();
     const header = Buffer.alloc(HEADER_BYTES);
     MAGIC.copy(header, 0);
@@ -98,7 +99,7 @@ export class DocStoreWriter {
    */
   finishInOrder(path: string, order: Uint32Array, starts: Float64Array, lengths: Uint32Array): DocFileFacts {
     this.flush();
-    const sorted = new DocStoreWriter(`${this.scratch}.sorted`);
+    const sorted = new DocStoreWriter(`${this.scratch}.sorted`, true);
     try {
       let doc = Buffer.allocUnsafe(64 * 1024);
       for (const d of order) {

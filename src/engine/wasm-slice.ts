@@ -92,8 +92,6 @@ function inBytes(token: string, chars: number): number {
 /** A query as written into the engine's buffer, with what a retry must rewrite or report. */
 interface WrittenQuery {
   tokens: number;
-  /** the hits asked for: the engine ranks at least NAMED_PAGE, the rest stay here */
-  window: number;
   facets: FacetParam[];
   maxTypos: number;
   wideTypos: number;
@@ -355,7 +353,7 @@ export class WasmSlice {
     mem.setUint32(qb + 20, query.typoMask, true);
     mem.setUint32(qb + 24, query.dropTokens ? 2 : 0, true);
     mem.setUint32(qb + 112, NAMED_PAGE, true);
-    return { tokens: n, window: query.window, facets: query.facets, maxTypos, wideTypos, typoProbes };
+    return { tokens: n, facets: query.facets, maxTypos, wideTypos, typoProbes };
   }
 
   /** Runs the query in the engine's buffer and reads its results. */
@@ -366,7 +364,7 @@ export class WasmSlice {
 
     const out = e.resultBuffer();
     const found = mem.getUint32(out, true);
-    const nHits = Math.min(mem.getUint32(out + 4, true), query.window);
+    const nHits = mem.getUint32(out + 4, true);
     // copied: the next run (a guessed typo round) writes over the result buffer
     const hitWords = new Uint32Array(e.memory.buffer, out + OUT_HEADER, nHits * 3).slice();
     this.warmed = this.leis.warm(hitWords); // the answer's encoding reads them next
