@@ -1,6 +1,7 @@
 // Request bodies as they arrive from uWS. A body is kept only once its handler has claimed it,
 // which handlers do after checking the caller's key: an unauthenticated body is dropped as it
-// arrives and its connection closed after the answer. Bodies held in memory share one budget
+// arrives (and its connection closed after the answer when much of it is still to come, see
+// DRAIN_BYTES). Bodies held in memory share one budget
 // across all connections, and a body has a deadline, so slow or idle senders cannot pile up memory.
 
 import { randomBytes } from "node:crypto";
@@ -9,7 +10,7 @@ import { join } from "node:path";
 import type * as UWS from "uWebSockets.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
 
-/** Answered 413; the connection is closed. */
+/** Answered 413. */
 export class BodyTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`request body larger than ${limit} bytes`);
@@ -23,12 +24,20 @@ export class BodyTimeoutError extends Error {
   }
 }
 
-/** Answered 503 with Retry-After; the connection is closed. */
+/** Answered 503 with Retry-After. */
 export class BodyBudgetError extends Error {
   constructor() {
     super("the server holds too many request bodies right now; retry shortly");
   }
 }
+
+/**
+ * How much of a body still arriving after its answer uWS may read and drop, the connection then
+ * serving on. Closing instead while the body still comes resets the connection, and many clients
+ * (Node's fetch among them) then report a broken pipe rather than the answer. A longer rest, or
+ * one of unknown length (chunked), closes the connection after the answer.
+ */
+export const DRAIN_BYTES = 8 * 1024 * 1024;
 
 /** Bytes of bodies being received, across every connection. */
 export class BodyBudget {
@@ -57,6 +66,9 @@ export class BodyReceiver {
   private dropped = false;
   private finished = false;
   private delivered = false;
+  /** bytes come so far, kept or not, and whether the last has */
+  private received = 0;
+  private arrived = false;
   private failure: Error | null = null;
   private settle: { resolve(b: Buffer): void; reject(e: Error): void } | null = null;
   private readonly timer: NodeJS.Timeout;
@@ -64,7 +76,8 @@ export class BodyReceiver {
   constructor(
     res: UWS.HttpResponse,
     private readonly limit: number,
-    declared: number,
+    private readonly declared: number,
+    private readonly chunked: boolean,
     private readonly budget: BodyBudget,
     deadlineSeconds: number,
   ) {
@@ -74,9 +87,9 @@ export class BodyReceiver {
     res.onData((chunk, isLast) => this.receive(chunk, isLast));
   }
 
-  /** Whether the body is still arriving (the answer then closes the connection). */
-  get incoming(): boolean {
-    return !this.finished && this.failure === null;
+  /** Whether the rest of the body, still to come, is more than uWS should read and drop after an answer. */
+  get restTooLong(): boolean {
+    return !this.arrived && (this.chunked || this.declared - this.received > DRAIN_BYTES);
   }
 
   claim(): Promise<Buffer> {
@@ -102,6 +115,8 @@ export class BodyReceiver {
   }
 
   private receive(chunk: ArrayBuffer, isLast: boolean): void {
+    this.received += chunk.byteLength;
+    if (isLast) this.arrived = true;
     if (this.failure || this.finished) return;
     if (isLast) this.finished = true;
     if (this.dropped) {

@@ -276,13 +276,14 @@ interface RequestDone {
 
 /**
  * A handler that threw, or whose promise failed: a refused body is answered (413, 408, or 503
- * when the server holds too many bodies) and its connection closed; anything else is a 500.
+ * when the server holds too many bodies); anything else is a 500. A body too slow closes its
+ * connection; the rest of a refused one is read and dropped when it is short (request-body.ts).
  */
 function failed(reply: Reply, options: RouteOptions<unknown>, err: unknown): void {
   const bodyStatus =
     err instanceof BodyTooLargeError ? 413 : err instanceof BodyTimeoutError ? 408 : err instanceof BodyBudgetError ? 503 : 0;
   if (bodyStatus !== 0) {
-    reply.closeConnection = true;
+    if (bodyStatus === 408) reply.closeConnection = true;
     if (bodyStatus === 503) reply.header("Retry-After", "1");
     reply.error(bodyStatus, (err as Error).message);
     return;
@@ -354,10 +355,13 @@ class UwsRequest implements Request {
     return this.receiver ? this.receiver.claim() : NO_BODY;
   }
 
-  /** A body (or upload) still arriving that nobody will read: the answer closes the connection. */
+  /**
+   * A body still arriving that the answer leaves unread, longer than uWS should read and drop
+   * (request-body.ts), or an upload still arriving: the answer closes the connection.
+   */
   get unreadBody(): boolean {
-    if (this.receiver) return this.receiver.incoming;
-    return this.uploadTo !== null && this.uploading === null && !this.uploadTo.ended;
+    if (this.receiver) return this.receiver.restTooLong;
+    return this.uploadTo !== null && !this.uploadTo.ended;
   }
 
   upload(): Promise<string> {
@@ -368,7 +372,8 @@ class UwsRequest implements Request {
 
   expectBody(limit: number, budget: BodyBudget): void {
     const declared = Number(this.raw.getHeader("content-length") || "0");
-    this.receiver = new BodyReceiver(this.res, limit, declared, budget, BODY_DEADLINE_SECONDS);
+    const chunked = this.raw.getHeader("transfer-encoding") !== "";
+    this.receiver = new BodyReceiver(this.res, limit, declared, chunked, budget, BODY_DEADLINE_SECONDS);
   }
 
   acceptUpload(dir: string, limit: number): void {
