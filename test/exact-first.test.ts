@@ -124,6 +124,16 @@ for (const [srv, label] of [
     );
   });
 
+  t.test(`a repeated word is matched at no cost only by a name that repeats it (${label})`, async (t) => {
+    // a typo, so no exact-name key helps: the fund (LAPSED) holds "alderwick" twice, and twins
+    // that hold it once (ISSUED, closer together) would otherwise outrank it
+    for (const q of ["ALDERWICK FUNDS SICAV - ALDERWICK BALANCD FUND", "alderwick funds sicav alderwick balanced funf"]) {
+      const hits = await leis(srv, { q });
+      t.equal(hits[0], leiOf.get("fund"), `${q}: the fund first`);
+      t.ok(hits.includes(leiOf.get("fund-twin-1")!), "the twin that holds the word once still matches");
+    }
+  });
+
   t.test(`ties go to the closest length, then to current registrations (${label})`, async (t) => {
     const exact = await leis(srv, { q: HARROW });
     t.same(

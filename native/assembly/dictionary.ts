@@ -20,6 +20,14 @@ export let rangeCount: i32 = 0;
 
 export function resetRanges(): void { rangeCount = 0; }
 
+/** Adds `cost` to the typo cost of the ranges from `from` on. */
+export function addRangeCost(from: i32, cost: u32): void {
+  for (let r = from; r < rangeCount; r++) {
+    const p = rangeBuf + <usize>r * 12 + 8;
+    store<u32>(p, load<u32>(p) + cost);
+  }
+}
+
 function emit(lo: u32, hi: u32, costFlags: u32): void {
   if (lo >= hi || rangeCount >= MAX_RANGES) return;
   const p = rangeBuf + <usize>rangeCount * 12;

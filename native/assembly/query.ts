@@ -16,15 +16,15 @@
 // 4 filterMask, 5 typo mask (bit t: token t gets typo candidates), 6 flags (2 drop allowed),
 // 8 + c: filter bitmap pointer of column c, 24/25 exact-name key hi/lo, 26 the query's term
 // count before capping, 27 1 when there is a key, 28 the named page (see namedSeen),
-// 32 + 8t: token t = two probes of (bytes ptr, length, max typos, prefix flag); a probe of
-// length 0 is absent.
+// 32 + 8t: token t = two probes of (bytes ptr, length, max typos, prefix flag | cost << 8: a
+// cost every candidate of the probe adds); a probe of length 0 is absent.
 
 import { allocate, zero } from "./memory";
 import {
   nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
   postingStart, postingEnd, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift,
 } from "./slice";
-import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, WHOLE } from "./dictionary";
+import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
 import { frequentMap, frequentPostings, orInto, prepareFrequent } from "./frequent";
 
@@ -251,9 +251,11 @@ function buildToken(t: i32, typos: bool): void {
     const len = load<u32>(base + 4);
     if (len == 0) continue;
     const bytes = <usize>load<u32>(base);
-    const prefix = load<u32>(base + 12) != 0;
-    if (typos) matchFuzzy(bytes, len, <i32>load<u32>(base + 8), prefix);
-    else matchExact(bytes, len, prefix);
+    const flags = load<u32>(base + 12);
+    const from = rangeCount;
+    if (typos) matchFuzzy(bytes, len, <i32>load<u32>(base + 8), (flags & 1) != 0);
+    else matchExact(bytes, len, (flags & 1) != 0);
+    if ((flags >> 8) != 0) addRangeCost(from, flags >> 8);
   }
   unchecked(tokEnd[t] = rangeCount);
   let postings: u32 = 0, minCost: i32 = NO_MATCH, nextCost: i32 = NO_MATCH, canBeWhole = 0;

@@ -4,7 +4,8 @@
 // or is a column value not seen before. finish() orders docs by LEI and lays out the arrays. Docs are
 // numbered in LEI order. Term ids: the first nDocs ids are the docs' own LEIs (marker
 // byte 0x01 + LEI, which sorts before every text term, and doc order is LEI order), then the text
-// terms in UTF-8 byte order, so every prefix is one contiguous id range. The stored documents,
+// terms in UTF-8 byte order, so every prefix is one contiguous id range. A legal name's word met
+// a second time is also a term of its own, REPEAT_MARKER + word (see addRepeats). The stored documents,
 // appended as records come, are written out in the order of their legal names (byLegalName).
 
 import {
@@ -25,6 +26,9 @@ import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
 import { NameKeyHasher } from "./name-key.js";
 
 export const LEI_TERM_MARKER = "\u0001";
+/** Marks the term of a word's second occurrence in a legal name; sorts before every word. */
+export const REPEAT_MARKER = "\u0002";
+const REPEAT_MARKER_BYTE = REPEAT_MARKER.charCodeAt(0);
 const MAX_POSITION = 254;
 const NO_POSITION = 255;
 
@@ -256,7 +260,22 @@ export class SliceBuilder {
       this.keyTriples.push(stamp - 1);
     }
     for (let i = 0; i < n; i++) this.addTerm(this.textIds[i], bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
+    if (positions) this.addRepeats(n, bits, stamp);
     return n;
+  }
+
+  /**
+   * A word met a second time in the value is also REPEAT_MARKER + word, at its second position:
+   * a query that repeats a word ("X funds SICAV - X balanced fund") matches the repeat at no cost
+   * only in names that repeat it too (the query side is in wasm-slice.ts).
+   */
+  private addRepeats(n: number, bits: number, stamp: number): void {
+    const ids = this.textIds;
+    for (let i = 1; i < Math.min(n, MAX_POSITION); i++) {
+      let before = 0;
+      for (let j = 0; j < i && before < 2; j++) if (ids[j] === ids[i]) before++;
+      if (before === 1) this.addTerm(this.terms.markedIdOf(REPEAT_MARKER_BYTE, ids[i]), bits, i, stamp);
+    }
   }
 
   /** The term ids of value v, in order, into this.textIds; how many. `keyed`: its terms also feed keyHasher. */

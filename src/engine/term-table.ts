@@ -52,6 +52,15 @@ export class TermTable {
     return id;
   }
 
+  /** The id of term `id`'s bytes behind a marker byte, added if new. */
+  markedIdOf(marker: number, id: number): number {
+    const bytes = this.bytesOf(id);
+    if (bytes.length + 1 > this.scratch.length) this.scratch = Buffer.allocUnsafe(bytes.length * 2 + 1);
+    this.scratch[0] = marker;
+    this.scratch.set(bytes, 1);
+    return this.idOfBytes(this.scratch, 0, bytes.length + 1);
+  }
+
   /** Term ids in byte order (which is code point order), as the engine compares terms. */
   sortedIds(): Uint32Array {
     const ids = new Uint32Array(this.count);

@@ -10,7 +10,7 @@ import type { HitSource, SearchAnswer } from "./protocol.js";
 import { buildLeiIndex, LeiTable, type LeiTableShare } from "./lei-table.js";
 import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
-import { LEI_TERM_MARKER, type CodeArray, type SliceData } from "./slice-builder.js";
+import { LEI_TERM_MARKER, REPEAT_MARKER, type CodeArray, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
 import { NAMED_PAGE } from "./planner.js";
@@ -304,7 +304,7 @@ export class WasmSlice {
     const maxTypos = query.maxTypos ?? 2;
     let wideTypos = 0;
     const typoProbes: WrittenQuery["typoProbes"] = [];
-    const writeProbe = (t: number, p: number, text: string, chars: number, prefix: boolean): void => {
+    const writeProbe = (t: number, p: number, text: string, chars: number, prefix: boolean, cost = 0): void => {
       // in place; a token longer than its slot is cut at the byte (write() stops at a whole character)
       let len = bytes.write(text, cursor, MAX_TOKEN_BYTES, "utf8");
       if (Buffer.byteLength(text) > len) {
@@ -316,7 +316,7 @@ export class WasmSlice {
       mem.setUint32(base, cursor, true);
       mem.setUint32(base + 4, len, true);
       mem.setUint32(base + 8, inBytes(text, chars), true);
-      mem.setUint32(base + 12, prefix ? 1 : 0, true);
+      mem.setUint32(base + 12, (prefix ? 1 : 0) | (cost << 8), true);
       cursor += 64;
       if (chars === 0) return;
       typoProbes.push({ at: base + 8, token: text, chars });
@@ -324,9 +324,12 @@ export class WasmSlice {
     };
     tokens.forEach((token, i) => {
       const last = i === tokens.length - 1 && query.prefix !== false;
+      // a word the query repeats: a name that repeats it matches at no cost, any other at one
+      const repeat = !last && query.fields !== "lei" && tokens.indexOf(token) < i;
       if (query.fields === "lei") writeProbe(n, 0, LEI_TERM_MARKER + token, 0, last);
       else if (query.fields === "all" && LEI_TOKEN.test(token)) writeProbe(n, 0, LEI_TERM_MARKER + token, 0, false);
-      if (query.fields !== "lei") writeProbe(n, 1, token, Math.min(typoBudget(token), maxTypos), last);
+      else if (repeat) writeProbe(n, 0, REPEAT_MARKER + token, 0, false);
+      if (query.fields !== "lei") writeProbe(n, 1, token, Math.min(typoBudget(token), maxTypos), last, repeat ? 1 : 0);
       n++;
     });
 
