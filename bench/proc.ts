@@ -153,10 +153,22 @@ export interface StartOptions {
 
 const READY = /listening on http:\/\/([^\s:/]+|\[[^\]]+\]):(\d+)/;
 
+/**
+ * A measured server's daily reload, 12 hours from now unless the caller sets one: the default
+ * (08:45 UTC) once fell inside a run and loaded a second collection under its loads.
+ */
+function awayFromReload(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.LEIDEX_RELOAD_AT !== undefined) return env;
+  const at = new Date(Date.now() + 12 * 3600_000);
+  const hhmm = (n: number): string => String(n).padStart(2, "0");
+  return { ...env, LEIDEX_RELOAD_AT: `${hhmm(at.getUTCHours())}:${hhmm(at.getUTCMinutes())}` };
+}
+
 /** Spawns a server and resolves once it prints `listening on http://HOST:PORT`. */
 export function startServer(opts: StartOptions): Promise<ServerProcess> {
   const started = performance.now();
-  const child = spawn(opts.command, [...opts.args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  const env = awayFromReload(opts.env ?? process.env);
+  const child = spawn(opts.command, [...opts.args], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const log = opts.logFile !== undefined ? createWriteStream(opts.logFile) : null;
   const lines: string[] = [];
   const keep = (text: string): void => {
