@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { ENTITY_KEYS, mapRow, readSample, seededRandom, shuffle, withCheckDigits, zipSingle, type Entity } from "./helpers/fixture.js";
 import { csvText, goldenCopy, GleifImitation, sampleGoldenCopy, withAlteredBytes, type GoldenCopy } from "./helpers/gleif-imitation.js";
 import { fetchGot, pMap, qs, runLeidex, startServer, tempDir, type RunningServer, type StartOptions, freePort } from "./helpers/server.js";
+import { SEGMENT_FORMAT } from "../src/engine/segment.js";
 
 // ---------------------------------------------------------------- data
 
@@ -606,10 +607,11 @@ t.test("a corrupt segment is refused and rebuilt from the kept download", async 
     t.equal(await srv.stop(), 0);
     const seg = join(mainDir, "collections", alias, "slice-1.seg");
     const version = Buffer.alloc(4);
-    version.writeUInt32LE(7);
+    const foreign = SEGMENT_FORMAT + 1;
+    version.writeUInt32LE(foreign);
     overwrite(seg, 8, version);
     srv = await startGleif(root);
-    t.match(srv.stdout(), /format 7/, "the foreign version is named");
+    t.match(srv.stdout(), new RegExp(`format ${foreign}`), "the foreign version is named");
     t.match(srv.stdout(), /cannot be served/);
     t.match(srv.stdout(), /rebuilding /);
     const stats = await srv.json("/v1/stats");

@@ -259,8 +259,10 @@ export class SliceBuilder {
       this.keyTriples.push(key.lo);
       this.keyTriples.push(stamp - 1);
     }
+    const distinctBefore = this.docTermCount;
     for (let i = 0; i < n; i++) this.addTerm(this.textIds[i], bits, positions ? Math.min(i, MAX_POSITION) : NO_POSITION, stamp);
-    if (positions) this.addRepeats(n, bits, stamp);
+    // fewer new terms than words: some word came again (or came before, in an earlier field)
+    if (positions && this.docTermCount - distinctBefore < n) this.addRepeats(n, bits, stamp);
     return n;
   }
 
