@@ -324,10 +324,10 @@ export class WasmSlice {
     };
     tokens.forEach((token, i) => {
       const last = i === tokens.length - 1 && query.prefix !== false;
+      const lei = query.fields === "lei" || (query.fields === "all" && LEI_TOKEN.test(token));
       // a word the query repeats: a name that repeats it matches at no cost, any other at one
-      const repeat = !last && query.fields !== "lei" && tokens.indexOf(token) < i;
-      if (query.fields === "lei") writeProbe(n, 0, LEI_TERM_MARKER + token, 0, last);
-      else if (query.fields === "all" && LEI_TOKEN.test(token)) writeProbe(n, 0, LEI_TERM_MARKER + token, 0, false);
+      const repeat = !lei && !last && tokens.indexOf(token) < i;
+      if (lei) writeProbe(n, 0, LEI_TERM_MARKER + token, 0, query.fields === "lei" && last);
       else if (repeat) writeProbe(n, 0, REPEAT_MARKER + token, 0, false);
       if (query.fields !== "lei") writeProbe(n, 1, token, Math.min(typoBudget(token), maxTypos), last, repeat ? 1 : 0);
       n++;
