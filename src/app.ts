@@ -2,6 +2,7 @@
 // in the order the front matches them, the API's description, and the reloader. Nothing listens
 // and nothing loads yet: main.ts does both, and tests read the registered routes.
 
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "./config/cli.js";
@@ -53,9 +54,9 @@ export interface App {
 }
 
 export async function buildApp(config: Config, log: (line: string) => void): Promise<App> {
-  const pool = new ShardPool(config.shards);
+  const pool = new ShardPool(config.shards ?? availableParallelism());
   await pool.ready();
-  const collection = new Collection(pool);
+  const collection = new Collection(pool, { threads: pool.threads, fixed: config.shards !== null });
   const metrics = new Metrics();
   const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
   const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);

@@ -116,7 +116,7 @@ t.test("merged synonym variants read only the page's documents", async (t) => {
   // one slice whose every variant answers its whole window: variant v's hit i is doc v*10,000+i
   const variantsSeen: string[] = [];
   const pool = {
-    slices: 1,
+    threads: 1,
     // an empty LEI table: this test looks nothing up
     broadcast: async () => [
       { docs: DOCS, leis: { memory: new SharedArrayBuffer(16), docs: 0, termBytesAt: 0, termOffsAt: 0, docStartAt: 8, docLenAt: 8 } },
@@ -139,8 +139,8 @@ t.test("merged synonym variants read only the page's documents", async (t) => {
       };
     },
   } as unknown as ShardPool;
-  const collection = new Collection(pool);
-  const { gen, sliceDocs } = await collection.open(() => segment);
+  const collection = new Collection(pool, { threads: 1, fixed: true });
+  const { gen, sliceDocs } = await collection.open(1, () => segment);
   collection.swap(gen, sliceDocs, {
     name: "fake",
     source: "fake",

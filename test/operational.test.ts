@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { getPriority } from "node:os";
 import { spawnSync } from "node:child_process";
-import { pMap, runLeidex, startServer, type Got } from "./helpers/server.js";
+import { metric, pMap, runLeidex, startServer, type Got } from "./helpers/server.js";
 import { WARM_UP_NAMES } from "../src/lei/warm-up.js";
 
 const LIMIT = 5;
@@ -52,17 +52,6 @@ t.test("shard threads run at a lower priority than the front", { skip: lowerPrio
   const lowered = tids.filter((tid) => niceOf(tid) === base + 5);
   t.equal(lowered.length, 2, "each of the 2 shard threads runs 5 nice levels lower");
 });
-
-const metric = (text: string, name: string, labels: Record<string, string> = {}): number | null => {
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#") || !line.startsWith(name)) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[3] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[4]);
-  }
-  return null;
-};
 
 /** GET from a given local source address (127.0.0.x), to be a different client IP. */
 function getFrom(

@@ -2,7 +2,6 @@
 
 import type { KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { TrustedProxies } from "../http/trusted-proxies.js";
 import { publicKeyFrom } from "../license/license-document.js";
@@ -12,7 +11,8 @@ export interface Config {
   host: string;
   dataDir: string;
   source: string | null;
-  shards: number;
+  /** shard threads and slices, fixed (`--shards`); null = one thread per core, slices sized to the data (engine/slice-count.ts) */
+  shards: number | null;
   rateLimit: number;
   rateWindowSeconds: number;
   cacheMegabytes: number;
@@ -78,8 +78,8 @@ const FLAGS: Record<string, FlagSpec> = {
   },
   shards: {
     env: "LEIDEX_SHARDS",
-    help: "shard worker threads, one slice each (default: one per core)",
-    fallback: () => String(availableParallelism()),
+    help: "shard worker threads and slices of the index, fixed (default: a thread per core, and slices sized to the data)",
+    fallback: () => null,
   },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
@@ -168,7 +168,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     host: get("host")!,
     dataDir: get("data-dir")!,
     source: get("source"),
-    shards: int("shards", 1, 256),
+    shards: get("shards") === null ? null : int("shards", 1, 256),
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
     cacheMegabytes: int("cache-mb", 0, 65_536),

@@ -7,6 +7,7 @@
 import { DocStoreReader } from "./doc-store.js";
 import { LeiTable } from "./lei-table.js";
 import type { ShardPool } from "./pool.js";
+import type { SlicePlan } from "./slice-count.js";
 import type { FinishResult, HitRef, SearchAnswer, ShardRequest, ShardResponse, ShardTask, WireHit } from "./protocol.js";
 import { docFileOf } from "./segment.js";
 import { sliceOf } from "./partition.js";
@@ -89,13 +90,21 @@ export class Collection {
   /** the documents of the search or lookup being answered (searchWith, lookupWith) */
   private readonly docScratch = new ScratchBytes();
 
-  constructor(private readonly pool: ShardPool) {}
+  constructor(
+    private readonly pool: ShardPool,
+    /** how many slices a generation may have (slice-count.ts) */
+    readonly slicePlan: SlicePlan,
+  ) {}
 
   get current(): LiveGeneration | null {
     return this.live;
   }
 
-  /** Starts building a new generation in every slice, its documents growing in scratchDir; returns its id. */
+  /**
+   * Starts building a new generation on every shard thread, its documents growing in scratchDir;
+   * returns its id. How many slices it gets is the loader's to say, once it knows the source's
+   * size: finish() keeps that many and drops the rest, which never received a record.
+   */
   async begin(scratchDir: string): Promise<number> {
     const gen = this.nextGen++;
     await this.pool.broadcast({ op: "begin", gen, scratchDir });
@@ -106,25 +115,23 @@ export class Collection {
     return this.pool.run(slice, { op: "add", gen, payload }, [payload.buffer as ArrayBuffer]);
   }
 
-  get slices(): number {
-    return this.pool.slices;
-  }
-
   /**
-   * Finishes every slice of gen, each persisted to segmentOf(slice); docs per slice. Finishing
-   * is a slice's memory peak, so a reload finishes one slice at a time: the live collection
-   * holds its share of memory already, and a daily reload is in no hurry.
+   * Finishes slices 0 … slices-1 of gen, each persisted to segmentOf(slice), and drops gen on the
+   * other threads; docs per slice. Finishing is a slice's memory peak, so a reload finishes one
+   * slice at a time: the live collection holds its share of memory already, and a daily reload
+   * is in no hurry.
    */
-  async finish(gen: number, segmentOf: (slice: number) => string): Promise<number[]> {
+  async finish(gen: number, slices: number, segmentOf: (slice: number) => string): Promise<number[]> {
     const task = (s: number): ShardTask => ({ op: "finish", gen, segment: segmentOf(s) });
+    for (let s = slices; s < this.pool.threads; s++) await this.pool.run(s, { op: "drop", gen });
     const served: FinishResult[] = [];
     if (this.live !== null) {
-      for (let s = 0; s < this.pool.slices; s++) {
+      for (let s = 0; s < slices; s++) {
         served.push(await this.pool.run<FinishResult>(s, task(s)));
         returnFreedMemory(); // the finished slice's build memory, before the next slice needs its own
       }
     } else {
-      served.push(...(await this.pool.broadcast<FinishResult>(task)));
+      served.push(...(await this.pool.broadcast<FinishResult>(task, slices)));
       returnFreedMemory();
     }
     this.openReaders(gen, segmentOf, served);
@@ -139,11 +146,11 @@ export class Collection {
     );
   }
 
-  /** A new generation read from persisted segments (one per slice); docs per slice. */
-  async open(segmentOf: (slice: number) => string): Promise<{ gen: number; sliceDocs: number[] }> {
+  /** A new generation read from its persisted segments, one per slice; docs per slice. */
+  async open(slices: number, segmentOf: (slice: number) => string): Promise<{ gen: number; sliceDocs: number[] }> {
     const gen = this.nextGen++;
     try {
-      const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "open", gen, segment: segmentOf(s) }));
+      const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "open", gen, segment: segmentOf(s) }), slices);
       this.openReaders(gen, segmentOf, results);
       return { gen, sliceDocs: results.map((r) => r.docs) };
     } catch (err) {

@@ -1,5 +1,6 @@
-// The Piscina pool of shard workers. Each worker claims a slice at start-up (a shared array maps
-// slice -> owning thread id) and the load balancer sends every task to its slice's owner.
+// The Piscina pool of shard workers. Each worker claims a slice number at start-up (a shared array
+// maps slice -> owning thread id) and the load balancer sends every task to its slice's owner. A
+// generation may use fewer slices than there are threads (slice-count.ts); the rest hold none of it.
 // Requests go through each slice's query channel (slice-channel.ts), attached to its owner by a
 // task, and are batched per slice: a batch leaves once the current event-loop turn has handed
 // over every request it parsed (setImmediate), and while a slice has batches in flight new
@@ -36,7 +37,7 @@ interface SliceQueue {
 export class ShardUnavailableError extends Error {}
 
 export class ShardPool {
-  readonly slices: number;
+  readonly threads: number;
   private readonly claims: Int32Array;
   private readonly piscina: Piscina;
   private readonly queues: Map<number, Pending[]>[];
@@ -48,19 +49,19 @@ export class ShardPool {
   /** Called when a worker dies and its slice's data is gone with it. */
   onSliceLost: ((slice: number) => void) | null = null;
 
-  constructor(slices = availableParallelism()) {
-    this.slices = slices;
-    const shared = new SharedArrayBuffer(4 * slices);
+  constructor(threads = availableParallelism()) {
+    this.threads = threads;
+    const shared = new SharedArrayBuffer(4 * threads);
     this.claims = new Int32Array(shared);
-    this.queues = Array.from({ length: slices }, () => new Map());
-    this.inFlight = new Array<number>(slices).fill(0);
-    this.flushScheduled = new Array<boolean>(slices).fill(false);
-    this.channels = new Array<SliceChannel | null>(slices).fill(null);
-    this.attaching = new Array<Promise<SliceChannel> | null>(slices).fill(null);
+    this.queues = Array.from({ length: threads }, () => new Map());
+    this.inFlight = new Array<number>(threads).fill(0);
+    this.flushScheduled = new Array<boolean>(threads).fill(false);
+    this.channels = new Array<SliceChannel | null>(threads).fill(null);
+    this.attaching = new Array<Promise<SliceChannel> | null>(threads).fill(null);
     this.piscina = new Piscina({
       filename: new URL("../../workers/shard.js", import.meta.url).href,
-      minThreads: slices,
-      maxThreads: slices,
+      minThreads: threads,
+      maxThreads: threads,
       idleTimeout: Infinity,
       concurrentTasksPerWorker: 1024,
       maxQueue: Infinity,
@@ -73,7 +74,7 @@ export class ShardPool {
     });
     // a dead worker's slice is released so that its replacement can claim it
     this.piscina.on("workerDestroy", (worker: PiscinaWorker) => {
-      for (let s = 0; s < slices; s++) {
+      for (let s = 0; s < threads; s++) {
         if (Atomics.compareExchange(this.claims, s, worker.id, 0) !== worker.id) continue;
         this.dropChannel(s, `slice ${s} lost its shard worker`);
         if (!this.closing) this.onSliceLost?.(s);
@@ -103,13 +104,14 @@ export class ShardPool {
   }
 
   /**
-   * One task to every slice: the same task, or one made for each slice. Settles only once every
-   * slice has answered, rejecting with the first error: a caller cleaning up after a failure must
-   * not race slices still writing files, nor see a later error in place of the first.
+   * One task to each of slices 0 … count-1 (every thread by default): the same task, or one made
+   * for each slice. Settles only once every slice has answered, rejecting with the first error: a
+   * caller cleaning up after a failure must not race slices still writing files, nor see a later
+   * error in place of the first.
    */
-  broadcast<T>(task: ShardTask | ((slice: number) => ShardTask)): Promise<T[]> {
+  broadcast<T>(task: ShardTask | ((slice: number) => ShardTask), count = this.threads): Promise<T[]> {
     return allSettledOrFirstError(
-      Array.from({ length: this.slices }, (_, s) => this.run<T>(s, typeof task === "function" ? task(s) : { ...task })),
+      Array.from({ length: count }, (_, s) => this.run<T>(s, typeof task === "function" ? task(s) : { ...task })),
     );
   }
 
@@ -200,7 +202,7 @@ export class ShardPool {
 
   async close(): Promise<void> {
     this.closing = true;
-    for (let s = 0; s < this.slices; s++) this.dropChannel(s, "the shard pool is closing");
+    for (let s = 0; s < this.threads; s++) this.dropChannel(s, "the shard pool is closing");
     await this.piscina.destroy();
   }
 }

@@ -45,7 +45,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
   const gen = await collection.begin(req.files.scratch);
   let name: string | null = null;
   try {
-    const done = await runLoaderThread(collection, gen, collection.slices, req);
+    const done = await runLoaderThread(collection, gen, req);
     if (done.records === 0) throw new LoadCheckError("golden copy holds no records");
     if (req.expectedRows !== null && done.rows !== req.expectedRows) {
       throw new LoadCheckError(`golden copy holds ${done.rows} rows, its publication announces ${req.expectedRows}`);
@@ -56,11 +56,11 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       );
     }
     const buildStarted = Date.now();
-    req.log(`parsed ${done.records} records in ${done.ingestSeconds.toFixed(1)} s; finishing ${collection.slices} slice(s)`);
+    req.log(`parsed ${done.records} records in ${done.ingestSeconds.toFixed(1)} s; finishing ${done.slices} slice(s)`);
     const collectionName = collectionNameOf(done.published, req.sample, req.files.current()?.name ?? null);
     name = collectionName;
     req.files.prepare(collectionName);
-    const sliceDocs = await collection.finish(gen, (s) => req.files.segment(collectionName, s));
+    const sliceDocs = await collection.finish(gen, done.slices, (s) => req.files.segment(collectionName, s));
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
@@ -120,8 +120,14 @@ function collectionNameOf(published: string | null, sample: boolean, current: st
 
 type Done = Extract<LoaderMessage, { type: "done" }>;
 
-function runLoaderThread(collection: Collection, gen: number, slices: number, req: LoadRequest): Promise<Done> {
-  const input: LoaderInput = { source: req.source, dataDir: req.dataDir, slices, published: req.published };
+function runLoaderThread(collection: Collection, gen: number, req: LoadRequest): Promise<Done> {
+  const input: LoaderInput = {
+    source: req.source,
+    dataDir: req.dataDir,
+    slicing: collection.slicePlan,
+    announcedRecords: req.expectedRows,
+    published: req.published,
+  };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
     workerData: input,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },

@@ -7,12 +7,15 @@ import type { MessagePort } from "node:worker_threads";
 import { RecordBatchWriter } from "../engine/record-batch.js";
 import { CsvReader, type CsvRow } from "./csv.js";
 import { rowEncoder, type RowEncoder } from "./record.js";
+import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
 import { download, isUrl, openLocal } from "./source.js";
 
 export interface LoaderInput {
   source: string;
   dataDir: string;
-  slices: number;
+  slicing: SlicePlan;
+  /** the publication's record count, when the caller knows it (GLEIF's API); else the CSV's size tells */
+  announcedRecords: number | null;
   /** the publication, when the caller knows it (from GLEIF's API); else read from the file name */
   published?: string | null;
 }
@@ -22,6 +25,8 @@ export type LoaderMessage =
   | { type: "log"; message: string }
   | {
       type: "done";
+      /** the slices the records went to: 0 … slices-1 */
+      slices: number;
       rows: number;
       records: number;
       skipped: number;
@@ -64,7 +69,10 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
 
   const started = Date.now();
   const opened = await openLocal(path);
-  const pending = Array.from({ length: input.slices }, () => new RecordBatchWriter());
+  const expected = expectedRecords(input.announcedRecords, opened.size);
+  const slices = slicesFor(input.slicing, expected);
+  post({ type: "log", message: `${slices} slice(s) for ${expected === null ? "an unknown number of" : `about ${expected}`} records` });
+  const pending = Array.from({ length: slices }, () => new RecordBatchWriter());
   let encoder: RowEncoder | null = null;
   let records = 0;
   let skipped = 0;
@@ -75,7 +83,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       encoder = rowEncoder(Array.from({ length: row.length }, (_, i) => row.field(i)));
       return;
     }
-    const s = encoder.sliceOf(row, input.slices);
+    const s = encoder.sliceOf(row, slices);
     if (s < 0) {
       skipped++;
       return;
@@ -106,13 +114,14 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     opened.close();
   }
   if (!encoder) throw new Error("golden copy is empty: no header row");
-  for (let s = 0; s < input.slices; s++) await flush(s);
+  for (let s = 0; s < slices; s++) await flush(s);
   while (outstanding > 0)
     await new Promise<void>((r) => {
       wake = r;
     });
   post({
     type: "done",
+    slices,
     rows: reader.rows - 1,
     records,
     skipped,

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Collection } from "../engine/collection.js";
+import { servesSlices } from "../engine/slice-count.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
@@ -147,9 +148,9 @@ export class Reloader {
   /** Opens the persisted collection; a broken or mismatched one is rebuilt from its kept download. */
   private async openOrRebuild(manifest: CollectionManifest): Promise<boolean> {
     const started = Date.now();
-    if (manifest.sliceDocs.length === this.collection.slices) {
+    if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
       try {
-        const { gen, sliceDocs } = await this.collection.open((s) => this.files.segment(manifest.name, s));
+        const { gen, sliceDocs } = await this.collection.open(manifest.sliceDocs.length, (s) => this.files.segment(manifest.name, s));
         if (sliceDocs.some((n, s) => n !== manifest.sliceDocs[s])) {
           await this.collection.abandon(gen);
           throw new Error("segment document counts differ from the manifest");
@@ -163,7 +164,10 @@ export class Reloader {
         this.opts.log(`segments of ${manifest.name} cannot be served: ${(err as Error).message}`);
       }
     } else {
-      this.opts.log(`${manifest.name} was built for ${manifest.sliceDocs.length} slices, this server runs ${this.collection.slices}`);
+      const { threads, fixed } = this.collection.slicePlan;
+      this.opts.log(
+        `${manifest.name} was built for ${manifest.sliceDocs.length} slices, this server runs ${fixed ? "" : "at most "}${threads}`,
+      );
     }
     if (!manifest.download || !existsSync(manifest.download)) {
       this.opts.log(`the download ${manifest.name} was built from is gone; loading the source again`);
@@ -271,7 +275,7 @@ export class Reloader {
   private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<CollectionManifest | null> {
     if (req.fallback && this.collection.current && !this.collection.current.fallback) return null; // a real load won meanwhile
     const started = Date.now();
-    this.opts.log(`loading ${req.source} into ${this.collection.slices} slice(s)`);
+    this.opts.log(`loading ${req.source}`);
     const manifest = await loadInto(this.collection, {
       ...req,
       origin: originOf(this.opts.source),

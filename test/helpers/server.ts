@@ -23,7 +23,8 @@ export interface Teardownable {
 export interface StartOptions {
   /** --source; omitted = the bundled sample (`sample`); null = no flag, the GLEIF API */
   source?: string | null;
-  shards?: number;
+  /** --shards; default 2; "auto" = no flag, the server sizes its slices to the data */
+  shards?: number | "auto";
   rateLimit?: number;
   rateWindow?: number;
   /** extra raw flags */
@@ -115,17 +116,16 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
     "0",
     "--data-dir",
     dataDir,
-    "--shards",
-    String(opts.shards ?? 2),
     "--rate-limit",
     String(opts.rateLimit ?? 0),
     "--rate-window",
     String(opts.rateWindow ?? 60),
   ];
+  if (opts.shards !== "auto") args.push("--shards", String(opts.shards ?? 2));
   if (opts.source !== null) args.push("--source", opts.source ?? "sample");
   if (opts.args) args.push(...opts.args);
   // a LEIDEX_API_KEY inherited from the environment running the tests must not leak in
-  const p = spawnLeidex(args, { LEIDEX_API_KEY: undefined, ...opts.env });
+  const p = spawnLeidex(args, { LEIDEX_API_KEY: undefined, LEIDEX_SHARDS: undefined, ...opts.env });
   let killed = false;
   const stop = async (): Promise<number | string> => {
     if (p.child.exitCode === null && p.child.signalCode === null && !killed) {
@@ -267,4 +267,16 @@ export async function freePort(): Promise<number> {
     });
     s.on("error", rej);
   });
+}
+
+/** A sample's value in a Prometheus exposition: the first line of `name` whose labels include `labels`. */
+export function metric(text: string, name: string, labels: Record<string, string> = {}): number | null {
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#") || !line.startsWith(name)) continue;
+    const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[3] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[4]);
+  }
+  return null;
 }
