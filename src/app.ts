@@ -12,6 +12,7 @@ import { ENGINE_SCHEMAS } from "./engine-api/api-schemas.js";
 import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
+import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
 import { Metrics } from "./http/metrics.js";
@@ -19,8 +20,10 @@ import { RateLimiter } from "./http/rate-limit.js";
 import { HttpServer } from "./http/server.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
 import { KeyAuth } from "./keys/auth.js";
-import { bootstrapKey } from "./keys/bootstrap.js";
+import { bootstrapKey, sharedBootstrapKey } from "./keys/bootstrap.js";
 import { KeyStore } from "./keys/key-store.js";
+import { PgKeys } from "./keys/pg-keys.js";
+import { SqliteKeys } from "./keys/sqlite-keys.js";
 import { KEY_SCHEMAS, registerKeyRoutes, startKeyHousekeeping } from "./keys/keys-routes.js";
 import { unsupportedPatternWarnings } from "./keys/model.js";
 import { PUBLIC_SCHEMAS } from "./lei/api-schemas.js";
@@ -89,9 +92,11 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, leiService);
 
-  const keyStore = new KeyStore(stateDb);
+  // --database: the state every node must share lives in PostgreSQL (so far the API keys; docs/scale-out.md)
+  const shared = config.database === null ? null : await openSharedDb(config.database, log);
+  const keyStore = await KeyStore.open(shared ? new PgKeys(shared) : new SqliteKeys(stateDb));
   for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);
-  const bootstrap = bootstrapKey(config.apiKey, config.dataDir);
+  const bootstrap = shared && config.apiKey === null ? await sharedBootstrapKey(shared) : bootstrapKey(config.apiKey, config.dataDir);
   log(bootstrap.banner);
   // a guard against guessing: 30 bad keys a minute per address, then 429, whichever key family
   const guessing = new RateLimiter(30, 60);
@@ -149,6 +154,8 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       reloader.stop();
       await dispatch.stop();
       await pool.close();
+      await keyStore.close();
+      await shared?.close();
       stateDb.close();
     },
   };

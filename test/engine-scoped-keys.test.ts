@@ -201,11 +201,11 @@ t.test("scoped keys made by the official client with its own documented paramete
 // ---- in-process: KeyAuth over a real SQLite file, with an injected clock ----
 
 t.test("in-process: a scoped key's effective expiry is min(parent, embedded); vector 2 through KeyAuth", async (t) => {
-  const { clock, db, store, auth } = inProcess(t);
+  const { clock, db, store, auth } = await inProcess(t);
   t.teardown(() => db.close());
   const T = clock.s;
-  store.create(key("parent-expires-early", { expiresAt: T + 10 }));
-  store.create(key("parent-never-expires"));
+  await store.create(key("parent-expires-early", { expiresAt: T + 10 }));
+  await store.create(key("parent-never-expires"));
   const laterEmbedded = scopedToken("parent-expires-early", JSON.stringify({ expires_at: T + 1000 }));
   const earlierEmbedded = scopedToken("parent-never-expires", JSON.stringify({ filter_by: "country:US", expires_at: T + 20 }));
   const at = (s: number, token: string) => {
@@ -224,7 +224,7 @@ t.test("in-process: a scoped key's effective expiry is min(parent, embedded); ve
   t.match(ok, { ok: true, caller: { kind: "scoped", embedded: { filter_by: "country:US" } } }, "the embedded params reach the caller");
 
   // vector 2: a 6-character parent (below the HTTP API's minimum, so only here), spaced JSON
-  store.create(key("KeyVal"));
+  await store.create(key("KeyVal"));
   const v2 = Buffer.from("IvjqWNZ5M5ElcvbMoXj45BxkQrZG4ZKEaNQoRioCx2s=" + "KeyV" + '{"filter_by": "user_id:1080"}').toString("base64");
   t.match(
     at(T, v2),

@@ -27,6 +27,7 @@ import { parseConfig } from "../src/config/cli.js";
 import { RateLimiter } from "../src/http/rate-limit.js";
 import { ExpiryGuard, STEP_GRACE_MS } from "../src/keys/expiry-guard.js";
 import { KeyStore } from "../src/keys/key-store.js";
+import { SqliteKeys } from "../src/keys/sqlite-keys.js";
 import { openStateDb } from "../src/store/state-db.js";
 import { mapRow } from "./helpers/fixture.js";
 import { fetchGot, spawnLeidex, startServer, tempDir } from "./helpers/server.js";
@@ -512,50 +513,50 @@ t.test("item 24: the rate limiter's windows run on the monotonic clock: a backwa
 t.test("item 24: autodelete deletes nothing early on a forward clock step; genuinely expired keys still go at once", async (t) => {
   const db = openStateDb(tempDir(t, "leidex-keys-"));
   t.teardown(() => db.close());
-  const store = new KeyStore(db);
+  const store = await KeyStore.open(new SqliteKeys(db));
   const clock = { wallMs: 2_000_000_000_000, monoMs: 1000 };
   const guard = new ExpiryGuard(
     () => clock.wallMs,
     () => clock.monoMs,
   );
   const W0 = clock.wallMs / 1000;
-  const key = (value: string, expiresAt: number) =>
-    store.create({ value, description: "", actions: ["documents:search"], collections: [], expiresAt, autodelete: true })!;
-  const inAnHour = key("expires-in-an-hour", W0 + 3600);
-  const soon = key("expires-in-ten-seconds", W0 + 10);
-  const sweep = (): number[] => store.deleteExpired(Math.floor(clock.wallMs / 1000), (expired) => guard.confirm(expired));
+  const key = async (value: string, expiresAt: number) =>
+    (await store.create({ value, description: "", actions: ["documents:search"], collections: [], expiresAt, autodelete: true }))!;
+  const inAnHour = await key("expires-in-an-hour", W0 + 3600);
+  const soon = await key("expires-in-ten-seconds", W0 + 10);
+  const sweep = (): Promise<number[]> => store.deleteExpired(Math.floor(clock.wallMs / 1000), (expired) => guard.confirm(expired));
   const ids = (): number[] => store.list().map((k) => k.id);
 
   clock.wallMs += 7_200_000; // the wall clock jumps two hours ahead ...
   clock.monoMs += 15_000; // ... during 15 s of real time
-  t.same(sweep(), [soon.id], "the key whose expiry really passed goes; the one due in an hour stays");
+  t.same(await sweep(), [soon.id], "the key whose expiry really passed goes; the one due in an hour stays");
   clock.monoMs += 15_000;
-  t.same(sweep(), [], "and stays at the next round");
+  t.same(await sweep(), [], "and stays at the next round");
   clock.wallMs = W0 * 1000 + 30_000; // the step is put right
-  t.same(sweep(), [], "nothing expired by the wall clock any more");
+  t.same(await sweep(), [], "nothing expired by the wall clock any more");
   t.ok(ids().includes(inAnHour.id));
 
-  const inADay = key("expires-in-a-day", W0 + 86_400);
+  const inADay = await key("expires-in-a-day", W0 + 86_400);
   clock.wallMs += 2 * 86_400_000; // a step that stays (the clock was behind, and is now right)
-  t.same(sweep(), []);
+  t.same(await sweep(), []);
   clock.monoMs += STEP_GRACE_MS - 1;
   t.same(
-    sweep(),
+    await sweep(),
     [inAnHour.id],
     "an hour later by the monotonic clock, the key due in an hour goes; the one due in a day, seen expired for less than the grace, stays",
   );
   clock.monoMs += 1;
-  t.same(sweep(), [inADay.id], "seen expired for the grace (an hour of monotonic time): deleted");
+  t.same(await sweep(), [inADay.id], "seen expired for the grace (an hour of monotonic time): deleted");
 
   // the housekeeping's default clocks: the wall clock and performance.now()
   const real = new ExpiryGuard();
-  const later = key("due-in-an-hour-real-clock", Math.floor(Date.now() / 1000) + 3600);
+  const later = await key("due-in-an-hour-real-clock", Math.floor(Date.now() / 1000) + 3600);
   const realNow = Date.now;
   const stepped = realNow() + 7_200_000;
   Date.now = () => stepped;
   try {
     t.same(
-      store.deleteExpired(Math.floor(Date.now() / 1000), (expired) => real.confirm(expired)),
+      await store.deleteExpired(Math.floor(Date.now() / 1000), (expired) => real.confirm(expired)),
       [],
       "with the real clocks, a forward step of two hours deletes nothing",
     );

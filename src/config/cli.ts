@@ -11,6 +11,8 @@ export interface Config {
   host: string;
   dataDir: string;
   source: string | null;
+  /** PostgreSQL connection string of the state nodes share (--database); null = state.db only */
+  database: string | null;
   /** shard threads and slices, fixed (`--shards`); null = one thread per core, slices sized to the data (engine/slice-count.ts) */
   shards: number | null;
   rateLimit: number;
@@ -75,6 +77,11 @@ const FLAGS: Record<string, FlagSpec> = {
     env: "LEIDEX_RETRY_SECONDS",
     help: "first wait before retrying a failed load; doubles up to an hour",
     fallback: () => "60",
+  },
+  database: {
+    env: "LEIDEX_DATABASE",
+    help: "postgres://user:password@host:port/db: keep the state nodes share in PostgreSQL (so far the API keys; default: all in <data-dir>/state.db)",
+    fallback: () => null,
   },
   shards: {
     env: "LEIDEX_SHARDS",
@@ -168,6 +175,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     host: get("host")!,
     dataDir: get("data-dir")!,
     source: get("source"),
+    database: databaseUrl(get("database")),
     shards: get("shards") === null ? null : int("shards", 1, 256),
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
@@ -189,6 +197,19 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     trustProxy: proxies("trust-proxy", get("trust-proxy")!),
     licensePublicKey: licenseKey("license-public-key", get("license-public-key")),
   };
+}
+
+function databaseUrl(raw: string | null): string | null {
+  if (raw === null || raw === "") return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // not a URL: refused below
+  }
+  if (!url || (url.protocol !== "postgres:" && url.protocol !== "postgresql:") || url.hostname === "")
+    throw new ConfigError(`--database must be a postgres://user:password@host:port/database URL, got "${raw.replace(/:[^:@/]*@/, ":…@")}"`);
+  return raw;
 }
 
 function licenseKey(name: string, raw: string | null): KeyObject | null {

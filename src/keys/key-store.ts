@@ -1,58 +1,61 @@
-// API keys in the state store. Ids come from AUTOINCREMENT, so a deleted id is never handed out
-// again. Every write is one transaction, acknowledged only once it is on disk.
+// API keys: this node's copy in memory (every request's check reads it), written through to the
+// state store; a write is acknowledged once committed. A key's id is never handed out again.
+// With a store other nodes write too (PostgreSQL, --database), their writes reach this copy when
+// the store says the key set's version moved on (a notification, or the poll behind it).
 
-import { migrate, type StateDb } from "../store/state-db.js";
 import type { ApiKey } from "./model.js";
 
-interface Row {
-  id: number;
-  value: string;
-  description: string;
-  actions: string;
-  collections: string;
-  expires_at: number;
-  autodelete: number;
+export interface KeySnapshot {
+  /** the key set's version: every committed write moves it on by one */
+  version: number;
+  keys: ApiKey[];
 }
 
-const fromRow = (r: Row): ApiKey => ({
-  id: r.id,
-  value: r.value,
-  description: r.description,
-  actions: JSON.parse(r.actions) as string[],
-  collections: JSON.parse(r.collections) as string[],
-  expiresAt: r.expires_at,
-  autodelete: r.autodelete === 1,
-});
+/** Where the keys are stored: state.db (sqlite-keys.ts) or PostgreSQL (pg-keys.ts). */
+export interface KeyBackend {
+  read(): Promise<KeySnapshot>;
+  /** the stored key and the version its write made; null when another key has its value */
+  insert(key: Omit<ApiKey, "id">): Promise<{ key: ApiKey; version: number } | null>;
+  /** the ids that were still there, and the version their delete made (null: nothing deleted) */
+  remove(ids: number[]): Promise<{ removed: number[]; version: number | null }>;
+  /** calls back with the version when another node may have changed the keys */
+  watch(moved: (version: number) => void): void;
+  close(): Promise<void>;
+}
 
 export class KeyStore {
-  private readonly byValue = new Map<string, ApiKey>();
+  private byValue = new Map<string, ApiKey>();
   /** keys by their first 4 characters: a scoped key names its parent by them */
-  private readonly byPrefixIndex = new Map<string, ApiKey[]>();
+  private byPrefixIndex = new Map<string, ApiKey[]>();
+  /** the version of the key set this copy holds */
+  private version = 0;
+  /** the newest version a write of this node made */
+  private newestWrite = 0;
+  private refreshing = false;
+  private refreshAgain = false;
 
-  constructor(private readonly db: StateDb) {
-    migrate(db, [
-      `CREATE TABLE IF NOT EXISTS api_keys (
-         id INTEGER PRIMARY KEY AUTOINCREMENT,
-         value TEXT NOT NULL UNIQUE,
-         description TEXT NOT NULL,
-         actions TEXT NOT NULL,
-         collections TEXT NOT NULL,
-         expires_at INTEGER NOT NULL,
-         autodelete INTEGER NOT NULL
-       )`,
-    ]);
-    for (const row of db.prepare("SELECT * FROM api_keys").all() as Row[]) this.remember(fromRow(row));
+  private constructor(private readonly backend: KeyBackend) {}
+
+  static async open(backend: KeyBackend): Promise<KeyStore> {
+    const store = new KeyStore(backend);
+    store.apply(await backend.read());
+    backend.watch((version) => {
+      if (version > store.version) store.refresh();
+    });
+    return store;
   }
 
   /** Stores a new key; null when its value is taken. */
-  create(key: Omit<ApiKey, "id">): ApiKey | null {
+  async create(key: Omit<ApiKey, "id">): Promise<ApiKey | null> {
     if (this.byValue.has(key.value)) return null;
-    const info = this.db
-      .prepare("INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(key.value, key.description, JSON.stringify(key.actions), JSON.stringify(key.collections), key.expiresAt, key.autodelete ? 1 : 0);
-    const stored: ApiKey = { ...key, id: Number(info.lastInsertRowid) };
-    this.remember(stored);
-    return stored;
+    const done = await this.backend.insert(key);
+    if (!done) {
+      this.refresh(); // another node holds the value: this copy is behind
+      return null;
+    }
+    this.remember(done.key);
+    this.wrote(done.version);
+    return done.key;
   }
 
   list(): ApiKey[] {
@@ -73,31 +76,80 @@ export class KeyStore {
     return this.byPrefixIndex.get(prefix) ?? [];
   }
 
+  /** Whether this call deleted the key (false: unknown here, or another node deleted it first). */
+  async delete(id: number): Promise<boolean> {
+    return (await this.deleteAll([id])).length > 0;
+  }
+
+  /**
+   * Deletes the expired keys marked autodelete, those `confirm` agrees to (housekeeping asks an
+   * ExpiryGuard, so that a clock step deletes nothing early); returns the ids this call deleted:
+   * when every node runs it, each key is deleted, and reported, by one of them.
+   */
+  deleteExpired(nowSeconds: number, confirm: (expired: ApiKey[]) => number[] = (expired) => expired.map((k) => k.id)): Promise<number[]> {
+    return this.deleteAll(confirm([...this.byValue.values()].filter((k) => k.autodelete && nowSeconds > k.expiresAt)));
+  }
+
+  private async deleteAll(ids: number[]): Promise<number[]> {
+    const keys = ids.map((id) => this.get(id)).filter((k): k is ApiKey => k !== null);
+    if (keys.length === 0) return [];
+    const done = await this.backend.remove(keys.map((k) => k.id));
+    for (const key of keys) this.forget(key);
+    if (done.version !== null) this.wrote(done.version);
+    return done.removed;
+  }
+
+  /** A write of this node made `version`: the copy holds it unless other writes came between. */
+  private wrote(version: number): void {
+    this.newestWrite = Math.max(this.newestWrite, version);
+    if (version === this.version + 1) this.version = version;
+    else this.refresh();
+  }
+
+  /** Reads the whole key set again, one read at a time; a read older than this node's writes is not used. */
+  private refresh(): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
+    const next = async (): Promise<void> => {
+      do {
+        this.refreshAgain = false;
+        const snapshot = await this.backend.read();
+        if (snapshot.version >= this.newestWrite && snapshot.version > this.version) this.apply(snapshot);
+      } while (this.refreshAgain);
+    };
+    // a failed read is retried when the store's version is next seen to have moved on
+    next()
+      .catch(() => undefined)
+      .finally(() => {
+        this.refreshing = false;
+      });
+  }
+
+  private apply(snapshot: KeySnapshot): void {
+    this.byValue = new Map();
+    this.byPrefixIndex = new Map();
+    for (const key of snapshot.keys) this.remember(key);
+    this.version = snapshot.version;
+  }
+
   private remember(key: ApiKey): void {
     this.byValue.set(key.value, key);
     const prefix = key.value.slice(0, 4);
     this.byPrefixIndex.set(prefix, [...(this.byPrefixIndex.get(prefix) ?? []), key]);
   }
 
-  delete(id: number): boolean {
-    const key = this.get(id);
-    if (!key) return false;
-    this.db.prepare("DELETE FROM api_keys WHERE id = ?").run(id);
+  private forget(key: ApiKey): void {
     this.byValue.delete(key.value);
     const prefix = key.value.slice(0, 4);
-    const rest = (this.byPrefixIndex.get(prefix) ?? []).filter((k) => k.id !== id);
+    const rest = (this.byPrefixIndex.get(prefix) ?? []).filter((k) => k.id !== key.id);
     if (rest.length > 0) this.byPrefixIndex.set(prefix, rest);
     else this.byPrefixIndex.delete(prefix);
-    return true;
   }
 
-  /**
-   * Deletes the expired keys marked autodelete, those `confirm` agrees to (housekeeping asks an
-   * ExpiryGuard, so that a clock step deletes nothing early); returns their ids.
-   */
-  deleteExpired(nowSeconds: number, confirm: (expired: ApiKey[]) => number[] = (expired) => expired.map((k) => k.id)): number[] {
-    const gone = confirm([...this.byValue.values()].filter((k) => k.autodelete && nowSeconds > k.expiresAt));
-    for (const id of gone) this.delete(id);
-    return gone;
+  close(): Promise<void> {
+    return this.backend.close();
   }
 }

@@ -142,7 +142,7 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
         g.reply.error(409, "API key generation conflict.");
         return;
       }
-      const created = keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
+      const created = await keys.create({ value, description: body.description ?? "", ...wanted, autodelete: body.autodelete ?? false });
       if (!created) {
         g.reply.error(409, "API key generation conflict.");
         return;
@@ -239,9 +239,9 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
         },
       },
     },
-    (g) => {
+    async (g) => {
       const id = Number(g.req.params[0]);
-      if (!visible(g, keys.get(id)) || !keys.delete(id)) g.reply.error(404, "Not found.");
+      if (!visible(g, keys.get(id)) || !(await keys.delete(id))) g.reply.error(404, "Not found.");
       else g.reply.json(200, JSON.stringify({ id }));
     },
   );
@@ -251,8 +251,14 @@ export function registerKeyRoutes(server: HttpServer, auth: KeyAuth, keys: KeySt
 export function startKeyHousekeeping(keys: KeyStore, nowSeconds: () => number, log: (line: string) => void): NodeJS.Timeout {
   const guard = new ExpiryGuard();
   const timer = setInterval(() => {
-    const gone = keys.deleteExpired(nowSeconds(), (expired) => guard.confirm(expired));
-    if (gone.length > 0) log(`deleted expired API keys ${gone.join(", ")}`);
+    keys
+      .deleteExpired(nowSeconds(), (expired) => guard.confirm(expired))
+      .then(
+        (gone) => {
+          if (gone.length > 0) log(`deleted expired API keys ${gone.join(", ")}`);
+        },
+        (err: Error) => log(`expired API keys could not be deleted now (${err.message}); trying again in 15 s`),
+      );
   }, 15_000);
   timer.unref();
   return timer;

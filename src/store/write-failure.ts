@@ -1,5 +1,6 @@
-// What every area does when state.db cannot be written (disk full, quota, I/O error, read-only
-// file system): answer 503 with Retry-After instead of 500, log it once per interval with a count
+// What every area does when the state store cannot be written (state.db: disk full, quota, I/O
+// error, read-only file system; PostgreSQL with --database: unreachable, shut down, out of
+// connections): answer 503 with Retry-After instead of 500, log it once per interval with a count
 // instead of a stack trace per request, and go on serving reads (they need no new pages).
 //
 // Use: wrap a handler that writes, `guardWrites(reply, "keys-create", () => handler())`, or in a
@@ -8,14 +9,19 @@
 
 /** SQLite result codes (better-sqlite3 puts them in err.code, extended codes included) and errno codes that mean "the disk refused the write". */
 const SQLITE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)(_|$)/;
-const ERRNO_CODES = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS"]);
+const ERRNO_CODES = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH"]);
+/** PostgreSQL SQLSTATE classes: connection exception, insufficient resources, operator intervention */
+const POSTGRES_STATES = /^(08|53|57P)/;
+/** what the pg client throws, without a code, when a connection ends or the pool cannot connect in time */
+const POSTGRES_CLIENT = /^(Connection terminated|timeout exceeded when trying to connect)/;
 
 const WRITE_RETRY_AFTER_SECONDS = 30;
 const LOG_EVERY_MS = 60_000;
 
 function isWriteFailure(err: unknown): boolean {
   const code = typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
-  return SQLITE_CODES.test(code) || ERRNO_CODES.has(code);
+  const message = err instanceof Error ? err.message : "";
+  return SQLITE_CODES.test(code) || ERRNO_CODES.has(code) || POSTGRES_STATES.test(code) || POSTGRES_CLIENT.test(message);
 }
 
 const describe = (err: unknown): string => {
@@ -46,7 +52,7 @@ export class WriteFailureLog {
     if (now - this.windowStart >= this.everyMs && this.count === 0) {
       this.windowStart = now;
       this.log(
-        `state.db cannot be written (${describe(err)}) in ${where}: writes answer 503 with Retry-After ${WRITE_RETRY_AFTER_SECONDS} s; reads go on; further failures are counted once a minute`,
+        `the state store cannot be written (${describe(err)}) in ${where}: writes answer 503 with Retry-After ${WRITE_RETRY_AFTER_SECONDS} s; reads go on; further failures are counted once a minute`,
       );
       return true;
     }
@@ -60,7 +66,7 @@ export class WriteFailureLog {
     this.timer = null;
     if (this.count === 0) return;
     this.log(
-      `state.db still cannot be written: ${this.count} more write failures in the last ${Math.round(this.everyMs / 1000)} s (last: ${this.last})`,
+      `the state store still cannot be written: ${this.count} more write failures in the last ${Math.round(this.everyMs / 1000)} s (last: ${this.last})`,
     );
     this.count = 0;
     this.windowStart = this.monoNow();
@@ -79,7 +85,7 @@ export interface FailureReply {
 export function answerWriteFailure(reply: FailureReply, where: string, err: unknown): boolean {
   if (!writeFailures.note(where, err)) return false;
   reply.header("Retry-After", String(WRITE_RETRY_AFTER_SECONDS));
-  reply.error(503, "the server cannot store this right now (its disk is full or failing); reads still work; retry later");
+  reply.error(503, "the server cannot store this right now (its disk or database is full, failing or away); reads still work; retry later");
   return true;
 }
 

@@ -8,11 +8,11 @@ import type { ApiKey } from "../../src/keys/model.js";
 
 export type ApiKeyRow = ApiKey;
 export interface StoreLike {
-  create(key: Omit<ApiKeyRow, "id">): ApiKeyRow | null;
+  create(key: Omit<ApiKeyRow, "id">): Promise<ApiKeyRow | null>;
   list(): ApiKeyRow[];
   get(id: number): ApiKeyRow | null;
-  delete(id: number): boolean;
-  deleteExpired(now: number): number[];
+  delete(id: number): Promise<boolean>;
+  deleteExpired(now: number): Promise<number[]>;
 }
 export type Outcome =
   { ok: true; caller: { kind: string; embedded?: Record<string, unknown> } } | { ok: false; status: number; message: string };
@@ -26,17 +26,18 @@ const dist = (p: string): string => new URL(`dist/src/${p}`, `file://${ROOT}/`).
 const { KeyAuth } = (await import(dist("keys/auth.js"))) as {
   KeyAuth: new (store: StoreLike, boot: string, failures: unknown, now: () => number) => AuthLike;
 };
-const { KeyStore } = (await import(dist("keys/key-store.js"))) as { KeyStore: new (db: Db) => StoreLike };
+const { KeyStore } = (await import(dist("keys/key-store.js"))) as { KeyStore: { open(backend: unknown): Promise<StoreLike> } };
+const { SqliteKeys } = (await import(dist("keys/sqlite-keys.js"))) as { SqliteKeys: new (db: Db) => unknown };
 const { openStateDb } = (await import(dist("store/state-db.js"))) as { openStateDb: (dir: string) => Db };
 const { RateLimiter } = (await import(dist("http/rate-limit.js"))) as {
   RateLimiter: new (limit: number, windowSeconds: number, nowMs?: () => number) => unknown;
 };
 
 /** A store and KeyAuth (bootstrap key "in-process-bootstrap", 30 bad keys a minute) on `dir`, at clock.s seconds. */
-export function inProcess(t: Teardownable, dir = tempDir(t, "leidex-keys-")) {
+export async function inProcess(t: Teardownable, dir = tempDir(t, "leidex-keys-")) {
   const clock = { s: 2_000_000_000 };
   const db = openStateDb(dir);
-  const store = new KeyStore(db);
+  const store = await KeyStore.open(new SqliteKeys(db));
   const auth = new KeyAuth(store, "in-process-bootstrap", new RateLimiter(30, 60, () => clock.s * 1000), () => clock.s);
   return { clock, db, store, auth, dir };
 }

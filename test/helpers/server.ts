@@ -2,6 +2,7 @@
 // ephemeral port, waits for its "listening on" line, and kills it when the owning test ends,
 // whether or not the test passed. Also a small fetch helper and a raw HTTP/1.1 helper.
 
+import { randomBytes } from "node:crypto";
 import { createServer as createNetServer } from "node:net";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,7 @@ import { join, resolve } from "node:path";
 import { request as httpRequest } from "node:http";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import pg from "pg";
 
 export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 export const MAIN = join(ROOT, "dist/src/main.js");
@@ -101,6 +103,31 @@ export async function runLeidex(args: string[], timeoutMs = 60_000): Promise<{ c
   return { code, stdout: p.stdout(), stderr: p.stderr() };
 }
 
+/**
+ * LEIDEX_TEST_POSTGRES=<a cluster's postgres database URL> runs the tests against the PostgreSQL
+ * store (test/keys-on-postgres.test.ts): each data dir gets a database of its own there, the
+ * same one again when a test restarts a server on it.
+ */
+const databases = new Map<string, string>();
+/** A skip reason for a test that reads or writes state.db itself, when the tests run on PostgreSQL. */
+export const ON_POSTGRES: string | false = process.env.LEIDEX_TEST_POSTGRES ? "it reads or writes state.db itself" : false;
+async function databaseOf(cluster: string, dataDir: string): Promise<string> {
+  const known = databases.get(dataDir);
+  if (known) return known;
+  const name = `leidex_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: cluster });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(cluster);
+  url.pathname = `/${name}`;
+  databases.set(dataDir, url.toString());
+  return url.toString();
+}
+
 export function tempDir(t: Teardownable, prefix = "leidex-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -122,6 +149,8 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
     String(opts.rateWindow ?? 60),
   ];
   if (opts.shards !== "auto") args.push("--shards", String(opts.shards ?? 2));
+  const shared = process.env.LEIDEX_TEST_POSTGRES;
+  if (shared && !(opts.args ?? []).includes("--database")) args.push("--database", await databaseOf(shared, dataDir));
   if (opts.source !== null) args.push("--source", opts.source ?? "sample");
   if (opts.args) args.push(...opts.args);
   // a LEIDEX_API_KEY inherited from the environment running the tests must not leak in

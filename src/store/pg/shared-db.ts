@@ -1,0 +1,148 @@
+// The shared state store on PostgreSQL (--database): a pool of connections, the schema's
+// versioned migrations applied at start, and notifications between the nodes on one connection
+// of its own. Two nodes starting together apply each migration once: they take an advisory
+// lock first, and a migration and its row in leidex_migrations commit together.
+
+import pg from "pg";
+import { StartupError } from "../../config/startup-error.js";
+import { MIGRATIONS } from "./migrations.js";
+
+/** The advisory lock every node takes while it migrates (any constant; "LXMG"). */
+const MIGRATION_LOCK = 0x4c584d47;
+const POOL_SIZE = 8;
+const LISTEN_RETRY_MS = 1_000;
+
+export interface SharedDb {
+  readonly pool: pg.Pool;
+  /** where it is, without the password: for the log */
+  readonly describe: string;
+  /** calls `heard(payload)` for each notification on `channel`, from any node (this one too) */
+  listen(channel: string, heard: (payload: string) => void): void;
+  close(): Promise<void>;
+}
+
+/** Opens the pool and migrates; a StartupError (one line) when the database cannot be used. */
+export async function openSharedDb(url: string, log: (line: string) => void): Promise<SharedDb> {
+  const describe = describeUrl(url);
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: 10_000 });
+  // an idle connection that the server drops must not crash the process; the next query reconnects
+  pool.on("error", (err) => log(`database ${describe}: an idle connection failed (${err.message})`));
+  try {
+    const applied = await migrate(pool);
+    if (applied.length > 0) log(`database ${describe}: applied migrations ${applied.join(", ")}`);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new StartupError(`cannot use the database ${describe} (--database): ${(err as Error).message}`);
+  }
+  return new PgSharedDb(pool, url, describe, log);
+}
+
+async function migrate(pool: pg.Pool): Promise<string[]> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      await client.query(
+        "CREATE TABLE IF NOT EXISTS leidex_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+      );
+      const done = new Set((await client.query<{ version: number }>("SELECT version FROM leidex_migrations")).rows.map((r) => r.version));
+      const newest = Math.max(0, ...done);
+      const known = Math.max(...MIGRATIONS.map((m) => m.version));
+      if (newest > known)
+        throw new Error(`its schema is at migration ${newest}, newer than this server knows (${known}): upgrade this node`);
+      const applied: string[] = [];
+      for (const m of MIGRATIONS) {
+        if (done.has(m.version)) continue;
+        await client.query("BEGIN");
+        try {
+          await client.query(m.sql);
+          await client.query("INSERT INTO leidex_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+          await client.query("COMMIT");
+        } catch (err) {
+          await client.query("ROLLBACK");
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+        }
+        applied.push(`${m.version} (${m.name})`);
+      }
+      return applied;
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+class PgSharedDb implements SharedDb {
+  private readonly listeners = new Map<string, ((payload: string) => void)[]>();
+  private client: pg.Client | null = null;
+  private closed = false;
+  /** notifications are lost until the listener connects again: logged once an outage */
+  private lost = false;
+
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly url: string,
+    readonly describe: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  listen(channel: string, heard: (payload: string) => void): void {
+    const known = this.listeners.get(channel);
+    if (known) known.push(heard);
+    else {
+      this.listeners.set(channel, [heard]);
+      if (this.client) void this.client.query(`LISTEN ${channel}`).catch(() => undefined);
+      else void this.connectListener();
+    }
+  }
+
+  /** One connection for every channel; when it fails it is made again (callers poll meanwhile). */
+  private async connectListener(): Promise<void> {
+    if (this.closed || this.client) return;
+    const client = new pg.Client({ connectionString: this.url });
+    this.client = client;
+    const retry = (err: Error): void => {
+      if (this.client !== client) return;
+      this.client = null;
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      if (!this.lost)
+        this.log(`database ${this.describe}: notifications lost (${err.message}); reconnecting each second, polling meanwhile`);
+      this.lost = true;
+      setTimeout(() => void this.connectListener(), LISTEN_RETRY_MS).unref();
+    };
+    client.on("error", retry);
+    client.on("end", () => retry(new Error("connection ended")));
+    client.on("notification", (n) => {
+      for (const heard of this.listeners.get(n.channel) ?? []) heard(n.payload ?? "");
+    });
+    try {
+      await client.connect();
+      for (const channel of this.listeners.keys()) await client.query(`LISTEN ${channel}`);
+      if (this.lost) this.log(`database ${this.describe}: notifications heard again`);
+      this.lost = false;
+    } catch (err) {
+      retry(err as Error);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}
+
+/** postgres://user:secret@host:5432/db -> postgres://user@host:5432/db */
+function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = "";
+    return u.toString();
+  } catch {
+    return "(a connection string that is not a URL)";
+  }
+}
