@@ -10,7 +10,9 @@ import { Collection } from "./engine/collection.js";
 import { ShardPool } from "./engine/pool.js";
 import { ENGINE_SCHEMAS } from "./engine-api/api-schemas.js";
 import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
+import { PgSettings } from "./engine-api/pg-settings.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
+import { SqliteSettings } from "./engine-api/sqlite-settings.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
@@ -92,10 +94,11 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, leiService);
 
-  // --database: the state every node must share lives in PostgreSQL (so far the API keys; docs/scale-out.md)
+  // --database: the state every node must share lives in PostgreSQL (so far API keys and search settings; docs/scale-out.md)
   const shared = config.database === null ? null : await openSharedDb(config.database, log);
   const keyStore = await KeyStore.open(shared ? new PgKeys(shared) : new SqliteKeys(stateDb));
   for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);
+  const settings = await SearchSettings.open(shared ? new PgSettings(shared) : new SqliteSettings(stateDb));
   const bootstrap = shared && config.apiKey === null ? await sharedBootstrapKey(shared) : bootstrapKey(config.apiKey, config.dataDir);
   log(bootstrap.banner);
   // a guard against guessing: 30 bad keys a minute per address, then 429, whichever key family
@@ -105,7 +108,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerLicenseRoutes(server, license, keyAuth);
   registerCollectionRoutes(server, {
     auth: keyAuth,
-    settings: new SearchSettings(stateDb),
+    settings,
     service: leiService,
     collection,
     reload: () => reloader.reloadInBackground(false),
@@ -155,6 +158,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       await dispatch.stop();
       await pool.close();
       await keyStore.close();
+      await settings.close();
       await shared?.close();
       stateDb.close();
     },

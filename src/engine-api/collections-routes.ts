@@ -281,7 +281,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
         g.reply.error(403, `the API key does not cover the collection '${name}'`);
         return;
       }
-      g.reply.json(200, JSON.stringify(settings.put<UserAlias>("alias", name, { name, collection_name: target })));
+      g.reply.json(200, JSON.stringify(await settings.put<UserAlias>("alias", name, { name, collection_name: target })));
     },
   );
 
@@ -303,7 +303,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
         },
       },
     },
-    (g) => {
+    async (g) => {
       const name = g.req.params[0];
       if (name === ALIAS) {
         g.reply.error(409, `the alias ${ALIAS} is moved by each load, not by hand`);
@@ -314,7 +314,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
         g.reply.error(404, "Not Found");
         return;
       }
-      settings.delete("alias", name);
+      await settings.delete("alias", name);
       g.reply.json(200, JSON.stringify(alias));
     },
   );

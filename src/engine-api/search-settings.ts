@@ -1,8 +1,10 @@
-// Synonyms, presets and stopwords (Typesense paths), kept in the state store and applied to the
-// keyed API's searches. Synonyms belong to the alias `lei`, not to a dated collection, so they
+// Synonyms, presets, stopwords and aliases (Typesense paths): this node's copy in memory, which
+// the keyed API's searches read, written through to the state store (sqlite-settings.ts, or
+// pg-settings.ts with --database, where other nodes' writes reach the copy through
+// store/replica.ts). Synonyms belong to the alias `lei`, not to a dated collection, so they
 // survive the daily reload into a fresh collection.
 
-import { migrate, type StateDb } from "../store/state-db.js";
+import { Replica, type ReplicaSource } from "../store/replica.js";
 
 export interface SynonymRule {
   id: string;
@@ -19,58 +21,82 @@ export interface StopwordSet {
   locale?: string;
 }
 
-type Kind = "synonym" | "preset" | "stopwords" | "alias";
+export type SettingKind = "synonym" | "preset" | "stopwords" | "alias";
+const KINDS: SettingKind[] = ["synonym", "preset", "stopwords", "alias"];
+
+export interface SettingsSnapshot {
+  version: number;
+  items: { kind: SettingKind; name: string; body: unknown }[];
+}
+
+/** Where the settings are stored. Writes answer the version they made (null: nothing changed). */
+export interface SettingsBackend extends ReplicaSource<SettingsSnapshot> {
+  put(kind: SettingKind, name: string, body: unknown): Promise<number>;
+  remove(kind: SettingKind, name: string): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+const keyOf = (kind: SettingKind, name: string): string => `${kind}\u0000${name}`;
 
 export class SearchSettings {
-  private readonly items = new Map<string, unknown>();
+  private items = new Map<string, unknown>();
   /** changes per kind, so what is derived from a kind's items (synonyms.ts) knows when to redo it */
-  private readonly changes = new Map<Kind, number>();
+  private readonly changes = new Map<SettingKind, number>();
+  private readonly replica: Replica<SettingsSnapshot>;
 
-  constructor(private readonly db: StateDb) {
-    migrate(db, [
-      `CREATE TABLE IF NOT EXISTS search_settings (kind TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, name))`,
-    ]);
-    for (const row of db.prepare("SELECT kind, name, body FROM search_settings").all() as { kind: Kind; name: string; body: string }[]) {
-      this.items.set(`${row.kind}\u0000${row.name}`, JSON.parse(row.body));
-    }
+  private constructor(private readonly backend: SettingsBackend) {
+    this.replica = new Replica(backend, (snapshot) => this.apply(snapshot));
   }
 
-  put<T>(kind: Kind, name: string, value: T): T {
-    this.db
-      .prepare(
-        "INSERT INTO search_settings (kind, name, body) VALUES (?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET body = excluded.body",
-      )
-      .run(kind, name, JSON.stringify(value));
-    this.items.set(`${kind}\u0000${name}`, value);
+  static async open(backend: SettingsBackend): Promise<SearchSettings> {
+    const settings = new SearchSettings(backend);
+    await settings.replica.start();
+    return settings;
+  }
+
+  async put<T>(kind: SettingKind, name: string, value: T): Promise<T> {
+    const version = await this.backend.put(kind, name, value);
+    this.items.set(keyOf(kind, name), value);
     this.changed(kind);
+    this.replica.wrote(version);
     return value;
   }
 
-  get<T>(kind: Kind, name: string): T | null {
-    return (this.items.get(`${kind}\u0000${name}`) as T | undefined) ?? null;
+  get<T>(kind: SettingKind, name: string): T | null {
+    return (this.items.get(keyOf(kind, name)) as T | undefined) ?? null;
   }
 
-  list<T>(kind: Kind): T[] {
+  list<T>(kind: SettingKind): T[] {
     const out: T[] = [];
     for (const [key, value] of this.items) if (key.startsWith(`${kind}\u0000`)) out.push(value as T);
     return out;
   }
 
-  delete(kind: Kind, name: string): boolean {
-    const had = this.items.delete(`${kind}\u0000${name}`);
-    if (had) {
-      this.db.prepare("DELETE FROM search_settings WHERE kind = ? AND name = ?").run(kind, name);
-      this.changed(kind);
-    }
-    return had;
+  /** Whether this node's copy had it; it is gone from the store either way. */
+  async delete(kind: SettingKind, name: string): Promise<boolean> {
+    if (!this.items.has(keyOf(kind, name))) return false;
+    const version = await this.backend.remove(kind, name);
+    this.items.delete(keyOf(kind, name));
+    this.changed(kind);
+    if (version !== null) this.replica.wrote(version);
+    return true;
   }
 
-  revision(kind: Kind): number {
+  revision(kind: SettingKind): number {
     return this.changes.get(kind) ?? 0;
   }
 
-  private changed(kind: Kind): void {
+  private changed(kind: SettingKind): void {
     this.changes.set(kind, this.revision(kind) + 1);
+  }
+
+  private apply(snapshot: SettingsSnapshot): void {
+    this.items = new Map(snapshot.items.map((item) => [keyOf(item.kind, item.name), item.body]));
+    for (const kind of KINDS) this.changed(kind);
+  }
+
+  close(): Promise<void> {
+    return this.backend.close();
   }
 }
 

@@ -170,7 +170,7 @@ export function registerSettingsRoutes(
       const body = await validBody(g, validateSynonym);
       if (!body) return;
       const rule: SynonymRule = { id: g.req.params[1], synonyms: body.synonyms, ...(body.root !== undefined ? { root: body.root } : {}) };
-      g.reply.json(200, JSON.stringify(settings.put("synonym", rule.id, rule)));
+      g.reply.json(200, JSON.stringify(await settings.put("synonym", rule.id, rule)));
     },
   );
   route({ method: "get", path: "/collections/:name/synonyms", name: "synonyms-list", action: "synonyms:get", scope: inCollection }, (g) => {
@@ -186,8 +186,8 @@ export function registerSettingsRoutes(
   );
   route(
     { method: "del", path: "/collections/:name/synonyms/:id", name: "synonyms-delete", action: "synonyms:delete", scope: inCollection },
-    (g) => {
-      if (settings.delete("synonym", g.req.params[1])) g.reply.json(200, JSON.stringify({ id: g.req.params[1] }));
+    async (g) => {
+      if (await settings.delete("synonym", g.req.params[1])) g.reply.json(200, JSON.stringify({ id: g.req.params[1] }));
       else g.reply.error(404, "Could not find that `id`.");
     },
   );
@@ -197,7 +197,10 @@ export function registerSettingsRoutes(
     async (g) => {
       const body = await validBody(g, validatePreset);
       if (!body) return;
-      g.reply.json(200, JSON.stringify(settings.put<Preset>("preset", g.req.params[0], { name: g.req.params[0], value: body.value })));
+      g.reply.json(
+        200,
+        JSON.stringify(await settings.put<Preset>("preset", g.req.params[0], { name: g.req.params[0], value: body.value })),
+      );
     },
   );
   route({ method: "get", path: "/presets", name: "presets-list", action: "presets:list" }, (g) => {
@@ -208,8 +211,8 @@ export function registerSettingsRoutes(
     if (preset) g.reply.json(200, JSON.stringify(preset));
     else g.reply.error(404, "Not found.");
   });
-  route({ method: "del", path: "/presets/:name", name: "presets-delete", action: "presets:delete", scope: named }, (g) => {
-    if (settings.delete("preset", g.req.params[0])) g.reply.json(200, JSON.stringify({ name: g.req.params[0] }));
+  route({ method: "del", path: "/presets/:name", name: "presets-delete", action: "presets:delete", scope: named }, async (g) => {
+    if (await settings.delete("preset", g.req.params[0])) g.reply.json(200, JSON.stringify({ name: g.req.params[0] }));
     else g.reply.error(404, "Not found.");
   });
 
@@ -223,7 +226,7 @@ export function registerSettingsRoutes(
         stopwords: body.stopwords,
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
       };
-      g.reply.json(200, JSON.stringify(settings.put("stopwords", set.id, set)));
+      g.reply.json(200, JSON.stringify(await settings.put("stopwords", set.id, set)));
     },
   );
   route({ method: "get", path: "/stopwords", name: "stopwords-list", action: "stopwords:list" }, (g) => {
@@ -234,8 +237,8 @@ export function registerSettingsRoutes(
     if (set) g.reply.json(200, JSON.stringify({ stopwords: set }));
     else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
   });
-  route({ method: "del", path: "/stopwords/:name", name: "stopwords-delete", action: "stopwords:delete", scope: named }, (g) => {
-    if (settings.delete("stopwords", g.req.params[0])) g.reply.json(200, JSON.stringify({ id: g.req.params[0] }));
+  route({ method: "del", path: "/stopwords/:name", name: "stopwords-delete", action: "stopwords:delete", scope: named }, async (g) => {
+    if (await settings.delete("stopwords", g.req.params[0])) g.reply.json(200, JSON.stringify({ id: g.req.params[0] }));
     else g.reply.error(404, `Stopword \`${g.req.params[0]}\` not found.`);
   });
 }

@@ -1,8 +1,9 @@
 // API keys: this node's copy in memory (every request's check reads it), written through to the
 // state store; a write is acknowledged once committed. A key's id is never handed out again.
 // With a store other nodes write too (PostgreSQL, --database), their writes reach this copy when
-// the store says the key set's version moved on (a notification, or the poll behind it).
+// the store says the key set's version moved on (store/replica.ts).
 
+import { Replica, type ReplicaSource } from "../store/replica.js";
 import type { ApiKey } from "./model.js";
 
 export interface KeySnapshot {
@@ -12,14 +13,11 @@ export interface KeySnapshot {
 }
 
 /** Where the keys are stored: state.db (sqlite-keys.ts) or PostgreSQL (pg-keys.ts). */
-export interface KeyBackend {
-  read(): Promise<KeySnapshot>;
+export interface KeyBackend extends ReplicaSource<KeySnapshot> {
   /** the stored key and the version its write made; null when another key has its value */
   insert(key: Omit<ApiKey, "id">): Promise<{ key: ApiKey; version: number } | null>;
   /** the ids that were still there, and the version their delete made (null: nothing deleted) */
   remove(ids: number[]): Promise<{ removed: number[]; version: number | null }>;
-  /** calls back with the version when another node may have changed the keys */
-  watch(moved: (version: number) => void): void;
   close(): Promise<void>;
 }
 
@@ -27,21 +25,15 @@ export class KeyStore {
   private byValue = new Map<string, ApiKey>();
   /** keys by their first 4 characters: a scoped key names its parent by them */
   private byPrefixIndex = new Map<string, ApiKey[]>();
-  /** the version of the key set this copy holds */
-  private version = 0;
-  /** the newest version a write of this node made */
-  private newestWrite = 0;
-  private refreshing = false;
-  private refreshAgain = false;
+  private readonly replica: Replica<KeySnapshot>;
 
-  private constructor(private readonly backend: KeyBackend) {}
+  private constructor(private readonly backend: KeyBackend) {
+    this.replica = new Replica(backend, (snapshot) => this.apply(snapshot));
+  }
 
   static async open(backend: KeyBackend): Promise<KeyStore> {
     const store = new KeyStore(backend);
-    store.apply(await backend.read());
-    backend.watch((version) => {
-      if (version > store.version) store.refresh();
-    });
+    await store.replica.start();
     return store;
   }
 
@@ -50,11 +42,11 @@ export class KeyStore {
     if (this.byValue.has(key.value)) return null;
     const done = await this.backend.insert(key);
     if (!done) {
-      this.refresh(); // another node holds the value: this copy is behind
+      this.replica.refresh(); // another node holds the value: this copy is behind
       return null;
     }
     this.remember(done.key);
-    this.wrote(done.version);
+    this.replica.wrote(done.version);
     return done.key;
   }
 
@@ -95,44 +87,14 @@ export class KeyStore {
     if (keys.length === 0) return [];
     const done = await this.backend.remove(keys.map((k) => k.id));
     for (const key of keys) this.forget(key);
-    if (done.version !== null) this.wrote(done.version);
+    if (done.version !== null) this.replica.wrote(done.version);
     return done.removed;
-  }
-
-  /** A write of this node made `version`: the copy holds it unless other writes came between. */
-  private wrote(version: number): void {
-    this.newestWrite = Math.max(this.newestWrite, version);
-    if (version === this.version + 1) this.version = version;
-    else this.refresh();
-  }
-
-  /** Reads the whole key set again, one read at a time; a read older than this node's writes is not used. */
-  private refresh(): void {
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return;
-    }
-    this.refreshing = true;
-    const next = async (): Promise<void> => {
-      do {
-        this.refreshAgain = false;
-        const snapshot = await this.backend.read();
-        if (snapshot.version >= this.newestWrite && snapshot.version > this.version) this.apply(snapshot);
-      } while (this.refreshAgain);
-    };
-    // a failed read is retried when the store's version is next seen to have moved on
-    next()
-      .catch(() => undefined)
-      .finally(() => {
-        this.refreshing = false;
-      });
   }
 
   private apply(snapshot: KeySnapshot): void {
     this.byValue = new Map();
     this.byPrefixIndex = new Map();
     for (const key of snapshot.keys) this.remember(key);
-    this.version = snapshot.version;
   }
 
   private remember(key: ApiKey): void {

@@ -1,13 +1,12 @@
-// API keys in the shared PostgreSQL store (--database). Every write bumps api_key_version in its
-// own transaction and notifies the nodes with the new version at commit; each node also polls
-// the version every POLL_MS, so a lost notification delays a change by at most that long.
+// API keys in the shared PostgreSQL store (--database): each write moves the key set's version
+// on and notifies the nodes (store/pg/versioned.ts).
 
 import type { SharedDb } from "../store/pg/shared-db.js";
+import { versionedWrite, watchVersion } from "../store/pg/versioned.js";
 import type { KeyBackend, KeySnapshot } from "./key-store.js";
 import type { ApiKey } from "./model.js";
 
-const CHANNEL = "leidex_keys";
-export const KEY_POLL_MS = 1_000;
+const TABLE = "api_keys";
 
 interface Row {
   id: number;
@@ -30,76 +29,46 @@ const fromRow = (r: Row): ApiKey => ({
 });
 
 export class PgKeys implements KeyBackend {
-  private poll: NodeJS.Timeout | null = null;
+  private unwatch: (() => void) | null = null;
 
   constructor(private readonly db: SharedDb) {}
 
   async read(): Promise<KeySnapshot> {
     // one statement, one snapshot: the keys and the version they are at
     const { rows } = await this.db.pool.query<{ version: string; keys: Row[] }>(
-      "SELECT (SELECT version FROM api_key_version) AS version, COALESCE((SELECT json_agg(k ORDER BY k.id) FROM api_keys k), '[]') AS keys",
+      `SELECT (SELECT version FROM state_versions WHERE name = $1) AS version,
+              COALESCE((SELECT json_agg(k ORDER BY k.id) FROM api_keys k), '[]') AS keys`,
+      [TABLE],
     );
     return { version: Number(rows[0].version), keys: rows[0].keys.map(fromRow) };
   }
 
-  insert(key: Omit<ApiKey, "id">): Promise<{ key: ApiKey; version: number } | null> {
-    return this.write(async (q) => {
+  async insert(key: Omit<ApiKey, "id">): Promise<{ key: ApiKey; version: number } | null> {
+    const { result, version } = await versionedWrite(this.db, TABLE, async (q) => {
       const { rows } = await q(
         `INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (value) DO NOTHING RETURNING id`,
         [key.value, key.description, JSON.stringify(key.actions), JSON.stringify(key.collections), key.expiresAt, key.autodelete],
       );
-      if (rows.length === 0) return null;
-      return { key: { ...key, id: Number(rows[0].id) }, version: await this.bump(q) };
+      return { changed: rows.length > 0, result: rows.length > 0 ? { ...key, id: Number(rows[0].id) } : null };
     });
+    return result && version !== null ? { key: result, version } : null;
   }
 
-  remove(ids: number[]): Promise<{ removed: number[]; version: number | null }> {
-    return this.write(async (q) => {
+  async remove(ids: number[]): Promise<{ removed: number[]; version: number | null }> {
+    const { result, version } = await versionedWrite(this.db, TABLE, async (q) => {
       const { rows } = await q("DELETE FROM api_keys WHERE id = ANY($1::bigint[]) RETURNING id", [ids]);
-      const removed = rows.map((r) => Number(r.id));
-      return { removed, version: removed.length > 0 ? await this.bump(q) : null };
+      return { changed: rows.length > 0, result: rows.map((r) => Number(r.id)) };
     });
-  }
-
-  /** Moves the version on and notifies it; both take effect when the transaction commits. */
-  private async bump(q: Query): Promise<number> {
-    const { rows } = await q("UPDATE api_key_version SET version = version + 1 RETURNING version");
-    const version = Number(rows[0].version);
-    await q("SELECT pg_notify($1, $2)", [CHANNEL, String(version)]);
-    return version;
-  }
-
-  private async write<T>(work: (q: Query) => Promise<T>): Promise<T> {
-    const client = await this.db.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work((text, values) => client.query(text, values));
-      await client.query("COMMIT");
-      return result;
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    return { removed: result, version };
   }
 
   watch(moved: (version: number) => void): void {
-    this.db.listen(CHANNEL, (payload) => moved(Number(payload)));
-    this.poll = setInterval(() => {
-      this.db.pool.query<{ version: string }>("SELECT version FROM api_key_version").then(
-        ({ rows }) => moved(Number(rows[0].version)),
-        () => undefined, // the database is away: the next poll asks again
-      );
-    }, KEY_POLL_MS);
-    this.poll.unref();
+    this.unwatch = watchVersion(this.db, TABLE, moved);
   }
 
   close(): Promise<void> {
-    if (this.poll) clearInterval(this.poll);
+    this.unwatch?.();
     return Promise.resolve();
   }
 }
-
-type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;

@@ -21,11 +21,20 @@ export const MIGRATIONS: Migration[] = [
         expires_at BIGINT NOT NULL,
         autodelete BOOLEAN NOT NULL
       );
-      -- one row: bumped by every write of api_keys in the same transaction
-      CREATE TABLE api_key_version (one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one), version BIGINT NOT NULL);
-      INSERT INTO api_key_version (version) VALUES (0);
+      -- a row per table that nodes keep copies of, bumped by each write in its transaction
+      CREATE TABLE state_versions (name TEXT PRIMARY KEY, version BIGINT NOT NULL);
+      INSERT INTO state_versions (name, version) VALUES ('api_keys', 0);
       -- secrets every node must share: the generated bootstrap key
       CREATE TABLE shared_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+  {
+    version: 2,
+    name: "search settings",
+    sql: `
+      -- synonyms, presets, stopwords and aliases of the keyed engine API
+      CREATE TABLE search_settings (kind TEXT NOT NULL, name TEXT NOT NULL, body JSONB NOT NULL, PRIMARY KEY (kind, name));
+      INSERT INTO state_versions (name, version) VALUES ('search_settings', 0);
     `,
   },
 ];

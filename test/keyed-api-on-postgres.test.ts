@@ -1,15 +1,21 @@
-// Issue 25: the API-key tests again, every server they start on the PostgreSQL store (a private
-// cluster, a database per data dir: LEIDEX_TEST_POSTGRES in helpers/server.ts). The same
-// behaviour is asked of both stores; the two tests that read or write state.db themselves skip.
+// Issue 25: the tests of API keys and search settings again, every server they start on the
+// PostgreSQL store (a private cluster, a database per data dir: LEIDEX_TEST_POSTGRES in
+// helpers/server.ts). The same behaviour is asked of both stores; the two tests that read or
+// write state.db themselves skip.
 
 import t from "tap";
 import { spawn } from "node:child_process";
 import { POSTGRES_MISSING, privatePostgres } from "./helpers/postgres.js";
 import { ROOT } from "./helpers/server.js";
 
-const FILES = ["test/engine-keys.test.ts", "test/engine-scoped-keys.test.ts", "test/hardening-keys.test.ts"];
+const FILES = [
+  "test/engine-keys.test.ts",
+  "test/engine-scoped-keys.test.ts",
+  "test/hardening-keys.test.ts",
+  "test/engine-synonyms-presets-stopwords.test.ts",
+];
 
-t.test("the key tests pass on the PostgreSQL store", { skip: POSTGRES_MISSING }, async (t) => {
+t.test("the key and settings tests pass on the PostgreSQL store", { skip: POSTGRES_MISSING }, async (t) => {
   const cluster = await privatePostgres(t);
   const run = spawn(process.execPath, [`${ROOT}/node_modules/tap/dist/esm/run.mjs`, "--reporter=tap", ...FILES], {
     cwd: ROOT,

@@ -1,7 +1,8 @@
-// Issue 25, keys everywhere at once: two nodes on one private PostgreSQL (--database). A key
-// created on one node works on the other, a deleted one is refused there within the bound (a
-// notification at commit; a poll each second behind it), scoped keys work on either, both share
-// one generated bootstrap key, and the keys live in the database, not in a node's data dir.
+// Issue 25: two nodes on one private PostgreSQL (--database). A key created on one node works
+// on the other, a deleted one is refused there within the bound (a notification at commit; a
+// poll each second behind it), scoped keys work on either, both share one generated bootstrap
+// key, synonyms, presets and aliases set on one apply on the other, and all of it lives in the
+// database, not in a node's data dir.
 
 import t from "tap";
 import pg from "pg";
@@ -26,8 +27,8 @@ t.test("two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, async (t) => {
   const migrations = await db.query<{ version: number }>("SELECT version FROM leidex_migrations ORDER BY version");
   t.same(
     migrations.rows.map((r) => r.version),
-    [1],
-    "the schema's migration applied once for both nodes",
+    [1, 2],
+    "each of the schema's migrations applied once for both nodes",
   );
 
   const bootstrap = /bootstrap API key \(shown once, kept in the database [^)]*\): (\S+)/.exec(a.stdout() + b.stdout())?.[1];
@@ -74,6 +75,43 @@ t.test("two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, async (t) => {
   t.pass(`refused on A after ${gone.toFixed(0)} ms`);
   t.equal((await call(a, search, scoped)).status, 401, "its scoped keys with it");
   t.equal((await call(a, `/keys/${key.id}`, bootstrap!, { method: "DELETE" })).status, 404, "a second delete finds nothing");
+
+  // search settings too: what one node sets, the other applies
+  const boot = bootstrap!;
+  const zorblat = "/collections/registry/documents/search?q=zorblat&query_by=legalName&per_page=1";
+  t.equal((await call(b, zorblat.replace("registry", "lei"), boot)).body.found, 0, "before: zorblat finds nothing");
+  t.equal(
+    (await call(a, "/collections/lei/synonyms/bank-kredit", boot, { method: "PUT", body: { synonyms: ["zorblat", "bank"] } })).status,
+    200,
+  );
+  t.equal(
+    (await call(a, "/presets/one-de", boot, { method: "PUT", body: { value: { filter_by: "country:DE", per_page: 1 } } })).status,
+    200,
+  );
+  t.equal((await call(a, "/aliases/registry", boot, { method: "PUT", body: { collection_name: "lei" } })).status, 200);
+  const settled = async (what: string, check: () => Promise<boolean>): Promise<void> => {
+    const started = performance.now();
+    while (!(await check())) {
+      if (performance.now() - started > WITHIN_MS) throw new Error(`${what}: not seen on the other node within ${WITHIN_MS} ms`);
+      await sleep(5);
+    }
+    t.pass(`${what}, after ${(performance.now() - started).toFixed(0)} ms`);
+  };
+  const onB = (path: string): Promise<KeyedResponse> => call(b, path, boot);
+  await settled("B expands the synonym set on A", async () => {
+    const r = await onB(zorblat);
+    return r.status === 200 && (r.body.found as number) > 0;
+  });
+  await settled("B applies the preset set on A", async () => {
+    const r = await onB("/collections/lei/documents/search?q=*&preset=one-de");
+    return (
+      r.status === 200 &&
+      (r.body.hits as unknown[]).length === 1 &&
+      r.body.found === (await onB("/collections/lei/documents/search?q=*&filter_by=country:DE&per_page=1")).body.found
+    );
+  });
+  t.equal((await call(b, "/aliases/registry", boot, { method: "DELETE" })).status, 200, "the alias deleted on B");
+  await settled("A no longer knows the alias", async () => (await call(a, "/aliases/registry", boot)).status === 404);
 
   // notifications lost: B's listening connection is cut; the poll carries the change
   await db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()");

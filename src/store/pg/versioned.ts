@@ -1,0 +1,55 @@
+// Writes to a table that nodes keep copies of (store/replica.ts): each write transaction moves
+// the table's version on in state_versions and notifies it at commit; watchVersion hears the
+// notifications, and polls the version every POLL_MS behind them, so a lost notification delays
+// a change by at most that long.
+
+import type { SharedDb } from "./shared-db.js";
+
+export const POLL_MS = 1_000;
+
+export type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+
+/**
+ * Runs `work` in one transaction. When it returns `changed: true`, the version of `name` moves
+ * on with it and every node is told; the version is then part of the result, else null.
+ */
+export async function versionedWrite<T>(
+  db: SharedDb,
+  name: string,
+  work: (q: Query) => Promise<{ changed: boolean; result: T }>,
+): Promise<{ result: T; version: number | null }> {
+  const client = await db.pool.connect();
+  try {
+    await client.query("BEGIN");
+    const q: Query = (text, values) => client.query(text, values);
+    const { changed, result } = await work(q);
+    let version: number | null = null;
+    if (changed) {
+      const { rows } = await q("UPDATE state_versions SET version = version + 1 WHERE name = $1 RETURNING version", [name]);
+      version = Number(rows[0].version);
+      await q("SELECT pg_notify($1, $2)", [channelOf(name), String(version)]);
+    }
+    await client.query("COMMIT");
+    return { result, version };
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Calls `heard` with the version of `name` on every notification and poll; returns a stop. */
+export function watchVersion(db: SharedDb, name: string, heard: (version: number) => void): () => void {
+  db.listen(channelOf(name), (payload) => heard(Number(payload)));
+  const poll = setInterval(() => {
+    db.pool.query<{ version: string }>("SELECT version FROM state_versions WHERE name = $1", [name]).then(
+      ({ rows }) => heard(Number(rows[0].version)),
+      () => undefined, // the database is away: the next poll asks again
+    );
+  }, POLL_MS);
+  poll.unref();
+  return () => clearInterval(poll);
+}
+
+const channelOf = (name: string): string => `leidex_${name}`;
