@@ -13,6 +13,7 @@ import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
 import { PgSettings } from "./engine-api/pg-settings.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
 import { SqliteSettings } from "./engine-api/sqlite-settings.js";
+import { nodeIdOf, PeerPublications } from "./golden-copy/peer-publications.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
@@ -80,13 +81,23 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   );
 
   const stateDb = openStateDb(config.dataDir);
+  // --database: the state every node must share lives in PostgreSQL (so far API keys and search settings; docs/scale-out.md)
+  const shared = config.database === null ? null : await openSharedDb(config.database, log);
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
   const license = new LicenseState(stateDb, config.licensePublicKey, nowSeconds, log);
   // a server that takes no licences asks nothing more of its limiter per request
   if (license.acceptsLicenses) limiter.limitFor = (ip) => license.rateLimitFor(ip);
   metrics.gauge("leidex_license_active", "1 while an activated licence is valid, else 0.", () => [[{}, license.isActive ? 1 : 0]]);
 
-  registerHealthRoutes(server, collection, metrics);
+  // --database: this node records what it serves, and is not ready while a peer serves a newer publication
+  const peers = shared ? new PeerPublications(shared, nodeIdOf(config.dataDir), () => collection.current, log) : null;
+  if (peers) {
+    collection.onSwap((live) => {
+      peers.announce(live).catch((err: Error) => log(`could not record the publication this node serves: ${err.message}`));
+    });
+    await peers.start(() => reloader.reloadInBackground(false));
+  }
+  registerHealthRoutes(server, collection, metrics, peers);
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
   registerLeiRoutes(server, leiService, (ip) => license.batchSizeFor(ip));
   registerMatchRoutes(server, leiService);
@@ -94,8 +105,6 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, leiService);
 
-  // --database: the state every node must share lives in PostgreSQL (so far API keys and search settings; docs/scale-out.md)
-  const shared = config.database === null ? null : await openSharedDb(config.database, log);
   const keyStore = await KeyStore.open(shared ? new PgKeys(shared) : new SqliteKeys(stateDb));
   for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);
   const settings = await SearchSettings.open(shared ? new PgSettings(shared) : new SqliteSettings(stateDb));
@@ -157,6 +166,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       reloader.stop();
       await dispatch.stop();
       await pool.close();
+      peers?.close();
       await keyStore.close();
       await settings.close();
       await shared?.close();

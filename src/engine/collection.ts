@@ -87,6 +87,7 @@ export class Collection {
   /** per generation, each slice's document file and LEI table */
   private readonly readers = new Map<number, SliceReader[]>();
   private nextGen = 1;
+  private readonly swapListeners: ((live: LiveGeneration) => void)[] = [];
   /** the documents of the search or lookup being answered (searchWith, lookupWith) */
   private readonly docScratch = new ScratchBytes();
 
@@ -224,8 +225,15 @@ export class Collection {
   /** Makes gen the live generation. Queries already running finish on the old one. */
   swap(gen: number, sliceDocs: number[], meta: CollectionMeta): void {
     const old = this.live;
-    this.live = { ...meta, gen, sliceDocs, docs: sliceDocs.reduce((a, b) => a + b, 0) };
+    const live: LiveGeneration = { ...meta, gen, sliceDocs, docs: sliceDocs.reduce((a, b) => a + b, 0) };
+    this.live = live;
     if (old) this.retireWhenIdle(old.gen);
+    for (const listener of this.swapListeners) listener(live);
+  }
+
+  /** Calls `listener` with each generation that goes live. */
+  onSwap(listener: (live: LiveGeneration) => void): void {
+    this.swapListeners.push(listener);
   }
 
   private retireWhenIdle(gen: number): void {

@@ -1,6 +1,7 @@
 // Operational endpoints that need no credential: liveness, readiness and Prometheus metrics.
 
 import type { Collection } from "../engine/collection.js";
+import type { PeerPublications } from "../golden-copy/peer-publications.js";
 import type { Metrics } from "./metrics.js";
 import type { HttpServer } from "./server.js";
 
@@ -10,7 +11,7 @@ const status = (values: string[]): Record<string, unknown> => ({
   properties: { status: { type: "string", enum: values } },
 });
 
-export function registerHealthRoutes(server: HttpServer, collection: Collection, metrics: Metrics): void {
+export function registerHealthRoutes(server: HttpServer, collection: Collection, metrics: Metrics, peers: PeerPublications | null): void {
   server.route(
     "get",
     "/health",
@@ -33,7 +34,7 @@ export function registerHealthRoutes(server: HttpServer, collection: Collection,
       name: "ready",
       area: "ops",
       doc: {
-        summary: "Readiness: a collection is live",
+        summary: "Readiness: a collection is live (and, with --database, no older than its peers')",
         responses: {
           200: {
             description: "Serving",
@@ -44,13 +45,43 @@ export function registerHealthRoutes(server: HttpServer, collection: Collection,
               properties: { status: { const: "ready" }, collection: { type: "string" }, records: { type: "integer" } },
             },
           },
-          503: { description: "Still loading the first collection", schema: status(["loading"]) },
+          503: {
+            description:
+              "Still loading the first collection (`loading`), or, with --database, serving an older publication than another node (`behind`: this node loads the source again)",
+            example: {
+              status: "behind",
+              collection: "lei_20260930-0800",
+              published: "2026-09-30T08:00:00Z",
+              peer: { node: "node-4f1c2a9b7e03", collection: "lei_20260930-1600", published: "2026-09-30T16:00:00Z" },
+              reason: "serving the publication of 2026-09-30T08:00:00Z while node node-4f1c2a9b7e03 serves 2026-09-30T16:00:00Z",
+            },
+            schema: {
+              type: "object",
+              required: ["status"],
+              properties: {
+                status: { type: "string", enum: ["loading", "behind"] },
+                collection: { type: "string" },
+                published: { type: ["string", "null"] },
+                peer: {
+                  type: "object",
+                  required: ["node", "collection", "published"],
+                  properties: { node: { type: "string" }, collection: { type: "string" }, published: { type: "string" } },
+                },
+                reason: { type: "string" },
+              },
+            },
+          },
         },
       },
     },
     (_req, reply) => {
       const live = collection.current;
       if (!live) return reply.json(503, '{"status":"loading"}');
+      const behind = peers?.behind();
+      if (behind) {
+        const { peer, reason } = behind;
+        return reply.json(503, JSON.stringify({ status: "behind", collection: live.name, published: live.published, peer, reason }));
+      }
       reply.json(200, JSON.stringify({ status: "ready", collection: live.name, records: live.docs }));
     },
   );

@@ -37,4 +37,19 @@ export const MIGRATIONS: Migration[] = [
       INSERT INTO state_versions (name, version) VALUES ('search_settings', 0);
     `,
   },
+  {
+    version: 3,
+    name: "node publications",
+    sql: `
+      -- the collection each node serves: a node behind its peers is not ready
+      CREATE TABLE node_publications (
+        node TEXT PRIMARY KEY,
+        collection TEXT NOT NULL,
+        published TIMESTAMPTZ,
+        fallback BOOLEAN NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      INSERT INTO state_versions (name, version) VALUES ('node_publications', 0);
+    `,
+  },
 ];

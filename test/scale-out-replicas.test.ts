@@ -1,0 +1,147 @@
+// Issue 25, index replicas: every node records the publication it serves in the shared store. A
+// node that serves an older publication than a peer is not ready (/health/ready 503 `behind`,
+// saying why) and loads its source again, once per newer publication; in a rolling reload the
+// other node follows the first by itself, and a client alternating between them sees no failure.
+
+import t from "tap";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { readSample } from "./helpers/fixture.js";
+import { csvText, GleifImitation, sampleGoldenCopy } from "./helpers/gleif-imitation.js";
+import { POSTGRES_MISSING, privatePostgres } from "./helpers/postgres.js";
+import { startServer, tempDir, type RunningServer } from "./helpers/server.js";
+
+const MORNING = "2026-09-30T08:00:00Z";
+const EVENING = "2026-09-30T16:00:00Z";
+
+interface Ready {
+  status: string;
+  collection?: string;
+  published?: string | null;
+  peer?: { node: string; collection: string; published: string };
+  reason?: string;
+}
+const ready = async (srv: RunningServer): Promise<{ status: number; body: Ready }> => {
+  const r = await srv.get("/health/ready");
+  return { status: r.status, body: r.body as Ready };
+};
+const eventually = async (what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> => {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
+    await sleep(20);
+  }
+};
+
+t.test(
+  "a node serving an older publication than its peer is not ready, says why, and tries once to catch up",
+  { skip: POSTGRES_MISSING },
+  async (t) => {
+    const { url } = await privatePostgres(t);
+    const files = tempDir(t);
+    const { header, rows } = readSample();
+    const fileOf = (stamp: string, take: number): string => {
+      const path = join(files, `${stamp}-gleif-goldencopy-lei2-golden-copy.csv`);
+      writeFileSync(path, csvText(header, rows.slice(0, take)));
+      return path;
+    };
+    const morning = fileOf("20260930-0800", 3000);
+    const evening = fileOf("20260930-1600", 3100);
+    const node = (source: string, dataDir = tempDir(t)): Promise<RunningServer> =>
+      startServer(t, { shards: 1, source, dataDir, args: ["--database", url] });
+
+    const a = await node(evening);
+    t.same(
+      await ready(a),
+      { status: 200, body: { status: "ready", collection: "lei_20260930-1600", records: 3100 } },
+      "A serves the evening",
+    );
+    const bDir = tempDir(t);
+    const b = await node(morning, bDir);
+    await eventually("B behind", async () => (await ready(b)).status === 503);
+    const behind = await ready(b);
+    t.match(behind.body, {
+      status: "behind",
+      collection: "lei_20260930-0800",
+      published: MORNING,
+      peer: { collection: "lei_20260930-1600", published: EVENING },
+      reason: new RegExp(`serving the publication of ${MORNING} while node node-\\w+ serves ${EVENING}`),
+    });
+    t.equal((await b.get("/v1/entities?q=bank")).status, 200, "B still answers searches meanwhile");
+    await sleep(2500); // several polls: B tries once to catch up, not again and again
+    const tries = b
+      .stdout()
+      .split("\n")
+      .filter((l) => l.includes("loading the source again")).length;
+    t.equal(tries, 1, "B loaded its source again once");
+    t.equal((await ready(b)).status, 503, "its source has nothing newer: still behind");
+    t.equal((await ready(a)).status, 200, "A stays ready");
+
+    await b.stop();
+    const caughtUp = await node(evening, bDir);
+    t.same(
+      await ready(caughtUp),
+      { status: 200, body: { status: "ready", collection: "lei_20260930-1600", records: 3100 } },
+      "on the evening file B is ready",
+    );
+  },
+);
+
+t.test(
+  "a rolling reload: the second node follows the first by itself, and a client alternating between them sees no failure",
+  { skip: POSTGRES_MISSING },
+  async (t) => {
+    const { url } = await privatePostgres(t);
+    const gleif = await GleifImitation.start();
+    t.teardown(() => gleif.close());
+    const first = sampleGoldenCopy("2026-09-30 08:00:00");
+    const second = sampleGoldenCopy("2026-09-30 16:00:00", [], 6000);
+    gleif.publish(first);
+    const node = (): Promise<RunningServer> =>
+      startServer(t, {
+        source: null,
+        shards: 1,
+        timeoutMs: 90_000,
+        args: ["--database", url, "--gleif-api", gleif.api, "--retry-seconds", "1"],
+      });
+    const [a, b] = await Promise.all([node(), node()]);
+    for (const srv of [a, b]) t.match(await ready(srv), { status: 200, body: { collection: first.collection } }, "both serve the morning");
+
+    // the client: searches and lookups, alternating between the nodes, until the reload is over
+    let stop = false;
+    const failures: string[] = [];
+    let sent = 0;
+    const client = (async () => {
+      const lei = rowsLei();
+      for (let i = 0; !stop; i++) {
+        const srv = i % 2 === 0 ? a : b;
+        const path = i % 4 < 2 ? `/v1/entities?q=${i % 3 === 0 ? "bank" : "holding"}` : `/v1/entities/${lei}`;
+        const r = await srv.get(path);
+        sent++;
+        if (r.status !== 200) failures.push(`${path} on ${srv === a ? "A" : "B"}: ${r.status}`);
+      }
+    })();
+
+    gleif.publish(second);
+    a.child.kill("SIGHUP");
+    await eventually("A serves the evening", async () => (await ready(a)).body.collection === second.collection);
+    await eventually("B follows", async () => (await ready(b)).body.collection === second.collection && (await ready(b)).status === 200);
+    stop = true;
+    await client;
+    t.same(failures, [], `no failed request of ${sent}`);
+    t.ok(sent > 50, "the client kept asking throughout");
+    t.match(
+      b.stdout(),
+      /serving the publication of 2026-09-30T08:00:00Z while node node-\w+ serves 2026-09-30T16:00:00Z: loading the source again/,
+      "B caught up by itself",
+    );
+    t.equal((await (await b.get("/v1/stats")).body.records) as number, 6000, "B serves the evening's records");
+  },
+);
+
+/** An LEI both publications hold. */
+function rowsLei(): string {
+  const { header, rows } = readSample();
+  return rows[0][header.indexOf("LEI")];
+}
