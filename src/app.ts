@@ -20,6 +20,7 @@ import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
 import { Metrics } from "./http/metrics.js";
 import { RateLimiter } from "./http/rate-limit.js";
+import { SharedRateLimits } from "./http/shared-rate-limits.js";
 import { HttpServer } from "./http/server.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
 import { KeyAuth } from "./keys/auth.js";
@@ -90,7 +91,8 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   metrics.gauge("leidex_license_active", "1 while an activated licence is valid, else 0.", () => [[{}, license.isActive ? 1 : 0]]);
 
   // --database: this node records what it serves, and is not ready while a peer serves a newer publication
-  const peers = shared ? new PeerPublications(shared, nodeIdOf(config.dataDir), () => collection.current, log) : null;
+  const node = shared ? nodeIdOf(config.dataDir) : null;
+  const peers = shared && node ? new PeerPublications(shared, node, () => collection.current, log) : null;
   if (peers) {
     collection.onSwap((live) => {
       peers.announce(live).catch((err: Error) => log(`could not record the publication this node serves: ${err.message}`));
@@ -112,6 +114,9 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   log(bootstrap.banner);
   // a guard against guessing: 30 bad keys a minute per address, then 429, whichever key family
   const guessing = new RateLimiter(30, 60);
+  // --database: what an address spends on one node is charged on the others, once a second
+  const sharedLimits = shared && node ? new SharedRateLimits(shared, node, { requests: limiter, guessing }, log) : null;
+  await sharedLimits?.start();
   const keyAuth = new KeyAuth(keyStore, bootstrap.value, guessing, nowSeconds);
   registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);
   registerLicenseRoutes(server, license, keyAuth);
@@ -167,6 +172,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       await dispatch.stop();
       await pool.close();
       peers?.close();
+      sharedLimits?.close();
       await keyStore.close();
       await settings.close();
       await shared?.close();

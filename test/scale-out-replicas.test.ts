@@ -4,6 +4,7 @@
 // other node follows the first by itself, and a client alternating between them sees no failure.
 
 import t from "tap";
+import pg from "pg";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -145,3 +146,51 @@ function rowsLei(): string {
   const { header, rows } = readSample();
   return rows[0][header.indexOf("LEI")];
 }
+
+t.test(
+  "per-IP limits hold across the nodes: what an address spent on one is charged on the other",
+  { skip: POSTGRES_MISSING },
+  async (t) => {
+    const { url } = await privatePostgres(t);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    t.teardown(() => db.end());
+    /** Once A's spending of `limiter` is written whole, B charges it at its next tick (each second). */
+    const chargedOnB = async (limiter: string, tokens: number): Promise<void> => {
+      await eventually(`A's ${limiter} spending written`, async () => {
+        const { rows } = await db.query<{ n: string | null }>(
+          "SELECT sum(value::numeric) AS n FROM rate_spent, jsonb_each_text(spent) WHERE limiter = $1",
+          [limiter],
+        );
+        return Number(rows[0].n ?? 0) >= tokens;
+      });
+      await sleep(1_500);
+    };
+    const node = (): Promise<RunningServer> => startServer(t, { shards: 1, rateLimit: 20, rateWindow: 600, args: ["--database", url] });
+    const [a, b] = await Promise.all([node(), node()]);
+    const lei = rowsLei();
+    const statuses = async (srv: RunningServer, n: number): Promise<number[]> => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await srv.get(`/v1/entities/${lei}`)).status);
+      return out;
+    };
+    t.same(await statuses(a, 12), new Array(12).fill(200), "12 of the 20 spent on A");
+    await chargedOnB("requests", 12);
+    const onB = await statuses(b, 12);
+    t.same(onB, [...new Array(8).fill(200), ...new Array(4).fill(429)], "B allows the 8 left, then 429 (alone it would allow 12)");
+
+    // the key-guessing guard too: 30 bad keys a minute per address, over both nodes
+    const bad = async (srv: RunningServer, n: number): Promise<number[]> => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await srv.get("/keys", { headers: { "x-typesense-api-key": `wrong-${i}` } })).status);
+      return out;
+    };
+    t.same(await bad(a, 20), new Array(20).fill(401), "20 bad keys on A");
+    await chargedOnB("guessing", 20);
+    const guesses = await bad(b, 15);
+    // the guard refills half a key a second: the seconds since A's guesses give B one or two more
+    const allowed = guesses.indexOf(429);
+    t.ok(allowed >= 10 && allowed <= 13, `B allows the 10 left of the 30, and what refilled since: ${allowed}`);
+    t.same(guesses.slice(allowed), new Array(15 - allowed).fill(429), "then refuses: alone it would have allowed all 15");
+  },
+);

@@ -1,7 +1,9 @@
 // Per-IP token buckets: `limit` tokens refilled evenly over `window` seconds, so a client may
 // burst up to the limit and then sustains limit/window per second. Buckets live in an LRU, so a
 // flood of distinct addresses costs bounded memory. Refills are timed by the monotonic clock:
-// with the wall clock, a backward step refused known clients for the length of the step.
+// with the wall clock, a backward step refused known clients for the length of the step. With
+// several nodes (shared-rate-limits.ts), each node's spending is counted for the others, which
+// charge it to their own buckets.
 
 import { LRUCache } from "lru-cache";
 
@@ -24,6 +26,8 @@ export class RateLimiter {
   private readonly perMs: number;
   /** A client's own limit per window where it has one (a licence's entitlement), else null. */
   limitFor: ((ip: string) => number | null) | null = null;
+  /** tokens spent per address since the last drainSpent(), kept only while other nodes read them */
+  private spent: Map<string, number> | null = null;
 
   constructor(
     readonly limit: number,
@@ -58,13 +62,34 @@ export class RateLimiter {
     }
     if (b.tokens >= cost) {
       b.tokens -= cost;
+      this.addSpent(ip, cost);
       return { allowed: true, limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
     }
     return {
       allowed: false,
       limit,
-      remaining: Math.floor(b.tokens),
+      remaining: Math.max(0, Math.floor(b.tokens)),
       retryAfterSeconds: Math.max(1, Math.ceil((cost - b.tokens) / perMs / 1000)),
     };
+  }
+
+  /** Counts tokens spent here for the other nodes, once drainSpent() has started the count. */
+  addSpent(ip: string, tokens: number): void {
+    this.spent?.set(ip, (this.spent.get(ip) ?? 0) + tokens);
+  }
+
+  /** The tokens each address spent here since the last call (the first call starts the count). */
+  drainSpent(): Map<string, number> {
+    const spent = this.spent ?? new Map<string, number>();
+    this.spent = new Map();
+    return spent;
+  }
+
+  /** Tokens an address spent on another node: taken from its bucket here, into debt if need be. */
+  charge(ip: string, tokens: number): void {
+    const limit = this.limitFor?.(ip) ?? this.limit;
+    const b = this.buckets.get(ip);
+    if (b) b.tokens -= tokens;
+    else this.buckets.set(ip, { tokens: limit - tokens, at: this.now(), limit });
   }
 }

@@ -52,4 +52,18 @@ export const MIGRATIONS: Migration[] = [
       INSERT INTO state_versions (name, version) VALUES ('node_publications', 0);
     `,
   },
+  {
+    version: 4,
+    name: "rate limit spending",
+    sql: `
+      -- each node's tokens spent per address in one tick of a limiter, for the others to charge
+      CREATE TABLE rate_spent (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        node TEXT NOT NULL,
+        limiter TEXT NOT NULL,
+        spent JSONB NOT NULL,
+        at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
