@@ -30,7 +30,8 @@ function pgIds(): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-export async function startCluster(connections: number, log: (l: string) => void): Promise<Cluster> {
+/** `durable`: PostgreSQL's own defaults for fsync and commits, for a bench of writes beside SQLite's full sync. */
+export async function startCluster(connections: number, log: (l: string) => void, opts: { durable?: boolean } = {}): Promise<Cluster> {
   if (!existsSync(path.join(PG_BIN, "initdb"))) throw new Error(`PostgreSQL 15 binaries not found in ${PG_BIN}`);
   const dir = mkdtempSync(path.join(os.tmpdir(), "leidex-pg-"));
   let stopped = false;
@@ -80,9 +81,7 @@ export async function startCluster(connections: number, log: (l: string) => void
       "maintenance_work_mem=1GB",
       "effective_cache_size=8GB",
       // Durability is irrelevant for a throw-away read benchmark; it only slows the load.
-      "fsync=off",
-      "synchronous_commit=off",
-      "full_page_writes=off",
+      ...(opts.durable ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]),
       // JIT compilation costs more than it saves on millisecond queries.
       "jit=off",
     ];
