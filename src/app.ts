@@ -40,6 +40,8 @@ import { MATCH_SCHEMAS, registerMatchRoutes } from "./match/routes.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
 import { registerWebPage } from "./web/routes.js";
 import { LicenseState } from "./license/license-state.js";
+import { PgLicense } from "./license/pg-license.js";
+import { SqliteLicense } from "./license/sqlite-license.js";
 import { LICENSE_SCHEMAS, registerLicenseRoutes } from "./license/routes.js";
 import { openStateDb } from "./store/state-db.js";
 import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
@@ -82,10 +84,15 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   );
 
   const stateDb = openStateDb(config.dataDir);
-  // --database: the state every node must share lives in PostgreSQL (so far API keys and search settings; docs/scale-out.md)
+  // --database: the state every node must share lives in PostgreSQL (all but the webhooks so far; docs/scale-out.md)
   const shared = config.database === null ? null : await openSharedDb(config.database, log);
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-  const license = new LicenseState(stateDb, config.licensePublicKey, nowSeconds, log);
+  const license = await LicenseState.open(
+    shared ? new PgLicense(shared) : new SqliteLicense(stateDb),
+    config.licensePublicKey,
+    nowSeconds,
+    log,
+  );
   // a server that takes no licences asks nothing more of its limiter per request
   if (license.acceptsLicenses) limiter.limitFor = (ip) => license.rateLimitFor(ip);
   metrics.gauge("leidex_license_active", "1 while an activated licence is valid, else 0.", () => [[{}, license.isActive ? 1 : 0]]);
@@ -175,6 +182,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       sharedLimits?.close();
       await keyStore.close();
       await settings.close();
+      await license.close();
       await shared?.close();
       stateDb.close();
     },

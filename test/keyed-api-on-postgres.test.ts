@@ -1,4 +1,4 @@
-// Issue 25: the tests of API keys and search settings again, every server they start on the
+// Issue 25: the tests of API keys, search settings and the licence again, every server they start on the
 // PostgreSQL store (a private cluster, a database per data dir: LEIDEX_TEST_POSTGRES in
 // helpers/server.ts). The same behaviour is asked of both stores; the two tests that read or
 // write state.db themselves skip.
@@ -13,9 +13,10 @@ const FILES = [
   "test/engine-scoped-keys.test.ts",
   "test/hardening-keys.test.ts",
   "test/engine-synonyms-presets-stopwords.test.ts",
+  "test/license.test.ts",
 ];
 
-t.test("the key and settings tests pass on the PostgreSQL store", { skip: POSTGRES_MISSING }, async (t) => {
+t.test("the key, settings and licence tests pass on the PostgreSQL store", { skip: POSTGRES_MISSING }, async (t) => {
   const cluster = await privatePostgres(t);
   const run = spawn(process.execPath, [`${ROOT}/node_modules/tap/dist/esm/run.mjs`, "--reporter=tap", ...FILES], {
     cwd: ROOT,

@@ -5,6 +5,7 @@
 
 import t from "tap";
 import pg from "pg";
+import { generateKeyPairSync, sign } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -194,3 +195,48 @@ t.test(
     t.same(guesses.slice(allowed), new Array(15 - allowed).fill(429), "then refuses: alone it would have allowed all 15");
   },
 );
+
+t.test("a licence activated on one node applies on the other; removed there, it is gone on both", { skip: POSTGRES_MISSING }, async (t) => {
+  const { url } = await privatePostgres(t);
+  const issuer = generateKeyPairSync("ed25519");
+  const keyFile = join(tempDir(t), "license.pub.pem");
+  writeFileSync(keyFile, issuer.publicKey.export({ type: "spki", format: "pem" }));
+  const boot = "replicas-bootstrap-key-0123456789";
+  const node = (): Promise<RunningServer> =>
+    startServer(t, {
+      shards: 1,
+      rateLimit: 5,
+      rateWindow: 3600,
+      args: ["--database", url, "--api-key", boot, "--license-public-key", keyFile],
+    });
+  const [a, b] = await Promise.all([node(), node()]);
+  const now = Math.floor(Date.now() / 1000);
+  const document = Buffer.from(
+    JSON.stringify({
+      licensee: "Example Partner Ltd",
+      tier: "partner",
+      issued_at: now - 60,
+      expires_at: now + 86_400,
+      entitlements: { clients: ["127.0.0.1", "::1"], rate_limit: 10_000, batch_size: 2000 },
+    }),
+  );
+  const activated = await fetch(`${a.base}/license/activate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      license: document.toString("base64url"),
+      signature: sign(null, document, issuer.privateKey).toString("base64url"),
+    }),
+  });
+  t.equal(activated.status, 200, "activated on A");
+  await eventually("B applies it", async () => (await b.get("/license")).body?.activation?.state === "active", 5_000);
+  const lei = rowsLei();
+  const statuses: number[] = [];
+  for (let i = 0; i < 10; i++) statuses.push((await b.get(`/v1/entities/${lei}`)).status);
+  t.same(statuses, new Array(10).fill(200), "B gives the licensed client its own limit: 10 requests where 5 an hour is the default");
+
+  const removed = await fetch(`${b.base}/license`, { method: "DELETE", headers: { "x-typesense-api-key": boot } });
+  t.equal(removed.status, 200, "removed on B");
+  await eventually("A drops it", async () => (await a.get("/license")).body?.activation?.state === "none", 5_000);
+  t.pass("and A serves without it");
+});

@@ -80,7 +80,7 @@ const FLAGS: Record<string, FlagSpec> = {
   },
   database: {
     env: "LEIDEX_DATABASE",
-    help: "postgres://user:password@host:port/db: keep the state nodes share in PostgreSQL (so far API keys and search settings; default: all in <data-dir>/state.db)",
+    help: "postgres://user:password@host:port/db: keep the state nodes share in PostgreSQL (so far API keys, search settings and the licence; default: all in <data-dir>/state.db)",
     fallback: () => null,
   },
   shards: {

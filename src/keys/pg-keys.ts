@@ -2,11 +2,9 @@
 // on and notifies the nodes (store/pg/versioned.ts).
 
 import type { SharedDb } from "../store/pg/shared-db.js";
-import { versionedWrite, watchVersion } from "../store/pg/versioned.js";
+import { VersionedTable } from "../store/pg/versioned.js";
 import type { KeyBackend, KeySnapshot } from "./key-store.js";
 import type { ApiKey } from "./model.js";
-
-const TABLE = "api_keys";
 
 interface Row {
   id: number;
@@ -28,23 +26,18 @@ const fromRow = (r: Row): ApiKey => ({
   autodelete: r.autodelete,
 });
 
-export class PgKeys implements KeyBackend {
-  private unwatch: (() => void) | null = null;
-
-  constructor(private readonly db: SharedDb) {}
+export class PgKeys extends VersionedTable implements KeyBackend {
+  constructor(db: SharedDb) {
+    super(db, "api_keys");
+  }
 
   async read(): Promise<KeySnapshot> {
-    // one statement, one snapshot: the keys and the version they are at
-    const { rows } = await this.db.pool.query<{ version: string; keys: Row[] }>(
-      `SELECT (SELECT version FROM state_versions WHERE name = $1) AS version,
-              COALESCE((SELECT json_agg(k ORDER BY k.id) FROM api_keys k), '[]') AS keys`,
-      [TABLE],
-    );
-    return { version: Number(rows[0].version), keys: rows[0].keys.map(fromRow) };
+    const { version, value } = await this.snapshot<Row[]>("SELECT COALESCE(json_agg(k ORDER BY k.id), '[]') FROM api_keys k");
+    return { version, keys: value.map(fromRow) };
   }
 
   async insert(key: Omit<ApiKey, "id">): Promise<{ key: ApiKey; version: number } | null> {
-    const { result, version } = await versionedWrite(this.db, TABLE, async (q) => {
+    const { result, version } = await this.write(async (q) => {
       const { rows } = await q(
         `INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (value) DO NOTHING RETURNING id`,
@@ -56,19 +49,10 @@ export class PgKeys implements KeyBackend {
   }
 
   async remove(ids: number[]): Promise<{ removed: number[]; version: number | null }> {
-    const { result, version } = await versionedWrite(this.db, TABLE, async (q) => {
+    const { result, version } = await this.write(async (q) => {
       const { rows } = await q("DELETE FROM api_keys WHERE id = ANY($1::bigint[]) RETURNING id", [ids]);
       return { changed: rows.length > 0, result: rows.map((r) => Number(r.id)) };
     });
     return { removed: result, version };
-  }
-
-  watch(moved: (version: number) => void): void {
-    this.unwatch = watchVersion(this.db, TABLE, moved);
-  }
-
-  close(): Promise<void> {
-    this.unwatch?.();
-    return Promise.resolve();
   }
 }

@@ -1,11 +1,12 @@
-// The installation's licence: at most one activated licence document, kept in state.db and
-// checked again at every start against the configured public key. While it is valid (signed,
-// not expired) its entitlements apply to the client addresses it lists: their own rate limit and
-// batch size. Everything else is served as without a licence.
+// The installation's licence: at most one activated licence document, kept in the state store
+// (state.db, or PostgreSQL with --database, where every node applies the one any node activated:
+// store/replica.ts) and checked again whenever it is read, against the configured public key.
+// While it is valid (signed, not expired) its entitlements apply to the client addresses it
+// lists: their own rate limit and batch size. Everything else is served as without a licence.
 
 import type { KeyObject } from "node:crypto";
 import type { BlockList } from "node:net";
-import { migrate, type StateDb } from "../store/state-db.js";
+import { Replica, type ReplicaSource } from "../store/replica.js";
 import { clientList, LicenseRefused, verifyLicense, type LicenseDocument } from "./license-document.js";
 
 export interface Activation {
@@ -21,31 +22,61 @@ interface Active {
   clients: BlockList;
 }
 
+export interface StoredLicense {
+  document: string;
+  signature: string;
+}
+
+export interface LicenseSnapshot {
+  version: number;
+  stored: StoredLicense | null;
+}
+
+/** Where the licence is stored (sqlite-license.ts, pg-license.ts). Writes answer the version they made. */
+export interface LicenseBackend extends ReplicaSource<LicenseSnapshot> {
+  put(stored: StoredLicense): Promise<number>;
+  /** null: there was none */
+  remove(): Promise<number | null>;
+  close(): Promise<void>;
+}
+
 export class LicenseState {
   private active: Active | null = null;
+  private readonly replica: Replica<LicenseSnapshot>;
 
-  constructor(
-    private readonly db: StateDb,
+  private constructor(
+    private readonly backend: LicenseBackend,
     /** null: this server takes no licences (no --license-public-key) */
     private readonly publicKey: KeyObject | null,
     private readonly nowSeconds: () => number,
-    log: (line: string) => void,
+    private readonly log: (line: string) => void,
   ) {
-    migrate(db, [
-      `CREATE TABLE IF NOT EXISTS license (id INTEGER PRIMARY KEY CHECK (id = 1), document TEXT NOT NULL, signature TEXT NOT NULL)`,
-    ]);
-    const stored = db.prepare("SELECT document, signature FROM license WHERE id = 1").get() as
-      { document: string; signature: string } | undefined;
+    this.replica = new Replica(backend, (snapshot) => this.apply(snapshot.stored));
+  }
+
+  static async open(
+    backend: LicenseBackend,
+    publicKey: KeyObject | null,
+    nowSeconds: () => number,
+    log: (line: string) => void,
+  ): Promise<LicenseState> {
+    const state = new LicenseState(backend, publicKey, nowSeconds, log);
+    await state.replica.start();
+    return state;
+  }
+
+  private apply(stored: StoredLicense | null): void {
+    this.active = null;
     if (!stored) return;
-    if (publicKey === null) {
-      log("a licence is stored but no --license-public-key is given: it does not apply");
+    if (this.publicKey === null) {
+      this.log("a licence is stored but no --license-public-key is given: it does not apply");
       return;
     }
     try {
       this.active = this.check(stored.document, stored.signature);
     } catch (err) {
       if (!(err instanceof LicenseRefused)) throw err;
-      log(`the stored licence does not apply: ${err.message}`);
+      this.log(`the stored licence does not apply: ${err.message}`);
     }
   }
 
@@ -60,22 +91,20 @@ export class LicenseState {
   }
 
   /** Verifies and stores the licence, replacing any other; LicenseRefused (nothing stored) otherwise. */
-  activate(document: string, signature: string): Activation {
+  async activate(document: string, signature: string): Promise<Activation> {
     const active = this.check(document, signature);
-    this.db
-      .prepare(
-        "INSERT INTO license (id, document, signature) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET document = excluded.document, signature = excluded.signature",
-      )
-      .run(document, signature);
+    const version = await this.backend.put({ document, signature });
     this.active = active;
+    this.replica.wrote(version);
     return this.activation();
   }
 
   /** Removes the licence; false when there was none. */
-  deactivate(): boolean {
-    const removed = this.db.prepare("DELETE FROM license WHERE id = 1").run().changes > 0;
+  async deactivate(): Promise<boolean> {
+    const version = await this.backend.remove();
     this.active = null;
-    return removed;
+    if (version !== null) this.replica.wrote(version);
+    return version !== null;
   }
 
   activation(): Activation {
@@ -107,5 +136,9 @@ export class LicenseState {
 
   batchSizeFor(ip: string): number | null {
     return this.entitlement(ip, "batch_size");
+  }
+
+  close(): Promise<void> {
+    return this.backend.close();
   }
 }

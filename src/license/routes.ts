@@ -138,7 +138,7 @@ export function registerLicenseRoutes(server: HttpServer, license: LicenseState,
       if (body === BAD_JSON) return;
       if (!validateRequest(body)) return reply.error(400, describeSchemaError("activation", validateRequest.errors));
       try {
-        reply.json(200, JSON.stringify(license.activate(body.license, body.signature)));
+        reply.json(200, JSON.stringify(await license.activate(body.license, body.signature)));
       } catch (err) {
         if (!(err instanceof LicenseRefused)) throw err;
         reply.error(400, `licence refused, nothing stored: ${err.message}`);
@@ -158,8 +158,8 @@ export function registerLicenseRoutes(server: HttpServer, license: LicenseState,
         responses: { 200: { description: "Removed; the activation is none", schema: ref }, 404: { description: "No licence is stored" } },
       },
     },
-    (_req, reply) => {
-      if (!license.deactivate()) return reply.error(404, "no licence is stored");
+    async (_req, reply) => {
+      if (!(await license.deactivate())) return reply.error(404, "no licence is stored");
       reply.json(200, JSON.stringify(license.activation()));
     },
   );

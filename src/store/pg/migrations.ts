@@ -66,4 +66,13 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "licence",
+    sql: `
+      -- the installation's one activated licence, for every node
+      CREATE TABLE license (id INTEGER PRIMARY KEY CHECK (id = 1), document TEXT NOT NULL, signature TEXT NOT NULL);
+      INSERT INTO state_versions (name, version) VALUES ('license', 0);
+    `,
+  },
 ];

@@ -53,3 +53,44 @@ export function watchVersion(db: SharedDb, name: string, heard: (version: number
 }
 
 const channelOf = (name: string): string => `leidex_${name}`;
+
+/** A table nodes keep copies of: its writes, and the watch and close a replica source needs. */
+export abstract class VersionedTable {
+  private unwatch: (() => void) | null = null;
+
+  constructor(
+    protected readonly db: SharedDb,
+    private readonly table: string,
+  ) {}
+
+  protected write<T>(work: (q: Query) => Promise<{ changed: boolean; result: T }>): Promise<{ result: T; version: number | null }> {
+    return versionedWrite(this.db, this.table, work);
+  }
+
+  /** One statement in its own transaction: the version it made when it returned a row, else null. */
+  protected async change(sql: string, values: unknown[] = []): Promise<number | null> {
+    const { version } = await this.write(async (q) => {
+      const { rows } = await q(sql, values);
+      return { changed: rows.length > 0, result: null };
+    });
+    return version;
+  }
+
+  /** The table's version and `select` (a scalar subquery) in one statement: one snapshot. */
+  protected async snapshot<T>(select: string): Promise<{ version: number; value: T }> {
+    const { rows } = await this.db.pool.query<{ version: string; value: T }>(
+      `SELECT (SELECT version FROM state_versions WHERE name = $1) AS version, (${select}) AS value`,
+      [this.table],
+    );
+    return { version: Number(rows[0].version), value: rows[0].value };
+  }
+
+  watch(moved: (version: number) => void): void {
+    this.unwatch = watchVersion(this.db, this.table, moved);
+  }
+
+  close(): Promise<void> {
+    this.unwatch?.();
+    return Promise.resolve();
+  }
+}
