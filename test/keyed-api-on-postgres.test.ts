@@ -1,7 +1,7 @@
-// Issue 25: the tests of API keys, search settings and the licence again, every server they start on the
-// PostgreSQL store (a private cluster, a database per data dir: LEIDEX_TEST_POSTGRES in
-// helpers/server.ts). The same behaviour is asked of both stores; the two tests that read or
-// write state.db themselves skip.
+// Issue 25: the keyed engine API's tests (search, documents, keys, settings) and the licence's
+// again, every server they start on the PostgreSQL store (a private cluster, a database per data
+// dir: LEIDEX_TEST_POSTGRES in helpers/server.ts). The same behaviour is asked of both stores;
+// the two tests that read or write state.db themselves skip.
 
 import t from "tap";
 import { spawn } from "node:child_process";
@@ -9,6 +9,10 @@ import { POSTGRES_MISSING, privatePostgres } from "./helpers/postgres.js";
 import { ROOT } from "./helpers/server.js";
 
 const FILES = [
+  "test/engine-search.test.ts",
+  "test/engine-multi-search.test.ts",
+  "test/engine-documents.test.ts",
+  "test/hardening-keyed-work.test.ts",
   "test/engine-keys.test.ts",
   "test/engine-scoped-keys.test.ts",
   "test/hardening-keys.test.ts",
