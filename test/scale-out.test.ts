@@ -27,7 +27,7 @@ t.test("two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, async (t) => {
   const migrations = await db.query<{ version: number }>("SELECT version FROM leidex_migrations ORDER BY version");
   t.same(
     migrations.rows.map((r) => r.version),
-    [1, 2, 3, 4, 5],
+    [1, 2, 3, 4, 5, 6],
     "each of the schema's migrations applied once for both nodes",
   );
 

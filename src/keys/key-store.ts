@@ -9,7 +9,10 @@ import type { ApiKey } from "./model.js";
 export interface KeySnapshot {
   /** the key set's version: every committed write moves it on by one */
   version: number;
+  /** every key (deleted: null), or the keys written since the version the copy held */
   keys: ApiKey[];
+  /** ids deleted since the version the copy held; null: `keys` is the whole set */
+  deleted: number[] | null;
 }
 
 /** Where the keys are stored: state.db (sqlite-keys.ts) or PostgreSQL (pg-keys.ts). */
@@ -92,9 +95,15 @@ export class KeyStore {
   }
 
   private apply(snapshot: KeySnapshot): void {
-    this.byValue = new Map();
-    this.byPrefixIndex = new Map();
-    for (const key of snapshot.keys) this.remember(key);
+    if (snapshot.deleted === null) {
+      this.byValue = new Map();
+      this.byPrefixIndex = new Map();
+    }
+    for (const id of snapshot.deleted ?? []) {
+      const gone = this.get(id);
+      if (gone) this.forget(gone);
+    }
+    for (const key of snapshot.keys) if (!this.byValue.has(key.value)) this.remember(key);
   }
 
   private remember(key: ApiKey): void {

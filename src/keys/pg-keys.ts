@@ -31,17 +31,27 @@ export class PgKeys extends VersionedTable implements KeyBackend {
     super(db, "api_keys");
   }
 
-  async read(): Promise<KeySnapshot> {
-    const { version, value } = await this.snapshot<Row[]>("SELECT COALESCE(json_agg(k ORDER BY k.id), '[]') FROM api_keys k");
-    return { version, keys: value.map(fromRow) };
+  /** Everything at first; then the keys written and the ids deleted since the copy's version. */
+  async read(since = 0): Promise<KeySnapshot> {
+    if (since === 0) {
+      const { version, value } = await this.snapshot<Row[]>("SELECT COALESCE(json_agg(k ORDER BY k.id), '[]') FROM api_keys k");
+      return { version, keys: value.map(fromRow), deleted: null };
+    }
+    const { version, value } = await this.snapshot<{ keys: Row[]; deleted: number[] }>(
+      `SELECT json_build_object(
+         'keys', COALESCE((SELECT json_agg(k ORDER BY k.id) FROM api_keys k WHERE k.version > $2), '[]'),
+         'deleted', COALESCE((SELECT json_agg(d.id) FROM api_key_deletions d WHERE d.version > $2), '[]'))`,
+      [since],
+    );
+    return { version, keys: value.keys.map(fromRow), deleted: value.deleted.map(Number) };
   }
 
   async insert(key: Omit<ApiKey, "id">): Promise<{ key: ApiKey; version: number } | null> {
-    const { result, version } = await this.write(async (q) => {
+    const { result, version } = await this.write(async (q, version) => {
       const { rows } = await q(
-        `INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (value) DO NOTHING RETURNING id`,
-        [key.value, key.description, JSON.stringify(key.actions), JSON.stringify(key.collections), key.expiresAt, key.autodelete],
+        `INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete, version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (value) DO NOTHING RETURNING id`,
+        [key.value, key.description, JSON.stringify(key.actions), JSON.stringify(key.collections), key.expiresAt, key.autodelete, version],
       );
       return { changed: rows.length > 0, result: rows.length > 0 ? { ...key, id: Number(rows[0].id) } : null };
     });
@@ -49,9 +59,11 @@ export class PgKeys extends VersionedTable implements KeyBackend {
   }
 
   async remove(ids: number[]): Promise<{ removed: number[]; version: number | null }> {
-    const { result, version } = await this.write(async (q) => {
+    const { result, version } = await this.write(async (q, version) => {
       const { rows } = await q("DELETE FROM api_keys WHERE id = ANY($1::bigint[]) RETURNING id", [ids]);
-      return { changed: rows.length > 0, result: rows.map((r) => Number(r.id)) };
+      const removed = rows.map((r) => Number(r.id));
+      if (removed.length > 0) await q("INSERT INTO api_key_deletions (id, version) SELECT unnest($1::bigint[]), $2", [removed, version]);
+      return { changed: removed.length > 0, result: removed };
     });
     return { removed: result, version };
   }

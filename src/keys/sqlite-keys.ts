@@ -45,7 +45,7 @@ export class SqliteKeys implements KeyBackend {
 
   read(): Promise<KeySnapshot> {
     const keys = (this.db.prepare("SELECT * FROM api_keys ORDER BY id").all() as Row[]).map(fromRow);
-    return Promise.resolve({ version: this.version, keys });
+    return Promise.resolve({ version: this.version, keys, deleted: null });
   }
 
   insert(key: Omit<ApiKey, "id">): Promise<{ key: ApiKey; version: number } | null> {

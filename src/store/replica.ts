@@ -1,16 +1,18 @@
-// A node's copy in memory of state that other nodes may write too (API keys, search settings):
-// which version of it the copy holds, and when to read it again. Every committed write moves the
-// version on by one. A write of this node is applied to the copy at once; a newer version heard
-// from the store (a notification, a poll) makes the copy read the whole state again, one read at
-// a time, and a read older than this node's own last write is never applied.
+// A node's copy in memory of state that other nodes may write too (API keys, search settings,
+// the licence): which version of it the copy holds, and when to read it again. Every committed
+// write moves the version on by one. A write of this node is applied to the copy at once; a newer
+// version heard from the store (a notification, a poll) makes the copy read again, one read at a
+// time: what changed since its version, where the source can tell, else the whole state. A read
+// older than this node's own last write is never applied.
 
 export interface Versioned {
   version: number;
 }
 
-/** Where the state is stored: read whole, and watched for versions other nodes made. */
+/** Where the state is stored: read, and watched for versions other nodes made. */
 export interface ReplicaSource<S extends Versioned> {
-  read(): Promise<S>;
+  /** the whole state, or (a source that can) what changed since version `since` of it */
+  read(since?: number): Promise<S>;
   /** calls back with the version when another node may have changed the state */
   watch(moved: (version: number) => void): void;
 }
@@ -58,7 +60,7 @@ export class Replica<S extends Versioned> {
     const next = async (): Promise<void> => {
       do {
         this.readAgain = false;
-        const snapshot = await this.source.read();
+        const snapshot = await this.source.read(this.version);
         if (snapshot.version >= this.newestWrite && snapshot.version > this.version) {
           this.apply(snapshot);
           this.version = snapshot.version;

@@ -75,4 +75,15 @@ export const MIGRATIONS: Migration[] = [
       INSERT INTO state_versions (name, version) VALUES ('license', 0);
     `,
   },
+  {
+    version: 6,
+    name: "api key changes by version",
+    sql: `
+      -- a node reads only the keys written, and the ids deleted, since the version it holds
+      ALTER TABLE api_keys ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+      CREATE INDEX api_keys_version ON api_keys (version);
+      CREATE TABLE api_key_deletions (id BIGINT PRIMARY KEY, version BIGINT NOT NULL);
+      CREATE INDEX api_key_deletions_version ON api_key_deletions (version);
+    `,
+  },
 ];

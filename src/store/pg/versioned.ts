@@ -10,25 +10,28 @@ export const POLL_MS = 1_000;
 export type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 
 /**
- * Runs `work` in one transaction. When it returns `changed: true`, the version of `name` moves
- * on with it and every node is told; the version is then part of the result, else null.
+ * Runs `work` in one transaction with the version it makes (rows may carry it, so that nodes can
+ * read only what changed since theirs). When it returns `changed: true`, the transaction commits
+ * and every node is told; else it rolls back, and the version is null. Writers of one table
+ * take turns at the version's row lock, so versions commit in order.
  */
 export async function versionedWrite<T>(
   db: SharedDb,
   name: string,
-  work: (q: Query) => Promise<{ changed: boolean; result: T }>,
+  work: (q: Query, version: number) => Promise<{ changed: boolean; result: T }>,
 ): Promise<{ result: T; version: number | null }> {
   const client = await db.pool.connect();
   try {
     await client.query("BEGIN");
     const q: Query = (text, values) => client.query(text, values);
-    const { changed, result } = await work(q);
-    let version: number | null = null;
-    if (changed) {
-      const { rows } = await q("UPDATE state_versions SET version = version + 1 WHERE name = $1 RETURNING version", [name]);
-      version = Number(rows[0].version);
-      await q("SELECT pg_notify($1, $2)", [channelOf(name), String(version)]);
+    const { rows } = await q("UPDATE state_versions SET version = version + 1 WHERE name = $1 RETURNING version", [name]);
+    const version = Number(rows[0].version);
+    const { changed, result } = await work(q, version);
+    if (!changed) {
+      await client.query("ROLLBACK");
+      return { result, version: null };
     }
+    await q("SELECT pg_notify($1, $2)", [channelOf(name), String(version)]);
     await client.query("COMMIT");
     return { result, version };
   } catch (err) {
@@ -63,7 +66,9 @@ export abstract class VersionedTable {
     private readonly table: string,
   ) {}
 
-  protected write<T>(work: (q: Query) => Promise<{ changed: boolean; result: T }>): Promise<{ result: T; version: number | null }> {
+  protected write<T>(
+    work: (q: Query, version: number) => Promise<{ changed: boolean; result: T }>,
+  ): Promise<{ result: T; version: number | null }> {
     return versionedWrite(this.db, this.table, work);
   }
 
@@ -76,11 +81,11 @@ export abstract class VersionedTable {
     return version;
   }
 
-  /** The table's version and `select` (a scalar subquery) in one statement: one snapshot. */
-  protected async snapshot<T>(select: string): Promise<{ version: number; value: T }> {
+  /** The table's version and `select` (a scalar subquery; $2 onwards are `values`) in one statement: one snapshot. */
+  protected async snapshot<T>(select: string, values: unknown[] = []): Promise<{ version: number; value: T }> {
     const { rows } = await this.db.pool.query<{ version: string; value: T }>(
       `SELECT (SELECT version FROM state_versions WHERE name = $1) AS version, (${select}) AS value`,
-      [this.table],
+      [this.table, ...values],
     );
     return { version: Number(rows[0].version), value: rows[0].value };
   }
