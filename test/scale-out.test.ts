@@ -163,3 +163,17 @@ t.test("--database that is not a postgres URL, or that cannot be reached, stops 
   t.match(away.stderr, /cannot use the database postgres:\/\/u@127\.0\.0\.1:9\/db \(--database\)/);
   t.notMatch(away.stderr, /secret/, "without the password");
 });
+
+t.test("a database migrated past what this node knows stops its start with one line", { skip: POSTGRES_MISSING }, async (t) => {
+  const { url } = await privatePostgres(t);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  await db.query(
+    "CREATE TABLE leidex_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+  );
+  await db.query("INSERT INTO leidex_migrations (version, name) VALUES (999, 'from a newer release')");
+  await db.end();
+  const r = await runLeidex(["--database", url, "--data-dir", tempDir(t), "--source", "sample"]);
+  t.equal(r.code, 1, "exit 1");
+  t.match(r.stderr, /its schema is at migration 999, newer than this server knows \(\d+\): upgrade this node/);
+});
