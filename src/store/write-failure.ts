@@ -9,7 +9,8 @@
 
 /** SQLite result codes (better-sqlite3 puts them in err.code, extended codes included) and errno codes that mean "the disk refused the write". */
 const SQLITE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)(_|$)/;
-const ERRNO_CODES = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH"]);
+const DISK_ERRNO_CODES = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS"]);
+const NETWORK_ERRNO_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH"]);
 /** PostgreSQL SQLSTATE classes: connection exception, insufficient resources, operator intervention */
 const POSTGRES_STATES = /^(08|53|57P)/;
 /** what the pg client throws, without a code, when a connection ends or the pool cannot connect in time */
@@ -18,10 +19,15 @@ const POSTGRES_CLIENT = /^(Connection terminated|timeout exceeded when trying to
 const WRITE_RETRY_AFTER_SECONDS = 30;
 const LOG_EVERY_MS = 60_000;
 
-function isWriteFailure(err: unknown): boolean {
+type Store = "state.db" | "the database";
+
+/** The store a write failure is of (PostgreSQL is "the database"); null for any other error. */
+function failedStore(err: unknown): Store | null {
   const code = typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
+  if (SQLITE_CODES.test(code) || DISK_ERRNO_CODES.has(code)) return "state.db";
   const message = err instanceof Error ? err.message : "";
-  return SQLITE_CODES.test(code) || ERRNO_CODES.has(code) || POSTGRES_STATES.test(code) || POSTGRES_CLIENT.test(message);
+  if (POSTGRES_STATES.test(code) || NETWORK_ERRNO_CODES.has(code) || POSTGRES_CLIENT.test(message)) return "the database";
+  return null;
 }
 
 const describe = (err: unknown): string => {
@@ -37,6 +43,7 @@ export class WriteFailureLog {
   private windowStart = -Infinity;
   private count = 0;
   private last = "";
+  private store: Store = "state.db";
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -47,12 +54,14 @@ export class WriteFailureLog {
 
   /** Counts (and perhaps logs) `err` when it is a write failure; returns whether it was one. */
   note(where: string, err: unknown): boolean {
-    if (!isWriteFailure(err)) return false;
+    const store = failedStore(err);
+    if (store === null) return false;
+    this.store = store;
     const now = this.monoNow();
     if (now - this.windowStart >= this.everyMs && this.count === 0) {
       this.windowStart = now;
       this.log(
-        `the state store cannot be written (${describe(err)}) in ${where}: writes answer 503 with Retry-After ${WRITE_RETRY_AFTER_SECONDS} s; reads go on; further failures are counted once a minute`,
+        `${store} cannot be written (${describe(err)}) in ${where}: writes answer 503 with Retry-After ${WRITE_RETRY_AFTER_SECONDS} s; reads go on; further failures are counted once a minute`,
       );
       return true;
     }
@@ -66,7 +75,7 @@ export class WriteFailureLog {
     this.timer = null;
     if (this.count === 0) return;
     this.log(
-      `the state store still cannot be written: ${this.count} more write failures in the last ${Math.round(this.everyMs / 1000)} s (last: ${this.last})`,
+      `${this.store} still cannot be written: ${this.count} more write failures in the last ${Math.round(this.everyMs / 1000)} s (last: ${this.last})`,
     );
     this.count = 0;
     this.windowStart = this.monoNow();
@@ -84,8 +93,9 @@ export interface FailureReply {
 /** Answers a write failure with 503 and Retry-After (logged, throttled); false for any other error. */
 export function answerWriteFailure(reply: FailureReply, where: string, err: unknown): boolean {
   if (!writeFailures.note(where, err)) return false;
+  const why = failedStore(err) === "the database" ? "its database does not answer" : "its disk is full or failing";
   reply.header("Retry-After", String(WRITE_RETRY_AFTER_SECONDS));
-  reply.error(503, "the server cannot store this right now (its disk or database is full, failing or away); reads still work; retry later");
+  reply.error(503, `the server cannot store this right now (${why}); reads still work; retry later`);
   return true;
 }
 
