@@ -10,11 +10,10 @@ import { Collection } from "./engine/collection.js";
 import { ShardPool } from "./engine/pool.js";
 import { ENGINE_SCHEMAS } from "./engine-api/api-schemas.js";
 import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
-import { PgSettings } from "./engine-api/pg-settings.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
-import { SqliteSettings } from "./engine-api/sqlite-settings.js";
 import { nodeIdOf, PeerPublications } from "./golden-copy/peer-publications.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
+import { backendsOf } from "./store/backends.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
@@ -26,8 +25,6 @@ import { TrustedProxies } from "./http/trusted-proxies.js";
 import { KeyAuth } from "./keys/auth.js";
 import { bootstrapKey, sharedBootstrapKey } from "./keys/bootstrap.js";
 import { KeyStore } from "./keys/key-store.js";
-import { PgKeys } from "./keys/pg-keys.js";
-import { SqliteKeys } from "./keys/sqlite-keys.js";
 import { KEY_SCHEMAS, registerKeyRoutes, startKeyHousekeeping } from "./keys/keys-routes.js";
 import { unsupportedPatternWarnings } from "./keys/model.js";
 import { PUBLIC_SCHEMAS } from "./lei/api-schemas.js";
@@ -40,8 +37,6 @@ import { MATCH_SCHEMAS, registerMatchRoutes } from "./match/routes.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
 import { registerWebPage } from "./web/routes.js";
 import { LicenseState } from "./license/license-state.js";
-import { PgLicense } from "./license/pg-license.js";
-import { SqliteLicense } from "./license/sqlite-license.js";
 import { LICENSE_SCHEMAS, registerLicenseRoutes } from "./license/routes.js";
 import { openStateDb } from "./store/state-db.js";
 import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
@@ -86,20 +81,17 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const stateDb = openStateDb(config.dataDir);
   // --database: the state every node must share lives in PostgreSQL (all but the webhooks so far; docs/scale-out.md)
   const shared = config.database === null ? null : await openSharedDb(config.database, log);
+  const backends = backendsOf(stateDb, shared);
+  /** this node's name among the nodes on the shared store */
+  const node = shared ? nodeIdOf(config.dataDir) : "";
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-  const license = await LicenseState.open(
-    shared ? new PgLicense(shared) : new SqliteLicense(stateDb),
-    config.licensePublicKey,
-    nowSeconds,
-    log,
-  );
+  const license = await LicenseState.open(backends.license, config.licensePublicKey, nowSeconds, log);
   // a server that takes no licences asks nothing more of its limiter per request
   if (license.acceptsLicenses) limiter.limitFor = (ip) => license.rateLimitFor(ip);
   metrics.gauge("leidex_license_active", "1 while an activated licence is valid, else 0.", () => [[{}, license.isActive ? 1 : 0]]);
 
   // --database: this node records what it serves, and is not ready while a peer serves a newer publication
-  const node = shared ? nodeIdOf(config.dataDir) : null;
-  const peers = shared && node ? new PeerPublications(shared, node, () => collection.current, log) : null;
+  const peers = shared ? new PeerPublications(shared, node, () => collection.current, log) : null;
   if (peers) {
     collection.onSwap((live) => {
       peers.announce(live).catch((err: Error) => log(`could not record the publication this node serves: ${err.message}`));
@@ -114,15 +106,15 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, leiService);
 
-  const keyStore = await KeyStore.open(shared ? new PgKeys(shared) : new SqliteKeys(stateDb));
+  const keyStore = await KeyStore.open(backends.keys);
   for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);
-  const settings = await SearchSettings.open(shared ? new PgSettings(shared) : new SqliteSettings(stateDb));
+  const settings = await SearchSettings.open(backends.settings);
   const bootstrap = shared && config.apiKey === null ? await sharedBootstrapKey(shared) : bootstrapKey(config.apiKey, config.dataDir);
   log(bootstrap.banner);
   // a guard against guessing: 30 bad keys a minute per address, then 429, whichever key family
   const guessing = new RateLimiter(30, 60);
   // --database: what an address spends on one node is charged on the others, once a second
-  const sharedLimits = shared && node ? new SharedRateLimits(shared, node, { requests: limiter, guessing }, log) : null;
+  const sharedLimits = shared ? new SharedRateLimits(shared, node, { requests: limiter, guessing }, log) : null;
   await sharedLimits?.start();
   const keyAuth = new KeyAuth(keyStore, bootstrap.value, guessing, nowSeconds);
   registerKeyRoutes(server, keyAuth, keyStore, nowSeconds);

@@ -1,0 +1,26 @@
+// Where each area's replicated state is stored: state.db on one node, or the shared PostgreSQL
+// store with --database (docs/scale-out.md). The webhooks area keeps state.db either way so far.
+
+import { PgSettings } from "../engine-api/pg-settings.js";
+import type { SettingsBackend } from "../engine-api/search-settings.js";
+import { SqliteSettings } from "../engine-api/sqlite-settings.js";
+import type { KeyBackend } from "../keys/key-store.js";
+import { PgKeys } from "../keys/pg-keys.js";
+import { SqliteKeys } from "../keys/sqlite-keys.js";
+import type { LicenseBackend } from "../license/license-state.js";
+import { PgLicense } from "../license/pg-license.js";
+import { SqliteLicense } from "../license/sqlite-license.js";
+import type { SharedDb } from "./pg/shared-db.js";
+import type { StateDb } from "./state-db.js";
+
+export interface Backends {
+  keys: KeyBackend;
+  settings: SettingsBackend;
+  license: LicenseBackend;
+}
+
+export function backendsOf(stateDb: StateDb, shared: SharedDb | null): Backends {
+  return shared
+    ? { keys: new PgKeys(shared), settings: new PgSettings(shared), license: new PgLicense(shared) }
+    : { keys: new SqliteKeys(stateDb), settings: new SqliteSettings(stateDb), license: new SqliteLicense(stateDb) };
+}
