@@ -48,6 +48,8 @@ export interface App {
   server: HttpServer;
   pool: ShardPool;
   reloader: Reloader;
+  /** the live collection: which slices it has */
+  collection: Collection;
   dispatch: WebhookAreaHandle;
   /** the OpenAPI document /openapi.json serves */
   openApi(): object;
@@ -162,6 +164,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     server,
     pool,
     reloader,
+    collection,
     dispatch,
     openApi,
     warmUp: () => warmUp(leiService),

@@ -46,6 +46,11 @@ async function main(): Promise<void> {
   // A shard worker that dies takes its slice with it: until the collection is served again (from
   // its segments), requests that need that slice get 503, never a partial answer.
   pool.onSliceLost = (slice) => {
+    // a thread beyond the live collection's slices (engine/slice-count.ts) held none of it
+    if (slice >= (app.collection.current?.sliceDocs.length ?? 0)) {
+      log(`shard thread ${slice}, which holds no slice of the live collection, died; replaced`);
+      return;
+    }
     log(`shard worker of slice ${slice} died; serving the collection again`);
     void pool
       .ready()

@@ -4,7 +4,7 @@
 // store/replica.ts). Synonyms belong to the alias `lei`, not to a dated collection, so they
 // survive the daily reload into a fresh collection.
 
-import { Replica, type ReplicaSource } from "../store/replica.js";
+import { ReplicatedState, type ReplicaSource } from "../store/replica.js";
 
 export interface SynonymRule {
   id: string;
@@ -38,14 +38,12 @@ export interface SettingsBackend extends ReplicaSource<SettingsSnapshot> {
 
 const keyOf = (kind: SettingKind, name: string): string => `${kind}\u0000${name}`;
 
-export class SearchSettings {
+export class SearchSettings extends ReplicatedState<SettingsSnapshot> {
   private items = new Map<string, unknown>();
   /** changes per kind, so what is derived from a kind's items (synonyms.ts) knows when to redo it */
   private readonly changes = new Map<SettingKind, number>();
-  private readonly replica: Replica<SettingsSnapshot>;
-
   private constructor(private readonly backend: SettingsBackend) {
-    this.replica = new Replica(backend, (snapshot) => this.apply(snapshot));
+    super(backend);
   }
 
   static async open(backend: SettingsBackend): Promise<SearchSettings> {
@@ -90,7 +88,7 @@ export class SearchSettings {
     this.changes.set(kind, this.revision(kind) + 1);
   }
 
-  private apply(snapshot: SettingsSnapshot): void {
+  protected apply(snapshot: SettingsSnapshot): void {
     this.items = new Map(snapshot.items.map((item) => [keyOf(item.kind, item.name), item.body]));
     for (const kind of KINDS) this.changed(kind);
   }

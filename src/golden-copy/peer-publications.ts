@@ -41,9 +41,12 @@ export class PeerPublications {
 
   /** Reads the newest publication, then follows it; `catchUp` runs once per newer publication than this node's. */
   async start(catchUp: () => void): Promise<void> {
-    const look = (): Promise<void> =>
+    // read again only when the records moved on (this node's own swap included)
+    let seen = -1;
+    const look = (version: number): Promise<void> =>
       this.readNewest().then(
         () => {
+          seen = version;
           const behind = this.behind();
           if (!behind || this.caughtUpFor === behind.peer.published) return;
           this.caughtUpFor = behind.peer.published;
@@ -52,8 +55,10 @@ export class PeerPublications {
         },
         () => undefined, // the database is away: the next version heard reads again
       );
-    await look();
-    this.unwatch = watchVersion(this.db, TABLE, () => void look());
+    await look(-1);
+    this.unwatch = watchVersion(this.db, TABLE, (version) => {
+      if (version !== seen) void look(version);
+    });
   }
 
   /** Records what this node serves now (after each swap). */

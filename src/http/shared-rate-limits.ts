@@ -10,11 +10,18 @@ import type { RateLimiter } from "./rate-limit.js";
 export const TICK_MS = 1_000;
 /** Rows older than this are deleted: a node that was away longer does not charge them. */
 const KEEP_SECONDS = 120;
+/**
+ * Each tick reads the other nodes' rows of this many seconds, and charges those it has not yet:
+ * ids are handed out at insert but commit in any order, so "ids above the last seen" would skip
+ * a row committed late.
+ */
+const LOOK_BACK_SECONDS = 10;
 const PRUNE_EVERY_TICKS = 30;
 
 export class SharedRateLimits {
   private timer: NodeJS.Timeout | null = null;
-  private lastSeen = 0;
+  /** rows charged here, by id, with the tick that charged them (forgotten once out of the look-back) */
+  private readonly charged = new Map<number, number>();
   private ticks = 0;
   private busy = false;
   private failing = false;
@@ -28,8 +35,7 @@ export class SharedRateLimits {
 
   /** Starts counting and charging; what other nodes spent before this start is not charged. */
   async start(): Promise<void> {
-    const { rows } = await this.db.pool.query<{ id: string | null }>("SELECT max(id) AS id FROM rate_spent");
-    this.lastSeen = Number(rows[0].id ?? 0);
+    for (const row of await this.recent()) this.charged.set(Number(row.id), 0);
     for (const limiter of Object.values(this.limiters)) limiter.drainSpent();
     this.timer = setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref();
@@ -50,16 +56,17 @@ export class SharedRateLimits {
         ]);
         spent.clear();
       }
-      const { rows } = await this.db.pool.query<{ id: string; limiter: string; spent: Record<string, number> }>(
-        "SELECT id, limiter, spent FROM rate_spent WHERE id > $1 AND node <> $2 ORDER BY id",
-        [this.lastSeen, this.node],
-      );
-      for (const row of rows) {
+      this.ticks++;
+      for (const row of await this.recent()) {
+        const id = Number(row.id);
+        if (this.charged.has(id)) continue;
+        this.charged.set(id, this.ticks);
         const limiter = this.limiters[row.limiter];
         if (limiter) for (const [ip, tokens] of Object.entries(row.spent)) limiter.charge(ip, tokens);
-        this.lastSeen = Math.max(this.lastSeen, Number(row.id));
       }
-      if (++this.ticks % PRUNE_EVERY_TICKS === 0)
+      const forgetBefore = this.ticks - 2 * LOOK_BACK_SECONDS;
+      for (const [id, tick] of this.charged) if (tick < forgetBefore) this.charged.delete(id);
+      if (this.ticks % PRUNE_EVERY_TICKS === 0)
         await this.db.pool.query(`DELETE FROM rate_spent WHERE at < now() - interval '${KEEP_SECONDS} seconds'`);
       if (this.failing) this.log("shared rate limits: the database answers again");
       this.failing = false;
@@ -72,6 +79,15 @@ export class SharedRateLimits {
     } finally {
       this.busy = false;
     }
+  }
+
+  /** The other nodes' rows of the look-back window. */
+  private async recent(): Promise<{ id: string; limiter: string; spent: Record<string, number> }[]> {
+    const { rows } = await this.db.pool.query<{ id: string; limiter: string; spent: Record<string, number> }>(
+      `SELECT id, limiter, spent FROM rate_spent WHERE node <> $1 AND at > now() - interval '${LOOK_BACK_SECONDS} seconds'`,
+      [this.node],
+    );
+    return rows;
   }
 
   close(): void {

@@ -3,7 +3,7 @@
 // With a store other nodes write too (PostgreSQL, --database), their writes reach this copy when
 // the store says the key set's version moved on (store/replica.ts).
 
-import { Replica, type ReplicaSource } from "../store/replica.js";
+import { ReplicatedState, type ReplicaSource } from "../store/replica.js";
 import type { ApiKey } from "./model.js";
 
 export interface KeySnapshot {
@@ -24,14 +24,12 @@ export interface KeyBackend extends ReplicaSource<KeySnapshot> {
   close(): Promise<void>;
 }
 
-export class KeyStore {
+export class KeyStore extends ReplicatedState<KeySnapshot> {
   private byValue = new Map<string, ApiKey>();
   /** keys by their first 4 characters: a scoped key names its parent by them */
   private byPrefixIndex = new Map<string, ApiKey[]>();
-  private readonly replica: Replica<KeySnapshot>;
-
   private constructor(private readonly backend: KeyBackend) {
-    this.replica = new Replica(backend, (snapshot) => this.apply(snapshot));
+    super(backend);
   }
 
   static async open(backend: KeyBackend): Promise<KeyStore> {
@@ -94,7 +92,7 @@ export class KeyStore {
     return done.removed;
   }
 
-  private apply(snapshot: KeySnapshot): void {
+  protected apply(snapshot: KeySnapshot): void {
     if (snapshot.deleted === null) {
       this.byValue = new Map();
       this.byPrefixIndex = new Map();

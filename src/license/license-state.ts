@@ -6,7 +6,7 @@
 
 import type { KeyObject } from "node:crypto";
 import type { BlockList } from "node:net";
-import { Replica, type ReplicaSource } from "../store/replica.js";
+import { ReplicatedState, type ReplicaSource } from "../store/replica.js";
 import { clientList, LicenseRefused, verifyLicense, type LicenseDocument } from "./license-document.js";
 
 export interface Activation {
@@ -40,9 +40,8 @@ export interface LicenseBackend extends ReplicaSource<LicenseSnapshot> {
   close(): Promise<void>;
 }
 
-export class LicenseState {
+export class LicenseState extends ReplicatedState<LicenseSnapshot> {
   private active: Active | null = null;
-  private readonly replica: Replica<LicenseSnapshot>;
 
   private constructor(
     private readonly backend: LicenseBackend,
@@ -51,7 +50,7 @@ export class LicenseState {
     private readonly nowSeconds: () => number,
     private readonly log: (line: string) => void,
   ) {
-    this.replica = new Replica(backend, (snapshot) => this.apply(snapshot.stored));
+    super(backend);
   }
 
   static async open(
@@ -65,7 +64,7 @@ export class LicenseState {
     return state;
   }
 
-  private apply(stored: StoredLicense | null): void {
+  protected apply({ stored }: LicenseSnapshot): void {
     this.active = null;
     if (!stored) return;
     if (this.publicKey === null) {

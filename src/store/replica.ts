@@ -74,3 +74,14 @@ export class Replica<S extends Versioned> {
       });
   }
 }
+
+/** State kept through a Replica: subclasses say how a read is applied to their copy. */
+export abstract class ReplicatedState<S extends Versioned> {
+  protected readonly replica: Replica<S>;
+
+  protected constructor(source: ReplicaSource<S>) {
+    this.replica = new Replica(source, (snapshot) => this.apply(snapshot));
+  }
+
+  protected abstract apply(snapshot: S): void;
+}
