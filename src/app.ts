@@ -13,7 +13,7 @@ import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
 import { nodeIdOf, PeerPublications } from "./golden-copy/peer-publications.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
-import { backendsOf } from "./store/backends.js";
+import { backendsOf, webhookStoresOf } from "./store/backends.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
@@ -81,7 +81,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   );
 
   const stateDb = openStateDb(config.dataDir);
-  // --database: the state every node must share lives in PostgreSQL (all but the webhooks so far; docs/scale-out.md)
+  // --database: the state every node must share lives in PostgreSQL (docs/scale-out.md)
   const shared = config.database === null ? null : await openSharedDb(config.database, log);
   const backends = backendsOf(stateDb, shared);
   /** this node's name among the nodes on the shared store */
@@ -132,9 +132,14 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     log,
   });
   const housekeeping = startKeyHousekeeping(keyStore, nowSeconds, log);
+  const webhookStores = await webhookStoresOf(stateDb, shared, {
+    node: node || "node",
+    attemptTimeoutMs: config.webhookTimeoutSeconds * 1000,
+    log,
+  });
   const dispatch = startWebhookArea(
     server,
-    stateDb,
+    webhookStores,
     {
       dataDir: config.dataDir,
       operatorKey: config.operatorKey,

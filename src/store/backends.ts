@@ -1,5 +1,5 @@
 // Where each area's replicated state is stored: state.db on one node, or the shared PostgreSQL
-// store with --database (docs/scale-out.md). The webhooks area keeps state.db either way so far.
+// store with --database (docs/scale-out.md).
 
 import { PgSettings } from "../engine-api/pg-settings.js";
 import type { SettingsBackend } from "../engine-api/search-settings.js";
@@ -10,6 +10,9 @@ import { SqliteKeys } from "../keys/sqlite-keys.js";
 import type { LicenseBackend } from "../license/license-state.js";
 import { PgLicense } from "../license/pg-license.js";
 import { SqliteLicense } from "../license/sqlite-license.js";
+import { openPgWebhookStores } from "../webhooks/pg/pg-stores.js";
+import { sqliteWebhookStores } from "../webhooks/sqlite-stores.js";
+import type { WebhookStores } from "../webhooks/webhook-state.js";
 import type { SharedDb } from "./pg/shared-db.js";
 import type { StateDb } from "./state-db.js";
 
@@ -23,4 +26,13 @@ export function backendsOf(stateDb: StateDb, shared: SharedDb | null): Backends 
   return shared
     ? { keys: new PgKeys(shared), settings: new PgSettings(shared), license: new PgLicense(shared) }
     : { keys: new SqliteKeys(stateDb), settings: new SqliteSettings(stateDb), license: new SqliteLicense(stateDb) };
+}
+
+/** Area C's stores; on PostgreSQL, `node` names this node's dispatch among the others'. */
+export function webhookStoresOf(
+  stateDb: StateDb,
+  shared: SharedDb | null,
+  opts: { node: string; attemptTimeoutMs: number; log: (line: string) => void },
+): Promise<WebhookStores> {
+  return shared ? openPgWebhookStores(shared, opts) : Promise.resolve(sqliteWebhookStores(stateDb));
 }

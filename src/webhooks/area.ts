@@ -1,24 +1,17 @@
-// Wires area C: stores on the shared state.db, the operator key, the intake writer thread, the
-// dispatcher workers, the outbox pruner and the routes. LEIDEX_WEBHOOK_TIME_SCALE (test-only, default 1) divides every
+// Wires area C: its stores (state.db, or PostgreSQL with --database), the operator key, the event
+// intake, the dispatcher workers, the outbox pruner and the routes. LEIDEX_WEBHOOK_TIME_SCALE (test-only, default 1) divides every
 // retry delay and retention period.
 
 import type { HttpServer } from "../http/server.js";
 import type { Metrics } from "../http/metrics.js";
 import type { RateLimiter } from "../http/rate-limit.js";
-import type { StateDb } from "../store/state-db.js";
-import { Backlog } from "./backlog.js";
 import { DispatchCenter } from "./dispatch-center.js";
-import { InboundStore } from "./inbound-store.js";
-import { Intake } from "./intake.js";
 import { operatorKey } from "./operator-key.js";
-import { Outbox } from "./outbox.js";
 import { OutboxPruner } from "./outbox-pruner.js";
 import { registerWebhookRoutes } from "./routes.js";
-import { SuppressionStore } from "./suppression-store.js";
-import { TenantStore } from "./tenant-store.js";
 import { TrustedClock } from "../time/trusted-clock.js";
 import { UrlGuard } from "./url-guard.js";
-import { WebhookStore } from "./webhook-store.js";
+import type { WebhookStores } from "./webhook-state.js";
 
 export interface WebhookConfig {
   dataDir: string;
@@ -38,7 +31,7 @@ export interface WebhookAreaHandle {
 
 export function startWebhookArea(
   server: HttpServer,
-  db: StateDb,
+  stores: WebhookStores,
   config: WebhookConfig,
   log: (line: string) => void,
   metrics: Metrics | null = null,
@@ -51,12 +44,7 @@ export function startWebhookArea(
   // prunes and disables are judged on a clock a forward step cannot move
   const trusted = new TrustedClock(nowMs);
   const decisionNowMs = (): number => trusted.now();
-  const tenants = new TenantStore(db);
-  const webhooks = new WebhookStore(db);
-  const suppressions = new SuppressionStore(db);
-  const outbox = new Outbox(db);
-  const inbound = new InboundStore(db);
-  const dispatch = new DispatchCenter(db, outbox, webhooks, inbound, {
+  const dispatch = new DispatchCenter(stores.queue, stores.webhooks, stores.inbound, {
     workers: config.dispatchers,
     workerData: { caFile: config.caFile, allowHosts: config.allowHosts, timeoutMs: config.timeoutSeconds * 1000 },
     scale,
@@ -65,44 +53,36 @@ export function startWebhookArea(
     log,
     metrics,
   });
-  const backlog = new Backlog(db);
-  const intake = new Intake(db, {
-    backlog,
-    nowMs,
-    directAllowance: () => dispatch.directAllowance(),
-    handOff: (h) => dispatch.handOff(h),
-    onLost: (afterSeq) => dispatch.releaseAfter(afterSeq),
-    log,
-  });
-  const pruner = new OutboxPruner(outbox, { scale, nowMs, decisionNowMs, log, metrics });
+  const intake = stores.openIntake(dispatch, nowMs, log);
+  const pruner = new OutboxPruner(stores.outbox, { scale, nowMs, decisionNowMs, log, metrics });
   if (metrics) {
     metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [
       [{}, dispatch.inFlight],
     ]);
   }
-  const guard = new UrlGuard(config.allowHosts);
   registerWebhookRoutes(server, {
-    db,
-    backlog,
-    inbound,
     operatorKey: op.value,
-    tenants,
-    webhooks,
-    suppressions,
-    outbox,
+    tenants: stores.tenants,
+    webhooks: stores.webhooks,
+    inbound: stores.inbound,
+    inboundIntake: stores.inboundIntake,
+    suppressions: stores.suppressions,
+    log: stores.log,
     intake,
     dispatch,
-    guard,
+    guard: new UrlGuard(config.allowHosts),
     guessing: config.guessing,
     nowMs,
   });
   dispatch.start();
+  stores.attach(dispatch);
   pruner.start();
   return {
     stop: async () => {
       await pruner.stop();
       await intake.stop();
       await dispatch.stop();
+      await stores.stop();
     },
   };
 }

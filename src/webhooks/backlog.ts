@@ -22,6 +22,18 @@ export interface BacklogCaps {
   perTenant: number;
 }
 
+export const DEFAULT_CAPS: BacklogCaps = { perEndpoint: MAX_PENDING_PER_ENDPOINT, perTenant: MAX_PENDING_PER_TENANT };
+
+/** Why new work is refused: null when every count is within its cap. */
+export function capProblem(caps: BacklogCaps, endpoints: Iterable<[string, number]>, tenants: Iterable<[string, number]>): string | null {
+  for (const [id, n] of endpoints)
+    if (n > caps.perEndpoint)
+      return `endpoint ${id} has ${caps.perEndpoint} deliveries pending (its cap); retry once its receiver catches up`;
+  for (const [id, n] of tenants)
+    if (n > caps.perTenant) return `tenant ${id} has ${caps.perTenant} deliveries pending (its cap); retry once its receivers catch up`;
+  return null;
+}
+
 export class Backlog {
   private readonly add;
   private readonly ofEndpoint;
@@ -29,7 +41,7 @@ export class Backlog {
 
   constructor(
     private readonly db: StateDb,
-    readonly caps: BacklogCaps = { perEndpoint: MAX_PENDING_PER_ENDPOINT, perTenant: MAX_PENDING_PER_TENANT },
+    readonly caps: BacklogCaps = DEFAULT_CAPS,
   ) {
     const fresh = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending_counts'").get() === undefined;
     migrate(db, [
@@ -72,16 +84,10 @@ export class Backlog {
 
   /** Inside the transaction that added rows: null when every endpoint and tenant touched is within its cap, else why not. */
   overCap(endpoints: Iterable<string>, tenants: Iterable<string>): string | null {
-    for (const id of endpoints) {
-      const n = this.pendingOfEndpoint(id);
-      if (n > this.caps.perEndpoint)
-        return `endpoint ${id} has ${this.caps.perEndpoint} deliveries pending (its cap); retry once its receiver catches up`;
-    }
-    for (const id of tenants) {
-      const n = this.pendingOfTenant(id);
-      if (n > this.caps.perTenant)
-        return `tenant ${id} has ${this.caps.perTenant} deliveries pending (its cap); retry once its receivers catch up`;
-    }
-    return null;
+    return capProblem(
+      this.caps,
+      [...endpoints].map((id): [string, number] => [id, this.pendingOfEndpoint(id)]),
+      [...tenants].map((id): [string, number] => [id, this.pendingOfTenant(id)]),
+    );
   }
 }

@@ -16,14 +16,13 @@
 
 import { Worker } from "node:worker_threads";
 import type { Metrics } from "../http/metrics.js";
-import type { StateDb } from "../store/state-db.js";
 import { writeFailures } from "../store/write-failure.js";
-import type { InboundStore } from "./inbound-store.js";
-import { relaxedTransaction, type Delivery, type Outbox, type Outcome } from "./outbox.js";
+import type { Delivery, Outcome } from "./outbox.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
 import { RestartBackoff } from "./restart-backoff.js";
 import { isSuccess, verdict } from "./retry.js";
-import type { WebhookStore } from "./webhook-store.js";
+import type { DispatchQueue, HealthChange, InboundRoutes, WebhookChange, Webhooks } from "./webhook-state.js";
+import type { Webhook } from "./webhook-store.js";
 
 /** due rows read per query */
 const BATCH = 2000;
@@ -97,16 +96,17 @@ export class DispatchCenter {
   /** due rows may be waiting in the outbox: intake must not hand newer rows past them */
   private backlog = true;
   private kicked = false;
+  private pumping = false;
+  private pumpAgain = false;
+  private flushing = false;
   private stopped = false;
 
   constructor(
-    private readonly db: StateDb,
-    private readonly outbox: Outbox,
-    private readonly webhooks: WebhookStore,
-    private readonly inbound: InboundStore,
+    private readonly queue: DispatchQueue,
+    private readonly webhooks: Webhooks,
+    private readonly inbound: InboundRoutes,
     private readonly opts: DispatchCenterOptions,
   ) {
-    outbox.clearLeases();
     opts.metrics?.increment(RESTARTS_METRIC, RESTARTS_HELP, 0);
     for (let i = 0; i < opts.workers; i++)
       this.parts.push({ worker: null, restarts: new RestartBackoff(), queued: [], restartTimer: null });
@@ -117,6 +117,13 @@ export class DispatchCenter {
     this.timer = setInterval(() => this.pump(), POLL_MS);
     this.timer.unref();
     this.pump();
+  }
+
+  /** Endpoints with deliveries on their way from this node. */
+  busyEndpoints(): Set<string> {
+    const busy = new Set<string>();
+    for (const h of this.handed.values()) busy.add(h.d.webhook_id);
+    return busy;
   }
 
   /** Deliveries on their way (handed to a thread, result not yet written). */
@@ -145,20 +152,28 @@ export class DispatchCenter {
       this.kick();
       return;
     }
-    const failed = this.handOut(h.rows);
-    if (failed.length > 0) this.outbox.fail(failed, this.opts.nowMs());
+    this.failGone(this.handOut(h.rows));
   }
 
   /**
    * The intake writer died during a slice: rows after `afterSeq` it may have stored leased (and
-   * committed) were never handed over. Releases every lease after it that is not on its way.
+   * committed) were never handed over. `release` is given the rows after it that are on their way,
+   * to release every other lease after it.
    */
-  releaseAfter(afterSeq: number): void {
+  releaseAfter(afterSeq: number, release: (onTheirWay: number[]) => void): void {
     const onTheirWay: number[] = [];
     for (const h of this.handed.values()) if (h.d.seq > afterSeq) onTheirWay.push(h.d.seq);
-    this.outbox.releaseAfter(afterSeq, onTheirWay);
+    release(onTheirWay);
     this.backlog = true;
     this.kick();
+  }
+
+  /**
+   * This node may no longer hold what it was given (its leases could not be renewed in time):
+   * every dispatcher thread is replaced, which cuts their requests and takes back their rows.
+   */
+  abandon(): void {
+    for (const p of this.parts) void p.worker?.terminate();
   }
 
   /** New rows are due: hand them out soon. */
@@ -174,7 +189,7 @@ export class DispatchCenter {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    this.flush();
+    await this.flush();
     for (const p of this.parts) if (p.restartTimer) clearTimeout(p.restartTimer);
     await Promise.all(this.parts.map((p) => p.worker?.terminate()));
   }
@@ -240,33 +255,51 @@ export class DispatchCenter {
     return failed;
   }
 
-  private pump(): void {
-    if (this.stopped) return;
+  /** Rows whose endpoint is gone: failed (a failure to say so leaves them leased until the next start). */
+  private failGone(seqs: number[]): void {
+    if (seqs.length === 0) return;
+    const note = (err: unknown): void =>
+      this.opts.log(`failing ${seqs.length} deliveries of removed endpoints failed: ${(err as Error).message}`);
     try {
-      this.pumpOnce();
+      void Promise.resolve(this.queue.fail(seqs, this.opts.nowMs())).catch(note);
     } catch (err) {
-      // a failing disk must not take the server down from a timer; the next poll tries again
-      if (!writeFailures.note("webhook hand-out", err)) this.opts.log(`handing out webhook deliveries failed: ${(err as Error).message}`);
+      note(err);
     }
   }
 
-  private pumpOnce(): void {
+  /** One pump at a time (a store may answer later); a pump asked for meanwhile runs right after. */
+  private pump(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    this.pumpOnce()
+      .catch((err: unknown) => {
+        // a failing store must not take the server down from a timer; the next poll tries again
+        if (!writeFailures.note("webhook hand-out", err)) this.opts.log(`handing out webhook deliveries failed: ${(err as Error).message}`);
+      })
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.pump();
+        }
+      });
+  }
+
+  private async pumpOnce(): Promise<void> {
     for (;;) {
       const room = Math.min(BATCH, MAX_HANDED - this.handed.size);
       if (room <= 0) {
         this.backlog = true;
         return;
       }
-      const due = this.outbox.due(this.opts.nowMs(), room);
-      if (due.length > 0) {
-        // lease first: if the write fails nothing is handed out
-        this.outbox.lease(
-          due.map((d) => d.seq),
-          true,
-        );
-        const failed = this.handOut(due);
-        if (failed.length > 0) this.outbox.fail(failed, this.opts.nowMs());
-      }
+      // leased as they are read: if the write fails nothing is handed out
+      const due = await this.queue.claim(this.opts.nowMs(), room);
+      if (this.stopped) return;
+      if (due.length > 0) this.failGone(this.handOut(due));
       if (due.length < room) {
         this.backlog = false;
         return;
@@ -307,45 +340,61 @@ export class DispatchCenter {
       this.handed.delete(r.key);
       this.returned.push({ kind: "delivery", h, r });
     }
-    if (urgent || this.returned.length >= FLUSH_MAX) this.flush();
-    else if (!this.flushTimer && this.returned.length > 0) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
+    if (urgent || this.returned.length >= FLUSH_MAX) void this.flush();
+    else if (!this.flushTimer && this.returned.length > 0) this.flushTimer = setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
-  /** Writes the returned results (attempts, delivery states, endpoint health) in one transaction. */
-  private flush(): void {
+  /** Writes the returned results (attempts, delivery states, endpoint health) in one transaction; one flush at a time. */
+  private async flush(): Promise<void> {
     if (this.flushTimer) {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
-    if (this.returned.length === 0) return;
+    if (this.returned.length === 0 || this.flushing) return;
     const batch = this.returned;
     this.returned = [];
-    let written: { disabled: { id: string; reason: string }[]; tests: { t: Test; r: DispatchResult }[] };
+    this.flushing = true;
+    const now = this.opts.nowMs();
+    const plan = this.judge(batch, now);
     try {
-      // no fsync: a result lost to a power cut only means the delivery goes out again (at least
-      // once), and an endpoint health change lost with it is made again by the next answer
-      written = relaxedTransaction(this.db, () => this.write(batch, this.opts.nowMs()));
+      await this.queue.record(
+        plan.outcomes,
+        plan.health,
+        plan.disabled.map((x) => x.id),
+        now,
+      );
     } catch (err) {
-      // the disk refused (full, I/O error): keep the results and try again in a second rather
-      // than take the server down; their rows stay leased, so nothing is sent twice meanwhile
+      // the store refused (a full disk, a database away): keep the results and try again in a
+      // second rather than take the server down; their rows stay leased, so nothing is sent twice meanwhile
       if (!writeFailures.note("webhook results", err))
         this.opts.log(`writing ${batch.length} webhook results failed, retrying: ${(err as Error).message}`);
       this.returned = batch.concat(this.returned);
-      this.flushTimer ??= setTimeout(() => this.flush(), 1000);
+      this.flushTimer ??= setTimeout(() => void this.flush(), 1000);
       return;
+    } finally {
+      this.flushing = false;
     }
-    for (const x of written.disabled) this.opts.log(`webhook ${x.id} disabled: ${x.reason}`);
-    for (const { t, r } of written.tests)
-      t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
-    // room was made: rows waiting in the outbox can go
+    for (const x of plan.disabled) this.opts.log(`webhook ${x.id} disabled: ${x.reason}`);
+    for (const { t, r } of plan.tests) t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
+    // results that came meanwhile; and room was made, so rows waiting in the outbox can go
+    if (this.returned.length > 0 && !this.flushTimer) this.flushTimer = setTimeout(() => void this.flush(), FLUSH_MS);
     if (this.backlog) this.kick();
   }
 
-  /** The body of a flush's transaction: verdicts, the delivery log, delivery states, endpoint health. */
-  private write(batch: Returned[], now: number): { disabled: { id: string; reason: string }[]; tests: { t: Test; r: DispatchResult }[] } {
+  /** What a batch of results comes to: verdicts, the delivery log, delivery states, endpoint health. */
+  private judge(
+    batch: Returned[],
+    now: number,
+  ): { outcomes: Outcome[]; health: HealthChange[]; disabled: { id: string; reason: string }[]; tests: { t: Test; r: DispatchResult }[] } {
     const outcomes: Outcome[] = [];
     const disabled: { id: string; reason: string }[] = [];
     const tests: { t: Test; r: DispatchResult }[] = [];
+    // each endpoint as this batch leaves it: a later result of the batch sees what an earlier one changed
+    const judged = new Map<string, { w: Webhook; change: WebhookChange }>();
+    const change = (w: Webhook, c: WebhookChange): void => {
+      const seen = judged.get(w.id);
+      judged.set(w.id, { w: { ...w, ...c }, change: { ...seen?.change, ...c } });
+    };
     for (const item of batch) {
       const r = item.r;
       const ok = isSuccess(r.statusCode);
@@ -378,7 +427,7 @@ export class DispatchCenter {
       }
       const d = item.h.d;
       const attempt = d.attempts + 1;
-      let w = this.webhooks.byIdAnyTenant(r.webhookId);
+      const w = judged.get(r.webhookId)?.w ?? this.webhooks.byIdAnyTenant(r.webhookId);
       const v = verdict({
         statusCode: r.statusCode,
         attempt,
@@ -390,7 +439,7 @@ export class DispatchCenter {
       });
       // an endpoint disabled or deleted while this attempt was on its way gets no retry: its
       // pending deliveries were failed, and this one must not come back to life
-      const retry = v.kind === "retry" && this.endpoint(r.webhookId) !== null;
+      const retry = v.kind === "retry" && (w ? w.status === "enabled" : this.endpoint(r.webhookId) !== null);
       const next = retry ? v.atMs : null;
       outcomes.push({
         seq: d.seq,
@@ -408,20 +457,18 @@ export class DispatchCenter {
       });
       if (!w) continue;
       if (v.kind === "delivered") {
-        if (w.failing_since !== null) this.webhooks.update(w, { failing_since: null });
+        if (w.failing_since !== null) change(w, { failing_since: null });
       } else if (v.kind === "disable") {
         if (w.status === "enabled") {
-          w = this.webhooks.update(w, { status: "disabled", disabled_reason: v.reason });
+          change(w, { status: "disabled", disabled_reason: v.reason });
           disabled.push({ id: w.id, reason: v.reason });
         }
       } else if (w.failing_since === null) {
-        this.webhooks.update(w, { failing_since: now });
+        change(w, { failing_since: now });
       }
     }
-    this.outbox.record(outcomes, now);
-    // after the outcomes, so that a retry recorded in this batch cannot revive a disabled endpoint's row
-    for (const x of disabled) this.outbox.failPending(x.id, now);
-    return { disabled, tests };
+    const health = [...judged].map(([id, j]) => ({ id, change: j.change }));
+    return { outcomes, health, disabled, tests };
   }
 
   private onExit(part: number, w: Worker, code: number): void {
@@ -444,14 +491,13 @@ export class DispatchCenter {
       perEndpoint.set(t.webhookId, (perEndpoint.get(t.webhookId) ?? 0) + 1);
       t.done({ statusCode: null, error: "dispatcher thread died during the attempt", durationMs: 0, snippet: "" });
     }
-    try {
-      this.outbox.lease(
-        back.map((h) => h.d.seq),
-        false,
-      );
-    } catch (err) {
-      // still leased: they go out again at the next start (at least once), not before
+    const note = (err: unknown): void =>
+      // still leased: they go out again at the next start or lease takeover (at least once), not before
       this.opts.log(`releasing the deliveries of dispatcher ${part} failed: ${(err as Error).message}`);
+    try {
+      void Promise.resolve(this.queue.release(back.map((h) => h.d.seq))).then(() => this.kick(), note);
+    } catch (err) {
+      note(err);
     }
     this.backlog = true;
     // the new thread's first messages: what may still be running at each receiver counts against its cap

@@ -3,18 +3,13 @@
 // `inbound` dispatch through the outbox (stored before the 202, retried like webhook deliveries).
 
 import type { Reply, Request } from "../http/server.js";
-import type { StateDb } from "../store/state-db.js";
-import { BACKLOG_RETRY_AFTER_SECONDS, type Backlog } from "./backlog.js";
-import type { DispatchCenter, HandOff } from "./dispatch-center.js";
-import { publicRoute, type InboundStore } from "./inbound-store.js";
-import type { Outbox } from "./outbox.js";
+import { BACKLOG_RETRY_AFTER_SECONDS } from "./backlog.js";
+import type { DispatchCenter } from "./dispatch-center.js";
+import { publicRoute } from "./inbound-store.js";
 import { describeSchemaError } from "../http/json-schema.js";
 import { SMALL_BODY, validators } from "./schemas.js";
-import type { TenantStore } from "./tenant-store.js";
+import type { DeliveryLog, InboundIntake, InboundRoutes, Tenants } from "./webhook-state.js";
 import { refuseUrl, type UrlGuard } from "./url-guard.js";
-
-/** thrown inside the transaction to undo a message over a pending cap */
-class BacklogFull extends Error {}
 
 export type OperatorRoute = (
   method: "get" | "post" | "patch" | "del",
@@ -27,11 +22,10 @@ export type OperatorRoute = (
 export function registerInboundRoutes(
   route: OperatorRoute,
   deps: {
-    db: StateDb;
-    backlog: Backlog;
-    tenants: TenantStore;
-    inbound: InboundStore;
-    outbox: Outbox;
+    tenants: Tenants;
+    inbound: InboundRoutes;
+    intake: InboundIntake;
+    log: DeliveryLog;
     dispatch: DispatchCenter;
     guard: UrlGuard;
     nowMs: () => number;
@@ -50,7 +44,7 @@ export function registerInboundRoutes(
       return;
     }
     if (await refuseUrl(guard, body.url, reply)) return;
-    const r = inbound.create(tenantId, body.match, body.url, body.max_concurrency);
+    const r = await inbound.create(tenantId, body.match, body.url, body.max_concurrency);
     reply.json(201, JSON.stringify({ ...publicRoute(r), secret: r.secret }));
   });
   route("get", "/v1/tenants/:id/inbound-routes", "inbound-routes-list", null, ({ req, reply }) => {
@@ -82,20 +76,20 @@ export function registerInboundRoutes(
       reply.error(404, "no such inbound route");
       return;
     }
-    reply.json(200, JSON.stringify(publicRoute(inbound.update(r, body))));
+    reply.json(200, JSON.stringify(publicRoute(await inbound.update(r, body))));
   });
-  route("del", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-delete", null, ({ req, reply }) => {
+  route("del", "/v1/tenants/:id/inbound-routes/:route", "inbound-routes-delete", null, async ({ req, reply }) => {
     const r = inbound.get(req.params[0], req.params[1]);
     if (!r) {
       reply.error(404, "no such inbound route");
       return;
     }
-    inbound.delete(r);
-    deps.outbox.failPending(r.id);
+    await inbound.delete(r);
+    await deps.log.failPending(r.id);
     reply.json(200, JSON.stringify({ id: r.id, deleted: true }));
   });
 
-  route("post", "/v1/inbound", "inbound-receive", 1024 * 1024, ({ reply, body }) => {
+  route("post", "/v1/inbound", "inbound-receive", 1024 * 1024, async ({ reply, body }) => {
     if (!validators.inboundMessage(body)) {
       reply.error(400, describeSchemaError("inbound message", validators.inboundMessage.errors));
       return;
@@ -107,54 +101,30 @@ export function registerInboundRoutes(
       return;
     }
     const now = deps.nowMs();
-    const handOff: HandOff = { rows: [], direct: false };
-    let over: string | null = null;
-    try {
-      deps.db.transaction(() => {
-        if (!inbound.firstTime(m.id, r.id, now)) return;
-        const data = {
-          route_id: r.id,
-          recipient: m.recipient,
-          from: m.from,
-          subject: m.subject ?? "",
-          headers: m.headers ?? {},
-          text: m.text ?? "",
-          html: m.html ?? "",
-          timestamp: m.timestamp,
-        };
-        const payload = JSON.stringify({
-          id: m.id,
-          type: "inbound",
-          created_at: new Date(m.timestamp * 1000).toISOString(),
-          tenant_id: r.tenant_id,
-          data,
-        });
-        handOff.direct = deps.dispatch.directAllowance() >= 1;
-        handOff.rows.push(
-          deps.outbox.add(
-            {
-              webhook_id: r.id,
-              tenant_id: r.tenant_id,
-              event_id: m.id,
-              event_type: "inbound",
-              body: payload,
-              next_attempt_at: now,
-              created_at: now,
-            },
-            handOff.direct,
-          ),
-        );
-        // over the route's or tenant's pending cap: undo (the throw rolls the transaction back) and refuse
-        deps.backlog.added(new Map([[r.id, { tenantId: r.tenant_id, n: 1 }]]));
-        over = deps.backlog.overCap([r.id], [r.tenant_id]);
-        if (over) throw new BacklogFull();
-      })();
-    } catch (err) {
-      if (!(err instanceof BacklogFull) || over === null) throw err;
+    const data = {
+      route_id: r.id,
+      recipient: m.recipient,
+      from: m.from,
+      subject: m.subject ?? "",
+      headers: m.headers ?? {},
+      text: m.text ?? "",
+      html: m.html ?? "",
+      timestamp: m.timestamp,
+    };
+    const payload = JSON.stringify({
+      id: m.id,
+      type: "inbound",
+      created_at: new Date(m.timestamp * 1000).toISOString(),
+      tenant_id: r.tenant_id,
+      data,
+    });
+    const stored = await deps.intake.store(r, m.id, payload, now, deps.dispatch.directAllowance() >= 1);
+    if (stored.over !== null) {
       reply.header("Retry-After", String(BACKLOG_RETRY_AFTER_SECONDS));
-      reply.error(429, `message refused, nothing stored: ${over}`);
+      reply.error(429, `message refused, nothing stored: ${stored.over}`);
       return;
     }
+    const handOff = stored.handOff;
     reply.json(202, JSON.stringify({ route_id: r.id, tenant_id: r.tenant_id, duplicate: handOff.rows.length === 0 }));
     deps.dispatch.handOff(handOff);
   });

@@ -5,6 +5,11 @@
 
 import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
+import type { Backlog } from "./backlog.js";
+import type { HandOff } from "./dispatch-center.js";
+import type { Outbox } from "./outbox.js";
+import { Directory, matchRoute } from "./endpoint-directory.js";
+import type { InboundChange, InboundIntake, InboundRoutes, InboundStored } from "./webhook-state.js";
 import { DEFAULT_CONCURRENCY, newSecret } from "./webhook-store.js";
 
 export interface InboundRoute {
@@ -26,8 +31,8 @@ export const publicRoute = (r: InboundRoute): Record<string, unknown> => ({
   created_at: r.created_at,
 });
 
-export class InboundStore {
-  private readonly byId = new Map<string, InboundRoute>();
+export class InboundStore implements InboundRoutes {
+  private readonly known = new Directory<InboundRoute>();
 
   constructor(private readonly db: StateDb) {
     migrate(db, [
@@ -36,7 +41,7 @@ export class InboundStore {
          max_concurrency INTEGER NOT NULL, created_at TEXT NOT NULL)`,
       `CREATE TABLE IF NOT EXISTS inbound_messages (id TEXT PRIMARY KEY, route_id TEXT NOT NULL, received_at INTEGER NOT NULL)`,
     ]);
-    for (const r of db.prepare("SELECT * FROM inbound_routes").all() as InboundRoute[]) this.byId.set(r.id, r);
+    this.known.load(db.prepare("SELECT * FROM inbound_routes").all() as InboundRoute[]);
   }
 
   create(tenantId: string, match: string, url: string, maxConcurrency: number = DEFAULT_CONCURRENCY): InboundRoute {
@@ -52,48 +57,38 @@ export class InboundStore {
     this.db
       .prepare("INSERT INTO inbound_routes (id, tenant_id, match, url, secret, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(r.id, r.tenant_id, r.match, r.url, r.secret, r.max_concurrency, r.created_at);
-    this.byId.set(r.id, r);
+    this.known.set(r);
     return r;
   }
 
   get(tenantId: string, id: string): InboundRoute | null {
-    const r = this.byId.get(id);
-    return r && r.tenant_id === tenantId ? r : null;
+    return this.known.get(tenantId, id);
   }
 
   byIdAnyTenant(id: string): InboundRoute | null {
-    return this.byId.get(id) ?? null;
+    return this.known.byIdAnyTenant(id);
   }
 
   list(tenantId: string): InboundRoute[] {
-    return [...this.byId.values()]
-      .filter((r) => r.tenant_id === tenantId)
-      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    return this.known.list(tenantId);
   }
 
-  update(r: InboundRoute, change: Partial<Pick<InboundRoute, "match" | "url" | "max_concurrency">>): InboundRoute {
+  update(r: InboundRoute, change: InboundChange): InboundRoute {
     const next = { ...r, ...change, match: (change.match ?? r.match).toLowerCase() };
     this.db
       .prepare("UPDATE inbound_routes SET match = ?, url = ?, max_concurrency = ? WHERE id = ?")
       .run(next.match, next.url, next.max_concurrency, next.id);
-    this.byId.set(next.id, next);
+    this.known.set(next);
     return next;
   }
 
   delete(r: InboundRoute): void {
     this.db.prepare("DELETE FROM inbound_routes WHERE id = ?").run(r.id);
-    this.byId.delete(r.id);
+    this.known.remove(r.id);
   }
 
-  /** The route for a recipient: exact address, then domain, then catch-all; oldest first. */
   match(recipient: string): InboundRoute | null {
-    const address = recipient.trim().toLowerCase();
-    const domain = address.slice(address.lastIndexOf("@"));
-    const rank = (r: InboundRoute): number => (r.match === address ? 0 : r.match === domain ? 1 : r.match === "*" ? 2 : 3);
-    const found = [...this.byId.values()]
-      .filter((r) => rank(r) < 3)
-      .sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-    return found[0] ?? null;
+    return matchRoute(this.known.all(), recipient);
   }
 
   /** Records an inbound message id; false when it was seen before. */
@@ -102,5 +97,49 @@ export class InboundStore {
       this.db.prepare("INSERT OR IGNORE INTO inbound_messages (id, route_id, received_at) VALUES (?, ?, ?)").run(id, routeId, now).changes >
       0
     );
+  }
+}
+
+/** thrown inside the transaction to undo a message over a pending cap */
+class BacklogFull extends Error {
+  constructor(readonly over: string) {
+    super(over);
+  }
+}
+
+/** A received inbound message into state.db's outbox, counted against the route's and tenant's pending caps, in one transaction. */
+export class SqliteInboundIntake implements InboundIntake {
+  constructor(
+    private readonly db: StateDb,
+    private readonly inbound: InboundStore,
+    private readonly outbox: Outbox,
+    private readonly backlog: Backlog,
+  ) {}
+
+  store(r: InboundRoute, messageId: string, body: string, now: number, direct: boolean): InboundStored {
+    const handOff: HandOff = { rows: [], direct };
+    try {
+      this.db.transaction(() => {
+        if (!this.inbound.firstTime(messageId, r.id, now)) return;
+        const d = {
+          webhook_id: r.id,
+          tenant_id: r.tenant_id,
+          event_id: messageId,
+          event_type: "inbound",
+          body,
+          next_attempt_at: now,
+          created_at: now,
+        };
+        handOff.rows.push(this.outbox.add(d, direct));
+        // over the route's or tenant's pending cap: the throw rolls the transaction back
+        this.backlog.added(new Map([[r.id, { tenantId: r.tenant_id, n: 1 }]]));
+        const over = this.backlog.overCap([r.id], [r.tenant_id]);
+        if (over) throw new BacklogFull(over);
+      })();
+    } catch (err) {
+      if (err instanceof BacklogFull) return { over: err.over };
+      throw err;
+    }
+    return { over: null, handOff };
   }
 }

@@ -10,23 +10,13 @@
 import type { StateDb } from "../store/state-db.js";
 import { migrate } from "../store/state-db.js";
 import { Backlog, BACKLOG_RETRY_AFTER_SECONDS } from "./backlog.js";
-import { machineVerdict } from "./bot.js";
+import { IntakeError, planEvent, type KnownMessage } from "./event-plan.js";
 import type { BatchOutcome, IntakeResult, MailEvent } from "./intake-protocol.js";
-import { isDeliveryKind, transitionProblem, type EventKind, type MessageState } from "./model.js";
 import type { Delivery, Outbox } from "./outbox.js";
 import type { SuppressionStore } from "./suppression-store.js";
 import type { TenantStore } from "./tenant-store.js";
 
-/** A refusal of a whole batch; nothing of it is stored. */
-export class IntakeError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly retryAfterSeconds: number | null = null,
-  ) {
-    super(message);
-  }
-}
+export { IntakeError } from "./event-plan.js";
 
 /** The tables only intake writes; created by the front before the writer thread starts. */
 export function migrateIntake(db: StateDb): void {
@@ -153,39 +143,24 @@ export class IntakeWriter {
   }
 
   private one(e: MailEvent, now: number, direct: boolean, rows: Delivery[], endpoints: Endpoints, subs: Map<string, string[]>): number {
-    const msg = this.message.get(e.tenant_id, e.message_id) as { state: MessageState; delivered_at: number | null } | undefined;
-    let kind: EventKind = e.type;
-    const data: Record<string, unknown> = { message_id: e.message_id, recipient: e.recipient, timestamp: e.timestamp };
-    for (const k of ["bounce_type", "smtp_code", "reason", "url", "user_agent", "ip", "http_method", "method"] as const) {
-      if (e[k] !== undefined) data[k] = e[k];
-    }
-    if (kind === "queued") {
-      const suppressed = this.suppressions.get(e.tenant_id, e.recipient);
-      if (suppressed) {
-        kind = "dropped";
-        data.reason = "suppressed";
-        data.suppression_reason = suppressed.reason;
-        data.reported_as = "queued";
-      }
-    }
-    const problem = transitionProblem(msg?.state ?? null, kind);
-    if (problem) throw new IntakeError(409, `event '${e.id}' (message '${e.message_id}'): ${problem}`);
-    if (isDeliveryKind(kind)) this.moveMessage.run(e.tenant_id, e.message_id, kind, kind === "delivered" ? e.timestamp : null, now);
-    if (kind === "bounced" && e.bounce_type === "hard") this.suppressions.add(e.tenant_id, e.recipient, "hard_bounce");
-    if (kind === "unsubscribed") this.suppressions.add(e.tenant_id, e.recipient, "unsubscribe");
-    if (kind === "opened" || kind === "clicked") Object.assign(data, machineVerdict(e, msg?.delivered_at ?? null));
-    const body = JSON.stringify({
-      id: e.id,
-      type: kind,
-      created_at: new Date(e.timestamp * 1000).toISOString(),
-      tenant_id: e.tenant_id,
-      data,
-    });
-    const hooks = this.subscribers(e.tenant_id, kind, subs);
+    const msg = this.message.get(e.tenant_id, e.message_id) as KnownMessage | undefined;
+    const suppressed = e.type === "queued" ? this.suppressions.get(e.tenant_id, e.recipient) : null;
+    const plan = planEvent(e, msg ?? null, suppressed?.reason ?? null);
+    if (plan.move) this.moveMessage.run(e.tenant_id, e.message_id, plan.move.state, plan.move.deliveredAt, now);
+    if (plan.suppress) this.suppressions.add(e.tenant_id, e.recipient, plan.suppress);
+    const hooks = this.subscribers(e.tenant_id, plan.kind, subs);
     for (const id of hooks) {
       rows.push(
         this.outbox.add(
-          { webhook_id: id, tenant_id: e.tenant_id, event_id: e.id, event_type: kind, body, next_attempt_at: now, created_at: now },
+          {
+            webhook_id: id,
+            tenant_id: e.tenant_id,
+            event_id: e.id,
+            event_type: plan.kind,
+            body: plan.body,
+            next_attempt_at: now,
+            created_at: now,
+          },
           direct,
         ),
       );

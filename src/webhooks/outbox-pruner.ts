@@ -7,7 +7,8 @@
 
 import type { Metrics } from "../http/metrics.js";
 import { writeFailures } from "../store/write-failure.js";
-import { RETENTION_MS, type Outbox } from "./outbox.js";
+import { RETENTION_MS } from "./outbox.js";
+import type { PrunableOutbox } from "./webhook-state.js";
 
 const EVERY_MS = 60_000;
 const ROWS_PER_BATCH = 500;
@@ -31,22 +32,23 @@ export class OutboxPruner {
   private stopped = false;
 
   constructor(
-    private readonly outbox: Outbox,
+    private readonly outbox: PrunableOutbox,
     private readonly opts: PrunerOptions,
   ) {
     opts.metrics?.increment(PRUNED_METRIC, "Finished outbox rows deleted after their retention (delivered: 1 day, failed: 30 days).", 0);
     opts.metrics?.increment(LOG_PRUNED_METRIC, "Delivery-log attempts deleted after 30 days.", 0);
   }
 
+  private get everyMs(): number {
+    return Math.max(50, EVERY_MS / this.opts.scale);
+  }
+
   start(): void {
-    this.timer = setInterval(
-      () => {
-        this.running ??= this.run().finally(() => {
-          this.running = null;
-        });
-      },
-      Math.max(50, EVERY_MS / this.opts.scale),
-    );
+    this.timer = setInterval(() => {
+      this.running ??= this.run().finally(() => {
+        this.running = null;
+      });
+    }, this.everyMs);
     this.timer.unref();
   }
 
@@ -56,17 +58,18 @@ export class OutboxPruner {
     await this.running;
   }
 
-  /** One pass: every category until nothing older than its retention is left. */
+  /** One pass, unless another node has the turn: every category until nothing older than its retention is left. */
   async run(): Promise<void> {
     const scale = this.opts.scale;
     const now = this.opts.decisionNowMs ?? this.opts.nowMs;
     let rows = 0;
     let log = 0;
     try {
+      if (!(await this.outbox.myTurn(this.everyMs))) return;
       for (const status of ["delivered", "failed"] as const) {
         for (;;) {
           if (this.stopped) return;
-          const n = this.outbox.pruneFinished(status, now() - RETENTION_MS[status] / scale, ROWS_PER_BATCH);
+          const n = await this.outbox.pruneFinished(status, now() - RETENTION_MS[status] / scale, ROWS_PER_BATCH);
           rows += n;
           if (n < ROWS_PER_BATCH) break;
           await nextTurn();
@@ -74,7 +77,7 @@ export class OutboxPruner {
       }
       for (;;) {
         if (this.stopped) return;
-        const n = this.outbox.pruneLog(now() - RETENTION_MS.log / scale, ROWS_PER_BATCH);
+        const n = await this.outbox.pruneLog(now() - RETENTION_MS.log / scale, ROWS_PER_BATCH);
         log += n;
         if (n < ROWS_PER_BATCH) break;
         await nextTurn();

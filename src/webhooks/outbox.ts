@@ -16,6 +16,7 @@
 import { randomBytes } from "node:crypto";
 import { threadId } from "node:worker_threads";
 import { migrate, type StateDb } from "../store/state-db.js";
+import type { DeliveryLog, PrunableOutbox } from "./webhook-state.js";
 
 export const DAY_MS = 86_400_000;
 export const RETENTION_MS = { delivered: DAY_MS, failed: 30 * DAY_MS, log: 30 * DAY_MS } as const;
@@ -95,7 +96,7 @@ export function newDeliveryId(nowMs: number): string {
 
 const COLUMNS = "seq, id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at";
 
-export class Outbox {
+export class Outbox implements DeliveryLog, PrunableOutbox {
   private readonly insert;
   private readonly dueFresh;
   private readonly dueRetries;
@@ -304,6 +305,11 @@ export class Outbox {
         "UPDATE deliveries SET status = 'failed', finished_at = ? WHERE webhook_id = ? AND status = 'pending' AND status <> 'delivered'",
       )
       .run(now, webhookId);
+  }
+
+  /** One node: it always prunes on its own timer. */
+  myTurn(): boolean {
+    return true;
   }
 
   /** Deletes up to `limit` rows of the status that finished before `before`; returns how many. */

@@ -11,32 +11,36 @@ import { WEBHOOK_DOCS } from "./api-docs.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { randomKey } from "../store/persisted-key.js";
 import { guardWrites } from "../store/write-failure.js";
-import type { StateDb } from "../store/state-db.js";
-import type { Backlog } from "./backlog.js";
 import type { DispatchCenter } from "./dispatch-center.js";
+import { IntakeError } from "./event-plan.js";
 import { registerInboundRoutes } from "./inbound-routes.js";
-import type { InboundStore } from "./inbound-store.js";
-import { Intake, IntakeError, type MailEvent } from "./intake.js";
-import type { Outbox } from "./outbox.js";
+import type { MailEvent } from "./intake-protocol.js";
 import { SMALL_BODY, validators } from "./schemas.js";
-import type { SuppressionStore } from "./suppression-store.js";
-import type { TenantStore } from "./tenant-store.js";
 import { isSuccess } from "./retry.js";
 import { refuseUrl, type UrlGuard } from "./url-guard.js";
-import { DEFAULT_CONCURRENCY, newSecret, publicWebhook, type WebhookStore } from "./webhook-store.js";
+import { DEFAULT_CONCURRENCY, newSecret, publicWebhook } from "./webhook-store.js";
+import type {
+  DeliveryLog,
+  EventIntake,
+  InboundIntake,
+  InboundRoutes,
+  Suppressions,
+  Tenants,
+  WebhookChange,
+  Webhooks,
+} from "./webhook-state.js";
 
 const EVENTS_BODY = 1024 * 1024;
 
 export interface WebhookArea {
-  db: StateDb;
-  backlog: Backlog;
   operatorKey: string;
-  inbound: InboundStore;
-  tenants: TenantStore;
-  webhooks: WebhookStore;
-  suppressions: SuppressionStore;
-  outbox: Outbox;
-  intake: Intake;
+  tenants: Tenants;
+  webhooks: Webhooks;
+  inbound: InboundRoutes;
+  inboundIntake: InboundIntake;
+  suppressions: Suppressions;
+  log: DeliveryLog;
+  intake: EventIntake;
   dispatch: DispatchCenter;
   guard: UrlGuard;
   /** unknown keys per address (shared with the keyed API), then 429; valid keys still work */
@@ -140,12 +144,12 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
   };
 
   // ---- operator: tenants and their keys
-  route("post", "/v1/tenants", "tenants-create", "operator", SMALL_BODY, ({ reply, body }) => {
+  route("post", "/v1/tenants", "tenants-create", "operator", SMALL_BODY, async ({ reply, body }) => {
     if (!validators.tenantCreate(body)) {
       reply.error(400, describeSchemaError("tenant", validators.tenantCreate.errors));
       return;
     }
-    const t = area.tenants.create(body.name);
+    const t = await area.tenants.create(body.name);
     reply.json(201, JSON.stringify(t));
   });
   route("get", "/v1/tenants", "tenants-list", "operator", null, ({ reply }) => {
@@ -156,25 +160,25 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     if (!t) reply.error(404, "no such tenant");
     else reply.json(200, JSON.stringify(t));
   });
-  route("post", "/v1/tenants/:id/keys", "tenant-keys-create", "operator", null, ({ req, reply }) => {
+  route("post", "/v1/tenants/:id/keys", "tenant-keys-create", "operator", null, async ({ req, reply }) => {
     const t = area.tenants.get(req.params[0]);
     if (!t) {
       reply.error(404, "no such tenant");
       return;
     }
-    const k = area.tenants.createKey(t.id);
+    const k = await area.tenants.createKey(t.id);
     reply.json(201, JSON.stringify({ id: k.id, key: k.key, prefix: k.prefix, created_at: k.created_at }));
   });
-  route("get", "/v1/tenants/:id/keys", "tenant-keys-list", "operator", null, ({ req, reply }) => {
+  route("get", "/v1/tenants/:id/keys", "tenant-keys-list", "operator", null, async ({ req, reply }) => {
     const t = area.tenants.get(req.params[0]);
     if (!t) {
       reply.error(404, "no such tenant");
       return;
     }
-    reply.json(200, JSON.stringify({ keys: area.tenants.listKeys(t.id) }));
+    reply.json(200, JSON.stringify({ keys: await area.tenants.listKeys(t.id) }));
   });
-  route("del", "/v1/tenants/:id/keys/:key", "tenant-keys-delete", "operator", null, ({ req, reply }) => {
-    if (!area.tenants.revokeKey(req.params[0], req.params[1])) {
+  route("del", "/v1/tenants/:id/keys/:key", "tenant-keys-delete", "operator", null, async ({ req, reply }) => {
+    if (!(await area.tenants.revokeKey(req.params[0], req.params[1]))) {
       reply.error(404, "no such key");
       return;
     }
@@ -216,7 +220,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       return;
     }
     if (await refuseUrl(area.guard, body.url, reply)) return;
-    const w = area.webhooks.create(tenantId, body.url, body.event_types, body.max_concurrency ?? DEFAULT_CONCURRENCY);
+    const w = await area.webhooks.create(tenantId, body.url, body.event_types, body.max_concurrency ?? DEFAULT_CONCURRENCY);
     reply.json(201, JSON.stringify({ ...publicWebhook(w), secret: w.secret }));
   });
   route("get", "/v1/webhooks", "webhooks-list", "tenant", null, ({ reply, tenantId }) => {
@@ -244,36 +248,36 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       reply.error(404, "no such webhook");
       return;
     }
-    const change: Parameters<WebhookStore["update"]>[1] = {};
+    const change: WebhookChange = {};
     if (body.url !== undefined) change.url = body.url;
     if (body.event_types !== undefined) change.event_types = body.event_types;
     if (body.max_concurrency !== undefined) change.max_concurrency = body.max_concurrency;
     if (body.enabled === true) Object.assign(change, { status: "enabled", disabled_reason: null, failing_since: null });
     if (body.enabled === false) Object.assign(change, { status: "disabled", disabled_reason: "disabled by the tenant" });
-    const next = area.webhooks.update(w, change);
-    if (body.enabled === false) area.outbox.failPending(w.id);
+    const next = await area.webhooks.update(w, change);
+    if (body.enabled === false) await area.log.failPending(w.id);
     reply.json(200, JSON.stringify(publicWebhook(next)));
   });
-  route("del", "/v1/webhooks/:id", "webhooks-delete", "tenant", null, ({ req, reply, tenantId }) => {
+  route("del", "/v1/webhooks/:id", "webhooks-delete", "tenant", null, async ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
     if (!w) {
       reply.error(404, "no such webhook");
       return;
     }
-    area.webhooks.delete(w);
-    area.outbox.failPending(w.id);
+    await area.webhooks.delete(w);
+    await area.log.failPending(w.id);
     reply.json(200, JSON.stringify({ id: w.id, deleted: true }));
   });
-  route("post", "/v1/webhooks/:id/rotate-secret", "webhooks-rotate", "tenant", null, ({ req, reply, tenantId }) => {
+  route("post", "/v1/webhooks/:id/rotate-secret", "webhooks-rotate", "tenant", null, async ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
     if (!w) {
       reply.error(404, "no such webhook");
       return;
     }
-    const next = area.webhooks.update(w, { secret: newSecret() });
+    const next = await area.webhooks.update(w, { secret: newSecret() });
     reply.json(200, JSON.stringify({ id: next.id, secret: next.secret }));
   });
-  route("get", "/v1/webhooks/:id/deliveries", "webhooks-deliveries", "tenant", null, ({ req, reply, tenantId }) => {
+  route("get", "/v1/webhooks/:id/deliveries", "webhooks-deliveries", "tenant", null, async ({ req, reply, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
     if (!w) {
       reply.error(404, "no such webhook");
@@ -296,7 +300,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       return;
     }
     const limit = Number(limitRaw);
-    const rows = area.outbox.attempts(w.id, outcome, beforeRaw === null ? Number.MAX_SAFE_INTEGER : Number(beforeRaw), limit);
+    const rows = await area.log.attempts(w.id, outcome, beforeRaw === null ? Number.MAX_SAFE_INTEGER : Number(beforeRaw), limit);
     const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
     reply.json(
       200,
@@ -319,24 +323,31 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       }),
     );
   });
-  route("post", "/v1/webhooks/:id/deliveries/:delivery/redeliver", "webhooks-redeliver-one", "tenant", null, ({ req, reply, tenantId }) => {
-    const w = area.webhooks.get(tenantId, req.params[0]);
-    if (!w) {
-      reply.error(404, "no such webhook");
-      return;
-    }
-    if (w.status !== "enabled") {
-      reply.error(409, "webhook is disabled; enable it first");
-      return;
-    }
-    if (!area.outbox.redeliver(w.id, req.params[1], area.nowMs())) {
-      reply.error(404, "no such delivery");
-      return;
-    }
-    area.dispatch.kick();
-    reply.json(202, JSON.stringify({ redelivering: 1 }));
-  });
-  route("post", "/v1/webhooks/:id/redeliver", "webhooks-redeliver-failed", "tenant", SMALL_BODY, ({ req, reply, body, tenantId }) => {
+  route(
+    "post",
+    "/v1/webhooks/:id/deliveries/:delivery/redeliver",
+    "webhooks-redeliver-one",
+    "tenant",
+    null,
+    async ({ req, reply, tenantId }) => {
+      const w = area.webhooks.get(tenantId, req.params[0]);
+      if (!w) {
+        reply.error(404, "no such webhook");
+        return;
+      }
+      if (w.status !== "enabled") {
+        reply.error(409, "webhook is disabled; enable it first");
+        return;
+      }
+      if (!(await area.log.redeliver(w.id, req.params[1], area.nowMs()))) {
+        reply.error(404, "no such delivery");
+        return;
+      }
+      area.dispatch.kick();
+      reply.json(202, JSON.stringify({ redelivering: 1 }));
+    },
+  );
+  route("post", "/v1/webhooks/:id/redeliver", "webhooks-redeliver-failed", "tenant", SMALL_BODY, async ({ req, reply, body, tenantId }) => {
     const w = area.webhooks.get(tenantId, req.params[0]);
     if (!w) {
       reply.error(404, "no such webhook");
@@ -350,7 +361,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       reply.error(409, "webhook is disabled; enable it first");
       return;
     }
-    const n = area.outbox.redeliverFailed(w.id, body.since * 1000, area.nowMs());
+    const n = await area.log.redeliverFailed(w.id, body.since * 1000, area.nowMs());
     area.dispatch.kick();
     reply.json(202, JSON.stringify({ redelivering: n }));
   });
@@ -392,18 +403,17 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
 
   // ---- operator: inbound routes and inbound mail
   registerInboundRoutes((method, pattern, name, maxBody, handler) => route(method, pattern, name, "operator", maxBody, handler), {
-    db: area.db,
-    backlog: area.backlog,
     tenants: area.tenants,
     inbound: area.inbound,
-    outbox: area.outbox,
+    intake: area.inboundIntake,
+    log: area.log,
     dispatch: area.dispatch,
     guard: area.guard,
     nowMs: area.nowMs,
   });
 
   // ---- tenant: suppressions
-  route("get", "/v1/suppressions", "suppressions-list", "tenant", null, ({ req, reply, tenantId }) => {
+  route("get", "/v1/suppressions", "suppressions-list", "tenant", null, async ({ req, reply, tenantId }) => {
     const q = new URLSearchParams(req.rawQuery);
     const limitRaw = q.get("limit") ?? "100";
     if (!/^\d{1,4}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 1000) {
@@ -411,24 +421,24 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       return;
     }
     const limit = Number(limitRaw);
-    const rows = area.suppressions.list(tenantId, limit, (q.get("after") ?? "").toLowerCase());
+    const rows = await area.suppressions.list(tenantId, limit, (q.get("after") ?? "").toLowerCase());
     reply.json(200, JSON.stringify({ suppressions: rows, next_after: rows.length === limit ? rows[rows.length - 1].address : null }));
   });
-  route("get", "/v1/suppressions/:address", "suppressions-get", "tenant", null, ({ req, reply, tenantId }) => {
-    const s = area.suppressions.get(tenantId, req.params[0]);
+  route("get", "/v1/suppressions/:address", "suppressions-get", "tenant", null, async ({ req, reply, tenantId }) => {
+    const s = await area.suppressions.get(tenantId, req.params[0]);
     if (!s) reply.error(404, "address is not suppressed");
     else reply.json(200, JSON.stringify(s));
   });
-  route("post", "/v1/suppressions", "suppressions-add", "tenant", SMALL_BODY, ({ reply, body, tenantId }) => {
+  route("post", "/v1/suppressions", "suppressions-add", "tenant", SMALL_BODY, async ({ reply, body, tenantId }) => {
     if (!validators.suppressionCreate(body)) {
       reply.error(400, describeSchemaError("suppression", validators.suppressionCreate.errors));
       return;
     }
-    const s = area.suppressions.add(tenantId, body.address, (body.reason ?? "manual") as "manual");
+    const s = await area.suppressions.add(tenantId, body.address, (body.reason ?? "manual") as "manual");
     reply.json(201, JSON.stringify(s));
   });
-  route("del", "/v1/suppressions/:address", "suppressions-delete", "tenant", null, ({ req, reply, tenantId }) => {
-    if (!area.suppressions.remove(tenantId, req.params[0])) {
+  route("del", "/v1/suppressions/:address", "suppressions-delete", "tenant", null, async ({ req, reply, tenantId }) => {
+    if (!(await area.suppressions.remove(tenantId, req.params[0]))) {
       reply.error(404, "address is not suppressed");
       return;
     }

@@ -4,6 +4,8 @@
 
 import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
+import { Directory } from "./endpoint-directory.js";
+import type { WebhookChange, Webhooks } from "./webhook-state.js";
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -26,7 +28,7 @@ interface Row extends Omit<Webhook, "event_types"> {
   event_types: string;
 }
 
-const fromRow = (r: Row): Webhook => ({ ...r, event_types: JSON.parse(r.event_types) as string[] });
+export const webhookFromRow = (r: Row): Webhook => ({ ...r, event_types: JSON.parse(r.event_types) as string[] });
 
 /** The listed form: never the secret. */
 export function publicWebhook(w: Webhook): Record<string, unknown> {
@@ -44,10 +46,8 @@ export function publicWebhook(w: Webhook): Record<string, unknown> {
 
 export const newSecret = (): string => randomKey("whsec_", 32);
 
-export class WebhookStore {
-  private readonly byId = new Map<string, Webhook>();
-  /** subscribers per "tenant kind", asked for every event at intake (only their ids are read); dropped when a webhook comes, goes, or changes status or event types */
-  private subs = new Map<string, Webhook[]>();
+export class WebhookStore implements Webhooks {
+  private readonly known = new Directory<Webhook>();
 
   constructor(private readonly db: StateDb) {
     migrate(db, [
@@ -56,7 +56,7 @@ export class WebhookStore {
          status TEXT NOT NULL, disabled_reason TEXT, max_concurrency INTEGER NOT NULL, created_at TEXT NOT NULL,
          updated_at TEXT NOT NULL, failing_since INTEGER)`,
     ]);
-    for (const row of db.prepare("SELECT * FROM webhooks").all() as Row[]) this.byId.set(row.id, fromRow(row));
+    this.known.load((db.prepare("SELECT * FROM webhooks").all() as Row[]).map(webhookFromRow));
   }
 
   create(tenantId: string, url: string, eventTypes: string[], maxConcurrency: number): Webhook {
@@ -92,39 +92,23 @@ export class WebhookStore {
         w.updated_at,
         w.failing_since,
       );
-    this.byId.set(w.id, w);
-    this.subs = new Map();
+    this.known.set(w);
     return w;
   }
 
-  /** The webhook if it belongs to the tenant (another tenant's is as absent as a missing one). */
   get(tenantId: string, id: string): Webhook | null {
-    const w = this.byId.get(id);
-    return w && w.tenant_id === tenantId ? w : null;
+    return this.known.get(tenantId, id);
   }
 
   byIdAnyTenant(id: string): Webhook | null {
-    return this.byId.get(id) ?? null;
+    return this.known.byIdAnyTenant(id);
   }
 
   list(tenantId: string): Webhook[] {
-    return [...this.byId.values()]
-      .filter((w) => w.tenant_id === tenantId)
-      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    return this.known.list(tenantId);
   }
 
-  /** Enabled webhooks of the tenant that take this kind. */
-  subscribers(tenantId: string, kind: string): Webhook[] {
-    const key = `${tenantId} ${kind}`;
-    let found = this.subs.get(key);
-    if (!found) this.subs.set(key, (found = this.list(tenantId).filter((w) => w.status === "enabled" && w.event_types.includes(kind))));
-    return found;
-  }
-
-  update(
-    w: Webhook,
-    change: Partial<Pick<Webhook, "url" | "event_types" | "status" | "disabled_reason" | "max_concurrency" | "secret" | "failing_since">>,
-  ): Webhook {
+  update(w: Webhook, change: WebhookChange): Webhook {
     const next: Webhook = { ...w, ...change, updated_at: new Date().toISOString() };
     this.db
       .prepare(
@@ -142,15 +126,12 @@ export class WebhookStore {
         next.failing_since,
         next.id,
       );
-    this.byId.set(next.id, next);
-    // subscribers depend on status and event types only (a failing endpoint updates often)
-    if (change.status !== undefined || change.event_types !== undefined) this.subs = new Map();
+    this.known.set(next);
     return next;
   }
 
   delete(w: Webhook): void {
     this.db.prepare("DELETE FROM webhooks WHERE id = ?").run(w.id);
-    this.byId.delete(w.id);
-    this.subs = new Map();
+    this.known.remove(w.id);
   }
 }

@@ -86,4 +86,75 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX api_key_deletions_version ON api_key_deletions (version);
     `,
   },
+  {
+    version: 7,
+    name: "mail event webhooks",
+    sql: `
+      -- what every node keeps a copy of (one version for all four): tenants, their keys, webhooks, inbound routes
+      CREATE TABLE tenants (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);
+      CREATE TABLE tenant_keys (
+        id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL, created_at TEXT NOT NULL);
+      CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, url TEXT NOT NULL, event_types JSONB NOT NULL, secret TEXT NOT NULL,
+        status TEXT NOT NULL, disabled_reason TEXT, max_concurrency INTEGER NOT NULL, created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL, failing_since BIGINT);
+      CREATE TABLE inbound_routes (
+        id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, match TEXT NOT NULL, url TEXT NOT NULL, secret TEXT NOT NULL,
+        max_concurrency INTEGER NOT NULL, created_at TEXT NOT NULL);
+      INSERT INTO state_versions (name, version) VALUES ('webhook_config', 0);
+      -- read where they are needed, never copied
+      CREATE TABLE suppressions (
+        tenant_id TEXT NOT NULL, address TEXT NOT NULL, reason TEXT NOT NULL, created_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, address));
+      CREATE TABLE inbound_messages (id TEXT PRIMARY KEY, route_id TEXT NOT NULL, received_at BIGINT NOT NULL);
+      CREATE TABLE mail_events (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, received_at BIGINT NOT NULL);
+      CREATE TABLE messages (
+        tenant_id TEXT NOT NULL, message_id TEXT NOT NULL, state TEXT NOT NULL, delivered_at BIGINT, updated_at BIGINT NOT NULL,
+        PRIMARY KEY (tenant_id, message_id));
+      -- the outbox: leased_by names the node (one run of it) that has the row on its way
+      CREATE TABLE deliveries (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL,
+        tenant_id TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, body TEXT NOT NULL, status TEXT NOT NULL,
+        attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL, trigger TEXT NOT NULL, created_at BIGINT NOT NULL,
+        leased_by TEXT, finished_at BIGINT);
+      CREATE INDEX deliveries_fresh ON deliveries (webhook_id, seq) WHERE status = 'pending' AND attempts = 0;
+      CREATE INDEX deliveries_retry ON deliveries (webhook_id, next_attempt_at) WHERE status = 'pending' AND attempts > 0;
+      CREATE INDEX deliveries_finished ON deliveries (status, finished_at) WHERE finished_at IS NOT NULL;
+      CREATE INDEX deliveries_open ON deliveries (webhook_id, status) WHERE status <> 'delivered';
+      CREATE TABLE delivery_attempts (
+        row BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, delivery_id TEXT NOT NULL, webhook_id TEXT NOT NULL,
+        event_id TEXT NOT NULL, event_type TEXT NOT NULL, attempt INTEGER NOT NULL, trigger TEXT NOT NULL, status_code INTEGER,
+        error TEXT, duration_ms INTEGER NOT NULL, response_snippet TEXT NOT NULL, attempted_at BIGINT NOT NULL,
+        next_attempt_at BIGINT, outcome TEXT NOT NULL);
+      CREATE INDEX attempts_by_webhook ON delivery_attempts (webhook_id, row);
+      -- pending rows per endpoint, kept by whoever adds rows and by a trigger when rows leave or re-enter pending
+      CREATE TABLE pending_counts (webhook_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, n BIGINT NOT NULL);
+      CREATE INDEX pending_counts_tenant ON pending_counts (tenant_id);
+      CREATE FUNCTION leidex_count_pending() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          IF OLD.status = 'pending' THEN UPDATE pending_counts SET n = n - 1 WHERE webhook_id = OLD.webhook_id; END IF;
+          RETURN OLD;
+        END IF;
+        IF (OLD.status = 'pending') <> (NEW.status = 'pending') THEN
+          INSERT INTO pending_counts (webhook_id, tenant_id, n)
+            VALUES (NEW.webhook_id, NEW.tenant_id, CASE WHEN NEW.status = 'pending' THEN 1 ELSE -1 END)
+            ON CONFLICT (webhook_id) DO UPDATE SET n = pending_counts.n + excluded.n;
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER deliveries_pending_update AFTER UPDATE OF status ON deliveries
+        FOR EACH ROW EXECUTE FUNCTION leidex_count_pending();
+      CREATE TRIGGER deliveries_pending_delete AFTER DELETE ON deliveries
+        FOR EACH ROW EXECUTE FUNCTION leidex_count_pending();
+      -- dispatch across nodes: the nodes dispatching now, and which of them sends each endpoint's deliveries
+      CREATE TABLE dispatch_nodes (id TEXT PRIMARY KEY, alive_until TIMESTAMPTZ NOT NULL);
+      CREATE TABLE endpoint_leases (endpoint_id TEXT PRIMARY KEY, owner TEXT NOT NULL, until TIMESTAMPTZ NOT NULL);
+      CREATE INDEX endpoint_leases_owner ON endpoint_leases (owner);
+      -- housekeeping one node does for all: when it last ran
+      CREATE TABLE maintenance_runs (name TEXT PRIMARY KEY, last_run TIMESTAMPTZ NOT NULL);
+      INSERT INTO maintenance_runs (name, last_run) VALUES ('outbox pruning', 'epoch');
+    `,
+  },
 ];

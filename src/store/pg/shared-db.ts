@@ -7,6 +7,9 @@ import pg from "pg";
 import { StartupError } from "../../config/startup-error.js";
 import { MIGRATIONS } from "./migrations.js";
 
+// BIGINT columns hold ids, versions, counters and ms timestamps, all far below 2^53: read them as numbers
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
 /** The advisory lock every node takes while it migrates (any constant; "LXMG"). */
 const MIGRATION_LOCK = 0x4c584d47;
 const POOL_SIZE = 8;
@@ -19,6 +22,24 @@ export interface SharedDb {
   /** calls `heard(payload)` for each notification on `channel`, from any node (this one too) */
   listen(channel: string, heard: (payload: string) => void): void;
   close(): Promise<void>;
+}
+
+export type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+
+/** Runs `work` in one transaction on a connection of the pool: committed when it returns, rolled back when it throws. */
+export async function inTransaction<T>(db: SharedDb, work: (q: Query) => Promise<T>): Promise<T> {
+  const client = await db.pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work((text, values) => client.query(text, values));
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /** Opens the pool and migrates; a StartupError (one line) when the database cannot be used. */

@@ -3,11 +3,11 @@
 // notifications, and polls the version every POLL_MS behind them, so a lost notification delays
 // a change by at most that long.
 
-import type { SharedDb } from "./shared-db.js";
+import { inTransaction, type Query, type SharedDb } from "./shared-db.js";
+
+export type { Query } from "./shared-db.js";
 
 export const POLL_MS = 1_000;
-
-export type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 
 /**
  * Runs `work` in one transaction with the version it makes (rows may carry it, so that nodes can
@@ -20,25 +20,25 @@ export async function versionedWrite<T>(
   name: string,
   work: (q: Query, version: number) => Promise<{ changed: boolean; result: T }>,
 ): Promise<{ result: T; version: number | null }> {
-  const client = await db.pool.connect();
   try {
-    await client.query("BEGIN");
-    const q: Query = (text, values) => client.query(text, values);
-    const { rows } = await q("UPDATE state_versions SET version = version + 1 WHERE name = $1 RETURNING version", [name]);
-    const version = Number(rows[0].version);
-    const { changed, result } = await work(q, version);
-    if (!changed) {
-      await client.query("ROLLBACK");
-      return { result, version: null };
-    }
-    await q("SELECT pg_notify($1, $2)", [channelOf(name), String(version)]);
-    await client.query("COMMIT");
-    return { result, version };
+    return await inTransaction(db, async (q) => {
+      const { rows } = await q("UPDATE state_versions SET version = version + 1 WHERE name = $1 RETURNING version", [name]);
+      const version = Number(rows[0].version);
+      const { changed, result } = await work(q, version);
+      if (!changed) throw new Unchanged(result);
+      await q("SELECT pg_notify($1, $2)", [channelOf(name), String(version)]);
+      return { result, version };
+    });
   } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    if (err instanceof Unchanged) return { result: err.result as T, version: null };
     throw err;
-  } finally {
-    client.release();
+  }
+}
+
+/** Rolls back a versioned write that changed nothing, carrying its result out. */
+class Unchanged extends Error {
+  constructor(readonly result: unknown) {
+    super("unchanged");
   }
 }
 

@@ -1,0 +1,281 @@
+// Tenants, their keys, webhooks and inbound routes in the shared PostgreSQL store: small tables
+// that every request and every dispatch reads, so every node keeps a copy in memory (a Replica,
+// one version for the four), read again whole when another node moves the version. A write of
+// this node commits first, then changes its copy.
+
+import { randomKey } from "../../store/persisted-key.js";
+import type { SharedDb } from "../../store/pg/shared-db.js";
+import { VersionedTable, type Query } from "../../store/pg/versioned.js";
+import { Replica } from "../../store/replica.js";
+import { Directory, matchRoute, oldestFirst } from "../endpoint-directory.js";
+import type { InboundRoute } from "../inbound-store.js";
+import { hashKey, TENANT_KEY_PREFIX, type Tenant } from "../tenant-store.js";
+import type { HealthChange, InboundChange, InboundRoutes, TenantKeyInfo, Tenants, WebhookChange, Webhooks } from "../webhook-state.js";
+import { DEFAULT_CONCURRENCY, newSecret, type Webhook } from "../webhook-store.js";
+
+interface KeyRow extends TenantKeyInfo {
+  tenant_id: string;
+  hash: string;
+}
+
+interface ConfigSnapshot {
+  version: number;
+  tenants: Tenant[];
+  keys: KeyRow[];
+  webhooks: Webhook[];
+  routes: InboundRoute[];
+}
+
+const WEBHOOK_COLUMNS =
+  "url = $2, event_types = $3::jsonb, secret = $4, status = $5, disabled_reason = $6, max_concurrency = $7, updated_at = $8, failing_since = $9";
+const webhookValues = (w: Webhook): unknown[] => [
+  w.id,
+  w.url,
+  JSON.stringify(w.event_types),
+  w.secret,
+  w.status,
+  w.disabled_reason,
+  w.max_concurrency,
+  w.updated_at,
+  w.failing_since,
+];
+
+export class PgWebhookConfig extends VersionedTable {
+  readonly tenants = new Map<string, Tenant>();
+  readonly keysByHash = new Map<string, KeyRow>();
+  readonly webhooks = new Directory<Webhook>();
+  readonly routes = new Directory<InboundRoute>();
+  private readonly replica: Replica<ConfigSnapshot>;
+
+  private constructor(db: SharedDb) {
+    super(db, "webhook_config");
+    this.replica = new Replica(this, (s) => this.apply(s));
+  }
+
+  static async open(db: SharedDb): Promise<PgWebhookConfig> {
+    const config = new PgWebhookConfig(db);
+    await config.replica.start();
+    return config;
+  }
+
+  async read(): Promise<ConfigSnapshot> {
+    const { version, value } = await this.snapshot<Omit<ConfigSnapshot, "version">>(
+      `SELECT json_build_object(
+         'tenants', COALESCE((SELECT json_agg(t) FROM tenants t), '[]'),
+         'keys', COALESCE((SELECT json_agg(k) FROM tenant_keys k), '[]'),
+         'webhooks', COALESCE((SELECT json_agg(w) FROM webhooks w), '[]'),
+         'routes', COALESCE((SELECT json_agg(r) FROM inbound_routes r), '[]'))`,
+    );
+    return { version, ...value };
+  }
+
+  private apply(s: ConfigSnapshot): void {
+    this.tenants.clear();
+    for (const t of s.tenants) this.tenants.set(t.id, t);
+    this.keysByHash.clear();
+    for (const k of s.keys) this.keysByHash.set(k.hash, k);
+    this.webhooks.load(s.webhooks.map((w) => ({ ...w, failing_since: w.failing_since === null ? null : Number(w.failing_since) })));
+    this.routes.load(s.routes);
+  }
+
+  /**
+   * Runs `work` in a transaction that moves the version on (when it reports a change), then
+   * applies `local` to this node's copy. `health` rides along: endpoint health a batch of
+   * dispatch results changed, written by the same transaction.
+   */
+  async commit<T>(
+    work: (q: Query, version: number) => Promise<{ changed: boolean; result: T }>,
+    local: (result: T) => void,
+    health: readonly HealthChange[] = [],
+  ): Promise<T> {
+    const changed: Webhook[] = [];
+    const { result, version } = await this.write(async (q, version) => {
+      for (const h of health) {
+        const w = this.webhooks.byIdAnyTenant(h.id);
+        if (!w) continue;
+        const next = { ...w, ...h.change, updated_at: new Date().toISOString() };
+        const { rows } = await q(`UPDATE webhooks SET ${WEBHOOK_COLUMNS} WHERE id = $1 RETURNING id`, webhookValues(next));
+        if (rows.length > 0) changed.push(next);
+      }
+      const r = await work(q, version);
+      return { changed: r.changed || changed.length > 0, result: r.result };
+    });
+    if (version !== null) {
+      for (const w of changed) this.webhooks.set(w);
+      local(result);
+      this.replica.wrote(version);
+    }
+    return result;
+  }
+
+  /** One statement; `local` runs when it returned a row. */
+  async one(sql: string, values: unknown[], local: () => void): Promise<boolean> {
+    return this.commit(
+      async (q) => {
+        const { rows } = await q(sql, values);
+        return { changed: rows.length > 0, result: rows.length > 0 };
+      },
+      (done) => {
+        if (done) local();
+      },
+    );
+  }
+}
+
+export class PgTenants implements Tenants {
+  constructor(private readonly c: PgWebhookConfig) {}
+
+  async create(name: string): Promise<Tenant> {
+    const t: Tenant = { id: randomKey("tn_", 16), name, created_at: new Date().toISOString() };
+    await this.c.one("INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3) RETURNING id", [t.id, t.name, t.created_at], () =>
+      this.c.tenants.set(t.id, t),
+    );
+    return t;
+  }
+
+  get(id: string): Tenant | null {
+    return this.c.tenants.get(id) ?? null;
+  }
+
+  list(): Tenant[] {
+    return [...this.c.tenants.values()].sort(oldestFirst);
+  }
+
+  async createKey(tenantId: string): Promise<TenantKeyInfo & { key: string }> {
+    const key = randomKey(TENANT_KEY_PREFIX);
+    const row: KeyRow = {
+      id: randomKey("tk_", 16),
+      tenant_id: tenantId,
+      hash: hashKey(key),
+      prefix: key.slice(0, TENANT_KEY_PREFIX.length + 4),
+      created_at: new Date().toISOString(),
+    };
+    await this.c.one(
+      "INSERT INTO tenant_keys (id, tenant_id, hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+      [row.id, row.tenant_id, row.hash, row.prefix, row.created_at],
+      () => this.c.keysByHash.set(row.hash, row),
+    );
+    return { id: row.id, key, prefix: row.prefix, created_at: row.created_at };
+  }
+
+  listKeys(tenantId: string): TenantKeyInfo[] {
+    return [...this.c.keysByHash.values()]
+      .filter((k) => k.tenant_id === tenantId)
+      .sort(oldestFirst)
+      .map((k) => ({ id: k.id, prefix: k.prefix, created_at: k.created_at }));
+  }
+
+  revokeKey(tenantId: string, keyId: string): Promise<boolean> {
+    return this.c.one("DELETE FROM tenant_keys WHERE tenant_id = $1 AND id = $2 RETURNING id", [tenantId, keyId], () => {
+      for (const [hash, k] of this.c.keysByHash) if (k.id === keyId) this.c.keysByHash.delete(hash);
+    });
+  }
+
+  tenantOfKey(value: string): string | null {
+    return this.c.keysByHash.get(hashKey(value))?.tenant_id ?? null;
+  }
+}
+
+export class PgWebhooks implements Webhooks {
+  constructor(private readonly c: PgWebhookConfig) {}
+
+  async create(tenantId: string, url: string, eventTypes: string[], maxConcurrency: number): Promise<Webhook> {
+    const now = new Date().toISOString();
+    const w: Webhook = {
+      id: randomKey("wh_", 20),
+      tenant_id: tenantId,
+      url,
+      event_types: eventTypes,
+      secret: newSecret(),
+      status: "enabled",
+      disabled_reason: null,
+      max_concurrency: maxConcurrency,
+      created_at: now,
+      updated_at: now,
+      failing_since: null,
+    };
+    await this.c.one(
+      `INSERT INTO webhooks (id, url, event_types, secret, status, disabled_reason, max_concurrency, updated_at, failing_since, tenant_id, created_at)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+      [...webhookValues(w), w.tenant_id, w.created_at],
+      () => this.c.webhooks.set(w),
+    );
+    return w;
+  }
+
+  get(tenantId: string, id: string): Webhook | null {
+    return this.c.webhooks.get(tenantId, id);
+  }
+
+  byIdAnyTenant(id: string): Webhook | null {
+    return this.c.webhooks.byIdAnyTenant(id);
+  }
+
+  list(tenantId: string): Webhook[] {
+    return this.c.webhooks.list(tenantId);
+  }
+
+  async update(w: Webhook, change: WebhookChange): Promise<Webhook> {
+    const next: Webhook = { ...w, ...change, updated_at: new Date().toISOString() };
+    await this.c.one(`UPDATE webhooks SET ${WEBHOOK_COLUMNS} WHERE id = $1 RETURNING id`, webhookValues(next), () =>
+      this.c.webhooks.set(next),
+    );
+    return next;
+  }
+
+  async delete(w: Webhook): Promise<void> {
+    await this.c.one("DELETE FROM webhooks WHERE id = $1 RETURNING id", [w.id], () => this.c.webhooks.remove(w.id));
+  }
+}
+
+export class PgInboundRoutes implements InboundRoutes {
+  constructor(private readonly c: PgWebhookConfig) {}
+
+  async create(tenantId: string, match: string, url: string, maxConcurrency: number = DEFAULT_CONCURRENCY): Promise<InboundRoute> {
+    const r: InboundRoute = {
+      id: randomKey("ir_", 20),
+      tenant_id: tenantId,
+      match: match.toLowerCase(),
+      url,
+      secret: newSecret(),
+      max_concurrency: maxConcurrency,
+      created_at: new Date().toISOString(),
+    };
+    await this.c.one(
+      "INSERT INTO inbound_routes (id, tenant_id, match, url, secret, max_concurrency, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+      [r.id, r.tenant_id, r.match, r.url, r.secret, r.max_concurrency, r.created_at],
+      () => this.c.routes.set(r),
+    );
+    return r;
+  }
+
+  get(tenantId: string, id: string): InboundRoute | null {
+    return this.c.routes.get(tenantId, id);
+  }
+
+  byIdAnyTenant(id: string): InboundRoute | null {
+    return this.c.routes.byIdAnyTenant(id);
+  }
+
+  list(tenantId: string): InboundRoute[] {
+    return this.c.routes.list(tenantId);
+  }
+
+  async update(r: InboundRoute, change: InboundChange): Promise<InboundRoute> {
+    const next = { ...r, ...change, match: (change.match ?? r.match).toLowerCase() };
+    await this.c.one(
+      "UPDATE inbound_routes SET match = $2, url = $3, max_concurrency = $4 WHERE id = $1 RETURNING id",
+      [next.id, next.match, next.url, next.max_concurrency],
+      () => this.c.routes.set(next),
+    );
+    return next;
+  }
+
+  async delete(r: InboundRoute): Promise<void> {
+    await this.c.one("DELETE FROM inbound_routes WHERE id = $1 RETURNING id", [r.id], () => this.c.routes.remove(r.id));
+  }
+
+  match(recipient: string): InboundRoute | null {
+    return matchRoute(this.c.routes.all(), recipient);
+  }
+}
