@@ -41,6 +41,7 @@ import { LICENSE_SCHEMAS, registerLicenseRoutes } from "./license/routes.js";
 import { openStateDb } from "./store/state-db.js";
 import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
 import { startWebhookArea, type WebhookAreaHandle } from "./webhooks/area.js";
+import { operatorKey } from "./webhooks/operator-key.js";
 
 export const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
 
@@ -141,8 +142,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     server,
     webhookStores,
     {
-      dataDir: config.dataDir,
-      operatorKey: config.operatorKey,
+      operatorKey: await operatorKey(config.operatorKey, config.dataDir, shared),
       dispatchers: config.dispatchers,
       allowHosts: config.webhookAllowHosts,
       caFile: config.webhookCaFile,

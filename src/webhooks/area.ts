@@ -6,7 +6,7 @@ import type { HttpServer } from "../http/server.js";
 import type { Metrics } from "../http/metrics.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { DispatchCenter } from "./dispatch-center.js";
-import { operatorKey } from "./operator-key.js";
+import type { PersistedKey } from "../store/persisted-key.js";
 import { OutboxPruner } from "./outbox-pruner.js";
 import { registerWebhookRoutes } from "./routes.js";
 import { TrustedClock } from "../time/trusted-clock.js";
@@ -14,8 +14,7 @@ import { UrlGuard } from "./url-guard.js";
 import type { WebhookStores } from "./webhook-state.js";
 
 export interface WebhookConfig {
-  dataDir: string;
-  operatorKey: string | null;
+  operatorKey: PersistedKey;
   dispatchers: number;
   allowHosts: string[];
   caFile: string | null;
@@ -36,7 +35,7 @@ export function startWebhookArea(
   log: (line: string) => void,
   metrics: Metrics | null = null,
 ): WebhookAreaHandle {
-  const op = operatorKey(config.operatorKey, config.dataDir);
+  const op = config.operatorKey;
   log(op.banner);
   const rawScale = Number(process.env.LEIDEX_WEBHOOK_TIME_SCALE ?? "1");
   const scale = Number.isFinite(rawScale) && rawScale > 0 ? rawScale : 1;
