@@ -65,8 +65,15 @@ t.test("webhooks on two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, asyn
     await sleep(1_500); // time for a second delivery, were there one
     const got = counted(idsAt(receiver, "/once"));
     t.equal(got.size, sent.length, "every event arrived");
-    t.same([...got.values()].filter((n) => n > 1), [], "none arrived twice");
-    t.ok(receiver.hits("/once").every((h) => verifyMailSignature(hook.secret, h)), "each signed with the webhook's secret");
+    t.same(
+      [...got.values()].filter((n) => n > 1),
+      [],
+      "none arrived twice",
+    );
+    t.ok(
+      receiver.hits("/once").every((h) => verifyMailSignature(hook.secret, h)),
+      "each signed with the webhook's secret",
+    );
     const rows = await db.query("SELECT status, COUNT(*)::int AS n FROM deliveries WHERE webhook_id = $1 GROUP BY status", [hook.id]);
     t.same(rows.rows, [{ status: "delivered", n: sent.length }], "every row delivered in the shared outbox");
     const log = await onB.api("GET", `/v1/webhooks/${hook.id}/deliveries?limit=100`, tenant.key);
@@ -110,7 +117,9 @@ t.test("webhooks on two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, asyn
     t.ok(delivered() < sent.length, `killed with ${sent.length - delivered()} events not yet delivered`);
     // the rows the killed node held (on their way, or queued behind the cap) are due again once its lease lapses
     await seen("every row delivered", async () => {
-      const { rows } = await db.query("SELECT COUNT(*)::int AS n FROM deliveries WHERE webhook_id = $1 AND status = 'delivered'", [hook.id]);
+      const { rows } = await db.query("SELECT COUNT(*)::int AS n FROM deliveries WHERE webhook_id = $1 AND status = 'delivered'", [
+        hook.id,
+      ]);
       return rows[0].n === sent.length;
     });
     t.equal(delivered(), sent.length, "nothing lost: every event reached the receiver");

@@ -5,10 +5,9 @@
 // measured at the receiver, the delivery log, test dispatch, redelivery and kill -9 with zero loss.
 
 import t from "tap";
-import Database from "better-sqlite3";
 import { join } from "node:path";
 import { startReceiver, verifyMailSignature } from "./helpers/webhook-receiver.js";
-import { json, webhookBench, WEBHOOK_SERVER_ARGS as SERVER_ARGS, type Res } from "./helpers/webhook-api.js";
+import { json, stateRows, webhookBench, WEBHOOK_SERVER_ARGS as SERVER_ARGS, type Res } from "./helpers/webhook-api.js";
 import { ROOT, startServer, type RunningServer } from "./helpers/server.js";
 
 const receiver = await startReceiver(t);
@@ -187,9 +186,7 @@ t.test("per-endpoint cap measured at the receiver; first attempts in event order
   receiver.behave("/inflight", () => ({ status: 200, delayMs: 500 }));
   await post([ev(A.id, "if1", "held")]);
   await receiver.waitFor(() => receiver.hits("/inflight").length >= 1, 5000, "first attempt under way");
-  const state = new Database(join(dataDir, "state.db"));
-  const busyId = (state.prepare("SELECT id FROM deliveries WHERE webhook_id = ?").get(busy.id) as { id: string }).id;
-  state.close();
+  const busyId = (await stateRows(dataDir, "SELECT id FROM deliveries WHERE webhook_id = ?", busy.id))[0].id as string;
   t.equal(
     (await api("POST", `/v1/webhooks/${busy.id}/deliveries/${busyId}/redeliver`, A.key)).status,
     202,

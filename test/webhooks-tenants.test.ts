@@ -6,13 +6,20 @@ import t from "tap";
 import { readFileSync, statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { webhookBench } from "./helpers/webhook-api.js";
+import { sharedDatabaseOf } from "./helpers/server.js";
+import { stateRows, webhookBench } from "./helpers/webhook-api.js";
 
 const { dataDir, srv, OP, A, api } = await webhookBench(t);
 
-t.test("operator key: generated on first start, 0600, printed once in full", async (t) => {
+t.test("operator key: generated on first start, 0600 (or in the database with --database), printed once in full", async (t) => {
   t.match(OP, /^lxo_[0-9A-Za-z]{32}$/);
-  t.equal(statSync(join(dataDir, "operator-key")).mode & 0o777, 0o600);
+  if (sharedDatabaseOf(dataDir))
+    t.same(
+      await stateRows(dataDir, "SELECT value FROM shared_secrets WHERE name = 'operator_key'"),
+      [{ value: OP }],
+      "kept in the database",
+    );
+  else t.equal(statSync(join(dataDir, "operator-key")).mode & 0o777, 0o600);
   t.ok(srv.stdout().includes(OP), "the banner shows the generated key once");
 });
 
@@ -36,7 +43,9 @@ t.test("tenants and tenant keys: operator only, keys hashed and revocable", asyn
   t.equal(k.status, 201);
   t.match(k.body, { id: String, key: /^lxt_/ });
   t.equal((await api("GET", "/v1/webhooks", k.body.key)).status, 200, "new key works");
-  const state = readFileSync(join(dataDir, "state.db"));
+  const state = sharedDatabaseOf(dataDir)
+    ? Buffer.from(JSON.stringify(await stateRows(dataDir, "SELECT * FROM tenant_keys")))
+    : readFileSync(join(dataDir, "state.db"));
   t.notOk(state.includes(Buffer.from(k.body.key)), "the key is not stored in clear");
   const listed = await api("GET", `/v1/tenants/${created.body.id}/keys`, OP);
   t.notOk(listed.text.includes(k.body.key), "listing never shows the key");

@@ -109,6 +109,8 @@ export async function runLeidex(args: string[], timeoutMs = 60_000): Promise<{ c
  * same one again when a test restarts a server on it.
  */
 const databases = new Map<string, string>();
+/** The database of a data dir's servers when the tests run on PostgreSQL; undefined on state.db. */
+export const sharedDatabaseOf = (dataDir: string): string | undefined => databases.get(dataDir);
 /** A skip reason for a test that reads or writes state.db itself, when the tests run on PostgreSQL. */
 export const ON_POSTGRES: string | false = process.env.LEIDEX_TEST_POSTGRES ? "it reads or writes state.db itself" : false;
 async function databaseOf(cluster: string, dataDir: string): Promise<string> {

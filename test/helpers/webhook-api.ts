@@ -3,10 +3,11 @@
 // dispatchers may reach the test receiver, its operator key, two tenants, and calls that follow a
 // restarted server.
 
-import { readFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { join } from "node:path";
+import pg from "pg";
 import { CA_FILE, RECEIVER_HOST, type Hit, type Receiver } from "./webhook-receiver.js";
-import { startServer, tempDir, type RunningServer, type Teardownable } from "./server.js";
+import { sharedDatabaseOf, startServer, tempDir, type RunningServer, type Teardownable } from "./server.js";
 
 export interface Res {
   status: number;
@@ -54,6 +55,39 @@ export const webhookServerArgs = (dispatchers: 1 | 2): string[] => [
 export const WEBHOOK_SERVER_ARGS = webhookServerArgs(2);
 
 export const nowS = (): number => Math.floor(Date.now() / 1000);
+
+/** The operator key a server generated on its first start, from the banner that shows it once (in the data dir, or in the database with --database). */
+export function generatedOperatorKey(srv: RunningServer): string {
+  const m = /operator key \(shown once, kept in [^)]*\): (\S+)/.exec(srv.stdout());
+  if (!m) throw new Error(`no generated operator key in the log:\n${srv.stdout()}`);
+  return m[1];
+}
+
+/** Rows of a query on the server's state (state.db, or its database when the tests run on PostgreSQL); `?` placeholders. */
+export async function stateRows(dataDir: string, sql: string, ...values: unknown[]): Promise<Record<string, unknown>[]> {
+  const url = sharedDatabaseOf(dataDir);
+  if (!url) {
+    const db = new Database(join(dataDir, "state.db"), { readonly: true });
+    try {
+      return db.prepare(sql).all(...values) as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    let n = 0;
+    return (
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        values,
+      )
+    ).rows;
+  } finally {
+    await client.end();
+  }
+}
 /** A dispatch's body, parsed. */
 export const json = (h: Hit): any => JSON.parse(h.raw.toString("utf8"));
 
@@ -111,7 +145,7 @@ export async function webhookBench(t: Teardownable, opts: { receiver?: Receiver;
   process.env.LEIDEX_WEBHOOK_TIME_SCALE = "1000";
   const dataDir = tempDir(t, "leidex-webhooks-");
   const srv = await startServer(t, { dataDir, shards: 1, args: WEBHOOK_SERVER_ARGS });
-  const OP = readFileSync(join(dataDir, "operator-key"), "utf8").trim();
+  const OP = generatedOperatorKey(srv);
   const { mkTenant } = webhookCalls(() => srv, OP);
   const A: Tenant = await mkTenant("tenant-a");
   const B: Tenant = await mkTenant("tenant-b");

@@ -6,8 +6,9 @@
 // an endpoint that now hashes elsewhere once nothing of it is on its way.
 //
 // Every HEARTBEAT_MS a node renews its node row and all its leases in one round trip each. A
-// node killed stops renewing: after LEASE_MS its endpoints' leases are free, and their rows,
-// still marked with its name, are claimed again by the new holders (at least once). A node that
+// node killed stops renewing: after the lease period its endpoints' leases are free, and their
+// rows, still marked with its name, are claimed again by the new holders (at least once); a node
+// restarted on its data dir frees what its earlier run held at once. A node that
 // cannot renew stops sending before its leases can expire (fence): it gives up every row it holds
 // and runs on under a new name, so nothing it held is ever sent by two nodes at the same time.
 
@@ -58,6 +59,10 @@ export class EndpointLeases {
   }
 
   async start(): Promise<void> {
+    // one process runs on a data dir: what earlier runs of this node held, they hold no more
+    const earlier = `${this.opts.node}/%`;
+    await this.db.pool.query("DELETE FROM endpoint_leases WHERE owner LIKE $1", [earlier]);
+    await this.db.pool.query("DELETE FROM dispatch_nodes WHERE id LIKE $1", [earlier]);
     await this.beat();
     this.timer = setInterval(() => {
       // a renewal that hangs counts as failed once the leases could lapse
