@@ -6,10 +6,11 @@
 
 import t from "tap";
 import pg from "pg";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { keyedRequest, scopedToken, type KeyedResponse } from "./helpers/keys.js";
 import { POSTGRES_MISSING, privatePostgres } from "./helpers/postgres.js";
-import { runLeidex, startServer, tempDir, type RunningServer } from "./helpers/server.js";
+import { ROOT, runLeidex, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 
 /** How long a change may take to reach the other node here: the stated bound (1 s) with room for a busy machine. */
 const WITHIN_MS = 5_000;
@@ -27,7 +28,7 @@ t.test("two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, async (t) => {
   const migrations = await db.query<{ version: number }>("SELECT version FROM leidex_migrations ORDER BY version");
   t.same(
     migrations.rows.map((r) => r.version),
-    [1, 2, 3, 4, 5, 6],
+    [1, 2, 3, 4, 5, 6, 7, 8],
     "each of the schema's migrations applied once for both nodes",
   );
 
@@ -176,4 +177,42 @@ t.test("a database migrated past what this node knows stops its start with one l
   const r = await runLeidex(["--database", url, "--data-dir", tempDir(t), "--source", "sample"]);
   t.equal(r.code, 1, "exit 1");
   t.match(r.stderr, /its schema is at migration 999, newer than this server knows \(\d+\): upgrade this node/);
+});
+
+t.test("deleted key ids are kept an hour; a copy behind what was pruned reads every key again", { skip: POSTGRES_MISSING }, async (t) => {
+  const { url } = await privatePostgres(t);
+  const { openSharedDb } = await import(join(ROOT, "dist/src/store/pg/shared-db.js"));
+  const { PgKeys } = await import(join(ROOT, "dist/src/keys/pg-keys.js"));
+  const shared = await openSharedDb(url, () => undefined);
+  t.teardown(() => shared.close());
+  const keys = new PgKeys(shared);
+  const key = (value: string) => ({
+    value,
+    description: "",
+    actions: ["documents:search"],
+    collections: ["*"],
+    expiresAt: 4e9,
+    autodelete: false,
+  });
+  const a = await keys.insert(key("key-a"));
+  const b = await keys.insert(key("key-b"));
+  const copyAt = b.version;
+  await keys.remove([a.key.id]);
+  t.same((await keys.read(copyAt)).deleted, [a.key.id], "a copy reads the deletions since its version");
+  await shared.pool.query("UPDATE api_key_deletions SET deleted_at = now() - interval '2 hours'");
+  const c = await keys.insert(key("key-c"));
+  const removed = await keys.remove([c.key.id]);
+  const kept = await shared.pool.query("SELECT id FROM api_key_deletions");
+  t.same(
+    kept.rows.map((r: { id: number }) => Number(r.id)),
+    [c.key.id],
+    "the next delete pruned the deletion older than an hour",
+  );
+  const behind = await keys.read(copyAt);
+  t.equal(behind.deleted, null, "a copy older than the pruning reads every key");
+  t.same(
+    behind.keys.map((k: { value: string }) => k.value),
+    ["key-b"],
+  );
+  t.same((await keys.read(removed.version)).deleted, [], "a copy past the pruning reads only what changed");
 });

@@ -1,5 +1,7 @@
 // API keys in the shared PostgreSQL store (--database): each write moves the key set's version
-// on and notifies the nodes (store/pg/versioned.ts).
+// on and notifies the nodes (store/pg/versioned.ts). Deleted ids are kept for the nodes to read
+// what changed since their version; each delete prunes those older than DELETIONS_KEPT, and a
+// node whose version is older than what was pruned reads every key again.
 
 import type { SharedDb } from "../store/pg/shared-db.js";
 import { VersionedTable } from "../store/pg/versioned.js";
@@ -26,6 +28,8 @@ const fromRow = (r: Row): ApiKey => ({
   autodelete: r.autodelete,
 });
 
+const DELETIONS_KEPT = "1 hour";
+
 export class PgKeys extends VersionedTable implements KeyBackend {
   constructor(db: SharedDb) {
     super(db, "api_keys");
@@ -37,12 +41,15 @@ export class PgKeys extends VersionedTable implements KeyBackend {
       const { version, value } = await this.snapshot<Row[]>("SELECT COALESCE(json_agg(k ORDER BY k.id), '[]') FROM api_keys k");
       return { version, keys: value.map(fromRow), deleted: null };
     }
-    const { version, value } = await this.snapshot<{ keys: Row[]; deleted: number[] }>(
+    const { version, value } = await this.snapshot<{ keys: Row[]; deleted: number[]; pruned: number }>(
       `SELECT json_build_object(
          'keys', COALESCE((SELECT json_agg(k ORDER BY k.id) FROM api_keys k WHERE k.version > $2), '[]'),
-         'deleted', COALESCE((SELECT json_agg(d.id) FROM api_key_deletions d WHERE d.version > $2), '[]'))`,
+         'deleted', COALESCE((SELECT json_agg(d.id) FROM api_key_deletions d WHERE d.version > $2), '[]'),
+         'pruned', (SELECT version FROM state_versions WHERE name = 'api_key_deletions_pruned_through'))`,
       [since],
     );
+    // deletions this copy has not seen may be pruned already: read everything
+    if (since < value.pruned) return this.read(0);
     return { version, keys: value.keys.map(fromRow), deleted: value.deleted.map(Number) };
   }
 
@@ -62,7 +69,15 @@ export class PgKeys extends VersionedTable implements KeyBackend {
     const { result, version } = await this.write(async (q, version) => {
       const { rows } = await q("DELETE FROM api_keys WHERE id = ANY($1::bigint[]) RETURNING id", [ids]);
       const removed = rows.map((r) => Number(r.id));
-      if (removed.length > 0) await q("INSERT INTO api_key_deletions (id, version) SELECT unnest($1::bigint[]), $2", [removed, version]);
+      if (removed.length > 0) {
+        await q("INSERT INTO api_key_deletions (id, version) SELECT unnest($1::bigint[]), $2", [removed, version]);
+        await q(
+          `WITH pruned AS (DELETE FROM api_key_deletions WHERE deleted_at < now() - $1::interval RETURNING version)
+           UPDATE state_versions SET version = GREATEST(version, (SELECT MAX(version) FROM pruned))
+           WHERE name = 'api_key_deletions_pruned_through' AND EXISTS (SELECT 1 FROM pruned)`,
+          [DELETIONS_KEPT],
+        );
+      }
       return { changed: removed.length > 0, result: removed };
     });
     return { removed: result, version };

@@ -157,4 +157,13 @@ export const MIGRATIONS: Migration[] = [
       INSERT INTO maintenance_runs (name, last_run) VALUES ('outbox pruning', 'epoch');
     `,
   },
+  {
+    version: 8,
+    name: "api key deletions pruned",
+    sql: `
+      -- a deleted id is kept an hour for nodes to read; a node behind what was pruned reads every key again
+      ALTER TABLE api_key_deletions ADD COLUMN deleted_at TIMESTAMPTZ NOT NULL DEFAULT now();
+      INSERT INTO state_versions (name, version) VALUES ('api_key_deletions_pruned_through', 0);
+    `,
+  },
 ];
