@@ -29,6 +29,12 @@ export type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record
 /** Runs `work` in one transaction on a connection of the pool: committed when it returns, rolled back when it throws. */
 export async function inTransaction<T>(db: SharedDb, work: (q: Query) => Promise<T>): Promise<T> {
   const client = await db.pool.connect();
+  // a connection that fails between two queries must not crash the process: the next query fails instead
+  let broken: Error | undefined;
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const result = await work((text, values) => client.query(text, values));
@@ -38,7 +44,9 @@ export async function inTransaction<T>(db: SharedDb, work: (q: Query) => Promise
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off("error", onError);
+    // a broken connection goes, not back to the pool
+    client.release(broken);
   }
 }
 
@@ -60,6 +68,8 @@ export async function openSharedDb(url: string, log: (line: string) => void): Pr
 
 async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
+  const failed = (): undefined => undefined; // the query under way fails with it
+  client.on("error", failed);
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     try {
@@ -90,6 +100,7 @@ async function migrate(pool: pg.Pool): Promise<string[]> {
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
     }
   } finally {
+    client.off("error", failed);
     client.release();
   }
 }
@@ -100,6 +111,8 @@ class PgSharedDb implements SharedDb {
   private closed = false;
   /** notifications are lost until the listener connects again: logged once an outage */
   private lost = false;
+  /** the listening connection's queries, one after another */
+  private listening: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly pool: pg.Pool,
@@ -113,7 +126,9 @@ class PgSharedDb implements SharedDb {
     if (known) known.push(heard);
     else {
       this.listeners.set(channel, [heard]);
-      if (this.client) void this.client.query(`LISTEN ${channel}`).catch(() => undefined);
+      const client = this.client;
+      // one query at a time on the connection: after whatever it is doing (connecting, listening)
+      if (client) this.listening = this.listening.then(() => client.query(`LISTEN ${channel}`)).catch(() => undefined);
       else void this.connectListener();
     }
   }
@@ -138,9 +153,14 @@ class PgSharedDb implements SharedDb {
     client.on("notification", (n) => {
       for (const heard of this.listeners.get(n.channel) ?? []) heard(n.payload ?? "");
     });
-    try {
+    const listenAll = async (): Promise<void> => {
       await client.connect();
       for (const channel of this.listeners.keys()) await client.query(`LISTEN ${channel}`);
+    };
+    try {
+      const connected = listenAll();
+      this.listening = connected.catch(() => undefined);
+      await connected;
       if (this.lost) this.log(`database ${this.describe}: notifications heard again`);
       this.lost = false;
     } catch (err) {

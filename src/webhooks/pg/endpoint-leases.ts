@@ -37,7 +37,8 @@ export class EndpointLeases {
   me: string;
   readonly leaseMs: number;
   private live: string[] = [];
-  private held = new Set<string>();
+  /** endpoints whose leases this run holds, with when each was taken (performance.now) */
+  private held = new Map<string, number>();
   /** local time (performance.now) until which the leases renewed last are surely ours */
   private safeUntil = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -87,7 +88,7 @@ export class EndpointLeases {
   /** The endpoints whose rows this node may claim now: leases held, on endpoints that hash to it. */
   claimable(): string[] {
     if (performance.now() >= this.safeUntil) return [];
-    return [...this.held].filter((id) => this.prefers(id));
+    return [...this.held.keys()].filter((id) => this.prefers(id));
   }
 
   /** Endpoints that hash to this node and whose leases it does not hold yet. */
@@ -99,7 +100,8 @@ export class EndpointLeases {
 
   /** Leases just taken (by the claim's query). */
   took(ids: readonly string[]): void {
-    for (const id of ids) this.held.add(id);
+    const now = performance.now();
+    for (const id of ids) this.held.set(id, now);
   }
 
   /** Does `endpoint` hash to this node among the nodes alive? */
@@ -121,7 +123,7 @@ export class EndpointLeases {
     const was = this.me;
     this.retired.push(was);
     this.me = this.newName();
-    this.held = new Set();
+    this.held = new Map();
     this.opts.fence();
     this.opts.log(`webhook dispatch: leases of ${was} could not be renewed (${why}); gave up its deliveries, continuing as ${this.me}`);
     this.reported = true;
@@ -151,14 +153,18 @@ export class EndpointLeases {
         await this.db.pool.query("DELETE FROM dispatch_nodes WHERE id = ANY($1)", [retired]);
         this.retired = this.retired.filter((n) => !retired.includes(n));
       }
-      this.held = new Set(renewed.rows.map((r) => r.endpoint_id));
+      // what the renewal found, and what a claim took while it ran (the renewal may have missed it)
+      const held = new Map<string, number>();
+      for (const r of renewed.rows) held.set(r.endpoint_id, this.held.get(r.endpoint_id) ?? started);
+      for (const [id, at] of this.held) if (at >= started) held.set(id, at);
+      this.held = held;
       this.live = live.rows.map((r) => r.id);
       this.safeUntil = started + this.leaseMs - this.opts.attemptTimeoutMs - HEARTBEAT_MS;
       if (this.reported) this.opts.log(`webhook dispatch: leases renewed again as ${this.me}`);
       this.reported = false;
       // endpoints that hash elsewhere now go to their new holder once nothing of them is on its way
       const busy = this.opts.busy();
-      const leaving = [...this.held].filter((id) => !this.prefers(id) && !busy.has(id));
+      const leaving = [...this.held.keys()].filter((id) => !this.prefers(id) && !busy.has(id));
       if (leaving.length > 0) {
         await this.db.pool.query("DELETE FROM endpoint_leases WHERE owner = $1 AND endpoint_id = ANY($2)", [me, leaving]);
         for (const id of leaving) this.held.delete(id);

@@ -96,8 +96,8 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
           a.map((x) => x.error),
           a.map((x) => Math.round(x.duration_ms)),
           a.map((x) => x.response_snippet),
-          a.map((x) => x.attempted_at),
-          a.map((x) => x.next_attempt_at),
+          a.map((x) => Math.round(x.attempted_at)),
+          a.map((x) => (x.next_attempt_at === null ? null : Math.round(x.next_attempt_at))),
           a.map((x) => x.outcome),
         ],
       );
@@ -116,8 +116,8 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
           d.map((o) => o.seq),
           d.map((o) => o.attempt.trigger),
           d.map((o) => o.status),
-          d.map((o) => o.nextAttemptAt),
-          d.map((o) => (o.status === "pending" ? null : now)),
+          d.map((o) => Math.round(o.nextAttemptAt)),
+          d.map((o) => (o.status === "pending" ? null : Math.round(now))),
           d.map((o) => o.attempt.attempt),
           me,
         ],
@@ -190,7 +190,7 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
   async pruneFinished(status: "delivered" | "failed", before: number, limit: number): Promise<number> {
     const r = await this.db.pool.query(
       "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE status = $1 AND finished_at < $2 LIMIT $3)",
-      [status, before, limit],
+      [status, Math.floor(before), limit],
     );
     return r.rowCount ?? 0;
   }
@@ -199,7 +199,7 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
     const r = await this.db.pool.query(
       `DELETE FROM delivery_attempts WHERE row IN
          (SELECT row FROM (SELECT row, attempted_at FROM delivery_attempts ORDER BY row LIMIT $1) oldest WHERE attempted_at < $2)`,
-      [limit, before],
+      [limit, Math.floor(before)],
     );
     return r.rowCount ?? 0;
   }
