@@ -81,6 +81,25 @@ t.test("webhooks on two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, asyn
     t.equal(log.body.deliveries.length, 100, "B reads the delivery log the holder wrote");
   });
 
+  t.test("changes of different fields on two nodes at once both stay", async (t) => {
+    const hook = await onA.mkHook(tenant.key, "/fields", ["queued"]);
+    await seen("the webhook on B", async () => (await onB.api("GET", `/v1/webhooks/${hook.id}`, tenant.key)).status === 200);
+    const [url, cap] = await Promise.all([
+      onA.api("PATCH", `/v1/webhooks/${hook.id}`, tenant.key, { url: `${receiver.base}/fields-moved` }),
+      onB.api("PATCH", `/v1/webhooks/${hook.id}`, tenant.key, { max_concurrency: 7 }),
+    ]);
+    t.same([url.status, cap.status], [200, 200]);
+    for (const [name, on] of [
+      ["A", onA],
+      ["B", onB],
+    ] as const)
+      await seen(`both changes on ${name}`, async () => {
+        const r = await on.api("GET", `/v1/webhooks/${hook.id}`, tenant.key);
+        return r.body.url === `${receiver.base}/fields-moved` && r.body.max_concurrency === 7;
+      });
+    t.pass("each node shows the URL set on A and the cap set on B");
+  });
+
   t.test("the per-endpoint cap holds at the receiver with both nodes taking events for one slow endpoint", async (t) => {
     receiver.behave("/capped", () => ({ status: 200, delayMs: 150 }));
     const hook = await onB.mkHook(tenant.key, "/capped", ["queued"], { max_concurrency: 2 });

@@ -26,19 +26,48 @@ interface ConfigSnapshot {
   routes: InboundRoute[];
 }
 
-const WEBHOOK_COLUMNS =
-  "url = $2, event_types = $3::jsonb, secret = $4, status = $5, disabled_reason = $6, max_concurrency = $7, updated_at = $8, failing_since = $9";
-const webhookValues = (w: Webhook): unknown[] => [
+const INSERT_VALUES = (w: Webhook): unknown[] => [
   w.id,
+  w.tenant_id,
   w.url,
   JSON.stringify(w.event_types),
   w.secret,
   w.status,
   w.disabled_reason,
   w.max_concurrency,
+  w.created_at,
   w.updated_at,
   w.failing_since,
 ];
+
+const CHANGEABLE = new Set(["url", "event_types", "status", "disabled_reason", "max_concurrency", "secret", "failing_since"]);
+
+/**
+ * An UPDATE of only the columns `change` names, so that two nodes changing different columns of
+ * one webhook (a tenant its URL, the endpoint's holder its health) never undo each other. A
+ * failing streak keeps the start it has; a disable applies only to an enabled webhook.
+ */
+function webhookUpdate(id: string, change: WebhookChange, health: boolean): { sql: string; values: unknown[] } {
+  const values: unknown[] = [id, new Date().toISOString()];
+  const sets = ["updated_at = $2"];
+  for (const [column, value] of Object.entries(change)) {
+    if (value === undefined || !CHANGEABLE.has(column)) continue;
+    values.push(column === "event_types" ? JSON.stringify(value) : value);
+    const p = `$${values.length}`;
+    sets.push(
+      column === "event_types"
+        ? `event_types = ${p}::jsonb`
+        : health && column === "failing_since" && value !== null
+          ? `failing_since = COALESCE(failing_since, ${p})`
+          : `${column} = ${p}`,
+    );
+  }
+  const guard = health && change.status === "disabled" ? " AND status = 'enabled'" : "";
+  return { sql: `UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1${guard} RETURNING *`, values };
+}
+
+/** A webhook row as PostgreSQL returns it (failing_since is a BIGINT: a number already). */
+const asWebhook = (row: Record<string, unknown>): Webhook => row as unknown as Webhook;
 
 export class PgWebhookConfig extends VersionedTable {
   readonly tenants = new Map<string, Tenant>();
@@ -91,11 +120,9 @@ export class PgWebhookConfig extends VersionedTable {
     const changed: Webhook[] = [];
     const { result, version } = await this.write(async (q, version) => {
       for (const h of health) {
-        const w = this.webhooks.byIdAnyTenant(h.id);
-        if (!w) continue;
-        const next = { ...w, ...h.change, updated_at: new Date().toISOString() };
-        const { rows } = await q(`UPDATE webhooks SET ${WEBHOOK_COLUMNS} WHERE id = $1 RETURNING id`, webhookValues(next));
-        if (rows.length > 0) changed.push(next);
+        const { sql, values } = webhookUpdate(h.id, h.change, true);
+        const { rows } = await q(sql, values);
+        if (rows.length > 0) changed.push(asWebhook(rows[0]));
       }
       const r = await work(q, version);
       return { changed: r.changed || changed.length > 0, result: r.result };
@@ -108,17 +135,17 @@ export class PgWebhookConfig extends VersionedTable {
     return result;
   }
 
-  /** One statement; `local` runs when it returned a row. */
-  async one(sql: string, values: unknown[], local: () => void): Promise<boolean> {
+  /** One statement; `local` runs with the row it returned, when it returned one. */
+  async one(sql: string, values: unknown[], local: (row: Record<string, unknown>) => void): Promise<boolean> {
     return this.commit(
       async (q) => {
         const { rows } = await q(sql, values);
-        return { changed: rows.length > 0, result: rows.length > 0 };
+        return { changed: rows.length > 0, result: rows[0] ?? null };
       },
-      (done) => {
-        if (done) local();
+      (row) => {
+        if (row) local(row);
       },
-    );
+    ).then((row) => row !== null);
   }
 }
 
@@ -195,9 +222,9 @@ export class PgWebhooks implements Webhooks {
       failing_since: null,
     };
     await this.c.one(
-      `INSERT INTO webhooks (id, url, event_types, secret, status, disabled_reason, max_concurrency, updated_at, failing_since, tenant_id, created_at)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-      [...webhookValues(w), w.tenant_id, w.created_at],
+      `INSERT INTO webhooks (id, tenant_id, url, event_types, secret, status, disabled_reason, max_concurrency, created_at, updated_at, failing_since)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+      INSERT_VALUES(w),
       () => this.c.webhooks.set(w),
     );
     return w;
@@ -216,10 +243,12 @@ export class PgWebhooks implements Webhooks {
   }
 
   async update(w: Webhook, change: WebhookChange): Promise<Webhook> {
-    const next: Webhook = { ...w, ...change, updated_at: new Date().toISOString() };
-    await this.c.one(`UPDATE webhooks SET ${WEBHOOK_COLUMNS} WHERE id = $1 RETURNING id`, webhookValues(next), () =>
-      this.c.webhooks.set(next),
-    );
+    const { sql, values } = webhookUpdate(w.id, change, false);
+    let next: Webhook = { ...w, ...change };
+    await this.c.one(sql, values, (row) => {
+      next = asWebhook(row);
+      this.c.webhooks.set(next);
+    });
     return next;
   }
 
