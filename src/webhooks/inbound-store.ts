@@ -31,6 +31,19 @@ export const publicRoute = (r: InboundRoute): Record<string, unknown> => ({
   created_at: r.created_at,
 });
 
+/** A new route with a fresh id and secret, whichever store keeps it; matches compare lower-case. */
+export function newInboundRoute(tenantId: string, match: string, url: string, maxConcurrency: number = DEFAULT_CONCURRENCY): InboundRoute {
+  return {
+    id: randomKey("ir_", 20),
+    tenant_id: tenantId,
+    match: match.toLowerCase(),
+    url,
+    secret: newSecret(),
+    max_concurrency: maxConcurrency,
+    created_at: new Date().toISOString(),
+  };
+}
+
 export class InboundStore implements InboundRoutes {
   private readonly known = new Directory<InboundRoute>();
 
@@ -45,15 +58,7 @@ export class InboundStore implements InboundRoutes {
   }
 
   create(tenantId: string, match: string, url: string, maxConcurrency: number = DEFAULT_CONCURRENCY): InboundRoute {
-    const r: InboundRoute = {
-      id: randomKey("ir_", 20),
-      tenant_id: tenantId,
-      match: match.toLowerCase(),
-      url,
-      secret: newSecret(),
-      max_concurrency: maxConcurrency,
-      created_at: new Date().toISOString(),
-    };
+    const r = newInboundRoute(tenantId, match, url, maxConcurrency);
     this.db
       .prepare("INSERT INTO inbound_routes (id, tenant_id, match, url, secret, max_concurrency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(r.id, r.tenant_id, r.match, r.url, r.secret, r.max_concurrency, r.created_at);

@@ -46,6 +46,41 @@ export function publicWebhook(w: Webhook): Record<string, unknown> {
 
 export const newSecret = (): string => randomKey("whsec_", 32);
 
+export const WEBHOOK_INSERT_COLUMNS =
+  "id, tenant_id, url, event_types, secret, status, disabled_reason, max_concurrency, created_at, updated_at, failing_since";
+/** The values of WEBHOOK_INSERT_COLUMNS for `w` (its event types as JSON text). */
+export const webhookInsertValues = (w: Webhook): (string | number | null)[] => [
+  w.id,
+  w.tenant_id,
+  w.url,
+  JSON.stringify(w.event_types),
+  w.secret,
+  w.status,
+  w.disabled_reason,
+  w.max_concurrency,
+  w.created_at,
+  w.updated_at,
+  w.failing_since,
+];
+
+/** A new enabled webhook with a fresh id and secret, whichever store keeps it. */
+export function newWebhook(tenantId: string, url: string, eventTypes: string[], maxConcurrency: number): Webhook {
+  const now = new Date().toISOString();
+  return {
+    id: randomKey("wh_", 20),
+    tenant_id: tenantId,
+    url,
+    event_types: eventTypes,
+    secret: newSecret(),
+    status: "enabled",
+    disabled_reason: null,
+    max_concurrency: maxConcurrency,
+    created_at: now,
+    updated_at: now,
+    failing_since: null,
+  };
+}
+
 export class WebhookStore implements Webhooks {
   private readonly known = new Directory<Webhook>();
 
@@ -60,38 +95,13 @@ export class WebhookStore implements Webhooks {
   }
 
   create(tenantId: string, url: string, eventTypes: string[], maxConcurrency: number): Webhook {
-    const now = new Date().toISOString();
-    const w: Webhook = {
-      id: randomKey("wh_", 20),
-      tenant_id: tenantId,
-      url,
-      event_types: eventTypes,
-      secret: newSecret(),
-      status: "enabled",
-      disabled_reason: null,
-      max_concurrency: maxConcurrency,
-      created_at: now,
-      updated_at: now,
-      failing_since: null,
-    };
+    const w = newWebhook(tenantId, url, eventTypes, maxConcurrency);
     this.db
       .prepare(
-        `INSERT INTO webhooks (id, tenant_id, url, event_types, secret, status, disabled_reason, max_concurrency, created_at, updated_at, failing_since)
+        `INSERT INTO webhooks (${WEBHOOK_INSERT_COLUMNS})
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(
-        w.id,
-        w.tenant_id,
-        w.url,
-        JSON.stringify(w.event_types),
-        w.secret,
-        w.status,
-        w.disabled_reason,
-        w.max_concurrency,
-        w.created_at,
-        w.updated_at,
-        w.failing_since,
-      );
+      .run(...webhookInsertValues(w));
     this.known.set(w);
     return w;
   }

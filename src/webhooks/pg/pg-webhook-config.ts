@@ -8,10 +8,10 @@ import type { SharedDb } from "../../store/pg/shared-db.js";
 import { VersionedTable, type Query } from "../../store/pg/versioned.js";
 import { Replica } from "../../store/replica.js";
 import { Directory, matchRoute, oldestFirst } from "../endpoint-directory.js";
-import type { InboundRoute } from "../inbound-store.js";
+import { newInboundRoute, type InboundRoute } from "../inbound-store.js";
 import { hashKey, TENANT_KEY_PREFIX, type Tenant } from "../tenant-store.js";
 import type { HealthChange, InboundChange, InboundRoutes, TenantKeyInfo, Tenants, WebhookChange, Webhooks } from "../webhook-state.js";
-import { DEFAULT_CONCURRENCY, newSecret, type Webhook } from "../webhook-store.js";
+import { newWebhook, WEBHOOK_INSERT_COLUMNS, webhookInsertValues, type Webhook } from "../webhook-store.js";
 
 interface KeyRow extends TenantKeyInfo {
   tenant_id: string;
@@ -25,20 +25,6 @@ interface ConfigSnapshot {
   webhooks: Webhook[];
   routes: InboundRoute[];
 }
-
-const INSERT_VALUES = (w: Webhook): unknown[] => [
-  w.id,
-  w.tenant_id,
-  w.url,
-  JSON.stringify(w.event_types),
-  w.secret,
-  w.status,
-  w.disabled_reason,
-  w.max_concurrency,
-  w.created_at,
-  w.updated_at,
-  w.failing_since,
-];
 
 const CHANGEABLE = new Set(["url", "event_types", "status", "disabled_reason", "max_concurrency", "secret", "failing_since"]);
 
@@ -207,24 +193,10 @@ export class PgWebhooks implements Webhooks {
   constructor(private readonly c: PgWebhookConfig) {}
 
   async create(tenantId: string, url: string, eventTypes: string[], maxConcurrency: number): Promise<Webhook> {
-    const now = new Date().toISOString();
-    const w: Webhook = {
-      id: randomKey("wh_", 20),
-      tenant_id: tenantId,
-      url,
-      event_types: eventTypes,
-      secret: newSecret(),
-      status: "enabled",
-      disabled_reason: null,
-      max_concurrency: maxConcurrency,
-      created_at: now,
-      updated_at: now,
-      failing_since: null,
-    };
+    const w = newWebhook(tenantId, url, eventTypes, maxConcurrency);
     await this.c.one(
-      `INSERT INTO webhooks (id, tenant_id, url, event_types, secret, status, disabled_reason, max_concurrency, created_at, updated_at, failing_since)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-      INSERT_VALUES(w),
+      `INSERT INTO webhooks (${WEBHOOK_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+      webhookInsertValues(w),
       () => this.c.webhooks.set(w),
     );
     return w;
@@ -260,16 +232,8 @@ export class PgWebhooks implements Webhooks {
 export class PgInboundRoutes implements InboundRoutes {
   constructor(private readonly c: PgWebhookConfig) {}
 
-  async create(tenantId: string, match: string, url: string, maxConcurrency: number = DEFAULT_CONCURRENCY): Promise<InboundRoute> {
-    const r: InboundRoute = {
-      id: randomKey("ir_", 20),
-      tenant_id: tenantId,
-      match: match.toLowerCase(),
-      url,
-      secret: newSecret(),
-      max_concurrency: maxConcurrency,
-      created_at: new Date().toISOString(),
-    };
+  async create(tenantId: string, match: string, url: string, maxConcurrency?: number): Promise<InboundRoute> {
+    const r = newInboundRoute(tenantId, match, url, maxConcurrency);
     await this.c.one(
       "INSERT INTO inbound_routes (id, tenant_id, match, url, secret, max_concurrency, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
       [r.id, r.tenant_id, r.match, r.url, r.secret, r.max_concurrency, r.created_at],
