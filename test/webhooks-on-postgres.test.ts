@@ -1,6 +1,6 @@
 // Issue 25: the mail event webhook tests that run through the HTTP API (tenants, subscriptions,
-// events, suppressions, inbound mail, dispatch with retries, the cap, redelivery and kill -9)
-// again, every server they start on the PostgreSQL store.
+// events, suppressions, inbound mail, dispatch with retries, the cap, redelivery and kill -9, a
+// dispatcher thread that dies, pruning) again, every server they start on the PostgreSQL store.
 
 import t from "tap";
 import { rerunOnPostgres } from "./helpers/on-postgres.js";
@@ -13,6 +13,7 @@ const FILES = [
   "test/webhooks-suppressions.test.ts",
   "test/webhooks-inbound.test.ts",
   "test/webhooks-dispatch.test.ts",
+  "test/webhooks-ops.test.ts",
 ];
 
 t.test("the webhook tests pass on the PostgreSQL store", { skip: POSTGRES_MISSING }, async (t) => {

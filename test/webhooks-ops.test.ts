@@ -9,14 +9,12 @@
 //   after n results; every delivery must still arrive, signed, with the cap held at the receiver,
 //   and /metrics counts the restarts.
 // - Pruning: LEIDEX_WEBHOOK_TIME_SCALE=1e6 turns a day of retention into 86 ms and 30 days into
-//   2.6 s; state.db is read directly to see which outbox rows are left.
+//   2.6 s; the store (state.db, or the database on PostgreSQL) is read directly to see which outbox rows are left.
 
 import t from "tap";
-import Database from "better-sqlite3";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CA_FILE, RECEIVER_HOST, startReceiver, verifyMailSignature, type Hit, type Receiver } from "./helpers/webhook-receiver.js";
-import { api } from "./helpers/webhook-api.js";
+import { api, generatedOperatorKey, stateRows } from "./helpers/webhook-api.js";
 import { ROOT, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 
 const json = (h: Hit): any => JSON.parse(h.raw.toString("utf8"));
@@ -36,7 +34,7 @@ async function serverWith(
     env,
     args: ["--webhook-ca-file", CA_FILE, "--webhook-timeout", "1", "--dispatchers", "2", ...args],
   });
-  const op = readFileSync(join(dataDir, "operator-key"), "utf8").trim();
+  const op = generatedOperatorKey(srv);
   const tn = await api(srv, "POST", "/v1/tenants", op, { name: "ops" });
   const k = await api(srv, "POST", `/v1/tenants/${tn.body.id}/keys`, op);
   return { srv, op, tenant: tn.body.id, key: k.body.key };
@@ -144,7 +142,7 @@ t.test("DNS check in-process: every answer must be public; a failing resolver is
 });
 
 t.test("a dispatcher thread that dies is replaced; every delivery still arrives, signed, within the cap", async (t) => {
-  const { srv, tenant, key } = await serverWith({ LEIDEX_TEST_DISPATCHER_CRASH_AFTER: "30", LEIDEX_WEBHOOK_TIME_SCALE: "1000" }, [
+  const { srv, tenant, key, op } = await serverWith({ LEIDEX_TEST_DISPATCHER_CRASH_AFTER: "30", LEIDEX_WEBHOOK_TIME_SCALE: "1000" }, [
     "--webhook-allow-hosts",
     RECEIVER_HOST,
   ]);
@@ -161,7 +159,6 @@ t.test("a dispatcher thread that dies is replaced; every delivery still arrives,
     hooks.push({ id: r.body.id, secret: r.body.secret, path, cap });
   }
   const events = Array.from({ length: 50 }, () => ev(tenant, "processed"));
-  const op = readFileSync(join(srv.dataDir, "operator-key"), "utf8").trim();
   t.equal((await api(srv, "POST", "/v1/events", op, { events: events.slice(0, 25) })).status, 202);
   t.equal((await api(srv, "POST", "/v1/events", op, { events: events.slice(25) })).status, 202);
   const ids = events.map((e) => e.id);
@@ -199,12 +196,7 @@ t.test("a dispatcher thread that dies is replaced; every delivery still arrives,
   const until = Date.now() + 10_000;
   let pending = -1;
   while (Date.now() < until) {
-    const db = new Database(join(srv.dataDir, "state.db"));
-    try {
-      pending = (db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE status <> 'delivered'").get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
+    pending = Number((await stateRows(srv.dataDir, "SELECT COUNT(*) AS n FROM deliveries WHERE status <> 'delivered'"))[0].n);
     if (pending === 0) break;
     await sleep(100);
   }
@@ -230,20 +222,17 @@ t.test("pruning: finished outbox rows go after their retention, pending rows sta
     ...Array.from({ length: 5 }, () => ev(tenant, "bounced", { bounce_type: "soft" })),
   ];
   t.equal((await api(srv, "POST", "/v1/events", op, { events })).status, 202);
-  const rows = (): Record<string, Record<string, number>> => {
-    const db = new Database(join(srv.dataDir, "state.db"));
-    try {
-      const out: Record<string, Record<string, number>> = {};
-      for (const r of db.prepare("SELECT webhook_id, status, COUNT(*) AS n FROM deliveries GROUP BY webhook_id, status").all() as {
-        webhook_id: string;
-        status: string;
-        n: number;
-      }[]) {
-        (out[r.webhook_id] ??= {})[r.status] = r.n;
-      }
-      return out;
-    } finally {
-      db.close();
+  const rows = async (): Promise<Record<string, Record<string, number>>> => {
+    const out: Record<string, Record<string, number>> = {};
+    for (const r of await stateRows(srv.dataDir, "SELECT webhook_id, status, COUNT(*) AS n FROM deliveries GROUP BY webhook_id, status"))
+      (out[r.webhook_id as string] ??= {})[r.status as string] = Number(r.n);
+    return out;
+  };
+  const settles = async (check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> => {
+    const end = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await sleep(20);
     }
   };
   await receiver.waitFor(
@@ -252,16 +241,16 @@ t.test("pruning: finished outbox rows go after their retention, pending rows sta
     "first attempts",
   );
   // a day of retention is 86 ms here: the delivered rows go, while the log (30 days: 2.6 s) still shows them
-  await receiver.waitFor(() => rows()[ok] === undefined, 5000, "delivered rows pruned");
+  await settles(async () => (await rows())[ok] === undefined, 5000, "delivered rows pruned");
   const log = await api(srv, "GET", `/v1/webhooks/${ok}/deliveries?limit=100`, key);
   t.equal(log.body.deliveries.filter((d: any) => d.outcome === "success").length, 20, "the delivery log still lists them");
   const redeliver = await api(srv, "POST", `/v1/webhooks/${ok}/deliveries/${log.body.deliveries[0].delivery_id}/redeliver`, key);
   t.equal(redeliver.status, 404, "a pruned delivery cannot be redelivered");
-  t.same(rows()[later], { pending: 5 }, "rows waiting for a retry stay");
-  await receiver.waitFor(() => (rows()[fail]?.failed ?? 0) === 5, 10_000, "failed rows (retries exhausted or endpoint disabled)");
+  t.same((await rows())[later], { pending: 5 }, "rows waiting for a retry stay");
+  await settles(async () => ((await rows())[fail]?.failed ?? 0) === 5, 10_000, "failed rows (retries exhausted or endpoint disabled)");
   t.pass("failed rows are kept for now (30 days: 2.6 s here)");
   // 30 days later: failed rows and the log go too; the pending rows stay
-  await receiver.waitFor(() => rows()[fail] === undefined, 10_000, "failed rows pruned");
+  await settles(async () => (await rows())[fail] === undefined, 10_000, "failed rows pruned");
   const until = Date.now() + 10_000;
   let left = -1;
   while (Date.now() < until && left !== 0) {
@@ -269,7 +258,7 @@ t.test("pruning: finished outbox rows go after their retention, pending rows sta
     if (left !== 0) await sleep(100);
   }
   t.equal(left, 0, "the delivery log goes after its own retention");
-  t.same(rows()[later], { pending: 5 }, "pending rows are never pruned");
+  t.same((await rows())[later], { pending: 5 }, "pending rows are never pruned");
   const m = (await srv.get("/metrics")).text;
   t.ok(metric(m, "leidex_webhook_outbox_pruned_total") >= 25, `pruned rows counted (${metric(m, "leidex_webhook_outbox_pruned_total")})`);
   t.ok(metric(m, "leidex_webhook_log_pruned_total") >= 20, `pruned log rows counted (${metric(m, "leidex_webhook_log_pruned_total")})`);
