@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { POSTGRES_MISSING, privatePostgres } from "./helpers/postgres.js";
-import { startServer, tempDir, type RunningServer } from "./helpers/server.js";
+import { ROOT, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 import { json, webhookCalls, webhookServerArgs } from "./helpers/webhook-api.js";
 import { startReceiver, verifyMailSignature, type Receiver } from "./helpers/webhook-receiver.js";
 
@@ -174,3 +174,47 @@ t.test("webhooks on two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, asyn
     t.ok(sentBy < 40, `${40 - sentBy} deliveries of ${hook.id} left for whoever holds its lease next`);
   });
 });
+
+t.test(
+  "PostgreSQL intake: a batch over an endpoint's or a tenant's pending cap is refused whole",
+  { skip: POSTGRES_MISSING },
+  async (t) => {
+    const { url } = await privatePostgres(t);
+    const { openSharedDb } = await import(join(ROOT, "dist/src/store/pg/shared-db.js"));
+    const { PgIntake } = await import(join(ROOT, "dist/src/webhooks/pg/pg-intake.js"));
+    const { IntakeError } = await import(join(ROOT, "dist/src/webhooks/event-plan.js"));
+    const shared = await openSharedDb(url, () => undefined);
+    t.teardown(() => shared.close());
+    const q = (sql: string, values: unknown[] = []) => shared.pool.query(sql, values);
+    await q("INSERT INTO tenants (id, name, created_at) VALUES ('tn_caps', 'caps', $1)", [new Date().toISOString()]);
+    for (const id of ["wh_caps_1", "wh_caps_2"])
+      await q(
+        `INSERT INTO webhooks (id, tenant_id, url, event_types, secret, status, max_concurrency, created_at, updated_at)
+       VALUES ($1, 'tn_caps', 'https://receiver.example.com/', '["queued"]', 'whsec_x', 'enabled', 4, $2, $2)`,
+        [id, new Date().toISOString()],
+      );
+    const intake = new PgIntake(shared, Date.now, () => undefined, { perEndpoint: 1500, perTenant: 2500 });
+    let n = 0;
+    const batch = (size: number) =>
+      Array.from({ length: size }, () => {
+        n++;
+        return { id: `cap-${n}`, tenant_id: "tn_caps", message_id: `m${n}`, type: "queued", recipient: `r${n}@example.com`, timestamp: 1 };
+      });
+    const stored = async (): Promise<number> => Number((await q("SELECT COUNT(*) AS n FROM mail_events")).rows[0].n);
+    t.match(await intake.submit(batch(1000)), { accepted: 1000, deliveries: 2000 }, "1,000 events: 1,000 rows pending per endpoint");
+    const overEndpoint = await intake.submit(batch(600)).catch((e: unknown) => e);
+    t.ok(overEndpoint instanceof IntakeError && overEndpoint.status === 429, "600 more would put an endpoint at 1,600: 429");
+    t.match((overEndpoint as Error).message, /endpoint wh_caps_\d has 1500 deliveries pending/);
+    t.equal(await stored(), 1000, "nothing of it stored");
+    t.match(await intake.submit(batch(200)), { accepted: 200 }, "200 more fit (1,200 each, 2,400 for the tenant)");
+    const overTenant = await intake.submit(batch(100)).catch((e: unknown) => e);
+    t.match((overTenant as Error).message, /tenant tn_caps has 2500 deliveries pending/, "100 more would put the tenant at 2,600: 429");
+    await q("UPDATE deliveries SET status = 'delivered' WHERE seq IN (SELECT seq FROM deliveries ORDER BY seq LIMIT 1000)");
+    t.match(await intake.submit(batch(100)), { accepted: 100 }, "once 1,000 rows are delivered, they fit (the counts follow the rows)");
+    t.same(
+      (await q("SELECT webhook_id, n FROM pending_counts ORDER BY webhook_id")).rows.map((r: { n: string }) => Number(r.n)),
+      [800, 800],
+      "pending counted per endpoint",
+    );
+  },
+);

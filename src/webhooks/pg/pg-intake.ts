@@ -8,7 +8,7 @@
 // takes the same path, one message at a time.
 
 import type { HandOff } from "../dispatch-center.js";
-import { capProblem, DEFAULT_CAPS, BACKLOG_RETRY_AFTER_SECONDS } from "../backlog.js";
+import { capProblem, DEFAULT_CAPS, BACKLOG_RETRY_AFTER_SECONDS, type BacklogCaps } from "../backlog.js";
 import { IntakeError, planEvent, type KnownMessage } from "../event-plan.js";
 import type { InboundRoute } from "../inbound-store.js";
 import type { IntakeResult, MailEvent } from "../intake-protocol.js";
@@ -45,6 +45,7 @@ export class PgIntake implements EventIntake {
     private readonly nowMs: () => number,
     /** given each committed slice's new rows (stored unleased: the poll claims them) */
     private readonly handOff: (h: HandOff) => void,
+    private readonly caps: BacklogCaps = DEFAULT_CAPS,
   ) {}
 
   busy(): IntakeError | null {
@@ -95,7 +96,7 @@ export class PgIntake implements EventIntake {
             for (const [i, b] of batches.entries()) {
               await q(`SAVEPOINT batch_${i}`);
               try {
-                const written = await writeBatch(q, b.events, now);
+                const written = await writeBatch(q, b.events, now, this.caps);
                 await q(`RELEASE SAVEPOINT batch_${i}`);
                 outcomes.push(written.result);
                 rows.push(...written.rows);
@@ -134,7 +135,12 @@ export class PgIntake implements EventIntake {
 }
 
 /** One batch, inside its savepoint; throws IntakeError (the caller rolls the savepoint back) when any event is refused. */
-async function writeBatch(q: Query, events: MailEvent[], now: number): Promise<{ result: IntakeResult; rows: Delivery[] }> {
+async function writeBatch(
+  q: Query,
+  events: MailEvent[],
+  now: number,
+  caps: BacklogCaps,
+): Promise<{ result: IntakeResult; rows: Delivery[] }> {
   const tenantIds = [...new Set(events.map((e) => e.tenant_id))];
   const known = new Set((await q("SELECT id FROM tenants WHERE id = ANY($1)", [tenantIds])).rows.map((r) => r.id as string));
   const stranger = events.find((e) => !known.has(e.tenant_id));
@@ -247,7 +253,7 @@ async function writeBatch(q: Query, events: MailEvent[], now: number): Promise<{
     );
   }
   if (rows.length === 0) return { result, rows: [] };
-  const added = await insertDeliveries(q, rows, perEndpoint);
+  const added = await insertDeliveries(q, rows, perEndpoint, caps);
   if (added.over !== null) throw new IntakeError(429, `batch refused, nothing stored: ${added.over}`, BACKLOG_RETRY_AFTER_SECONDS);
   return { result, rows: added.rows };
 }
@@ -257,6 +263,7 @@ async function insertDeliveries(
   q: Query,
   rows: NewRow[],
   perEndpoint: Map<string, { tenantId: string; n: number }>,
+  caps: BacklogCaps,
 ): Promise<{ rows: Delivery[]; over: string | null }> {
   const { rows: stored } = await q(
     `INSERT INTO deliveries (id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at)
@@ -286,7 +293,7 @@ async function insertDeliveries(
   const ofTenants = (
     await q("SELECT tenant_id, SUM(n)::bigint AS n FROM pending_counts WHERE tenant_id = ANY($1) GROUP BY tenant_id", [tenants])
   ).rows.map((r): [string, number] => [r.tenant_id as string, r.n as number]);
-  return { rows: rows.map((r) => ({ ...r, seq: seqOf.get(r.id)! })), over: capProblem(DEFAULT_CAPS, counts, ofTenants) };
+  return { rows: rows.map((r) => ({ ...r, seq: seqOf.get(r.id)! })), over: capProblem(caps, counts, ofTenants) };
 }
 
 /** Rolls an inbound message over a cap back, carrying why out. */
@@ -318,7 +325,7 @@ export class PgInboundIntake implements InboundIntake {
           trigger: "scheduled",
           created_at: now,
         };
-        const added = await insertDeliveries(q, [row], new Map([[r.id, { tenantId: r.tenant_id, n: 1 }]]));
+        const added = await insertDeliveries(q, [row], new Map([[r.id, { tenantId: r.tenant_id, n: 1 }]]), DEFAULT_CAPS);
         if (added.over !== null) throw new OverCap(added.over);
         await PgOutbox.wake(q);
         return { over: null, handOff: { rows: added.rows, direct: false } };
