@@ -24,27 +24,41 @@
 // 5. Every signature is verified; bad signatures, duplicates and missing deliveries are counted
 //    (all must be 0). Prints the figures; writes bench/out/webhooks-results.json (server log in
 //    bench/out/webhooks-server.log; with --profile, CPU profiles in bench/out/webhooks-prof/).
+// The receiver's handle, the set-up of step 2, the throughput phase and the checks are in
+// bench/webhooks-phases.ts, shared with bench/scale-out.ts.
 
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { Pool } from "undici";
 import { Args, isMain } from "./args.js";
 import { removeDirLater, runCli, startServer, type ServerProcess } from "./proc.js";
 import type { BaselineData, BaselineDone } from "./webhooks-baseline.js";
-import type { FromReceiver, ReceiverProgress, ReceiverReport, ToReceiver } from "./webhooks-receiver.js";
+import {
+  api,
+  CERT_FILE,
+  checkDeliveries,
+  cpuSecondsOf,
+  eventsOf,
+  fmt,
+  nowMs,
+  OUT,
+  perTenant,
+  printThroughput,
+  ReceiverHandle,
+  REPO,
+  round,
+  selfCpuSeconds,
+  SERVER_MAIN,
+  setUpWebhooks,
+  sleep,
+  throughputPhase,
+  waitForDeliveries,
+  webhookFlags,
+} from "./webhooks-phases.js";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
-const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
-const OUT = path.join(REPO, "bench", "out");
-const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
-const CERT_FILE = path.join(REPO, "test", "fixtures", "webhooks", "receiver-cert.pem");
-const KEY_FILE = path.join(REPO, "test", "fixtures", "webhooks", "receiver-key.pem");
-const RECEIVER_HOST = "127.0.0.2";
 const TARGET_PER_S = 5000;
 
 interface Options {
@@ -84,75 +98,6 @@ function parseOptions(argv: string[]): Options {
   if (o.cap < 1 || o.cap > 64) throw new Error("--cap must be 1..64 (the webhook limit)");
   return o;
 }
-
-const nowMs = (): number => performance.timeOrigin + performance.now();
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
-const fmt = (x: number): string => Math.round(x).toLocaleString("en-US");
-
-// ---------------------------------------------------------------- the receiver thread
-
-class ReceiverHandle {
-  private waiting: ((m: FromReceiver) => void)[] = [];
-  private constructor(
-    readonly worker: Worker,
-    readonly port: number,
-  ) {
-    worker.on("message", (m: FromReceiver) => {
-      const w = this.waiting.shift();
-      if (w) w(m);
-    });
-  }
-
-  static async start(): Promise<ReceiverHandle> {
-    const worker = new Worker(new URL("./webhooks-receiver.js", import.meta.url), {
-      workerData: { key: readFileSync(KEY_FILE, "utf8"), cert: readFileSync(CERT_FILE, "utf8"), host: RECEIVER_HOST },
-    });
-    const port = await new Promise<number>((res, rej) => {
-      worker.once("message", (m: FromReceiver) => (m.type === "listening" ? res(m.port) : rej(new Error("receiver did not start"))));
-      worker.once("error", rej);
-    });
-    return new ReceiverHandle(worker, port);
-  }
-
-  private ask<T extends FromReceiver>(m: ToReceiver): Promise<T> {
-    return new Promise((res) => {
-      this.waiting.push(res as (m: FromReceiver) => void);
-      this.worker.postMessage(m);
-    });
-  }
-
-  send(m: ToReceiver): void {
-    this.worker.postMessage(m);
-  }
-  progress(): Promise<ReceiverProgress> {
-    return this.ask({ type: "progress" });
-  }
-  report(): Promise<ReceiverReport> {
-    return this.ask({ type: "report" });
-  }
-  get base(): string {
-    return `https://${RECEIVER_HOST}:${this.port}`;
-  }
-}
-
-// ---------------------------------------------------------------- CPU accounting
-
-const CLK_TCK = 100;
-/** CPU seconds (user + system, all threads) of a process, from /proc. */
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-}
-const selfCpuSeconds = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 // ---------------------------------------------------------------- baseline: bare HTTPS POST loop
 
@@ -261,12 +206,7 @@ async function startLeidex(opts: Options, logFile: string, profDir: string | nul
     "1",
     "--rate-limit",
     "0",
-    "--dispatchers",
-    String(opts.dispatchers),
-    "--webhook-allow-hosts",
-    RECEIVER_HOST,
-    "--webhook-ca-file",
-    CERT_FILE,
+    ...webhookFlags(opts.dispatchers),
   ];
   const server = await startServer({ command: process.execPath, args, readyTimeoutMs: 120_000, logFile, cwd: REPO });
   return {
@@ -280,79 +220,7 @@ async function startLeidex(opts: Options, logFile: string, profDir: string | nul
   };
 }
 
-/** The fields of area C answers the bench reads. */
-interface ApiBody {
-  id?: string;
-  key?: string;
-  secret?: string;
-  accepted?: number;
-  deliveries?: number;
-  error?: string;
-}
-
-async function api(pool: Pool, method: "GET" | "POST", p: string, key: string, body?: unknown): Promise<{ status: number; body: ApiBody }> {
-  const res = await pool.request({
-    method,
-    path: p,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  let parsed: ApiBody;
-  try {
-    parsed = JSON.parse(text) as ApiBody;
-  } catch {
-    parsed = { error: text };
-  }
-  return { status: res.statusCode, body: parsed };
-}
-
 // ---------------------------------------------------------------- phases
-
-interface Endpoint {
-  tenantId: string;
-  id: string;
-  path: string;
-  secret: string;
-}
-
-function eventsOf(
-  prefix: string,
-  from: number,
-  count: number,
-  tenants: string[],
-  stamp?: () => number,
-): { id: string; [k: string]: unknown }[] {
-  const ts = Math.floor(Date.now() / 1000);
-  const sent = stamp ? Math.round(stamp() * 1000) : 0;
-  return Array.from({ length: count }, (_, j) => {
-    const i = from + j;
-    return {
-      id: stamp ? `${prefix}-${i}-${sent}` : `${prefix}-${i}`,
-      tenant_id: tenants[i % tenants.length],
-      message_id: `m-${prefix}-${i}`,
-      type: "delivered",
-      recipient: `r${i}@example.com`,
-      timestamp: ts,
-      smtp_code: 250,
-    };
-  });
-}
-
-async function waitForDeliveries(receiver: ReceiverHandle, expected: number, drainTimeoutS: number): Promise<boolean> {
-  let last = -1;
-  let lastChange = Date.now();
-  for (;;) {
-    const p = await receiver.progress();
-    if (p.unique >= expected) return true;
-    if (p.unique !== last) {
-      last = p.unique;
-      lastChange = Date.now();
-    }
-    if (Date.now() - lastChange > drainTimeoutS * 1000) return false;
-    await sleep(50);
-  }
-}
 
 function percentiles(xs: number[]): { count: number; p50Ms: number; p90Ms: number; p99Ms: number; maxMs: number; meanMs: number } {
   if (xs.length === 0) return { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, maxMs: 0, meanMs: 0 };
@@ -366,20 +234,6 @@ function percentiles(xs: number[]): { count: number; p50Ms: number; p90Ms: numbe
     maxMs: round(s[s.length - 1], 2),
     meanMs: round(s.reduce((a, b) => a + b, 0) / s.length, 2),
   };
-}
-
-function checkDeliveries(
-  r: ReceiverReport,
-  endpoints: Endpoint[],
-  expectedPerTenant: Map<string, number>,
-  cap: number,
-): { missing: number; capExceeded: string[] } {
-  let missing = 0;
-  for (const e of endpoints) missing += Math.max(0, (expectedPerTenant.get(e.tenantId) ?? 0) - (r.uniqueByPath[e.path] ?? 0));
-  const capExceeded = Object.entries(r.maxInFlightByPath)
-    .filter(([, n]) => n > cap)
-    .map(([p, n]) => `${p}: ${n}`);
-  return { missing, capExceeded };
 }
 
 async function main(): Promise<void> {
@@ -416,116 +270,18 @@ async function main(): Promise<void> {
   const pool = new Pool(server.base, { connections: Math.max(4, opts.intakeConcurrency + 2), pipelining: 1, keepAliveTimeout: 30_000 });
   try {
     const op = readFileSync(path.join(server.dataDir, "operator-key"), "utf8").trim();
-    const tenants: string[] = [];
-    const endpoints: Endpoint[] = [];
-    for (let t = 0; t < opts.tenants; t++) {
-      const tn = await api(pool, "POST", "/v1/tenants", op, { name: `bench-${t}` });
-      const key = await api(pool, "POST", `/v1/tenants/${tn.body.id!}/keys`, op);
-      tenants.push(tn.body.id!);
-      for (let h = 0; h < opts.hooksPerTenant; h++) {
-        const p = `/hook/${t}-${h}`;
-        const w = await api(pool, "POST", "/v1/webhooks", key.body.key!, {
-          url: receiver.base + p,
-          event_types: ["delivered"],
-          max_concurrency: opts.cap,
-        });
-        if (w.status !== 201) throw new Error(`webhook creation: ${w.status} ${JSON.stringify(w.body)}`);
-        endpoints.push({ tenantId: tn.body.id!, id: w.body.id!, path: p, secret: w.body.secret! });
-      }
-    }
-    receiver.send({ type: "secrets", secrets: Object.fromEntries(endpoints.map((e) => [e.path, e.secret])) });
-    const fanout = opts.hooksPerTenant;
+    const setup = await setUpWebhooks(pool, op, receiver, opts);
+    const { tenants, endpoints, fanout } = setup;
     console.log(
       `\nserver: pid ${server.process.pid}, ${opts.dispatchers} dispatcher threads, ${opts.tenants} tenants × ${fanout} webhooks = ${endpoints.length} endpoints, max_concurrency ${opts.cap} each`,
     );
 
     // ---- a. throughput
-    receiver.send({ type: "reset" });
-    const expected = opts.events * fanout;
     console.log(
-      `\nthroughput: ${fmt(opts.events)} events (× ${fanout} endpoints = ${fmt(expected)} deliveries), batches of ${opts.batch}, ${opts.intakeConcurrency} intake requests in flight`,
+      `\nthroughput: ${fmt(opts.events)} events (× ${fanout} endpoints = ${fmt(opts.events * fanout)} deliveries), batches of ${opts.batch}, ${opts.intakeConcurrency} intake requests in flight`,
     );
-    const srvCpu0 = cpuSecondsOf(server.process.pid);
-    const benchCpu0 = selfCpuSeconds();
-    const t0 = nowMs();
-    let next = 0,
-      accepted = 0,
-      outboxRows = 0,
-      intakeErrors = 0;
-    const intakeLoop = async (): Promise<void> => {
-      while (next < opts.events) {
-        const from = next;
-        const n = Math.min(opts.batch, opts.events - from);
-        next += n;
-        const r = await api(pool, "POST", "/v1/events", op, { events: eventsOf("tp", from, n, tenants) });
-        if (r.status !== 202) {
-          intakeErrors++;
-          console.error(`  intake answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
-          continue;
-        }
-        accepted += r.body.accepted ?? 0;
-        outboxRows += r.body.deliveries ?? 0;
-      }
-    };
-    await Promise.all(Array.from({ length: opts.intakeConcurrency }, intakeLoop));
-    const tIntake = nowMs();
-    const drained = await waitForDeliveries(receiver, expected, opts.drainTimeoutS);
-    const tp = await receiver.report();
-    const srvCpu1 = cpuSecondsOf(server.process.pid);
-    const benchCpu1 = selfCpuSeconds();
-    const intakeS = (tIntake - t0) / 1000;
-    const e2eS = (tp.lastResponseMs - t0) / 1000;
-    const tpCheck = checkDeliveries(
-      tp,
-      endpoints,
-      new Map(tenants.map((id, i) => [id, Math.floor(opts.events / tenants.length) + (i < opts.events % tenants.length ? 1 : 0)])),
-      opts.cap,
-    );
-    const throughput = {
-      events: opts.events,
-      expectedDeliveries: expected,
-      accepted,
-      outboxRows,
-      intakeErrors,
-      drained,
-      intakeSeconds: round(intakeS, 2),
-      intakeEventsPerS: Math.round(accepted / intakeS),
-      outboxRowsPerS: Math.round(outboxRows / intakeS),
-      endToEndSeconds: round(e2eS, 2),
-      deliveriesPerS: Math.round(tp.unique / e2eS),
-      received: tp.requests,
-      unique: tp.unique,
-      duplicates: tp.duplicates,
-      missing: tpCheck.missing,
-      badSignatures: tp.badSignatures,
-      badBodies: tp.badBodies,
-      maxInFlightPerEndpoint: Math.max(0, ...Object.values(tp.maxInFlightByPath)),
-      capExceeded: tpCheck.capExceeded,
-      serverCpuSeconds: round(srvCpu1 - srvCpu0, 2),
-      serverCores: round((srvCpu1 - srvCpu0) / e2eS, 2),
-      benchCpuSeconds: round(benchCpu1 - benchCpu0, 2),
-      benchCores: round((benchCpu1 - benchCpu0) / e2eS, 2),
-      // CPU time per delivery does not depend on what else runs on the machine: with two idle
-      // cores for the server and the bench (sender + receiver), deliveries/s could reach 2 / (sum)
-      serverCpuUsPerDelivery: Math.round(((srvCpu1 - srvCpu0) * 1e6) / Math.max(1, tp.unique)),
-      benchCpuUsPerDelivery: Math.round(((benchCpu1 - benchCpu0) * 1e6) / Math.max(1, tp.unique)),
-      idleTwoCoreEstimatePerS: Math.round(2e6 / Math.max(1, ((srvCpu1 - srvCpu0 + benchCpu1 - benchCpu0) * 1e6) / Math.max(1, tp.unique))),
-    };
-    console.log(
-      `  intake: ${fmt(throughput.intakeEventsPerS)} events/s accepted and stored, ${fmt(throughput.outboxRowsPerS)} outbox rows/s (${throughput.intakeSeconds} s)`,
-    );
-    console.log(
-      `  end to end: ${fmt(throughput.deliveriesPerS)} signed deliveries/s (${fmt(tp.unique)} in ${throughput.endToEndSeconds} s, first intake request to the receiver's last 200)${drained ? "" : "  ** NOT DRAINED **"}`,
-    );
-    console.log(
-      `  checks: bad signatures ${tp.badSignatures}, bad bodies ${tp.badBodies}, duplicates ${tp.duplicates}, missing ${tpCheck.missing}, most in flight per endpoint ${throughput.maxInFlightPerEndpoint} (cap ${opts.cap})`,
-    );
-    console.log(
-      `  CPU: server ${throughput.serverCpuSeconds} s (${throughput.serverCores} cores), bench incl. receiver ${throughput.benchCpuSeconds} s (${throughput.benchCores} cores)`,
-    );
-    console.log(
-      `  CPU per delivery: server ${throughput.serverCpuUsPerDelivery} µs, bench incl. receiver ${throughput.benchCpuUsPerDelivery} µs (two idle cores: at most ~${fmt(throughput.idleTwoCoreEstimatePerS)}/s)`,
-    );
+    const throughput = await throughputPhase(receiver, [pool], [server.process.pid], op, setup, opts);
+    printThroughput(throughput, opts.cap);
 
     // ---- b. latency at a fixed open-loop rate
     receiver.send({ type: "reset" });
@@ -560,14 +316,7 @@ async function main(): Promise<void> {
     const lat = await receiver.report();
     const srvCpu3 = cpuSecondsOf(server.process.pid);
     const latWall = (lat.lastResponseMs - l0) / 1000;
-    const latCheck = checkDeliveries(
-      lat,
-      endpoints,
-      new Map(
-        tenants.map((id, i) => [id, Math.floor(latExpectedEvents / tenants.length) + (i < latExpectedEvents % tenants.length ? 1 : 0)]),
-      ),
-      opts.cap,
-    );
+    const latCheck = checkDeliveries(lat, endpoints, perTenant(latExpectedEvents, tenants), opts.cap);
     const latency = {
       ratePerS: opts.rate,
       seconds: opts.latencySeconds,
