@@ -118,8 +118,9 @@ export const MIGRATIONS: Migration[] = [
         tenant_id TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, body TEXT NOT NULL, status TEXT NOT NULL,
         attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL, trigger TEXT NOT NULL, created_at BIGINT NOT NULL,
         leased_by TEXT, finished_at BIGINT);
-      CREATE INDEX deliveries_fresh ON deliveries (webhook_id, seq) WHERE status = 'pending' AND attempts = 0;
-      CREATE INDEX deliveries_retry ON deliveries (webhook_id, next_attempt_at) WHERE status = 'pending' AND attempts > 0;
+      -- what a claim may take: pending rows not on their way, first attempts in event order, retries by due time
+      CREATE INDEX deliveries_fresh ON deliveries (webhook_id, seq) WHERE status = 'pending' AND attempts = 0 AND leased_by IS NULL;
+      CREATE INDEX deliveries_retry ON deliveries (webhook_id, next_attempt_at) WHERE status = 'pending' AND attempts > 0 AND leased_by IS NULL;
       CREATE INDEX deliveries_finished ON deliveries (status, finished_at) WHERE finished_at IS NOT NULL;
       CREATE INDEX deliveries_open ON deliveries (webhook_id, status) WHERE status <> 'delivered';
       CREATE TABLE delivery_attempts (
@@ -128,26 +129,39 @@ export const MIGRATIONS: Migration[] = [
         error TEXT, duration_ms INTEGER NOT NULL, response_snippet TEXT NOT NULL, attempted_at BIGINT NOT NULL,
         next_attempt_at BIGINT, outcome TEXT NOT NULL);
       CREATE INDEX attempts_by_webhook ON delivery_attempts (webhook_id, row);
-      -- pending rows per endpoint, kept by whoever adds rows and by a trigger when rows leave or re-enter pending
-      CREATE TABLE pending_counts (webhook_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, n BIGINT NOT NULL);
+      -- pending rows per endpoint, the sum of its slots: each connection adds to its own slot, so that
+      -- the nodes' intake and results do not queue on one row per endpoint (two transactions meet on a
+      -- row only when their connections share a slot: a deadlock then is rare, and retried). New rows
+      -- are counted by whoever adds them, in endpoint order; rows leaving or re-entering pending by a trigger
+      CREATE TABLE pending_counts (webhook_id TEXT NOT NULL, slot SMALLINT NOT NULL, tenant_id TEXT NOT NULL, n BIGINT NOT NULL,
+        PRIMARY KEY (webhook_id, slot));
       CREATE INDEX pending_counts_tenant ON pending_counts (tenant_id);
+      CREATE FUNCTION leidex_count_slot() RETURNS SMALLINT LANGUAGE sql AS 'SELECT (pg_backend_pid() % 64)::smallint';
+      CREATE FUNCTION leidex_add_pending(changes JSONB) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE r RECORD;
+      BEGIN
+        FOR r IN SELECT c.webhook_id, c.tenant_id, c.n FROM jsonb_to_recordset(changes) AS c(webhook_id TEXT, tenant_id TEXT, n BIGINT)
+                 WHERE c.n <> 0 ORDER BY c.webhook_id LOOP
+          INSERT INTO pending_counts (webhook_id, slot, tenant_id, n) VALUES (r.webhook_id, leidex_count_slot(), r.tenant_id, r.n)
+            ON CONFLICT (webhook_id, slot) DO UPDATE SET n = pending_counts.n + excluded.n;
+        END LOOP;
+      END $$;
       CREATE FUNCTION leidex_count_pending() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'DELETE' THEN
-          IF OLD.status = 'pending' THEN UPDATE pending_counts SET n = n - 1 WHERE webhook_id = OLD.webhook_id; END IF;
+          INSERT INTO pending_counts (webhook_id, slot, tenant_id, n) VALUES (OLD.webhook_id, leidex_count_slot(), OLD.tenant_id, -1)
+            ON CONFLICT (webhook_id, slot) DO UPDATE SET n = pending_counts.n - 1;
           RETURN OLD;
         END IF;
-        IF (OLD.status = 'pending') <> (NEW.status = 'pending') THEN
-          INSERT INTO pending_counts (webhook_id, tenant_id, n)
-            VALUES (NEW.webhook_id, NEW.tenant_id, CASE WHEN NEW.status = 'pending' THEN 1 ELSE -1 END)
-            ON CONFLICT (webhook_id) DO UPDATE SET n = pending_counts.n + excluded.n;
-        END IF;
+        INSERT INTO pending_counts (webhook_id, slot, tenant_id, n)
+          VALUES (NEW.webhook_id, leidex_count_slot(), NEW.tenant_id, CASE WHEN NEW.status = 'pending' THEN 1 ELSE -1 END)
+          ON CONFLICT (webhook_id, slot) DO UPDATE SET n = pending_counts.n + excluded.n;
         RETURN NEW;
       END $$;
-      CREATE TRIGGER deliveries_pending_update AFTER UPDATE OF status ON deliveries
-        FOR EACH ROW EXECUTE FUNCTION leidex_count_pending();
-      CREATE TRIGGER deliveries_pending_delete AFTER DELETE ON deliveries
-        FOR EACH ROW EXECUTE FUNCTION leidex_count_pending();
+      CREATE TRIGGER deliveries_pending_update AFTER UPDATE OF status ON deliveries FOR EACH ROW
+        WHEN ((OLD.status = 'pending') <> (NEW.status = 'pending')) EXECUTE FUNCTION leidex_count_pending();
+      CREATE TRIGGER deliveries_pending_delete AFTER DELETE ON deliveries FOR EACH ROW
+        WHEN (OLD.status = 'pending') EXECUTE FUNCTION leidex_count_pending();
       -- dispatch across nodes: the nodes dispatching now, and which of them sends each endpoint's deliveries
       CREATE TABLE dispatch_nodes (id TEXT PRIMARY KEY, alive_until TIMESTAMPTZ NOT NULL);
       CREATE TABLE endpoint_leases (endpoint_id TEXT PRIMARY KEY, owner TEXT NOT NULL, until TIMESTAMPTZ NOT NULL);

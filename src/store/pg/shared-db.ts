@@ -26,8 +26,26 @@ export interface SharedDb {
 
 export type Query = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
 
-/** Runs `work` in one transaction on a connection of the pool: committed when it returns, rolled back when it throws. */
+/** a transaction a deadlock or a serialization failure aborted is run again, up to this many times in all */
+const ATTEMPTS = 3;
+const RETRIED_STATES = new Set(["40P01", "40001"]);
+
+/**
+ * Runs `work` in one transaction on a connection of the pool: committed when it returns, rolled
+ * back when it throws. A transaction PostgreSQL aborted to break a deadlock runs again: `work`
+ * must start from scratch each time.
+ */
 export async function inTransaction<T>(db: SharedDb, work: (q: Query) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transactionOnce(db, work);
+    } catch (err) {
+      if (attempt >= ATTEMPTS || !RETRIED_STATES.has(String((err as { code?: unknown }).code))) throw err;
+    }
+  }
+}
+
+async function transactionOnce<T>(db: SharedDb, work: (q: Query) => Promise<T>): Promise<T> {
   const client = await db.pool.connect();
   // a connection that fails between two queries must not crash the process: the next query fails instead
   let broken: Error | undefined;

@@ -23,8 +23,6 @@ import { PgOutbox } from "./pg-outbox.js";
 /** events waiting to be written, at most; a batch beyond it is a 503 (not queued) */
 const QUEUED_EVENTS = 10_000;
 const QUEUE_RETRY_AFTER_SECONDS = 1;
-/** a deadlock between two nodes' slices aborts one of them: it is run again, up to this many times */
-const DEADLOCK_RETRIES = 3;
 
 interface Waiting {
   events: MailEvent[];
@@ -87,32 +85,26 @@ export class PgIntake implements EventIntake {
     const outcomes: (IntakeResult | IntakeError)[] = [];
     const rows: Delivery[] = [];
     try {
-      for (let attempt = 1; ; attempt++) {
+      await inTransaction(this.db, async (q) => {
+        // from scratch: a transaction a deadlock aborted runs again
         outcomes.length = 0;
         rows.length = 0;
-        try {
-          await inTransaction(this.db, async (q) => {
-            const now = this.nowMs();
-            for (const [i, b] of batches.entries()) {
-              await q(`SAVEPOINT batch_${i}`);
-              try {
-                const written = await writeBatch(q, b.events, now, this.caps);
-                await q(`RELEASE SAVEPOINT batch_${i}`);
-                outcomes.push(written.result);
-                rows.push(...written.rows);
-              } catch (err) {
-                if (!(err instanceof IntakeError)) throw err;
-                await q(`ROLLBACK TO SAVEPOINT batch_${i}`);
-                outcomes.push(err);
-              }
-            }
-            if (rows.length > 0) await PgOutbox.wake(q);
-          });
-          break;
-        } catch (err) {
-          if ((err as { code?: string }).code !== "40P01" || attempt >= DEADLOCK_RETRIES) throw err;
+        const now = this.nowMs();
+        for (const [i, b] of batches.entries()) {
+          await q(`SAVEPOINT batch_${i}`);
+          try {
+            const written = await writeBatch(q, b.events, now, this.caps);
+            await q(`RELEASE SAVEPOINT batch_${i}`);
+            outcomes.push(written.result);
+            rows.push(...written.rows);
+          } catch (err) {
+            if (!(err instanceof IntakeError)) throw err;
+            await q(`ROLLBACK TO SAVEPOINT batch_${i}`);
+            outcomes.push(err);
+          }
         }
-      }
+        if (rows.length > 0) await PgOutbox.wake(q);
+      });
     } catch (err) {
       for (const b of batches) b.reject(err);
       this.settled(batches);
@@ -281,13 +273,12 @@ async function insertDeliveries(
     ],
   );
   const seqOf = new Map(stored.map((r) => [r.id as string, r.seq as number]));
-  const endpoints = [...perEndpoint.keys()].sort();
+  const endpoints = [...perEndpoint.keys()];
+  await q("SELECT leidex_add_pending($1)", [
+    JSON.stringify(endpoints.map((id) => ({ webhook_id: id, tenant_id: perEndpoint.get(id)!.tenantId, n: perEndpoint.get(id)!.n }))),
+  ]);
   const counts = (
-    await q(
-      `INSERT INTO pending_counts (webhook_id, tenant_id, n) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-       ON CONFLICT (webhook_id) DO UPDATE SET n = pending_counts.n + excluded.n RETURNING webhook_id, n`,
-      [endpoints, endpoints.map((id) => perEndpoint.get(id)!.tenantId), endpoints.map((id) => perEndpoint.get(id)!.n)],
-    )
+    await q("SELECT webhook_id, SUM(n)::bigint AS n FROM pending_counts WHERE webhook_id = ANY($1) GROUP BY webhook_id", [endpoints])
   ).rows.map((r): [string, number] => [r.webhook_id as string, r.n as number]);
   const tenants = [...new Set(endpoints.map((id) => perEndpoint.get(id)!.tenantId))];
   const ofTenants = (

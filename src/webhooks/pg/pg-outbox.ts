@@ -1,8 +1,9 @@
 // The outbox and delivery log in the shared PostgreSQL store. A node claims due rows with
 // FOR UPDATE SKIP LOCKED, only of the endpoints whose leases it holds (endpoint-leases.ts), and
-// marks them with its run's name; a row marked by a run that no longer holds the endpoint's lease
-// (it was killed, or gave its rows up) is due again for the new holder. Results are recorded only
-// on rows still marked by this run. Pruning runs on one node a period (maintenance_runs).
+// marks them with its run's name, which takes them out of the claimable rows' indexes; when it
+// takes an endpoint's lease, rows still marked by the run that held it before (killed, or given
+// up) are cleared, due again. Results are recorded only on rows still marked by this run.
+// Pruning runs on one node a period (maintenance_runs).
 
 import { inTransaction, type Query, type SharedDb } from "../../store/pg/shared-db.js";
 import type { Attempt, Delivery, Outcome } from "../outbox.js";
@@ -28,29 +29,44 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
   }
 
   async claim(now: number, limit: number): Promise<Delivery[]> {
-    // first the free leases of endpoints that hash here and have rows pending
+    const me = this.leases.me;
+    // first the free leases of endpoints that hash here and have rows pending; rows of a taken
+    // endpoint still marked by a run that held it before (killed, or given up) are due again
     const wanted = this.leases.wanted();
     if (wanted.length > 0) {
-      const { rows } = await this.db.pool.query<{ endpoint_id: string }>(
-        `INSERT INTO endpoint_leases (endpoint_id, owner, until)
-         SELECT webhook_id, $1, now() + $2::interval FROM pending_counts WHERE n > 0 AND webhook_id = ANY($3)
-         ON CONFLICT (endpoint_id) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE endpoint_leases.until < now()
-         RETURNING endpoint_id`,
-        [this.leases.me, `${this.leases.leaseMs} milliseconds`, wanted],
-      );
-      this.leases.took(rows.map((r) => r.endpoint_id));
+      const took = await inTransaction(this.db, async (q) => {
+        const { rows } = await q(
+          `INSERT INTO endpoint_leases (endpoint_id, owner, until)
+           SELECT webhook_id, $1, now() + $2::interval FROM pending_counts WHERE webhook_id = ANY($3) GROUP BY webhook_id HAVING SUM(n) > 0
+           ON CONFLICT (endpoint_id) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE endpoint_leases.until < now()
+           RETURNING endpoint_id`,
+          [me, `${this.leases.leaseMs} milliseconds`, wanted],
+        );
+        const ids = rows.map((r) => r.endpoint_id as string);
+        if (ids.length > 0)
+          await q("UPDATE deliveries SET leased_by = NULL WHERE webhook_id = ANY($1) AND status <> 'delivered' AND leased_by IS NOT NULL", [
+            ids,
+          ]);
+        return ids;
+      });
+      this.leases.took(took);
     }
     const endpoints = this.leases.claimable();
     if (endpoints.length === 0) return [];
-    const me = this.leases.me;
-    // first attempts in event order, then retries by due time, each leased as it is read
+    // first attempts in event order, then retries by due time: each endpoint's first `n` from its
+    // own index (rows on their way are not in it), the oldest `n` of those leased
     const take = async (which: string, order: string, n: number): Promise<Delivery[]> => {
       const { rows } = await this.db.pool.query<Delivery>(
         `UPDATE deliveries d SET leased_by = $1 FROM (
-           SELECT seq FROM deliveries
-           WHERE status = 'pending' AND ${which} AND webhook_id = ANY($2) AND next_attempt_at <= $3 AND leased_by IS DISTINCT FROM $1
-             AND webhook_id IN (SELECT endpoint_id FROM endpoint_leases WHERE owner = $1 AND until > now())
-           ORDER BY ${order} LIMIT $4 FOR UPDATE SKIP LOCKED) due
+           SELECT seq FROM deliveries WHERE seq IN (
+             SELECT c.seq FROM (SELECT endpoint_id FROM endpoint_leases WHERE owner = $1 AND until > now() AND endpoint_id = ANY($2)) e
+             CROSS JOIN LATERAL (
+               SELECT seq, next_attempt_at FROM deliveries
+               WHERE webhook_id = e.endpoint_id AND status = 'pending' AND ${which} AND leased_by IS NULL AND next_attempt_at <= $3
+               ORDER BY ${order} LIMIT $4) c
+             ORDER BY ${order.replace(/(\w+)/g, "c.$1")} LIMIT $4)
+           AND status = 'pending' AND leased_by IS NULL
+           FOR UPDATE SKIP LOCKED) due
          WHERE d.seq = due.seq RETURNING ${COLUMNS.split(", ")
            .map((c) => `d.${c}`)
            .join(", ")}`,

@@ -10,6 +10,9 @@ import { OUTBOX_CHANNEL, PgOutbox } from "./pg-outbox.js";
 import { PgSuppressions } from "./pg-suppressions.js";
 import { PgInboundRoutes, PgTenants, PgWebhookConfig, PgWebhooks } from "./pg-webhook-config.js";
 
+/** notifications of new rows within this long wake dispatch once */
+const WAKE_MS = 10;
+
 export interface PgWebhookOptions {
   /** this node's id */
   node: string;
@@ -46,8 +49,15 @@ export async function openPgWebhookStores(db: SharedDb, opts: PgWebhookOptions):
     openIntake: (d, nowMs) => new PgIntake(db, nowMs, (h) => d.handOff(h)),
     attach: (d) => {
       dispatch = d;
-      // rows another node stored or made due: this node looks at once (it may hold their endpoint)
-      db.listen(OUTBOX_CHANNEL, () => d.kick());
+      // rows another node stored or made due: this node looks soon (it may hold their endpoint),
+      // once for all the notifications of a few ms
+      let soon: NodeJS.Timeout | null = null;
+      db.listen(OUTBOX_CHANNEL, () => {
+        soon ??= setTimeout(() => {
+          soon = null;
+          d.kick();
+        }, WAKE_MS);
+      });
     },
     stop: async () => {
       await leases.stop();

@@ -103,8 +103,9 @@ export class PgWebhookConfig extends VersionedTable {
     local: (result: T) => void,
     health: readonly HealthChange[] = [],
   ): Promise<T> {
-    const changed: Webhook[] = [];
+    let changed: Webhook[] = [];
     const { result, version } = await this.write(async (q, version) => {
+      changed = [];
       for (const h of health) {
         const { sql, values } = webhookUpdate(h.id, h.change, true);
         const { rows } = await q(sql, values);
