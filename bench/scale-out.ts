@@ -52,6 +52,7 @@ import {
   sleep,
   throughputPhase,
   webhookFlags,
+  type DispatchRunOptions,
   type Throughput,
 } from "./webhooks-phases.js";
 
@@ -132,16 +133,7 @@ async function msUntil(check: () => Promise<boolean>): Promise<number> {
 
 // ---------------------------------------------------------------- event intake and dispatch
 
-interface WebhookOptions {
-  events: number;
-  tenants: number;
-  hooksPerTenant: number;
-  cap: number;
-  batch: number;
-  intakeConcurrency: number;
-  dispatchers: number;
-  drainTimeoutS: number;
-}
+type WebhookOptions = DispatchRunOptions;
 
 /** CPU seconds of a PostgreSQL cluster: the postmaster (with its children that ended) and every backend alive. */
 function pgCpuSeconds(cluster: Cluster): number {

@@ -256,6 +256,13 @@ export interface ThroughputOptions {
   prefix?: string;
 }
 
+/** The shape of a dispatch run both benches set up: tenants × webhooks each, dispatcher threads, and the throughput phase's options. */
+export interface DispatchRunOptions extends ThroughputOptions {
+  tenants: number;
+  hooksPerTenant: number;
+  dispatchers: number;
+}
+
 export interface Throughput {
   events: number;
   expectedDeliveries: number;

@@ -57,23 +57,16 @@ import {
   throughputPhase,
   waitForDeliveries,
   webhookFlags,
+  type DispatchRunOptions,
 } from "./webhooks-phases.js";
 
 const TARGET_PER_S = 5000;
 
-interface Options {
-  events: number;
-  tenants: number;
-  hooksPerTenant: number;
-  cap: number;
-  batch: number;
-  intakeConcurrency: number;
-  dispatchers: number;
+interface Options extends DispatchRunOptions {
   rate: number;
   latencySeconds: number;
   baselineSeconds: number;
   baselineConcurrency: number;
-  drainTimeoutS: number;
   profile: boolean;
 }
 
