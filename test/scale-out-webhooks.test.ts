@@ -81,6 +81,23 @@ t.test("webhooks on two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, asyn
     t.equal(log.body.deliveries.length, 100, "B reads the delivery log the holder wrote");
   });
 
+  t.test("a new message's final events on two nodes at the same moment: one is accepted, the other refused", async (t) => {
+    const outcomes: number[][] = [];
+    for (let i = 0; i < 15; i++) {
+      const msg = `race-${i}`;
+      const [delivered, bounced] = await Promise.all([
+        onA.post([onA.ev(tenant.id, msg, "delivered")]),
+        onB.post([onA.ev(tenant.id, msg, "bounced", { bounce_type: "hard" })]),
+      ]);
+      outcomes.push([delivered.status, bounced.status].sort());
+    }
+    t.same(
+      outcomes,
+      outcomes.map(() => [202, 409]),
+      "delivered and bounced are both final: whichever comes second is refused, on whichever node",
+    );
+  });
+
   t.test("changes of different fields on two nodes at once both stay", async (t) => {
     const hook = await onA.mkHook(tenant.key, "/fields", ["queued"]);
     await seen("the webhook on B", async () => (await onB.api("GET", `/v1/webhooks/${hook.id}`, tenant.key)).status === 200);

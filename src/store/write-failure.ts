@@ -11,8 +11,8 @@
 const SQLITE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)(_|$)/;
 const DISK_ERRNO_CODES = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS"]);
 const NETWORK_ERRNO_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH"]);
-/** PostgreSQL SQLSTATE classes: connection exception, insufficient resources, operator intervention */
-const POSTGRES_STATES = /^(08|53|57P)/;
+/** PostgreSQL SQLSTATE classes: connection exception, transaction rollback (a deadlock or conflict still there after retries), insufficient resources, operator intervention */
+const POSTGRES_STATES = /^(08|40|53|57P)/;
 /** what the pg client throws, without a code, when a connection ends or the pool cannot connect in time */
 const POSTGRES_CLIENT = /^(Connection terminated|timeout exceeded when trying to connect)/;
 

@@ -4,8 +4,10 @@
 // refused batch does not take its neighbours down. Each batch is written with a few set-wise
 // statements, not a round trip per event: its event ids, tenants, messages, suppressions and
 // subscribers are read at once, the events planned in order (event-plan.ts), the results written
-// at once. The commit notifies every node's dispatch (the endpoint's holder sends). Inbound mail
-// takes the same path, one message at a time.
+// at once. Messages are locked as they are read; a message two nodes create at the same moment is
+// created by one, and the other's slice runs again and checks its events against it. The commit
+// notifies every node's dispatch (the endpoint's holder sends). Inbound mail takes the same path,
+// one message at a time.
 
 import type { HandOff } from "../dispatch-center.js";
 import { capProblem, DEFAULT_CAPS, BACKLOG_RETRY_AFTER_SECONDS, type BacklogCaps } from "../backlog.js";
@@ -163,6 +165,7 @@ async function writeBatch(
     )
   ).rows)
     messages.set(messageKey(r.tenant_id as string, r.message_id as string), r as unknown as KnownMessage);
+  const existed = new Set(messages.keys());
   const queued = accepted.filter((e) => e.type === "queued");
   const suppressed = new Map<string, SuppressionReason>();
   if (queued.length > 0)
@@ -228,14 +231,13 @@ async function writeBatch(
 
   // written in key order, so that two nodes' slices take their row locks in the same order
   const moves = [...moved.values()].sort((a, b) => a.tenant.localeCompare(b.tenant) || a.message.localeCompare(b.message));
-  if (moves.length > 0)
-    await q(
-      `INSERT INTO messages (tenant_id, message_id, state, delivered_at, updated_at)
-       SELECT t, m, s, d, $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS x(t, m, s, d)
-       ON CONFLICT (tenant_id, message_id) DO UPDATE SET state = excluded.state,
-         delivered_at = COALESCE(excluded.delivered_at, messages.delivered_at), updated_at = excluded.updated_at`,
-      [moves.map((m) => m.tenant), moves.map((m) => m.message), moves.map((m) => m.state), moves.map((m) => m.deliveredAt), now],
-    );
+  // a message none had when it was read is created only if no other transaction created it
+  // meanwhile (the insert waits for that one to commit); else this slice runs again and reads it
+  const wasThere = (m: (typeof moves)[number]): boolean => existed.has(messageKey(m.tenant, m.message));
+  await writeMessages(q, moves.filter(wasThere), now, "update");
+  const created = moves.filter((m) => !wasThere(m));
+  if ((await writeMessages(q, created, now, "create")) < created.length)
+    throw Object.assign(new Error("a message was created by another node meanwhile; writing the slice again"), { code: "40001" });
   if (suppress.size > 0) {
     const list = [...suppress.values()];
     await q(
@@ -248,6 +250,28 @@ async function writeBatch(
   const added = await insertDeliveries(q, rows, perEndpoint, caps);
   if (added.over !== null) throw new IntakeError(429, `batch refused, nothing stored: ${added.over}`, BACKLOG_RETRY_AFTER_SECONDS);
   return { result, rows: added.rows };
+}
+
+/** Moves messages to their new states: `update` those that existed, `create` new ones (none made meanwhile by another transaction); returns the rows written. */
+async function writeMessages(
+  q: Query,
+  moves: { tenant: string; message: string; state: string; deliveredAt: number | null }[],
+  now: number,
+  how: "update" | "create",
+): Promise<number> {
+  if (moves.length === 0) return 0;
+  const onConflict =
+    how === "create"
+      ? "DO NOTHING"
+      : `DO UPDATE SET state = excluded.state, delivered_at = COALESCE(excluded.delivered_at, messages.delivered_at),
+         updated_at = excluded.updated_at`;
+  const r = await q(
+    `INSERT INTO messages (tenant_id, message_id, state, delivered_at, updated_at)
+     SELECT t, m, s, d, $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS x(t, m, s, d)
+     ON CONFLICT (tenant_id, message_id) ${onConflict}`,
+    [moves.map((m) => m.tenant), moves.map((m) => m.message), moves.map((m) => m.state), moves.map((m) => m.deliveredAt), now],
+  );
+  return r.rowCount ?? 0;
 }
 
 /** Adds pending rows and counts them per endpoint; `over` names a cap that puts over (the caller undoes it all). */
