@@ -1,13 +1,16 @@
-// The front's side of dispatch. Deliveries reach the dispatcher threads two ways:
-// - straight from intake: rows stored (leased) by a POST /v1/events (on the intake writer thread,
-//   within the allowance the front gave its slice) or a POST /v1/inbound that just committed are
-//   handed to their owner thread without being read back, as long as nothing older is waiting;
-// - from the outbox: a poll hands out due rows (retries, manual redeliveries, everything at start,
-//   anything intake could not hand straight over), oldest first, leasing them in one transaction.
-// A lease keeps a row from being handed out twice; leases are cleared at start, so after kill -9
-// every unfinished delivery goes out again. Results come back in batches and are written to the
-// delivery log in one transaction per flush, with the retry policy deciding each next step. Test
-// dispatches take the same path.
+// The front's side of dispatch, on either store (its DispatchQueue). Deliveries reach the
+// dispatcher threads two ways:
+// - straight from intake (state.db only): rows stored leased by a POST /v1/events (on the intake
+//   writer thread, within the allowance the front gave its slice) or a POST /v1/inbound that just
+//   committed are handed to their owner thread without being read back, as long as nothing older
+//   is waiting;
+// - from the outbox: a poll claims due rows (retries, manual redeliveries, everything at start,
+//   anything intake did not hand straight over; on PostgreSQL every row, of the endpoints this
+//   node holds), oldest first, leasing them as they are read.
+// A lease keeps a row from being handed out twice; after kill -9 every unfinished delivery goes
+// out again (state.db clears its leases at start; on PostgreSQL the next holder of an endpoint
+// clears them). Results come back in batches, are judged here (the retry policy, endpoint health)
+// and written by the queue in one transaction per flush. Test dispatches take the same path.
 //
 // A dispatcher thread that dies is replaced for the same partition of endpoints: its deliveries are
 // taken back (their leases released, so they are read again from the outbox in order) and the new
