@@ -189,6 +189,15 @@ t.test("webhooks on two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, asyn
     await sleep(2_000);
     t.equal(receiver.hits("/fenced").length, sentBy, "and sends nothing more while it cannot renew them");
     t.ok(sentBy < 40, `${40 - sentBy} deliveries of ${hook.id} left for whoever holds its lease next`);
+    // without its database, the node refuses writes in the area's shape and keeps serving
+    const events = await on.post([onA.ev(tenant.id, "away-1", "queued")]);
+    t.equal(events.status, 503, "an event batch is a 503 while the database is away");
+    t.ok(Number(events.headers.get("retry-after")) > 0, "with Retry-After");
+    t.match(events.body, { error: /database/ }, "saying why, in area C's shape");
+    const created = await on.api("POST", "/v1/webhooks", tenant.key, { url: `${receiver.base}/away`, event_types: ["queued"] });
+    t.equal(created.status, 503, "so is creating a webhook");
+    t.equal((await on.api("GET", `/v1/webhooks/${hook.id}`, tenant.key)).status, 200, "reads of the node's copy go on");
+    t.equal((await survivor.get("/health")).status, 200, "and the node serves on");
   });
 });
 
