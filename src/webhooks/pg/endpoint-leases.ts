@@ -34,7 +34,7 @@ export interface LeaseOptions {
 
 export class EndpointLeases {
   /** this run's name: rows and leases carry it; a new one after a fence */
-  me: string;
+  private name: string;
   readonly leaseMs: number;
   private live: string[] = [];
   /** endpoints whose leases this run holds, with when each was taken (performance.now) */
@@ -52,7 +52,11 @@ export class EndpointLeases {
     private readonly opts: LeaseOptions,
   ) {
     this.leaseMs = 2 * opts.attemptTimeoutMs + 5_000;
-    this.me = this.newName();
+    this.name = this.newName();
+  }
+
+  get me(): string {
+    return this.name;
   }
 
   private newName(): string {
@@ -122,7 +126,7 @@ export class EndpointLeases {
   private fenceNow(why: string): void {
     const was = this.me;
     this.retired.push(was);
-    this.me = this.newName();
+    this.name = this.newName();
     this.held = new Map();
     this.opts.fence();
     this.opts.log(`webhook dispatch: leases of ${was} could not be renewed (${why}); gave up its deliveries, continuing as ${this.me}`);
