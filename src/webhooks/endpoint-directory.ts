@@ -46,6 +46,23 @@ export class Directory<T extends Owned> {
   }
 }
 
+/** The reads a store of such records answers from its copy in memory (`known`). */
+export abstract class DirectoryReads<T extends Owned> {
+  protected abstract readonly known: Directory<T>;
+
+  get(tenantId: string, id: string): T | null {
+    return this.known.get(tenantId, id);
+  }
+
+  byIdAnyTenant(id: string): T | null {
+    return this.known.byIdAnyTenant(id);
+  }
+
+  list(tenantId: string): T[] {
+    return this.known.list(tenantId);
+  }
+}
+
 /** The inbound route for a recipient among `routes`: exact address, then domain, then catch-all; oldest first. */
 export function matchRoute<T extends Owned & { match: string }>(routes: Iterable<T>, recipient: string): T | null {
   const address = recipient.trim().toLowerCase();

@@ -8,7 +8,7 @@ import { migrate, type StateDb } from "../store/state-db.js";
 import type { Backlog } from "./backlog.js";
 import type { HandOff } from "./dispatch-center.js";
 import type { Outbox } from "./outbox.js";
-import { Directory, matchRoute } from "./endpoint-directory.js";
+import { Directory, DirectoryReads, matchRoute } from "./endpoint-directory.js";
 import type { InboundChange, InboundIntake, InboundRoutes, InboundStored } from "./webhook-state.js";
 import { DEFAULT_CONCURRENCY, newSecret } from "./webhook-store.js";
 
@@ -44,10 +44,11 @@ export function newInboundRoute(tenantId: string, match: string, url: string, ma
   };
 }
 
-export class InboundStore implements InboundRoutes {
-  private readonly known = new Directory<InboundRoute>();
+export class InboundStore extends DirectoryReads<InboundRoute> implements InboundRoutes {
+  protected readonly known = new Directory<InboundRoute>();
 
   constructor(private readonly db: StateDb) {
+    super();
     migrate(db, [
       `CREATE TABLE IF NOT EXISTS inbound_routes (
          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, match TEXT NOT NULL, url TEXT NOT NULL, secret TEXT NOT NULL,
@@ -64,18 +65,6 @@ export class InboundStore implements InboundRoutes {
       .run(r.id, r.tenant_id, r.match, r.url, r.secret, r.max_concurrency, r.created_at);
     this.known.set(r);
     return r;
-  }
-
-  get(tenantId: string, id: string): InboundRoute | null {
-    return this.known.get(tenantId, id);
-  }
-
-  byIdAnyTenant(id: string): InboundRoute | null {
-    return this.known.byIdAnyTenant(id);
-  }
-
-  list(tenantId: string): InboundRoute[] {
-    return this.known.list(tenantId);
   }
 
   update(r: InboundRoute, change: InboundChange): InboundRoute {

@@ -4,7 +4,7 @@
 
 import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
-import { Directory } from "./endpoint-directory.js";
+import { Directory, DirectoryReads } from "./endpoint-directory.js";
 import type { WebhookChange, Webhooks } from "./webhook-state.js";
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -28,7 +28,7 @@ interface Row extends Omit<Webhook, "event_types"> {
   event_types: string;
 }
 
-export const webhookFromRow = (r: Row): Webhook => ({ ...r, event_types: JSON.parse(r.event_types) as string[] });
+const webhookFromRow = (r: Row): Webhook => ({ ...r, event_types: JSON.parse(r.event_types) as string[] });
 
 /** The listed form: never the secret. */
 export function publicWebhook(w: Webhook): Record<string, unknown> {
@@ -81,10 +81,11 @@ export function newWebhook(tenantId: string, url: string, eventTypes: string[], 
   };
 }
 
-export class WebhookStore implements Webhooks {
-  private readonly known = new Directory<Webhook>();
+export class WebhookStore extends DirectoryReads<Webhook> implements Webhooks {
+  protected readonly known = new Directory<Webhook>();
 
   constructor(private readonly db: StateDb) {
+    super();
     migrate(db, [
       `CREATE TABLE IF NOT EXISTS webhooks (
          id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, url TEXT NOT NULL, event_types TEXT NOT NULL, secret TEXT NOT NULL,
@@ -104,18 +105,6 @@ export class WebhookStore implements Webhooks {
       .run(...webhookInsertValues(w));
     this.known.set(w);
     return w;
-  }
-
-  get(tenantId: string, id: string): Webhook | null {
-    return this.known.get(tenantId, id);
-  }
-
-  byIdAnyTenant(id: string): Webhook | null {
-    return this.known.byIdAnyTenant(id);
-  }
-
-  list(tenantId: string): Webhook[] {
-    return this.known.list(tenantId);
   }
 
   update(w: Webhook, change: WebhookChange): Webhook {

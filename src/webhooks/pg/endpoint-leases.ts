@@ -37,6 +37,8 @@ export class EndpointLeases {
   private name: string;
   readonly leaseMs: number;
   private live: string[] = [];
+  /** prefers() of each endpoint asked about, for the current nodes alive and name */
+  private preferred = new Map<string, boolean>();
   /** endpoints whose leases this run holds, with when each was taken (performance.now) */
   private held = new Map<string, number>();
   /** local time (performance.now) until which the leases renewed last are surely ours */
@@ -108,18 +110,22 @@ export class EndpointLeases {
     for (const id of ids) this.held.set(id, now);
   }
 
-  /** Does `endpoint` hash to this node among the nodes alive? */
+  /** Does `endpoint` hash to this node among the nodes alive? (Remembered until the nodes alive change.) */
   private prefers(endpoint: string): boolean {
-    let best = "";
-    let bestScore = -1;
-    for (const node of this.live) {
-      const score = fnv1aOfAscii(`${endpoint}\n${node}`);
-      if (score > bestScore || (score === bestScore && node < best)) {
-        best = node;
-        bestScore = score;
+    let mine = this.preferred.get(endpoint);
+    if (mine === undefined) {
+      let best = "";
+      let bestScore = -1;
+      for (const node of this.live) {
+        const score = fnv1aOfAscii(`${endpoint}\n${node}`);
+        if (score > bestScore || (score === bestScore && node < best)) {
+          best = node;
+          bestScore = score;
+        }
       }
+      this.preferred.set(endpoint, (mine = best === this.name));
     }
-    return best === this.me;
+    return mine;
   }
 
   /** The leases may lapse before this node hears the store again: it stops sending what it holds and runs on under a new name. */
@@ -127,6 +133,7 @@ export class EndpointLeases {
     const was = this.me;
     this.retired.push(was);
     this.name = this.newName();
+    this.preferred = new Map();
     this.held = new Map();
     this.opts.fence();
     this.opts.log(`webhook dispatch: leases of ${was} could not be renewed (${why}); gave up its deliveries, continuing as ${this.me}`);
@@ -162,7 +169,9 @@ export class EndpointLeases {
       for (const r of renewed.rows) held.set(r.endpoint_id, this.held.get(r.endpoint_id) ?? started);
       for (const [id, at] of this.held) if (at >= started) held.set(id, at);
       this.held = held;
-      this.live = live.rows.map((r) => r.id);
+      const alive = live.rows.map((r) => r.id);
+      if (alive.join() !== this.live.join()) this.preferred = new Map();
+      this.live = alive;
       this.safeUntil = started + this.leaseMs - this.opts.attemptTimeoutMs - HEARTBEAT_MS;
       if (this.reported) this.opts.log(`webhook dispatch: leases renewed again as ${this.me}`);
       this.reported = false;

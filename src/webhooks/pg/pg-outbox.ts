@@ -16,7 +16,12 @@ export const OUTBOX_CHANNEL = "leidex_outbox";
 
 const COLUMNS = "seq, id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at";
 
+/** how often a claim looks for free leases of the endpoints that hash to this node */
+const LEASE_LOOK_MS = 200;
+
 export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
+  private nextLeaseLook = 0;
+
   constructor(
     private readonly db: SharedDb,
     private readonly config: PgWebhookConfig,
@@ -30,26 +35,25 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
 
   async claim(now: number, limit: number): Promise<Delivery[]> {
     const me = this.leases.me;
-    // first the free leases of endpoints that hash here and have rows pending; rows of a taken
-    // endpoint still marked by a run that held it before (killed, or given up) are due again
-    const wanted = this.leases.wanted();
+    // first the free leases of endpoints that hash here and have rows pending (at most once a
+    // poll: a claim runs at every wake-up); rows of a taken endpoint still marked by a run that
+    // held it before (killed, or given up) are due again, in the same statement
+    const wanted = performance.now() >= this.nextLeaseLook ? this.leases.wanted() : [];
     if (wanted.length > 0) {
-      const took = await inTransaction(this.db, async (q) => {
-        const { rows } = await q(
-          `INSERT INTO endpoint_leases (endpoint_id, owner, until)
+      this.nextLeaseLook = performance.now() + LEASE_LOOK_MS;
+      const { rows } = await this.db.pool.query<{ endpoint_id: string }>(
+        `WITH took AS (
+           INSERT INTO endpoint_leases (endpoint_id, owner, until)
            SELECT webhook_id, $1, now() + $2::interval FROM pending_counts WHERE webhook_id = ANY($3) GROUP BY webhook_id HAVING SUM(n) > 0
            ON CONFLICT (endpoint_id) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE endpoint_leases.until < now()
-           RETURNING endpoint_id`,
-          [me, `${this.leases.leaseMs} milliseconds`, wanted],
-        );
-        const ids = rows.map((r) => r.endpoint_id as string);
-        if (ids.length > 0)
-          await q("UPDATE deliveries SET leased_by = NULL WHERE webhook_id = ANY($1) AND status <> 'delivered' AND leased_by IS NOT NULL", [
-            ids,
-          ]);
-        return ids;
-      });
-      this.leases.took(took);
+           RETURNING endpoint_id),
+         cleared AS (
+           UPDATE deliveries SET leased_by = NULL
+           WHERE webhook_id IN (SELECT endpoint_id FROM took) AND status <> 'delivered' AND leased_by IS NOT NULL)
+         SELECT endpoint_id FROM took`,
+        [me, `${this.leases.leaseMs} milliseconds`, wanted],
+      );
+      this.leases.took(rows.map((r) => r.endpoint_id));
     }
     const endpoints = this.leases.claimable();
     if (endpoints.length === 0) return [];

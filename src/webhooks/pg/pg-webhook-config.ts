@@ -7,7 +7,7 @@ import { randomKey } from "../../store/persisted-key.js";
 import type { SharedDb } from "../../store/pg/shared-db.js";
 import { VersionedTable, type Query } from "../../store/pg/versioned.js";
 import { Replica } from "../../store/replica.js";
-import { Directory, matchRoute, oldestFirst } from "../endpoint-directory.js";
+import { Directory, DirectoryReads, matchRoute, oldestFirst } from "../endpoint-directory.js";
 import { newInboundRoute, type InboundRoute } from "../inbound-store.js";
 import { hashKey, TENANT_KEY_PREFIX, type Tenant } from "../tenant-store.js";
 import type { HealthChange, InboundChange, InboundRoutes, TenantKeyInfo, Tenants, WebhookChange, Webhooks } from "../webhook-state.js";
@@ -190,8 +190,14 @@ export class PgTenants implements Tenants {
   }
 }
 
-export class PgWebhooks implements Webhooks {
-  constructor(private readonly c: PgWebhookConfig) {}
+export class PgWebhooks extends DirectoryReads<Webhook> implements Webhooks {
+  constructor(private readonly c: PgWebhookConfig) {
+    super();
+  }
+
+  protected get known(): Directory<Webhook> {
+    return this.c.webhooks;
+  }
 
   async create(tenantId: string, url: string, eventTypes: string[], maxConcurrency: number): Promise<Webhook> {
     const w = newWebhook(tenantId, url, eventTypes, maxConcurrency);
@@ -201,18 +207,6 @@ export class PgWebhooks implements Webhooks {
       () => this.c.webhooks.set(w),
     );
     return w;
-  }
-
-  get(tenantId: string, id: string): Webhook | null {
-    return this.c.webhooks.get(tenantId, id);
-  }
-
-  byIdAnyTenant(id: string): Webhook | null {
-    return this.c.webhooks.byIdAnyTenant(id);
-  }
-
-  list(tenantId: string): Webhook[] {
-    return this.c.webhooks.list(tenantId);
   }
 
   async update(w: Webhook, change: WebhookChange): Promise<Webhook> {
@@ -230,8 +224,14 @@ export class PgWebhooks implements Webhooks {
   }
 }
 
-export class PgInboundRoutes implements InboundRoutes {
-  constructor(private readonly c: PgWebhookConfig) {}
+export class PgInboundRoutes extends DirectoryReads<InboundRoute> implements InboundRoutes {
+  constructor(private readonly c: PgWebhookConfig) {
+    super();
+  }
+
+  protected get known(): Directory<InboundRoute> {
+    return this.c.routes;
+  }
 
   async create(tenantId: string, match: string, url: string, maxConcurrency?: number): Promise<InboundRoute> {
     const r = newInboundRoute(tenantId, match, url, maxConcurrency);
@@ -241,18 +241,6 @@ export class PgInboundRoutes implements InboundRoutes {
       () => this.c.routes.set(r),
     );
     return r;
-  }
-
-  get(tenantId: string, id: string): InboundRoute | null {
-    return this.c.routes.get(tenantId, id);
-  }
-
-  byIdAnyTenant(id: string): InboundRoute | null {
-    return this.c.routes.byIdAnyTenant(id);
-  }
-
-  list(tenantId: string): InboundRoute[] {
-    return this.c.routes.list(tenantId);
   }
 
   async update(r: InboundRoute, change: InboundChange): Promise<InboundRoute> {
