@@ -21,7 +21,6 @@ export function sqliteWebhookStores(db: StateDb): WebhookStores {
   const inbound = new InboundStore(db);
   const backlog = new Backlog(db);
   return {
-    describe: db.name,
     tenants,
     webhooks,
     inbound,

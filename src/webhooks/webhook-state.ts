@@ -118,8 +118,6 @@ export interface PrunableOutbox {
 
 /** Everything area C keeps, on one store. */
 export interface WebhookStores {
-  /** where it is, for the log */
-  describe: string;
   tenants: Tenants;
   webhooks: Webhooks;
   inbound: InboundRoutes;

@@ -37,7 +37,6 @@ export async function openPgWebhookStores(db: SharedDb, opts: PgWebhookOptions):
   await leases.start();
   const outbox = new PgOutbox(db, config, leases);
   return {
-    describe: db.describe,
     tenants: new PgTenants(config),
     webhooks: new PgWebhooks(config),
     inbound: new PgInboundRoutes(config),
