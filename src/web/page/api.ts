@@ -20,6 +20,58 @@ export interface SearchPage {
   facets: FacetCounts[];
 }
 
+/** A Level 2 relationship record (GLEIF RR), as the API serves it. */
+export interface RelationshipRecord {
+  startNode: string;
+  endNode: string;
+  type: string;
+  status: string | null;
+  periods?: { type: string | null; startDate: string | null; endDate: string | null }[];
+  accountingStandard: string | null;
+}
+
+/** An entity on the other end of a relationship: `entity` is null where the LEI is not in Level 1. */
+export interface RelatedEntity {
+  lei: string;
+  entity: Entity | null;
+  relationship: RelationshipRecord | null;
+}
+
+/** Why an entity reports no parent (GLEIF REPEX). */
+export interface ReportingException {
+  lei: string;
+  category: string;
+  reasons: string[];
+  references?: string[];
+}
+
+/** The kinds of child, as `children` counts them. */
+export type ChildKind = "direct" | "ultimate" | "managedFunds" | "subFunds" | "branches" | "feeders";
+
+/** GET /v1/entities/{lei}/relationships. Every part may be missing from an older server: read it defensively. */
+export interface EntityRelationships {
+  lei: string;
+  entity: Entity | null;
+  directParent: RelatedEntity | null;
+  ultimateParent: RelatedEntity | null;
+  directParentException: ReportingException | null;
+  ultimateParentException: ReportingException | null;
+  fundManagers: RelatedEntity[];
+  umbrellaFund: RelatedEntity | null;
+  masterFunds: RelatedEntity[];
+  headOffice: RelatedEntity | null;
+  children: Partial<Record<ChildKind, number>>;
+  isins: number;
+}
+
+/** GET /v1/entities/{lei}/children and /isins: one page of a list. */
+export interface ListPage<T> {
+  found: number;
+  page: number;
+  limit: number;
+  results: T[];
+}
+
 export interface Stats {
   records: number;
   source: string;
@@ -48,7 +100,14 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<An
     if ((err as Error).name === "AbortError") throw err;
     return { ok: false, problem: { kind: "network", message: "The server cannot be reached." } };
   }
-  if (response.ok) return { ok: true, value: (await response.json()) as T };
+  if (response.ok) {
+    try {
+      return { ok: true, value: (await response.json()) as T };
+    } catch (err) {
+      if ((err as Error).name === "AbortError") throw err;
+      return { ok: false, problem: { kind: "refused", status: response.status, message: "The server's answer could not be read." } };
+    }
+  }
   const message = await response
     .json()
     .then((body: { error?: string; message?: string }) => body.error ?? body.message ?? response.statusText)

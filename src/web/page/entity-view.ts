@@ -1,11 +1,14 @@
 // One entity: every field with a label a person understands, codes spelled out, the ISO 17442
-// check-digit verdict, a link to GLEIF's own record, and the JSON as the API serves it.
+// check-digit verdict, its corporate family (family-view.ts), a link to GLEIF's own record, and
+// the JSON as the API serves it. An LEI that only Level 2 names (a parent or fund manager
+// without a Level 1 record) gets a page too: its bare LEI and its family.
 
 import type { EntityField } from "../../engine/schema.js";
 import { checkDigitsValid, hasLeiForm } from "../../lei/lei-code.js";
-import { getJson, problemText, type Entity } from "./api.js";
+import { getJson, problemText, type Answer, type Entity, type EntityRelationships } from "./api.js";
 import { badges } from "./badges.js";
 import { h, leiLine } from "./dom.js";
+import { FamilySection } from "./family-view.js";
 import { FIELD_LABELS, codeWords, countryName, dateWords, legalFormWords, placeName } from "./labels.js";
 
 export interface EntityViewHost {
@@ -26,11 +29,25 @@ export class EntityView {
     const lei = input.trim().toUpperCase();
     document.title = `${lei}: Leidex`;
     this.host.main.replaceChildren(this.back(), h("p", { class: "status", role: "status" }, "Loading…"));
+    // the family is asked for at once, beside the entity; it fills its section when it comes
+    const family = getJson<EntityRelationships>(`/v1/entities/${encodeURIComponent(lei)}/relationships`, controller.signal).catch(
+      (err: Error) => {
+        if (err.name === "AbortError") return null;
+        throw err;
+      },
+    );
     try {
       const answer = await getJson<Entity>(`/v1/entities/${encodeURIComponent(lei)}`, controller.signal);
       if (controller.signal.aborted) return;
-      if (answer.ok) this.render(answer.value);
-      else if (answer.problem.kind === "refused" && (answer.problem.status === 404 || answer.problem.status === 400))
+      if (answer.ok) this.render(answer.value, this.familySection(answer.value.lei, controller.signal, family));
+      else if (answer.problem.kind === "refused" && answer.problem.status === 404) {
+        // not in Level 1: Level 2 may still name it
+        const relationships = await family;
+        if (controller.signal.aborted) return;
+        if (relationships?.ok && relationships.value && typeof relationships.value === "object")
+          this.renderLevel2Only(lei, this.familySection(lei, controller.signal, family));
+        else this.notFound(lei, answer.problem.status, answer.problem.message);
+      } else if (answer.problem.kind === "refused" && answer.problem.status === 400)
         this.notFound(lei, answer.problem.status, answer.problem.message);
       else
         this.host.main.replaceChildren(
@@ -60,9 +77,40 @@ export class EntityView {
     );
   }
 
-  private render(entity: Entity): void {
+  /** The family section, filled when its answer comes (unless the view has moved on). */
+  private familySection(lei: string, signal: AbortSignal, answer: Promise<Answer<EntityRelationships> | null>): FamilySection {
+    const section = new FamilySection(lei, signal);
+    void answer.then((a) => {
+      if (!signal.aborted) section.show(a);
+    });
+    return section;
+  }
+
+  /** An LEI that Level 2 names but Level 1 does not hold: no name or address to show, only its family. */
+  private renderLevel2Only(lei: string, family: FamilySection): void {
+    document.title = `LEI ${lei}: Leidex`;
+    this.host.main.replaceChildren(
+      h(
+        "article",
+        { class: "entity" },
+        this.back(),
+        h("h1", { tabindex: -1 }, `LEI ${lei}`),
+        leiLine(lei, this.host.announce),
+        h(
+          "p",
+          { class: "note" },
+          "This LEI is not in this dataset's Level 1 records (who is who), so its name and addresses are not known here. GLEIF's Level 2 data (who owns whom) names it.",
+        ),
+        checkDigitVerdict(lei),
+        family.element,
+        gleifLink(lei),
+      ),
+    );
+  }
+
+  private render(entity: Entity, family: FamilySection): void {
     document.title = `${entity.legalName}: Leidex`;
-    const rows = (Object.keys(FIELD_LABELS) as EntityField[])
+    const rows = (Object.keys(FIELD_LABELS) as (keyof typeof FIELD_LABELS)[])
       .filter((field) => field !== "legalName")
       .map((field) => [h("dt", {}, FIELD_LABELS[field]), h("dd", {}, this.value(field, entity))]);
     this.host.main.replaceChildren(
@@ -75,16 +123,8 @@ export class EntityView {
         leiLine(entity.lei, this.host.announce),
         checkDigitVerdict(entity.lei),
         h("dl", { class: "fields" }, ...rows.flat()),
-        h(
-          "p",
-          {},
-          h(
-            "a",
-            { href: `https://search.gleif.org/#/record/${entity.lei}`, rel: "external noopener noreferrer", target: "_blank" },
-            "This record on GLEIF's search site",
-          ),
-          " (opens a new tab)",
-        ),
+        family.element,
+        gleifLink(entity.lei),
         h(
           "details",
           { class: "json" },
@@ -122,6 +162,19 @@ export class EntityView {
         return text;
     }
   }
+}
+
+function gleifLink(lei: string): HTMLElement {
+  return h(
+    "p",
+    {},
+    h(
+      "a",
+      { href: `https://search.gleif.org/#/record/${encodeURIComponent(lei)}`, rel: "external noopener noreferrer", target: "_blank" },
+      "This record on GLEIF's search site",
+    ),
+    " (opens a new tab)",
+  );
 }
 
 function checkDigitVerdict(lei: string): HTMLElement {

@@ -3,8 +3,11 @@
 
 import type { EntityField, FacetParam } from "../../engine/schema.js";
 
-/** Every field of the entity, in the order the entity page lists them (the type checks none is missing). */
-export const FIELD_LABELS: Record<EntityField, string> = {
+/** The Level 2 fields of the entity (its parents' LEIs): the page shows them in its family section, named. */
+type Level2Field = "directParent" | "ultimateParent";
+
+/** Every Level 1 field of the entity, in the order the entity page lists them (the type checks none is missing). */
+export const FIELD_LABELS: Record<Exclude<EntityField, Level2Field>, string> = {
   lei: "LEI",
   legalName: "Legal name",
   entityStatus: "Entity status",
@@ -23,15 +26,15 @@ export const FIELD_LABELS: Record<EntityField, string> = {
   lastUpdatedAt: "Last updated",
 };
 
-/** The facets the page offers, in the API's parameter names, with their headings: every facet. */
-const FACET_LABELS: Record<FacetParam, string> = {
+/** The facets the page offers, in the API's parameter names, with their headings: every facet but hasParent. */
+const FACET_LABELS: Record<Exclude<FacetParam, "hasParent">, string> = {
   country: "Country",
   jurisdiction: "Jurisdiction",
   status: "Entity status",
   registrationStatus: "Registration status",
   category: "Category",
 };
-export const FACETS = (Object.keys(FACET_LABELS) as FacetParam[]).map((field) => ({ field, label: FACET_LABELS[field] }));
+export const FACETS = (Object.keys(FACET_LABELS) as (keyof typeof FACET_LABELS)[]).map((field) => ({ field, label: FACET_LABELS[field] }));
 
 const CODE_WORDS: Record<string, string> = {
   ACTIVE: "Active",
@@ -95,4 +98,36 @@ const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZon
 export function dateWords(value: string): string {
   const t = Date.parse(value);
   return Number.isNaN(t) ? value : dateFormat.format(t);
+}
+
+/** Accounting standards as GLEIF's relationship records name them. */
+const ACCOUNTING_STANDARDS: Record<string, string> = {
+  IFRS: "IFRS",
+  US_GAAP: "US GAAP",
+  OTHER_ACCOUNTING_STANDARD: "another accounting standard",
+};
+
+/** An accounting standard in words ("US_GAAP" → "US GAAP"); an unknown one as published. */
+export function accountingStandardWords(code: string): string {
+  return ACCOUNTING_STANDARDS[code] ?? code;
+}
+
+/** Why no parent is reported (GLEIF's reporting exception reasons), in a few words. */
+const EXCEPTION_REASONS: Record<string, string> = {
+  NATURAL_PERSONS: "controlled by natural persons",
+  NON_CONSOLIDATING: "its controlling entity is not obliged to consolidate it",
+  NO_KNOWN_PERSON: "no known person controls it",
+  NON_PUBLIC: "the parent is not made public",
+  NO_LEI: "the parent has no LEI",
+  BINDING_LEGAL_COMMITMENTS: "binding legal commitments prevent disclosing it",
+  LEGAL_OBSTACLES: "legal obstacles prevent disclosing it",
+  DISCLOSURE_DETRIMENTAL: "disclosing it would be detrimental",
+  DETRIMENT_NOT_EXCLUDED: "harm from disclosing it cannot be excluded",
+  CONSENT_NOT_OBTAINED: "the parent's consent was not obtained",
+};
+
+/** A reason code with its meaning where known: "NON_CONSOLIDATING (its controlling entity …)". */
+export function exceptionReasonWords(code: string): string {
+  const words = EXCEPTION_REASONS[code];
+  return words ? `${code} (${words})` : code;
 }
