@@ -161,6 +161,168 @@ else {
     t.equal(await page.locator("#q").inputValue(), "lino enginering", "back: the search as it was");
   });
 
+  /** A relationships answer as the API contract gives it, for the mocked family tests. */
+  const PARENT = withCheckDigits("LEIDEXPARENT000000");
+  const BARE = withCheckDigits("LEIDEXBARE00000000");
+  const child = (i: number) => {
+    const lei = withCheckDigits(`LEIDEXCHILD${String(i).padStart(7, "0")}`);
+    return {
+      lei,
+      entity: { lei, legalName: `Child ${i} AB` },
+      relationship: { startNode: lei, endNode: LINO.lei, type: "IS_DIRECTLY_CONSOLIDATED_BY", status: i === 3 ? "INACTIVE" : "ACTIVE" },
+    };
+  };
+  const FAMILY = {
+    lei: LINO.lei,
+    entity: null,
+    directParent: {
+      lei: PARENT,
+      entity: { lei: PARENT, legalName: "<img src=x onerror=alert(1)>Parent & Co" },
+      relationship: {
+        startNode: LINO.lei,
+        endNode: PARENT,
+        type: "IS_DIRECTLY_CONSOLIDATED_BY",
+        status: "ACTIVE",
+        accountingStandard: "IFRS",
+        periods: [{ type: "RELATIONSHIP_PERIOD", startDate: "2012-06-01T00:00:00Z", endDate: null }],
+      },
+    },
+    ultimateParent: null,
+    directParentException: null,
+    ultimateParentException: { lei: LINO.lei, category: "ULTIMATE_ACCOUNTING_CONSOLIDATION_PARENT", reasons: ["NATURAL_PERSONS"] },
+    fundManagers: [
+      { lei: BARE, entity: null, relationship: { startNode: LINO.lei, endNode: BARE, type: "IS_FUND-MANAGED_BY", status: "ACTIVE" } },
+    ],
+    umbrellaFund: null,
+    masterFunds: [],
+    headOffice: null,
+    children: { direct: 25, ultimate: 0, managedFunds: 0, subFunds: 0, branches: 0, feeders: 0 },
+    isins: 3,
+  };
+
+  /** Answers the family routes of the page from `answers` (path without /v1/entities/ → status and body). */
+  async function mockFamily(page: Page, answer: (path: string, params: URLSearchParams) => { status: number; body: string } | null) {
+    await page.route(/\/v1\/entities\/[^/?]+\/(relationships|children|isins)/, (route) => {
+      const url = new URL(route.request().url());
+      const got = answer(url.pathname.replace("/v1/entities/", ""), url.searchParams);
+      if (!got) return route.continue();
+      return route.fulfill({ status: got.status, contentType: "application/json", body: got.body });
+    });
+  }
+  const json = (body: unknown, status = 200) => ({ status, body: JSON.stringify(body) });
+
+  t.test("the corporate family: parents as links, an exception's reason, children a page at a time, ISINs", async (t) => {
+    const { page, errors } = await open(t);
+    const asked: string[] = [];
+    await mockFamily(page, (path, params) => {
+      asked.push(`${path}?${params}`);
+      if (path === `${LINO.lei}/relationships`) return json(FAMILY);
+      if (path === `${LINO.lei}/children`) {
+        const n = Number(params.get("page"));
+        const limit = Number(params.get("limit"));
+        const all = Array.from({ length: 25 }, (_, i) => child(i + 1));
+        return json({ lei: LINO.lei, type: params.get("type"), found: 25, page: n, limit, results: all.slice((n - 1) * limit, n * limit) });
+      }
+      if (path === `${LINO.lei}/isins`)
+        return json({ lei: LINO.lei, found: 3, page: 1, limit: 10, results: ["SE0000000001", "SE0000000002", "SE0000000003"] });
+      if (path === `${BARE}/relationships`)
+        return json({
+          ...FAMILY,
+          lei: BARE,
+          directParent: null,
+          ultimateParentException: null,
+          fundManagers: [],
+          isins: 0,
+          children: { managedFunds: 1 },
+        });
+      if (path === `${BARE}/children`)
+        return json({
+          lei: BARE,
+          type: "managed-funds",
+          found: 1,
+          page: 1,
+          limit: 20,
+          results: [{ lei: LINO.lei, entity: { lei: LINO.lei, legalName: LINO.name }, relationship: null }],
+        });
+      return null;
+    });
+    await page.goto(`${server.base}/entity/${LINO.lei}`);
+    const family = page.locator("section.family");
+    await family.locator("ul.related-list a").first().waitFor();
+    await family.locator("ul.isins code").first().waitFor();
+    const text = await family.innerText();
+    t.match(text, /Direct parent\s+<img src=x onerror=alert\(1\)>Parent & Co/, "the parent's name, as text");
+    t.equal(await page.locator("main img").count(), 0, "no markup from the data");
+    t.equal(await family.getByRole("link", { name: "<img src=x onerror=alert(1)>Parent & Co" }).getAttribute("href"), `/entity/${PARENT}`);
+    t.match(text, /Relationship active; accounting standard IFRS; since 1 June 2012/, "the relationship's status and accounting standard");
+    t.match(text, /Ultimate parent\s+No ultimate parent reported: NATURAL_PERSONS/, "the exception's reason");
+    t.match(text, new RegExp(`Fund manager\\s+${BARE} \\(not in the Level 1 data\\)`), "an LEI Level 1 does not hold: the bare LEI");
+    t.match(text, /Direct children \(25\)/, "the children counted by kind");
+    t.equal(await family.locator("ul.related-list a[href^='/entity/LEIDEXCHILD']").count(), 20, "the first page of children");
+    t.match(text, /Showing 20 of 25\./);
+    t.match(text, /Child 3 AB.*\n?.*Relationship inactive/, "an inactive relationship is marked");
+    t.same(await family.locator("ul.isins code").allInnerTexts(), ["SE0000000001", "SE0000000002", "SE0000000003"], "the ISINs");
+    t.match(text, /ISINs \(3\)/);
+
+    await family.getByRole("button", { name: "Show more direct children" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("section.family a[href^='/entity/LEIDEXCHILD']").length === 25);
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), "Child 21 AB", "focus on the first child loaded");
+    t.equal(await family.getByRole("button", { name: "Show more direct children" }).count(), 0, "all shown: no more button");
+    t.ok(
+      asked.some((a) => /children\?type=direct&page=2&limit=20$/.test(a)),
+      "the second page asked for",
+    );
+
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      const violations = await axeViolations(page);
+      t.same(violations, [], `axe-core, ${colorScheme}: ${violations.map((v) => v.id).join(", ")}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    await screenshot(page, "entity-family-desktop");
+
+    await family.getByRole("link", { name: BARE }).click();
+    await page.waitForURL(`**/entity/${BARE}`);
+    await page.locator("section.family ul.related-list a").first().waitFor();
+    t.equal(await page.locator("h1").innerText(), `LEI ${BARE}`, "an LEI only Level 2 names has a page");
+    t.match(await page.locator("article.entity").innerText(), /not in this dataset's Level 1 records/);
+    t.equal(
+      await page.locator("section.family").getByRole("link", { name: LINO.name }).getAttribute("href"),
+      `/entity/${LINO.lei}`,
+      "its fund",
+    );
+    t.same(errors, []);
+  });
+
+  t.test("no family, or a family that cannot be read: the entity page stays whole", async (t) => {
+    const cases: [string, { status: number; body: string } | null, RegExp][] = [
+      ["the server's own answer", null, /^No relationships reported$/],
+      ["a 404", json({ error: "no such LEI" }, 404), /^No relationships reported$/],
+      ["an empty body", { status: 200, body: "" }, /^No relationships reported$/],
+      ["an empty object", json({}), /^No relationships reported$/],
+      [
+        "nothing in it",
+        json({ ...FAMILY, directParent: null, ultimateParentException: null, fundManagers: [], children: {}, isins: 0 }),
+        /^No relationships reported$/,
+      ],
+      ["a wrong shape", json({ directParent: 7, fundManagers: "x", children: null, isins: "many" }), /^No relationships reported$/],
+      ["a 500", json({ error: "boom" }, 500), /^Relationships cannot be shown: boom$/],
+    ];
+    for (const [name, answer, expected] of cases) {
+      const { page, errors } = await open(t);
+      if (answer) await mockFamily(page, (path) => (path.endsWith("/relationships") ? answer : null));
+      await page.goto(`${server.base}/entity/${LINO.lei}`);
+      await page.waitForFunction(() => !/Loading/.test(document.querySelector("section.family")?.textContent ?? "Loading"));
+      t.match(await page.locator("section.family > :not(h2)").first().innerText(), expected, name);
+      t.match(await page.locator("article.entity h1").innerText(), LINO.name, `${name}: the entity is shown`);
+      t.same(
+        errors.filter((e) => !/status of 500/.test(e)),
+        [],
+        `${name}: no page errors`,
+      );
+    }
+  });
+
   t.test("an LEI failing ISO 17442 says so on its page", async (t) => {
     const { page } = await open(t);
     const response = await page.goto(`${server.base}/entity/${BAD_CHECK_LEI}`);
