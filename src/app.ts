@@ -44,6 +44,14 @@ import { startWebhookArea, type WebhookAreaHandle } from "./webhooks/area.js";
 import { operatorKey } from "./webhooks/operator-key.js";
 
 export const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
+const bundled = (name: string): string => fileURLToPath(new URL(`../../data/sample/level2/${name}`, import.meta.url));
+/** the real Level 2 rows that go with the bundled sample (data/sample/level2/README.md) */
+export const BUNDLED_LEVEL2 = {
+  rr: bundled("rr.csv"),
+  repex: bundled("repex.csv"),
+  isin: bundled("isin-lei.csv"),
+  bic: bundled("bic-lei.csv"),
+};
 
 export interface App {
   server: HttpServer;
@@ -71,8 +79,9 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const reloader = new Reloader(
     collection,
     {
-      source: sourceSetting(config.source, config.gleifApi, BUNDLED_SAMPLE),
+      source: sourceSetting(config.source, { api: config.gleifApi, mappingApi: config.gleifMappingApi }, BUNDLED_SAMPLE, config.level2),
       bundledSample: BUNDLED_SAMPLE,
+      bundledLevel2: BUNDLED_LEVEL2,
       dataDir: config.dataDir,
       reloadAtMinutes: config.reloadAtMinutes,
       retrySeconds: config.retrySeconds,

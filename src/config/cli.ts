@@ -19,6 +19,10 @@ export interface Config {
   rateWindowSeconds: number;
   cacheMegabytes: number;
   gleifApi: string;
+  /** GLEIF's mapping API (ISIN and BIC files) */
+  gleifMappingApi: string;
+  /** with a given --source: the Level 2 files (paths or URLs); null = that part empty */
+  level2: { rr: string | null; repex: string | null; isin: string | null; bic: string | null };
   /** UTC minutes after midnight of the daily reload */
   reloadAtMinutes: number;
   reloadNow: boolean;
@@ -57,6 +61,31 @@ const FLAGS: Record<string, FlagSpec> = {
     fallback: () => null,
   },
   "gleif-api": { env: "LEIDEX_GLEIF_API", help: "GLEIF golden copy API base", fallback: () => "https://goldencopy.gleif.org/api/v2" },
+  "gleif-mapping-api": {
+    env: "LEIDEX_GLEIF_MAPPING_API",
+    help: "GLEIF mapping API base (the ISIN and BIC to LEI files)",
+    fallback: () => "https://mapping.gleif.org/api/v2",
+  },
+  "rr-source": {
+    env: "LEIDEX_RR_SOURCE",
+    help: "with a given --source: the Level 2 relationship records (RR CSV or zip path, or URL); default none",
+    fallback: () => null,
+  },
+  "repex-source": {
+    env: "LEIDEX_REPEX_SOURCE",
+    help: "with a given --source: the Level 2 reporting exceptions (REPEX CSV or zip path, or URL); default none",
+    fallback: () => null,
+  },
+  "isin-source": {
+    env: "LEIDEX_ISIN_SOURCE",
+    help: "with a given --source: the ISIN to LEI mapping file (CSV or zip path, or URL); default none",
+    fallback: () => null,
+  },
+  "bic-source": {
+    env: "LEIDEX_BIC_SOURCE",
+    help: "with a given --source: the BIC to LEI mapping file (CSV or zip path, or URL); default none",
+    fallback: () => null,
+  },
   "reload-at": {
     env: "LEIDEX_RELOAD_AT",
     help: "daily reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)",
@@ -181,6 +210,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     rateWindowSeconds: int("rate-window", 1, 86_400),
     cacheMegabytes: int("cache-mb", 0, 65_536),
     gleifApi: httpUrl("gleif-api", get("gleif-api")!),
+    gleifMappingApi: httpUrl("gleif-mapping-api", get("gleif-mapping-api")!),
+    level2: { rr: get("rr-source"), repex: get("repex-source"), isin: get("isin-source"), bic: get("bic-source") },
     reloadAtMinutes: clockMinutes(get("reload-at")!),
     reloadNow: bool("reload-now", get("reload-now")!),
     retrySeconds: int("retry-seconds", 1, 86_400),

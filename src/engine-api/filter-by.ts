@@ -5,11 +5,11 @@
 // fields is no per-field filter, and is refused with a message that says so). Parentheses nest at
 // most MAX_FILTER_DEPTH deep; parsing is linear in the text.
 
-import { COLUMNS, type FilterParam } from "../engine/schema.js";
+import { COLUMNS, columnFieldName, type FilterParam } from "../engine/schema.js";
 import { ParamError } from "../lei/search-params.js";
 
 /** Typesense field name (LegalEntity's) → Leidex filter parameter. */
-export const PARAM_OF_FIELD = new Map<string, FilterParam>(COLUMNS.map((c) => [c.field, c.param]));
+export const PARAM_OF_FIELD = new Map<string, FilterParam>(COLUMNS.map((c) => [columnFieldName(c), c.param]));
 
 export interface FieldFilter {
   /** allowed values; null = any */
@@ -120,7 +120,7 @@ function clause(text: string): FilterPlan {
   const m = /^([A-Za-z]+)\s*:\s*(!=|=)?\s*(.+)$/s.exec(text);
   if (!m) throw new ParamError(`filter_by: cannot read '${text}'; write field:value, field:[a,b] or field:!=value`);
   const param = PARAM_OF_FIELD.get(m[1]);
-  if (!param) throw new ParamError(`filter_by: '${m[1]}' is not a filter field; use ${COLUMNS.map((c) => c.field).join(", ")}`);
+  if (!param) throw new ParamError(`filter_by: '${m[1]}' is not a filter field; use ${COLUMNS.map(columnFieldName).join(", ")}`);
   const values = valuesOf(m[3].trim());
   return new Map([[param, m[2] === "!=" ? { include: null, exclude: values } : { include: values, exclude: [] }]]);
 }

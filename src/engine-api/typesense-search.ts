@@ -5,13 +5,13 @@
 
 import type { SearchOutcome } from "../engine/collection.js";
 import type { ScratchBytes } from "../engine/scratch-bytes.js";
-import { COLUMNS, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
+import { COLUMNS, columnFieldName, FACET_PARAMS, type FacetParam, type FilterParam } from "../engine/schema.js";
 import { ParamError, searchParamsFrom, type SearchParams } from "../lei/search-params.js";
 import { PARAM_OF_FIELD, parseScopedFilterBy } from "./filter-by.js";
 
 export const MAX_PER_PAGE = 250;
 const MAX_DEPTH = 10_000;
-const FIELD_OF_PARAM = new Map<FilterParam, string>(COLUMNS.map((c) => [c.param, c.field]));
+const FIELD_OF_PARAM = new Map<FilterParam, string>(COLUMNS.map((c) => [c.param, columnFieldName(c)]));
 const NAME_FIELDS = new Set(["legalName", "otherNames", "name"]);
 const ADDRESS_FIELDS = new Set(["legalAddress", "hqAddress", "city", "postalCode", "region", "address"]);
 

@@ -19,6 +19,7 @@ import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchReq
 import { returnFreedMemory } from "../os/native-heap.js";
 import { releaseMemory } from "../os/release-memory.js";
 import { ScratchBytes } from "./scratch-bytes.js";
+import type { FamilyData } from "../level2/family-data.js";
 
 export interface CollectionMeta {
   name: string;
@@ -35,6 +36,8 @@ export interface LiveGeneration extends CollectionMeta {
   gen: number;
   docs: number;
   sliceDocs: number[];
+  /** its Level 2 data (relationships, exceptions, ISIN and BIC maps); null when it was loaded without */
+  family: FamilyData | null;
 }
 
 export interface SearchOutcome {
@@ -86,6 +89,8 @@ export class Collection {
   private readonly holds = new Map<number, number>();
   /** per generation, each slice's document file and LEI table */
   private readonly readers = new Map<number, SliceReader[]>();
+  /** per generation, its Level 2 data: closed with it */
+  private readonly families = new Map<number, FamilyData>();
   private nextGen = 1;
   private readonly swapListeners: ((live: LiveGeneration) => void)[] = [];
   /** the documents of the search or lookup being answered (searchWith, lookupWith) */
@@ -162,6 +167,8 @@ export class Collection {
 
   async abandon(gen: number): Promise<void> {
     const held = this.closeReaders(gen);
+    this.families.get(gen)?.close();
+    this.families.delete(gen);
     await this.pool.broadcast({ op: "drop", gen }).catch(() => undefined);
     // the slices' memories are freed once no thread refers to them: this one's LEI tables did
     if (held) releaseMemory();
@@ -222,10 +229,11 @@ export class Collection {
     return out;
   }
 
-  /** Makes gen the live generation. Queries already running finish on the old one. */
-  swap(gen: number, sliceDocs: number[], meta: CollectionMeta): void {
+  /** Makes gen the live generation, with its Level 2 data. Queries already running finish on the old one. */
+  swap(gen: number, sliceDocs: number[], meta: CollectionMeta, family: FamilyData | null = null): void {
     const old = this.live;
-    const live: LiveGeneration = { ...meta, gen, sliceDocs, docs: sliceDocs.reduce((a, b) => a + b, 0) };
+    const live: LiveGeneration = { ...meta, gen, sliceDocs, docs: sliceDocs.reduce((a, b) => a + b, 0), family };
+    if (family) this.families.set(gen, family);
     this.live = live;
     if (old) this.retireWhenIdle(old.gen);
     for (const listener of this.swapListeners) listener(live);

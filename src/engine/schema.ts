@@ -53,6 +53,18 @@ export const ENTITY_FIELD_TABLE = [
     column: "Registration.LastUpdateDate",
     description: "Date and time of the registration's last update (ISO 8601)",
   },
+  {
+    name: "directParent",
+    column: "(Level 2) IS_DIRECTLY_CONSOLIDATED_BY",
+    description:
+      "LEI of the direct accounting consolidation parent, from the Level 2 relationship records (a relationship not INACTIVE); null where none is reported",
+  },
+  {
+    name: "ultimateParent",
+    column: "(Level 2) IS_ULTIMATELY_CONSOLIDATED_BY",
+    description:
+      "LEI of the ultimate accounting consolidation parent, from the Level 2 relationship records (a relationship not INACTIVE); null where none is reported",
+  },
 ] as const satisfies readonly { name: string; column: string; description: string }[];
 
 export type EntityField = (typeof ENTITY_FIELD_TABLE)[number]["name"];
@@ -87,11 +99,23 @@ export const COLUMNS = [
   { param: "managingLou", field: "managingLou" },
   { param: "city", field: "city" },
   { param: "region", field: "region" },
-] as const satisfies readonly { param: string; field: EntityField }[];
+  { param: "directParent", field: "directParent" },
+  { param: "ultimateParent", field: "ultimateParent" },
+  // TRUE where the entity has a direct or an ultimate parent, FALSE elsewhere (never "no value")
+  { param: "hasParent", field: "directParent", presence: true },
+] as const satisfies readonly { param: string; field: EntityField; presence?: true }[];
+
+/** The column whose code says whether a doc has a parent (TRUE/FALSE), from directParent and ultimateParent. */
+export const PRESENCE_VALUES = [null, "TRUE", "FALSE"] as const;
+
+/** A column's name as the keyed API's filter_by and facet_by take it: its field, or its own name for a presence column. */
+export function columnFieldName(column: (typeof COLUMNS)[number]): string {
+  return "presence" in column ? column.param : column.field;
+}
 
 export type FilterParam = (typeof COLUMNS)[number]["param"];
 export const FILTER_PARAMS: readonly FilterParam[] = COLUMNS.map((c) => c.param);
-export const FACET_PARAMS = ["country", "jurisdiction", "status", "registrationStatus", "category"] as const;
+export const FACET_PARAMS = ["country", "jurisdiction", "status", "registrationStatus", "category", "hasParent"] as const;
 export type FacetParam = (typeof FACET_PARAMS)[number];
 
 /** The facet parameter of a field, if it has one: the fields facet_by and facets take. */

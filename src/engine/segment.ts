@@ -19,7 +19,7 @@ import type { CodeArray, ColumnData, SliceData } from "./slice-builder.js";
 export { SegmentError };
 
 /** Bump whenever SliceData or the engine's reading of it changes. */
-export const SEGMENT_FORMAT = 7;
+export const SEGMENT_FORMAT = 8;
 const MAGIC = Buffer.from("LEIDEXSG", "latin1");
 const HEADER_BYTES = 32;
 const ALIGN = 8;

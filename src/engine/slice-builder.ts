@@ -11,6 +11,7 @@
 import {
   COLUMNS,
   columnKey,
+  PRESENCE_VALUES,
   ENTITY_FIELDS,
   FIELD_ADDRESS,
   FIELD_LEGAL_NAME,
@@ -113,6 +114,9 @@ const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 /** Where each LegalEntity field's value sits in a record of a batch. */
 const VALUE_OF = Object.fromEntries(ENTITY_FIELDS.map((f, i) => [f, i])) as Record<keyof LegalEntity, number>;
 const CITY_COLUMN = COLUMNS.findIndex((c) => c.field === "city");
+const PRESENCE_COLUMN = COLUMNS.findIndex((c) => "presence" in c);
+const PRESENT = 1,
+  ABSENT = 2;
 /** Each field's JSON key with what goes before it: `{"lei":`, `,"legalName":` and so on. */
 const JSON_KEYS = ENTITY_FIELDS.map((f, i) => Buffer.from(`${i === 0 ? "{" : ","}${JSON.stringify(f)}:`));
 const JSON_NULL = Buffer.from("null");
@@ -134,8 +138,10 @@ export class SliceBuilder {
   private readonly docStarts = f64s();
   private readonly docLens = u32s();
   private json = Buffer.allocUnsafe(4096);
-  private readonly columnCoders = COLUMNS.map(() => new Map<string, number>());
-  private readonly columnValues: (string | null)[][] = COLUMNS.map(() => [null]);
+  private readonly columnCoders = COLUMNS.map((c) =>
+    "presence" in c ? new Map(PRESENCE_VALUES.map((v, code) => [v ?? "", code])) : new Map<string, number>(),
+  );
+  private readonly columnValues: (string | null)[][] = COLUMNS.map((c) => ("presence" in c ? [...PRESENCE_VALUES] : [null]));
   private readonly codes = COLUMNS.map(() => new CodeChunks());
   /** per column, each distinct value's bytes: most values come again, and are coded without a string */
   private readonly rawValues = COLUMNS.map(() => new TermTable(1 << 8));
@@ -184,6 +190,13 @@ export class SliceBuilder {
 
     let cityRaw = -1;
     for (let c = 0; c < COLUMNS.length; c++) {
+      if (c === PRESENCE_COLUMN) {
+        const parent =
+          r.end[VALUE_OF.directParent] > r.start[VALUE_OF.directParent] ||
+          r.end[VALUE_OF.ultimateParent] > r.start[VALUE_OF.ultimateParent];
+        this.codes[c].push(parent ? PRESENT : ABSENT);
+        continue;
+      }
       const v = VALUE_OF[COLUMNS[c].field];
       let code = 0;
       if (r.end[v] > r.start[v]) {

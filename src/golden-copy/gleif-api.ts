@@ -1,6 +1,9 @@
-// GLEIF's golden copy API: which Level 1 (lei2) publication is the latest, and where its CSV zip
-// lives. GET <api>/golden-copies/publishes/lei2/latest answers
+// GLEIF's download APIs. The golden copy API says which publication of Level 1 (lei2), the
+// relationship records (rr) and the reporting exceptions (repex) is the latest, and where its CSV
+// zip lives: GET <api>/golden-copies/publishes/<type>/latest answers
 //   {"data": {"publish_date": "2026-09-30 08:00:00", "full_file": {"csv": {"url", "size", "record_count"}}}}
+// The mapping API does the same for the ISIN and BIC files: GET <mapping-api>/<isin-lei|bic-lei>/latest
+// answers {"data": {"attributes": {"fileName", "downloadLink"}}} (and 406 to Accept: application/json).
 
 import { Agent, request } from "undici";
 import { SourceError } from "./source.js";
@@ -17,11 +20,30 @@ const TIMEOUT_MS = 15_000;
 // A host that drops packets must not hold up an offline first start for long.
 const dispatcher = new Agent({ connect: { timeout: 5_000 } });
 
-export async function latestPublication(apiBase: string): Promise<Publication> {
-  const url = `${apiBase.replace(/\/+$/, "")}/golden-copies/publishes/lei2/latest`;
+export type PublishedFile = "lei2" | "rr" | "repex";
+
+export async function latestPublication(apiBase: string, type: PublishedFile = "lei2"): Promise<Publication> {
+  const url = `${apiBase.replace(/\/+$/, "")}/golden-copies/publishes/${type}/latest`;
+  return readPublication(await getJson(url, "application/json"), url);
+}
+
+export type MappingFile = "isin-lei" | "bic-lei";
+
+/** Where the latest ISIN or BIC mapping file lies. */
+export async function latestMappingFile(mappingApi: string, kind: MappingFile): Promise<{ url: string; fileName: string | null }> {
+  const url = `${mappingApi.replace(/\/+$/, "")}/${kind}/latest`;
+  const attributes = field(field(await getJson(url, "*/*"), "data"), "attributes");
+  const link = field(attributes, "downloadLink");
+  if (typeof link !== "string" || !/^https?:\/\//i.test(link))
+    throw new SourceError(`GLEIF mapping API ${url}: data.attributes.downloadLink is missing`);
+  const fileName = field(attributes, "fileName");
+  return { url: link, fileName: typeof fileName === "string" ? fileName : null };
+}
+
+async function getJson(url: string, accept: string): Promise<unknown> {
   let res;
   try {
-    res = await request(url, { dispatcher, headers: { accept: "application/json" }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    res = await request(url, { dispatcher, headers: { accept }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
   } catch (err) {
     throw new SourceError(`GLEIF API ${url} unreachable: ${(err as Error).message}`);
   }
@@ -29,13 +51,11 @@ export async function latestPublication(apiBase: string): Promise<Publication> {
     await res.body.dump();
     throw new SourceError(`GLEIF API ${url} answered HTTP ${res.statusCode}`);
   }
-  let body: unknown;
   try {
-    body = await res.body.json();
+    return await res.body.json();
   } catch (err) {
     throw new SourceError(`GLEIF API ${url} sent invalid JSON: ${(err as Error).message}`);
   }
-  return readPublication(body, url);
 }
 
 function readPublication(body: unknown, from: string): Publication {

@@ -9,6 +9,9 @@ import { WORKER_YOUNG_GENERATION_MB } from "../engine/pool.js";
 import { MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import type { LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
 import { isUrl } from "./source.js";
+import { renameSync } from "node:fs";
+import { FamilyData } from "../level2/family-data.js";
+import type { Level2Input } from "../level2/build.js";
 
 export interface LoadRequest {
   /** a local CSV or zip, or an http(s) URL */
@@ -30,6 +33,8 @@ export interface LoadRequest {
   origin: string;
   files: CollectionFiles;
   log: (line: string) => void;
+  /** the Level 2 files (paths or URLs), loaded with Level 1 and swapped with it */
+  level2: Level2Input;
 }
 
 export class LoadCheckError extends Error {}
@@ -61,6 +66,8 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     name = collectionName;
     req.files.prepare(collectionName);
     const sliceDocs = await collection.finish(gen, done.slices, (s) => req.files.segment(collectionName, s));
+    renameSync(req.files.scratchLevel2, req.files.level2(collectionName));
+    const family = FamilyData.open(req.files.level2(collectionName));
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
@@ -77,9 +84,15 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       download: done.file,
       fallback: req.fallback,
       origin: req.origin,
+      level2: done.level2,
     };
-    req.files.commit(manifest);
-    collection.swap(gen, sliceDocs, manifest);
+    try {
+      req.files.commit(manifest);
+    } catch (err) {
+      family.close();
+      throw err;
+    }
+    collection.swap(gen, sliceDocs, manifest, family);
     if (built !== done.records) req.log(`${done.records - built} duplicate LEI rows were folded into one record each`);
     if (done.skipped > 0) req.log(`${done.skipped} rows skipped: their LEI is not 20 upper-case letters or digits`);
     return manifest;
@@ -127,6 +140,7 @@ function runLoaderThread(collection: Collection, gen: number, req: LoadRequest):
     slicing: collection.slicePlan,
     announcedRecords: req.expectedRows,
     published: req.published,
+    level2: { ...req.level2, dir: req.files.scratchLevel2 },
   };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
     workerData: input,

@@ -9,6 +9,8 @@ import { CsvReader, type CsvRow } from "./csv.js";
 import { rowEncoder, type RowEncoder } from "./record.js";
 import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
 import { download, isUrl, openLocal } from "./source.js";
+import { buildLevel2, type Level2Input } from "../level2/build.js";
+import type { Level2Counts, Level2Files } from "../level2/layout.js";
 
 export interface LoaderInput {
   source: string;
@@ -18,6 +20,8 @@ export interface LoaderInput {
   announcedRecords: number | null;
   /** the publication, when the caller knows it (from GLEIF's API); else read from the file name */
   published?: string | null;
+  /** the Level 2 files (paths or URLs) and their checks; the tables go to `dir` */
+  level2: Level2Input & { dir: string };
 }
 
 export type LoaderMessage =
@@ -35,6 +39,7 @@ export type LoaderMessage =
       file: string;
       downloadSeconds: number | null;
       ingestSeconds: number;
+      level2: Level2Counts;
     }
   | { type: "error"; message: string };
 
@@ -54,20 +59,32 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   });
   const post = (m: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
-  let path = input.source;
-  let downloadSeconds: number | null = null;
-  if (isUrl(input.source)) {
-    const started = Date.now();
-    post({ type: "log", message: `downloading ${input.source}` });
-    path = await download(input.source, join(input.dataDir, "downloads"), (p) => {
+  const downloadStarted = Date.now();
+  const fetch = async (source: string): Promise<string> => {
+    if (!isUrl(source)) return source;
+    post({ type: "log", message: `downloading ${source}` });
+    return download(source, join(input.dataDir, "downloads"), (p) => {
       const rate = p.bytes / Math.max(p.seconds, 0.001);
       const eta = p.total ? ` ETA ${Math.round((p.total - p.bytes) / rate)} s` : "";
       post({ type: "log", message: `downloaded ${(p.bytes / 1e6).toFixed(1)} MB at ${(rate / 1e6).toFixed(1)} MB/s${eta}` });
     });
-    downloadSeconds = (Date.now() - started) / 1000;
+  };
+  const path = await fetch(input.source);
+  const sources = input.level2.files;
+  const level2Files: Level2Files = { rr: null, repex: null, isin: null, bic: null };
+  for (const part of ["rr", "repex", "isin", "bic"] as const) {
+    const source = sources[part];
+    level2Files[part] = source === null ? null : await fetch(source);
   }
+  const fetched = [input.source, ...Object.values(sources)].some((s) => s !== null && isUrl(s));
+  const downloadSeconds = fetched ? (Date.now() - downloadStarted) / 1000 : null;
 
   const started = Date.now();
+  const level2 = await buildLevel2({ ...input.level2, files: level2Files }, input.level2.dir);
+  post({
+    type: "log",
+    message: `Level 2: ${level2.counts.relationships} relationship records, ${level2.counts.exceptions} reporting exceptions, ${level2.counts.isins} ISIN and ${level2.counts.bics} BIC pairs`,
+  });
   const opened = await openLocal(path);
   const expected = expectedRecords(input.announcedRecords, opened.size);
   const slices = slicesFor(input.slicing, expected);
@@ -80,7 +97,10 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
 
   const reader = new CsvReader((row: CsvRow) => {
     if (!encoder) {
-      encoder = rowEncoder(Array.from({ length: row.length }, (_, i) => row.field(i)));
+      encoder = rowEncoder(
+        Array.from({ length: row.length }, (_, i) => row.field(i)),
+        level2.parents,
+      );
       return;
     }
     const s = encoder.sliceOf(row, slices);
@@ -129,6 +149,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     file: path,
     downloadSeconds,
     ingestSeconds: (Date.now() - started) / 1000,
+    level2: level2.counts,
   });
 }
 

@@ -7,6 +7,7 @@ import { sliceOfBytes } from "../engine/partition.js";
 import type { RecordBatchWriter } from "../engine/record-batch.js";
 import { ENTITY_FIELD_TABLE, ENTITY_FIELDS } from "../engine/schema.js";
 import type { CsvRow } from "./csv.js";
+import { ParentIndex } from "../level2/build.js";
 
 export const REQUIRED_COLUMNS = ["LEI", "Entity.LegalName"] as const;
 
@@ -29,8 +30,8 @@ export interface RowEncoder {
   write(row: CsvRow, batch: RecordBatchWriter): void;
 }
 
-/** Builds the row -> record encoding from the header row. */
-export function rowEncoder(header: string[]): RowEncoder {
+/** Builds the row -> record encoding from the header row; the parent fields come from `parents` (Level 2). */
+export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.EMPTY): RowEncoder {
   const index = new Map<string, number>();
   header.forEach((name, i) => index.set(name.trim(), i));
   const missing = REQUIRED_COLUMNS.filter((c) => !index.has(c));
@@ -43,6 +44,12 @@ export function rowEncoder(header: string[]): RowEncoder {
   const STATUS = ENTITY_FIELDS.indexOf("entityStatus");
   const LEGAL_ADDRESS = ENTITY_FIELDS.indexOf("legalAddress");
   const HQ_ADDRESS = ENTITY_FIELDS.indexOf("hqAddress");
+  const DIRECT_PARENT = ENTITY_FIELDS.indexOf("directParent");
+  const ULTIMATE_PARENT = ENTITY_FIELDS.indexOf("ultimateParent");
+  const parent = (of: Uint8Array, slot: number, batch: RecordBatchWriter): void => {
+    if (slot >= 0 && of[slot * 20] !== 0) batch.value(of, slot * 20, slot * 20 + 20);
+    else batch.empty();
+  };
   const append = (row: CsvRow, i: number, batch: RecordBatchWriter): void => {
     if (present(row, i)) batch.value(row.buf, row.starts[i], row.ends[i], row.escaped[i] === 1);
     else batch.empty();
@@ -59,8 +66,11 @@ export function rowEncoder(header: string[]): RowEncoder {
     },
     write(row, batch) {
       batch.beginRecord();
+      const slot = parents.find(row.buf, row.starts[LEI]);
       for (let f = 0; f < columns.length; f++) {
-        if (f === STATUS && isNullLiteral(row, columns[f])) batch.empty();
+        if (f === DIRECT_PARENT) parent(parents.direct, slot, batch);
+        else if (f === ULTIMATE_PARENT) parent(parents.ultimate, slot, batch);
+        else if (f === STATUS && isNullLiteral(row, columns[f])) batch.empty();
         else append(row, columns[f], batch);
         // compared as written, that is unescaped
         if (f === HQ_ADDRESS && batch.sameValues(HQ_ADDRESS, LEGAL_ADDRESS)) batch.emptyLast();

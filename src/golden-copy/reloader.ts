@@ -8,17 +8,25 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Collection } from "../engine/collection.js";
 import { servesSlices } from "../engine/slice-count.js";
+import { FamilyData } from "../level2/family-data.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
-import { latestPublication } from "./gleif-api.js";
+import { latestMappingFile, latestPublication } from "./gleif-api.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
+import type { Level2Input } from "../level2/build.js";
+import { NO_LEVEL2_FILES, type Level2Files } from "../level2/layout.js";
 
-export type SourceSetting = { kind: "gleif"; api: string } | { kind: "sample"; path: string } | { kind: "given"; source: string };
+export type SourceSetting =
+  | { kind: "gleif"; api: string; mappingApi: string }
+  | { kind: "sample"; path: string }
+  | { kind: "given"; source: string; level2: Level2Files };
 
 export interface ReloaderOptions {
   source: SourceSetting;
   bundledSample: string;
+  /** the bundled sample's Level 2 files (data/sample/level2/) */
+  bundledLevel2: Level2Files;
   dataDir: string;
   reloadAtMinutes: number;
   retrySeconds: number;
@@ -106,10 +114,13 @@ export class Reloader {
   async importFile(path: string, opts: { allowShrink: boolean }): Promise<CollectionManifest> {
     try {
       // not a fallback load, so run() always yields its manifest
+      // an import replaces Level 1 only: the live collection's Level 2 files come along
+      const live = this.files.current();
       return (await this.run({
         source: path,
         published: null,
         expectedRows: null,
+        level2: this.level2Input(live?.level2.files ?? NO_LEVEL2_FILES, null, null, !opts.allowShrink),
         minRecords: opts.allowShrink ? 1 : this.minRecords(),
         fallback: false,
         sample: false,
@@ -124,6 +135,26 @@ export class Reloader {
     } finally {
       uploadsInProgress.release(path); // kept as the live download now, or gone
     }
+  }
+
+  /**
+   * What a load reads for Level 2, and the least it must hold: with `checked`, a share of the live
+   * collection's counts (as for Level 1), else nothing.
+   */
+  private level2Input(files: Level2Files, rr: number | null, repex: number | null, checked: boolean): Level2Input {
+    const live = this.collection.current;
+    const counts = checked && live && !live.fallback && live.family ? live.family.counts : null;
+    const share = (n: number | undefined): number => (n ? Math.floor(n * MIN_SHARE_OF_LAST_LOAD) : 0);
+    return {
+      files,
+      expectedRows: { rr, repex },
+      minimum: {
+        relationships: share(counts?.relationships),
+        exceptions: share(counts?.exceptions),
+        isins: share(counts?.isins),
+        bics: share(counts?.bics),
+      },
+    };
   }
 
   /** Records a load of the configured source (or an import) must hold: a share of the live collection's. */
@@ -150,12 +181,19 @@ export class Reloader {
     const started = Date.now();
     if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
       try {
-        const { gen, sliceDocs } = await this.collection.open(manifest.sliceDocs.length, (s) => this.files.segment(manifest.name, s));
+        const family = FamilyData.open(this.files.level2(manifest.name));
+        const { gen, sliceDocs } = await this.collection
+          .open(manifest.sliceDocs.length, (s) => this.files.segment(manifest.name, s))
+          .catch((err: unknown) => {
+            family.close();
+            throw err;
+          });
         if (sliceDocs.some((n, s) => n !== manifest.sliceDocs[s])) {
+          family.close();
           await this.collection.abandon(gen);
           throw new Error("segment document counts differ from the manifest");
         }
-        this.collection.swap(gen, sliceDocs, manifest);
+        this.collection.swap(gen, sliceDocs, manifest, family);
         this.opts.log(
           `serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`,
         );
@@ -180,6 +218,7 @@ export class Reloader {
         published: manifest.published,
         describe: manifest.source,
         expectedRows: null,
+        level2: this.level2Input(manifest.level2.files, null, null, false),
         minRecords: 1,
         fallback: manifest.fallback,
         sample: manifest.name === "lei_sample",
@@ -212,10 +251,18 @@ export class Reloader {
         return;
       }
       this.opts.log(`GLEIF publication ${pub.publishDate}: ${pub.recordCount ?? "?"} records, ${pub.size ?? "?"} bytes at ${pub.url}`);
+      const rr = await latestPublication(source.api, "rr");
+      const repex = await latestPublication(source.api, "repex");
+      const isin = await latestMappingFile(source.mappingApi, "isin-lei");
+      const bic = await latestMappingFile(source.mappingApi, "bic-lei");
+      this.opts.log(
+        `GLEIF Level 2: relationships ${rr.publishDate} (${rr.recordCount ?? "?"} records), exceptions ${repex.publishDate} (${repex.recordCount ?? "?"} records), ISIN map ${isin.fileName ?? isin.url}, BIC map ${bic.fileName ?? bic.url}`,
+      );
       await this.run({
         source: pub.url,
         published,
         expectedRows: pub.recordCount,
+        level2: this.level2Input({ rr: rr.url, repex: repex.url, isin: isin.url, bic: bic.url }, rr.recordCount, repex.recordCount, true),
         minRecords,
         fallback: false,
         sample: false,
@@ -226,6 +273,7 @@ export class Reloader {
         source: source.path,
         published: null,
         expectedRows: null,
+        level2: this.level2Input(this.opts.bundledLevel2, null, null, false),
         minRecords: 1,
         fallback: false,
         sample: true,
@@ -237,6 +285,7 @@ export class Reloader {
         source: source.source,
         published: null,
         expectedRows: null,
+        level2: this.level2Input(source.level2, null, null, true),
         minRecords,
         fallback: false,
         sample: false,
@@ -253,6 +302,7 @@ export class Reloader {
       source: this.opts.bundledSample,
       published: null,
       expectedRows: null,
+      level2: this.level2Input(this.opts.bundledLevel2, null, null, false),
       minRecords: 1,
       fallback: true,
       sample: true,
@@ -286,7 +336,7 @@ export class Reloader {
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart
       this.files.removeAllBut(manifest.name);
-      this.removeOtherDownloads(manifest.download);
+      this.removeOtherDownloads([manifest.download, ...Object.values(manifest.level2.files)]);
     }
     const seconds = (Date.now() - started) / 1000;
     this.lastLoad = {
@@ -305,7 +355,7 @@ export class Reloader {
    * its mtime: a clock step made a live one look a day old); older ones go, and so does an
    * upload an earlier run left half-written.
    */
-  private removeOtherDownloads(keep: string | null): void {
+  private removeOtherDownloads(keep: (string | null)[]): void {
     const dir = join(this.opts.dataDir, "downloads");
     let names: string[] = [];
     try {
@@ -315,7 +365,7 @@ export class Reloader {
     }
     for (const name of names) {
       const path = join(dir, name);
-      if (path === keep || this.queuedSources.some((source) => resolve(source) === resolve(path))) continue;
+      if (keep.includes(path) || this.queuedSources.some((source) => resolve(source) === resolve(path))) continue;
       if (uploadsInProgress.has(path)) continue;
       rmSync(path, { force: true });
     }
@@ -389,13 +439,21 @@ export function isoPublished(publishDate: string): string {
   return `${m[1]}T${m[2].length === 5 ? `${m[2]}:00` : m[2]}Z`;
 }
 
-export function sourceSetting(source: string | null, gleifApi: string, bundledSample: string): SourceSetting {
-  if (source === null) return { kind: "gleif", api: gleifApi };
+export function sourceSetting(
+  source: string | null,
+  gleif: { api: string; mappingApi: string },
+  bundledSample: string,
+  level2: Level2Files = NO_LEVEL2_FILES,
+): SourceSetting {
+  if (source === null) return { kind: "gleif", api: gleif.api, mappingApi: gleif.mappingApi };
   if (source === "sample") return { kind: "sample", path: bundledSample };
-  return { kind: "given", source };
+  return { kind: "given", source, level2 };
 }
 
 /** What a collection on disk was loaded for: a restart with another source loads that instead. */
 function originOf(source: SourceSetting): string {
-  return source.kind === "gleif" ? `gleif ${source.api}` : source.kind === "sample" ? "sample" : `source ${source.source}`;
+  if (source.kind === "gleif") return `gleif ${source.api}`;
+  if (source.kind === "sample") return "sample";
+  const level2 = Object.values(source.level2).some((f) => f !== null) ? ` level2 ${JSON.stringify(source.level2)}` : "";
+  return `source ${source.source}${level2}`;
 }

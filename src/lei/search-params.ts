@@ -87,6 +87,25 @@ export const searchQuerySchema = {
       description: "ISO 3166-2 subdivision of the legal address; comma-separated values are OR.",
       "x-hint": "ISO 3166-2 codes such as US-DE separated by commas",
     },
+    directParent: {
+      type: "string",
+      pattern: list("[A-Z0-9]{20}"),
+      description: "LEI of the direct accounting consolidation parent (Level 2): its direct children; comma-separated values are OR.",
+      "x-hint": "20-character LEIs separated by commas",
+    },
+    ultimateParent: {
+      type: "string",
+      pattern: list("[A-Z0-9]{20}"),
+      description:
+        "LEI of the ultimate accounting consolidation parent (Level 2): every member of its group, the parent itself not included; comma-separated values are OR.",
+      "x-hint": "20-character LEIs separated by commas",
+    },
+    hasParent: {
+      type: "string",
+      enum: ["TRUE", "FALSE"],
+      description: "true: entities reporting a direct or ultimate parent (Level 2); false: the others.",
+      "x-hint": "true or false",
+    },
     facets: {
       type: "string",
       pattern: list(`(${FACET_PARAMS.join("|")})`),
@@ -111,9 +130,21 @@ export const searchQuerySchema = {
 const validate = ajv.compile(searchQuerySchema);
 
 /** Parameters whose values are codes: upper-cased before validation and matching. */
-const UPPER_CASED = new Set(["country", "jurisdiction", "status", "registrationStatus", "category", "legalForm", "managingLou", "region"]);
+const UPPER_CASED = new Set([
+  "country",
+  "jurisdiction",
+  "status",
+  "registrationStatus",
+  "category",
+  "legalForm",
+  "managingLou",
+  "region",
+  "directParent",
+  "ultimateParent",
+  "hasParent",
+]);
 /** Parameters that may be repeated; repeats are OR, like commas. */
-const REPEATABLE = new Set<string>([...FILTER_PARAMS.filter((p) => p !== "city"), "facets"]);
+const REPEATABLE = new Set<string>([...FILTER_PARAMS.filter((p) => p !== "city" && p !== "hasParent"), "facets"]);
 
 export interface SearchParams {
   q: string | null;

@@ -2,6 +2,7 @@
 //   <name>/manifest.json   what was loaded (name, publication, counts, the kept download)
 //   <name>/slice-<s>.seg   one immutable segment per slice (see engine/segment.ts)
 //   <name>/slice-<s>.docs  its stored documents (see engine/doc-store.ts)
+//   <name>/level2/         its Level 2 tables (see level2/layout.ts)
 //   .building/             document files of a load in progress, moved beside their segments
 //   current.json           the alias: which collection `lei` points at
 // Every file is written to a temporary name, synced and renamed, so a crash at any moment leaves
@@ -10,8 +11,9 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomically } from "./durable-file.js";
+import { LEVEL2_DIR, type Level2Counts } from "../level2/layout.js";
 
-export const MANIFEST_FORMAT = 1;
+export const MANIFEST_FORMAT = 2;
 
 export interface CollectionManifest {
   format: number;
@@ -30,6 +32,8 @@ export interface CollectionManifest {
   fallback: boolean;
   /** the configured source it was loaded for */
   origin: string;
+  /** what its Level 2 tables hold, and the files they were built from */
+  level2: Level2Counts;
 }
 
 export class CollectionFiles {
@@ -45,6 +49,15 @@ export class CollectionFiles {
 
   segment(name: string, slice: number): string {
     return join(this.dir(name), `slice-${slice}.seg`);
+  }
+
+  level2(name: string): string {
+    return join(this.dir(name), LEVEL2_DIR);
+  }
+
+  /** Where a load in progress builds its Level 2 tables until its collection has a name. */
+  get scratchLevel2(): string {
+    return join(this.scratch, LEVEL2_DIR);
   }
 
   /** Where a load in progress keeps its document files until its collection has a name. */

@@ -1,0 +1,571 @@
+// Builds a collection's Level 2 tables (layout.ts) from GLEIF's four files, on the loader thread:
+// RR and REPEX golden copies, the ISIN and BIC mapping files. Columns are read by name, so any
+// order and any extra columns work. Rows with an identifier of the wrong form are skipped and
+// counted; the real quirks load: a `NULL` status is "no status", a start node whose check digits
+// fail is kept (it is an LEI in form), an end node not in Level 1 is kept (shown as a bare LEI).
+// Returns each entity's current parents, for the Level 1 records' parent fields and filters.
+
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { CsvReader, type CsvRow } from "../golden-copy/csv.js";
+import { openLocal } from "../golden-copy/source.js";
+import { base36, f64s, radixOrder, u32s, u8s, writeBase36 } from "./keys.js";
+import {
+  BIC_BYTES,
+  BIC_TO_LEI,
+  categoryCode,
+  DIRECT,
+  ISIN_BYTES,
+  ISIN_TO_LEI,
+  LEI_BYTES,
+  LEI_TO_ISIN,
+  REPEX,
+  REPEX_RECORDS,
+  RR_BY_END,
+  RR_BY_START,
+  RR_RECORDS,
+  typeCode,
+  ULTIMATE,
+  writePlace,
+  type Level2Counts,
+  type Level2Files,
+  type TableLayout,
+} from "./layout.js";
+import { SortedTableWriter } from "./sorted-table.js";
+
+export class Level2FileError extends Error {}
+
+export interface Level2Input {
+  /** local files (downloads already made); null: that part is empty */
+  files: Level2Files;
+  /** data rows GLEIF announces for the RR and REPEX files, when known */
+  expectedRows: { rr: number | null; repex: number | null };
+  /** fewer than this is a broken file, not a smaller registry (a share of the last load's) */
+  minimum: { relationships: number; exceptions: number; isins: number; bics: number };
+}
+
+const LEI_HALF = 10;
+const LEI_BITS = 52;
+
+/** Each entity's current (not INACTIVE) direct and ultimate parent, by the entity's LEI. */
+export class ParentIndex {
+  constructor(
+    private readonly hi: Float64Array,
+    private readonly lo: Float64Array,
+    /** 20 bytes per entity; zeros where it has no such parent */
+    readonly direct: Uint8Array,
+    readonly ultimate: Uint8Array,
+  ) {}
+
+  static readonly EMPTY = new ParentIndex(new Float64Array(0), new Float64Array(0), new Uint8Array(0), new Uint8Array(0));
+
+  /** The entity's slot, -1 when it has no parent; the LEI at bytes[start, start + 20) */
+  find(bytes: Uint8Array, start: number): number {
+    const hi = base36(bytes, start, LEI_HALF),
+      lo = base36(bytes, start + LEI_HALF, LEI_HALF);
+    let a = 0,
+      b = this.hi.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.hi[mid] < hi || (this.hi[mid] === hi && this.lo[mid] < lo)) a = mid + 1;
+      else b = mid;
+    }
+    return a < this.hi.length && this.hi[a] === hi && this.lo[a] === lo ? a : -1;
+  }
+}
+
+export async function buildLevel2(input: Level2Input, dir: string): Promise<{ counts: Level2Counts; parents: ParentIndex }> {
+  mkdirSync(dir, { recursive: true });
+  const skipped = { n: 0 };
+  const { files } = input;
+  const rr = files.rr ? await buildRelationships(files.rr, dir, input.expectedRows.rr, skipped) : emptyRelationships(dir);
+  const exceptions = files.repex ? await buildExceptions(files.repex, dir, input.expectedRows.repex, skipped) : emptyExceptions(dir);
+  const isins = await buildPairs(files.isin, "ISIN", dir, skipped);
+  const bics = await buildPairs(files.bic, "BIC", dir, skipped);
+  const counts: Level2Counts = { relationships: rr.count, exceptions, isins, bics, skipped: skipped.n, files };
+  const { minimum } = input;
+  for (const [what, n, min] of [
+    ["relationship records", counts.relationships, minimum.relationships],
+    ["reporting exceptions", counts.exceptions, minimum.exceptions],
+    ["ISIN pairs", counts.isins, minimum.isins],
+    ["BIC pairs", counts.bics, minimum.bics],
+  ] as const) {
+    if (n < min) throw new Level2FileError(`Level 2 holds ${n} ${what}, far below the ${min} expected from the last load`);
+  }
+  return { counts, parents: rr.parents };
+}
+
+/** Streams a local CSV or zip: the header's names to `header`, every data row after it to `row`. */
+async function eachRow(path: string, header: (names: string[]) => void, row: (row: CsvRow) => void): Promise<number> {
+  const opened = await openLocal(path);
+  let seenHeader = false;
+  const reader = new CsvReader((r) => {
+    if (!seenHeader) {
+      seenHeader = true;
+      header(
+        Array.from({ length: r.length }, (_, i) =>
+          r
+            .field(i)
+            .replace(/^\uFEFF/, "")
+            .trim(),
+        ),
+      );
+    } else row(r);
+  });
+  try {
+    for await (const chunk of opened.stream) reader.push(chunk as Buffer);
+    reader.end();
+  } finally {
+    opened.close();
+  }
+  if (!seenHeader) throw new Level2FileError(`${path} is empty: no header row`);
+  return reader.rows - 1;
+}
+
+function columnsOf(names: string[], required: string[], what: string): Map<string, number> {
+  const index = new Map<string, number>();
+  names.forEach((name, i) => {
+    if (!index.has(name)) index.set(name, i);
+  });
+  const missing = required.filter((c) => !index.has(c));
+  if (missing.length > 0) throw new Level2FileError(`the ${what} file lacks required column(s): ${missing.join(", ")}`);
+  return index;
+}
+
+/** Numbered columns such as Relationship.Period.2.startDate, grouped by number in order. */
+function numbered(names: string[], pattern: RegExp): Map<string, number>[] {
+  const groups = new Map<number, Map<string, number>>();
+  names.forEach((name, i) => {
+    const m = pattern.exec(name);
+    if (!m) return;
+    const n = m[1] === undefined ? 1 : Number(m[1]);
+    if (!groups.has(n)) groups.set(n, new Map());
+    groups.get(n)!.set(m[2] ?? "", i);
+  });
+  return [...groups.entries()].sort((a, b) => a[0] - b[0]).map(([, g]) => g);
+}
+
+/** An identifier field's bytes, when the field is exactly `length` letters or digits, unquoted-equal. */
+function codeAt(row: CsvRow, i: number, length: number): number {
+  if (i < 0 || i >= row.length || row.ends[i] - row.starts[i] !== length) return -1;
+  return row.starts[i];
+}
+
+function isUpperAlnum(bytes: Uint8Array, start: number, length: number): boolean {
+  for (let i = start; i < start + length; i++) {
+    const c = bytes[i];
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90))) return false;
+  }
+  return true;
+}
+
+/** Appends JSON lines to a file; where each went. */
+class JsonLines {
+  private readonly fd: number;
+  private readonly buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+  private size = 0;
+
+  constructor(path: string) {
+    this.fd = openSync(path, "w");
+  }
+
+  /** Appends the record and a newline; its offset and length (without the newline), or null when it is too long to place. */
+  append(json: string): { offset: number; length: number } | null {
+    const length = Buffer.byteLength(json);
+    if (length > 0xffff) return null;
+    if (this.used + length + 1 > this.buffer.length) this.flush();
+    this.buffer.write(json, this.used);
+    this.buffer[this.used + length] = 0x0a;
+    this.used += length + 1;
+    const offset = this.size;
+    this.size += length + 1;
+    return { offset, length };
+  }
+
+  finish(): void {
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+
+  private flush(): void {
+    let written = 0;
+    while (written < this.used) written += writeSync(this.fd, this.buffer, written, this.used - written);
+    this.used = 0;
+  }
+}
+
+const text = (row: CsvRow, i: number | undefined): string | null => {
+  if (i === undefined) return null;
+  const v = row.field(i).trim();
+  return v === "" ? null : v;
+};
+
+const REGISTRATION_FIELDS = [
+  ["initialRegistrationDate", "Registration.InitialRegistrationDate"],
+  ["lastUpdateDate", "Registration.LastUpdateDate"],
+  ["status", "Registration.RegistrationStatus"],
+  ["nextRenewalDate", "Registration.NextRenewalDate"],
+  ["managingLou", "Registration.ManagingLOU"],
+  ["validationSources", "Registration.ValidationSources"],
+  ["validationDocuments", "Registration.ValidationDocuments"],
+  ["validationReference", "Registration.ValidationReference"],
+] as const;
+
+const START = "Relationship.StartNode.NodeID",
+  END = "Relationship.EndNode.NodeID",
+  TYPE = "Relationship.RelationshipType";
+
+async function buildRelationships(
+  path: string,
+  dir: string,
+  expectedRows: number | null,
+  skipped: { n: number },
+): Promise<{ count: number; parents: ParentIndex }> {
+  const startHi = f64s(),
+    startLo = f64s(),
+    endHi = f64s(),
+    endLo = f64s(),
+    types = u8s(),
+    current = u8s(),
+    offsets = f64s(),
+    lengths = u32s();
+  const records = new JsonLines(join(dir, RR_RECORDS));
+  let render: ((row: CsvRow) => string) | null = null;
+  let at: Map<string, number> = new Map();
+  const rows = await eachRow(
+    path,
+    (names) => {
+      at = columnsOf(names, [START, END, TYPE], "relationship (RR)");
+      render = relationshipRenderer(names, at);
+    },
+    (row) => {
+      const s = codeAt(row, at.get(START)!, LEI_BYTES),
+        e = codeAt(row, at.get(END)!, LEI_BYTES);
+      if (s < 0 || e < 0 || !isUpperAlnum(row.buf, s, LEI_BYTES) || !isUpperAlnum(row.buf, e, LEI_BYTES)) {
+        skipped.n++;
+        return;
+      }
+      const type = row.field(at.get(TYPE)!).trim();
+      const place = records.append(render!(row));
+      if (!place) {
+        skipped.n++;
+        return;
+      }
+      startHi.push(base36(row.buf, s, LEI_HALF));
+      startLo.push(base36(row.buf, s + LEI_HALF, LEI_HALF));
+      endHi.push(base36(row.buf, e, LEI_HALF));
+      endLo.push(base36(row.buf, e + LEI_HALF, LEI_HALF));
+      types.push(typeCode(type));
+      const status = text(row, at.get("Relationship.RelationshipStatus"));
+      current.push(status === "INACTIVE" ? 0 : 1);
+      offsets.push(place.offset);
+      lengths.push(place.length);
+    },
+  );
+  records.finish();
+  if (expectedRows !== null && rows !== expectedRows) {
+    throw new Level2FileError(`the relationship (RR) file holds ${rows} rows, its publication announces ${expectedRows}`);
+  }
+  const sh = startHi.toArray(),
+    sl = startLo.toArray(),
+    eh = endHi.toArray(),
+    el = endLo.toArray(),
+    ty = types.toArray(),
+    cur = current.toArray(),
+    off = offsets.toArray(),
+    len = lengths.toArray();
+  const n = sh.length;
+  const byStart = radixOrder(n, [
+    { values: sh, bits: LEI_BITS },
+    { values: sl, bits: LEI_BITS },
+    { values: ty, bits: 3 },
+    { values: eh, bits: LEI_BITS },
+    { values: el, bits: LEI_BITS },
+  ]);
+  const writeEdges = (
+    layout: TableLayout,
+    order: Uint32Array,
+    aHi: Float64Array,
+    aLo: Float64Array,
+    bHi: Float64Array,
+    bLo: Float64Array,
+  ): void => {
+    const out = new SortedTableWriter(join(dir, layout.file), layout.rowWidth, layout.keyWidth);
+    for (const i of order) {
+      const { buffer, at: o } = out.next();
+      writeLei(aHi[i], aLo[i], buffer, o);
+      buffer[o + LEI_BYTES] = ty[i];
+      writeLei(bHi[i], bLo[i], buffer, o + LEI_BYTES + 1);
+      writePlace(buffer, o + 2 * LEI_BYTES + 1, off[i], len[i]);
+    }
+    out.finish();
+  };
+  writeEdges(RR_BY_START, byStart, sh, sl, eh, el);
+
+  // parents: the first current direct and ultimate relationship of each start node, in LEI order
+  const pHi: number[] = [],
+    pLo: number[] = [],
+    direct = u8s(),
+    ultimate = u8s();
+  const slot = Buffer.alloc(2 * LEI_BYTES);
+  let lastHi = -1,
+    lastLo = -1;
+  const flushSlot = (): void => {
+    if (lastHi < 0) return;
+    for (let b = 0; b < LEI_BYTES; b++) direct.push(slot[b]);
+    for (let b = 0; b < LEI_BYTES; b++) ultimate.push(slot[LEI_BYTES + b]);
+  };
+  for (const i of byStart) {
+    if ((ty[i] !== DIRECT && ty[i] !== ULTIMATE) || cur[i] === 0) continue;
+    if (sh[i] !== lastHi || sl[i] !== lastLo) {
+      flushSlot();
+      slot.fill(0);
+      lastHi = sh[i];
+      lastLo = sl[i];
+      pHi.push(lastHi);
+      pLo.push(lastLo);
+    }
+    const into = ty[i] === DIRECT ? 0 : LEI_BYTES;
+    if (slot[into] === 0) writeLei(eh[i], el[i], slot, into);
+  }
+  flushSlot();
+  const parents = new ParentIndex(Float64Array.from(pHi), Float64Array.from(pLo), direct.toArray(), ultimate.toArray());
+
+  const byEnd = radixOrder(n, [
+    { values: eh, bits: LEI_BITS },
+    { values: el, bits: LEI_BITS },
+    { values: ty, bits: 3 },
+    { values: sh, bits: LEI_BITS },
+    { values: sl, bits: LEI_BITS },
+  ]);
+  writeEdges(RR_BY_END, byEnd, eh, el, sh, sl);
+  return { count: n, parents };
+}
+
+function writeLei(hi: number, lo: number, buf: Uint8Array, at: number): void {
+  writeBase36(hi, LEI_HALF, buf, at);
+  writeBase36(lo, LEI_HALF, buf, at + LEI_HALF);
+}
+
+/** The RelationshipRecord JSON of a row (family-schemas.ts describes it). */
+function relationshipRenderer(names: string[], at: Map<string, number>): (row: CsvRow) => string {
+  const periods = numbered(names, /^Relationship\.Period\.(\d+)\.(startDate|endDate|periodType)$/);
+  const qualifiers = numbered(names, /^Relationship\.Qualifiers\.(\d+)\.(QualifierDimension|QualifierCategory)$/);
+  // the 2019 header named the quantifier columns Qualifiers.N.MeasurementMethod and so on
+  const quantifiers = numbered(
+    names,
+    /^Relationship\.(?:Quantifiers|Qualifiers)\.(\d+)\.(MeasurementMethod|QuantifierAmount|QuantifierUnits)$/,
+  );
+  const registration = REGISTRATION_FIELDS.map(([name, column]) => [name, at.get(column)] as const);
+  return (row) => {
+    const status = text(row, at.get("Relationship.RelationshipStatus"));
+    const quals = qualifiers
+      .map((g) => ({ dimension: text(row, g.get("QualifierDimension")), category: text(row, g.get("QualifierCategory")) }))
+      .filter((q) => q.dimension !== null || q.category !== null);
+    return JSON.stringify({
+      startNode: text(row, at.get(START)),
+      startNodeType: text(row, at.get("Relationship.StartNode.NodeIDType")),
+      endNode: text(row, at.get(END)),
+      endNodeType: text(row, at.get("Relationship.EndNode.NodeIDType")),
+      type: text(row, at.get(TYPE)),
+      status: status === "NULL" ? null : status,
+      periods: periods
+        .map((g) => ({
+          type: text(row, g.get("periodType")),
+          startDate: text(row, g.get("startDate")),
+          endDate: text(row, g.get("endDate")),
+        }))
+        .filter((p) => p.type !== null || p.startDate !== null || p.endDate !== null),
+      accountingStandard: quals.find((q) => q.dimension === "ACCOUNTING_STANDARD")?.category ?? null,
+      qualifiers: quals,
+      quantifiers: quantifiers
+        .map((g) => ({
+          measurementMethod: text(row, g.get("MeasurementMethod")),
+          amount: text(row, g.get("QuantifierAmount")),
+          units: text(row, g.get("QuantifierUnits")),
+        }))
+        .filter((q) => q.measurementMethod !== null || q.amount !== null || q.units !== null),
+      registration: Object.fromEntries(registration.map(([name, i]) => [name, text(row, i)])),
+    });
+  };
+}
+
+function emptyRelationships(dir: string): { count: number; parents: ParentIndex } {
+  new JsonLines(join(dir, RR_RECORDS)).finish();
+  new SortedTableWriter(join(dir, RR_BY_START.file), RR_BY_START.rowWidth, RR_BY_START.keyWidth).finish();
+  new SortedTableWriter(join(dir, RR_BY_END.file), RR_BY_END.rowWidth, RR_BY_END.keyWidth).finish();
+  return { count: 0, parents: ParentIndex.EMPTY };
+}
+
+async function buildExceptions(path: string, dir: string, expectedRows: number | null, skipped: { n: number }): Promise<number> {
+  const hi = f64s(),
+    lo = f64s(),
+    categories = u8s(),
+    offsets = f64s(),
+    lengths = u32s();
+  const records = new JsonLines(join(dir, REPEX_RECORDS));
+  let at = new Map<string, number>();
+  let reasons: number[] = [],
+    references: number[] = [];
+  const values = (row: CsvRow, columns: number[]): string[] => {
+    const out: string[] = [];
+    for (const i of columns) {
+      const v = text(row, i);
+      if (v !== null) out.push(v);
+    }
+    return out;
+  };
+  const rows = await eachRow(
+    path,
+    (names) => {
+      at = columnsOf(names, ["LEI", "Exception.Category"], "reporting exception (REPEX)");
+      reasons = numbered(names, /^Exception\.Reason(?:\.(\d+))?()$/).map((g) => g.get("")!);
+      references = numbered(names, /^Exception\.Reference(?:\.(\d+))?()$/).map((g) => g.get("")!);
+    },
+    (row) => {
+      const s = codeAt(row, at.get("LEI")!, LEI_BYTES);
+      if (s < 0 || !isUpperAlnum(row.buf, s, LEI_BYTES) || text(row, at.get("DeletedAt")) !== null) {
+        skipped.n++;
+        return;
+      }
+      const category = text(row, at.get("Exception.Category")) ?? "";
+      const place = records.append(
+        JSON.stringify({ lei: row.field(at.get("LEI")!), category, reasons: values(row, reasons), references: values(row, references) }),
+      );
+      if (!place) {
+        skipped.n++;
+        return;
+      }
+      hi.push(base36(row.buf, s, LEI_HALF));
+      lo.push(base36(row.buf, s + LEI_HALF, LEI_HALF));
+      categories.push(categoryCode(category));
+      offsets.push(place.offset);
+      lengths.push(place.length);
+    },
+  );
+  records.finish();
+  if (expectedRows !== null && rows !== expectedRows) {
+    throw new Level2FileError(`the reporting exception (REPEX) file holds ${rows} rows, its publication announces ${expectedRows}`);
+  }
+  const h = hi.toArray(),
+    l = lo.toArray(),
+    c = categories.toArray(),
+    off = offsets.toArray(),
+    len = lengths.toArray();
+  const order = radixOrder(h.length, [
+    { values: h, bits: LEI_BITS },
+    { values: l, bits: LEI_BITS },
+    { values: c, bits: 2 },
+  ]);
+  const out = new SortedTableWriter(join(dir, REPEX.file), REPEX.rowWidth, REPEX.keyWidth);
+  for (const i of order) {
+    const { buffer, at: o } = out.next();
+    writeLei(h[i], l[i], buffer, o);
+    buffer[o + LEI_BYTES] = c[i];
+    writePlace(buffer, o + LEI_BYTES + 1, off[i], len[i]);
+  }
+  out.finish();
+  return h.length;
+}
+
+function emptyExceptions(dir: string): number {
+  new JsonLines(join(dir, REPEX_RECORDS)).finish();
+  new SortedTableWriter(join(dir, REPEX.file), REPEX.rowWidth, REPEX.keyWidth).finish();
+  return 0;
+}
+
+/**
+ * An `LEI,ISIN` or `LEI,BIC` mapping file into its tables: ISIN → LEI and LEI → ISINs, or
+ * BIC → LEI. Identical pairs are kept once. A file not given makes empty tables.
+ */
+async function buildPairs(path: string | null, kind: "ISIN" | "BIC", dir: string, skipped: { n: number }): Promise<number> {
+  const width = kind === "ISIN" ? ISIN_BYTES : BIC_BYTES;
+  // a code as two numbers: ISIN 6 + 6 characters, BIC its 8-character head and 3-character branch
+  const split = kind === "ISIN" ? 6 : 8;
+  const leiHi = f64s(),
+    leiLo = f64s(),
+    codeHi = f64s(),
+    codeLo = f64s();
+  if (path) {
+    let lei = -1,
+      code = -1;
+    await eachRow(
+      path,
+      (names) => {
+        const at = columnsOf(names, ["LEI", kind], `${kind}-LEI mapping`);
+        lei = at.get("LEI")!;
+        code = at.get(kind)!;
+      },
+      (row) => {
+        const l = codeAt(row, lei, LEI_BYTES);
+        let c = codeAt(row, code, width);
+        // an 8-character BIC is the head office: stored as its 11-character form
+        const short = kind === "BIC" && c < 0 ? codeAt(row, code, 8) : -1;
+        if (short >= 0) c = short;
+        if (l < 0 || c < 0 || !isUpperAlnum(row.buf, l, LEI_BYTES) || !isUpperAlnum(row.buf, c, short >= 0 ? 8 : width)) {
+          skipped.n++;
+          return;
+        }
+        leiHi.push(base36(row.buf, l, LEI_HALF));
+        leiLo.push(base36(row.buf, l + LEI_HALF, LEI_HALF));
+        codeHi.push(base36(row.buf, c, split));
+        codeLo.push(short >= 0 ? XXX : base36(row.buf, c + split, width - split));
+      },
+    );
+  }
+  const lh = leiHi.toArray(),
+    ll = leiLo.toArray(),
+    ch = codeHi.toArray(),
+    cl = codeLo.toArray();
+  const n = lh.length;
+  const codeBits = [Math.ceil(split * Math.log2(36)), Math.ceil((width - split) * Math.log2(36))];
+  const byCode = radixOrder(n, [
+    { values: ch, bits: codeBits[0] },
+    { values: cl, bits: codeBits[1] },
+    { values: lh, bits: LEI_BITS },
+    { values: ll, bits: LEI_BITS },
+  ]);
+  const layout = kind === "ISIN" ? ISIN_TO_LEI : BIC_TO_LEI;
+  const written = writePairs(join(dir, layout.file), layout, byCode, (buf, o, i) => {
+    writeBase36(ch[i], split, buf, o);
+    writeBase36(cl[i], width - split, buf, o + split);
+    writeLei(lh[i], ll[i], buf, o + width);
+  });
+  if (kind === "ISIN") {
+    const byLei = radixOrder(n, [
+      { values: lh, bits: LEI_BITS },
+      { values: ll, bits: LEI_BITS },
+      { values: ch, bits: codeBits[0] },
+      { values: cl, bits: codeBits[1] },
+    ]);
+    writePairs(join(dir, LEI_TO_ISIN.file), LEI_TO_ISIN, byLei, (buf, o, i) => {
+      writeLei(lh[i], ll[i], buf, o);
+      writeBase36(ch[i], split, buf, o + LEI_BYTES);
+      writeBase36(cl[i], width - split, buf, o + LEI_BYTES + split);
+    });
+  }
+  return written;
+}
+
+/** "XXX" in base 36 */
+const XXX = 33 * 36 * 36 + 33 * 36 + 33;
+
+/** Rows in `order`, each written by `write`; a row equal to the one before it is left out. */
+function writePairs(path: string, layout: TableLayout, order: Uint32Array, write: (buf: Buffer, at: number, i: number) => void): number {
+  const out = new SortedTableWriter(path, layout.rowWidth, layout.keyWidth);
+  const last = Buffer.alloc(layout.rowWidth),
+    previous = Buffer.alloc(layout.rowWidth);
+  let rows = 0;
+  for (const i of order) {
+    write(last, 0, i);
+    if (rows > 0 && last.equals(previous)) continue;
+    const { buffer, at } = out.next();
+    last.copy(buffer, at);
+    last.copy(previous);
+    rows++;
+  }
+  out.finish();
+  return rows;
+}

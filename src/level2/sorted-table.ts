@@ -1,0 +1,137 @@
+// A table of fixed-width rows on disk, sorted by their leading key bytes, read on demand: the
+// Level 2 data (millions of ISIN pairs, relationship and exception rows) stays in files and the
+// page cache, never in JavaScript objects. Beside `<name>` lies `<name>.idx`, the key of every
+// STRIDE-th row, which the reader keeps in memory: a lookup is a binary search there and one
+// read of STRIDE rows.
+
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+
+export const STRIDE = 64;
+const WRITE_CHUNK = 1 << 20;
+
+/** Writes rows in key order (the caller sorts), and the sparse index beside them. */
+export class SortedTableWriter {
+  private readonly fd: number;
+  private readonly chunk: Buffer;
+  private used = 0;
+  private readonly index: Buffer[] = [];
+  private rows = 0;
+
+  constructor(
+    private readonly path: string,
+    readonly rowWidth: number,
+    private readonly keyWidth: number,
+  ) {
+    this.fd = openSync(path, "w");
+    this.chunk = Buffer.allocUnsafe(Math.max(WRITE_CHUNK - (WRITE_CHUNK % rowWidth), rowWidth));
+  }
+
+  /** Room for the next row: fill `rowWidth` bytes at the returned offset of `buffer`, then call it again or finish(). */
+  next(): { buffer: Buffer; at: number } {
+    if (this.used + this.rowWidth > this.chunk.length) this.flush();
+    const at = this.used;
+    this.used += this.rowWidth;
+    this.rows++;
+    return { buffer: this.chunk, at };
+  }
+
+  /** Writes what is left and syncs both files; the number of rows. */
+  finish(): number {
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    writeFileSynced(`${this.path}.idx`, Buffer.concat(this.index));
+    return this.rows;
+  }
+
+  private flush(): void {
+    // the index keeps the key of each STRIDE-th row: read back from the chunk before it is reused
+    const first = this.rows - this.used / this.rowWidth;
+    for (let r = first; r < this.rows; r++) {
+      if (r % STRIDE !== 0) continue;
+      const at = (r - first) * this.rowWidth;
+      this.index[r / STRIDE] = Buffer.from(this.chunk.subarray(at, at + this.keyWidth));
+    }
+    let written = 0;
+    while (written < this.used) written += writeSync(this.fd, this.chunk, written, this.used - written);
+    this.used = 0;
+  }
+}
+
+function writeFileSynced(path: string, bytes: Buffer): void {
+  const fd = openSync(path, "w");
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export class SortedTable {
+  private constructor(
+    private readonly fd: number,
+    private readonly index: Buffer,
+    readonly rowWidth: number,
+    private readonly keyWidth: number,
+    readonly rows: number,
+  ) {}
+
+  /** Opens a table written by SortedTableWriter; throws when its files disagree. */
+  static open(path: string, rowWidth: number, keyWidth: number): SortedTable {
+    const index = readFileSync(`${path}.idx`);
+    const fd = openSync(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      const rows = size / rowWidth;
+      if (!Number.isInteger(rows) || index.length !== Math.ceil(rows / STRIDE) * keyWidth) {
+        throw new Error(`table ${path} is damaged: ${size} bytes of rows, ${index.length} bytes of index`);
+      }
+      return new SortedTable(fd, index, rowWidth, keyWidth, rows);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** The first row whose first key.length bytes are ≥ key (`strict`: > key); `rows` when there is none. */
+  bound(key: Buffer, strict = false): number {
+    const width = this.keyWidth,
+      n = key.length;
+    const before = (cmp: number): boolean => (strict ? cmp <= 0 : cmp < 0);
+    // blocks whose first row comes before key
+    let lo = 0,
+      hi = this.index.length / width;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(this.index.compare(key, 0, n, mid * width, mid * width + n))) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) return 0;
+    const first = (lo - 1) * STRIDE;
+    const block = this.read(first, Math.min(STRIDE, this.rows - first));
+    for (let r = 0; r * this.rowWidth < block.length; r++) {
+      const at = r * this.rowWidth;
+      if (!before(block.compare(key, 0, n, at, at + n))) return first + r;
+    }
+    return first + block.length / this.rowWidth;
+  }
+
+  /** Rows [first, first + count), clipped to the table, as one buffer. */
+  read(first: number, count: number): Buffer {
+    const n = Math.max(0, Math.min(count, this.rows - first));
+    const out = Buffer.allocUnsafe(n * this.rowWidth);
+    let got = 0;
+    while (got < out.length) {
+      const read = readSync(this.fd, out, got, out.length - got, first * this.rowWidth + got);
+      if (read === 0) throw new Error("table file ended early");
+      got += read;
+    }
+    return out;
+  }
+}
