@@ -89,6 +89,18 @@ export interface EntityRecord {
   readonly conformityFlag: string;
 }
 
+/** The identity part of a record (see RecordFactory.identityAt). */
+export interface EntityIdentity {
+  readonly lei: string;
+  readonly category: string;
+  readonly country: string;
+  /** The country's UTC offset for local-time dates, e.g. '+02:00'. */
+  readonly offset: string;
+  /** The LEI of the LOU that issued the record. */
+  readonly louLei: string;
+  readonly dateStyle: DateStyle;
+}
+
 // Distinct PRNG streams, so that adding draws to one part never shifts another.
 const STREAM_LEI = 1;
 const STREAM_RECORD = 2;
@@ -138,7 +150,7 @@ const CONFORMITY = new Weighted<string>([
   ["", 1.5],
 ]);
 
-type DateStyle = "msZ" | "offset" | "Z" | "msOffset";
+export type DateStyle = "msZ" | "offset" | "Z" | "msOffset";
 const DATE_STYLE = new Weighted<DateStyle>([
   ["msZ", 38],
   ["offset", 48],
@@ -325,6 +337,23 @@ export class RecordFactory {
   /** The LEI of record i, without building the rest of the record. */
   leiAt(index: number): string {
     return this.skeleton(index).lei;
+  }
+
+  /**
+   * Who record i is (LEI, category, country, issuing LOU and its date style), without building
+   * the rest of the record: what the Level 2 generator needs for each of millions of records.
+   * Indexes at or above `total` give valid LEIs that no record of this corpus has.
+   */
+  identityAt(index: number): EntityIdentity {
+    const s = this.skeleton(index);
+    return {
+      lei: s.lei,
+      category: s.category,
+      country: s.country.code,
+      offset: s.country.offset,
+      louLei: s.issuer.lei,
+      dateStyle: s.issuer.dateStyle,
+    };
   }
 
   /**
