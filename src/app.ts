@@ -30,6 +30,9 @@ import { unsupportedPatternWarnings } from "./keys/model.js";
 import { PUBLIC_SCHEMAS } from "./lei/api-schemas.js";
 import { BATCH_SCHEMAS } from "./lei/batch-lookup.js";
 import { registerLeiRoutes } from "./lei/routes.js";
+import { FAMILY_SCHEMAS } from "./level2/family-schemas.js";
+import { FamilyService } from "./level2/family-service.js";
+import { registerFamilyRoutes } from "./level2/routes.js";
 import { LeiService } from "./lei/service.js";
 import { warmUp, type WarmUpResult } from "./lei/warm-up.js";
 import { RECONCILE_SCHEMAS, registerReconcileRoutes } from "./match/reconcile.js";
@@ -112,7 +115,9 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   }
   registerHealthRoutes(server, collection, metrics, peers);
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
+  const familyService = new FamilyService(collection, leiService);
   registerLeiRoutes(server, leiService, (ip) => license.batchSizeFor(ip));
+  registerFamilyRoutes(server, familyService);
   registerMatchRoutes(server, leiService);
   registerReconcileRoutes(server, leiService);
   registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
@@ -165,6 +170,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const openApi = registerApiReference(server, {
     ...PUBLIC_SCHEMAS,
     ...BATCH_SCHEMAS,
+    ...FAMILY_SCHEMAS,
     ...MATCH_SCHEMAS,
     ...RECONCILE_SCHEMAS,
     ...ENGINE_SCHEMAS,
