@@ -116,11 +116,16 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerHealthRoutes(server, collection, metrics, peers);
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
   const familyService = new FamilyService(collection, leiService);
-  registerLeiRoutes(server, leiService, (ip) => license.batchSizeFor(ip));
+  registerLeiRoutes(
+    server,
+    leiService,
+    (ip) => license.batchSizeFor(ip),
+    (input) => familyService.resolve(input),
+  );
   registerFamilyRoutes(server, familyService);
-  registerMatchRoutes(server, leiService);
+  registerMatchRoutes(server, leiService, (input) => familyService.resolve(input));
   registerReconcileRoutes(server, leiService);
-  registerMcpRoutes(server, leiService, { allowedOrigins: config.mcpOrigins });
+  registerMcpRoutes(server, leiService, familyService, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, leiService);
 
   const keyStore = await KeyStore.open(backends.keys);

@@ -16,7 +16,12 @@ export const batchRequestSchema = {
   required: ["leis"],
   additionalProperties: false,
   properties: {
-    leis: { type: "array", minItems: 1, items: { type: "string", maxLength: 100 }, description: `1 to ${MAX_BATCH_LEIS} LEIs, any case` },
+    leis: {
+      type: "array",
+      minItems: 1,
+      items: { type: "string", maxLength: 100 },
+      description: `1 to ${MAX_BATCH_LEIS} LEIs, any case; an ISIN or BIC stands for the LEI GLEIF maps it to`,
+    },
   },
 } as const;
 
@@ -25,7 +30,7 @@ export const BATCH_SCHEMAS: Record<string, JsonSchema> = {
     type: "object",
     required: ["lei", "status"],
     properties: {
-      lei: { type: "string", description: "The input as sent" },
+      lei: { type: "string", description: "The input as sent: an LEI, or an ISIN or BIC standing for the LEI it maps to" },
       status: { type: "string", enum: ["found", "not_found", "invalid"] },
       entity: { $ref: "#/components/schemas/LegalEntity" },
       error: { type: "string", description: "Why the LEI is not_found or invalid, as the single lookup says it" },
@@ -65,14 +70,29 @@ export function batchProblem(body: unknown, maxLeis = MAX_BATCH_LEIS): { status:
   return { status: 400, message: 'invalid batch: send {"leis": ["LEI", ...]} with 1 to 1000 LEIs' };
 }
 
+/**
+ * What an ISIN or BIC of a batch stands for (level2/family-service.ts resolve()): the LEI, or
+ * why there is none; null for an input that is neither, looked up as an LEI.
+ */
+export type IdentifierResolver = (input: string) => { kind: string; lei: string | null; error?: string } | null;
+
 /** The answer's bytes: the rows in request order. Throws NotReadyError while no collection is loaded. */
-export function batchAnswer(service: LeiService, leis: readonly string[]): Buffer {
+export function batchAnswer(service: LeiService, leis: readonly string[], resolve: IdentifierResolver = () => null): Buffer {
   const parts: Buffer[] = [Buffer.from('{"results":[')];
   const counts = { found: 0, notFound: 0, invalid: 0 };
   leis.forEach((input, i) => {
     const head = `${i > 0 ? "," : ""}{"lei":${JSON.stringify(input)},"status":`;
+    const other = resolve(input);
+    if (other && other.kind !== "LEI" && other.lei === null) {
+      // an ISIN failing its check digit is invalid; one no LEI is known for, not found
+      const invalid = /malformed|fails/.test(other.error ?? "");
+      if (invalid) counts.invalid++;
+      else counts.notFound++;
+      parts.push(Buffer.from(`${head}"${invalid ? "invalid" : "not_found"}","error":${JSON.stringify(other.error ?? "")}}`));
+      return;
+    }
     parts.push(
-      service.entity(input, (result) => {
+      service.entity(other?.lei ?? input, (result) => {
         switch (result.kind) {
           case "found":
             counts.found++;

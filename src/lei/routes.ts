@@ -10,14 +10,26 @@ import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs } from "../engin
 import type { HttpServer, Reply } from "../http/server.js";
 import { answeredNotModified, CONDITIONAL_HEADERS, NOT_MODIFIED } from "./conditional.js";
 import { EXPORT_LINE_SCHEMA, EXPORT_WEIGHT, exportParams, MAX_EXPORTS_PER_ADDRESS, MAX_QUERY_EXPORT, streamExport } from "./export.js";
-import { batchAnswer, batchProblem, batchRequestSchema, MAX_BATCH_BODY_BYTES, MAX_BATCH_LEIS } from "./batch-lookup.js";
+import {
+  batchAnswer,
+  batchProblem,
+  type IdentifierResolver,
+  batchRequestSchema,
+  MAX_BATCH_BODY_BYTES,
+  MAX_BATCH_LEIS,
+} from "./batch-lookup.js";
 import { ParamError, parseSearchParams, searchQuerySchema } from "./search-params.js";
 import type { LeiService } from "./service.js";
 
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 
 /** `batchSizeFor`: a client's own batch size where a licence grants one, else null. */
-export function registerLeiRoutes(server: HttpServer, service: LeiService, batchSizeFor: (ip: string) => number | null = () => null): void {
+export function registerLeiRoutes(
+  server: HttpServer,
+  service: LeiService,
+  batchSizeFor: (ip: string) => number | null = () => null,
+  resolve: IdentifierResolver = () => null,
+): void {
   const options = (name: string, doc?: OperationDoc): RouteOptions => ({
     name,
     area: "public",
@@ -157,6 +169,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
         summary: `Look up to ${MAX_BATCH_LEIS} LEIs at once`,
         description:
           "One row per input, in request order (a repeated LEI is answered each time), with the single lookup's rules: " +
+          "an ISIN or BIC stands for the LEI GLEIF maps it to (a malformed one is invalid, an unknown one not_found); " +
           "an LEI failing its check digits is found when it is in the data, else invalid. " +
           "The request spends one rate-limit token per LEI (one when the body is refused).",
         body: { schema: batchRequestSchema, required: true, example: { leis: ["529900SIW684OP07HP11", "NOT-AN-LEI"] } },
@@ -177,7 +190,7 @@ export function registerLeiRoutes(server: HttpServer, service: LeiService, batch
       const leis = (body as { leis: string[] }).leis;
       if (!server.rateLimit(ip, leis.length - 1, reply)) return;
       try {
-        reply.json(200, batchAnswer(service, leis));
+        reply.json(200, batchAnswer(service, leis, resolve));
       } catch (err) {
         unavailable(reply, err);
       }

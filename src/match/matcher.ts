@@ -7,6 +7,7 @@
 import type { LegalEntity } from "../engine/schema.js";
 import type { SearchParams } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
+import type { IdentifierResolver } from "../lei/batch-lookup.js";
 import { analyseName, nameSimilarity, withoutLegalForms } from "./name-similarity.js";
 
 export interface MatchRow {
@@ -110,11 +111,20 @@ export function verdictOf(candidates: readonly Candidate[]): Verdict {
   return best.score >= POSSIBLE_SCORE ? "possible" : "none";
 }
 
+/** The row with the LEI an ISIN or BIC maps to in place of it, written out field by field. */
+function withLei(row: MatchRow, lei: string): MatchRow {
+  return { name: row.name, country: row.country, city: row.city, postalCode: row.postalCode, registeredAs: row.registeredAs, lei };
+}
+
 const searchFor = (q: string): SearchParams => ({ q, fields: "name", filters: {}, facets: [], page: 1, limit: SEARCH_DEPTH });
 
 /** Throws NotReadyError while no collection is loaded. */
 export class Matcher {
-  constructor(private readonly service: LeiService) {}
+  constructor(
+    private readonly service: LeiService,
+    /** a row's `lei` may be an ISIN or BIC: the LEI it maps to is the one compared */
+    private readonly resolve: IdentifierResolver = () => null,
+  ) {}
 
   private found(params: SearchParams): Promise<LegalEntity[]> {
     return this.service.searchOutcomeWith(params, (outcome) =>
@@ -127,7 +137,9 @@ export class Matcher {
     return this.service.entity(lei, (r) => (r.kind === "found" ? (JSON.parse(Buffer.from(r.json).toString("utf8")) as LegalEntity) : null));
   }
 
-  async match(row: MatchRow, limit: number): Promise<RowMatch> {
+  async match(given: MatchRow, limit: number): Promise<RowMatch> {
+    const mapped = given.lei === undefined ? null : this.resolve(given.lei);
+    const row = mapped && mapped.kind !== "LEI" && mapped.lei !== null ? withLei(given, mapped.lei) : given;
     const stripped = withoutLegalForms(row.name);
     const searches = [this.found(searchFor(row.name)), ...(stripped ? [this.found(searchFor(stripped))] : [])];
     const byLei = new Map<string, LegalEntity>();

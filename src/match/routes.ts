@@ -8,6 +8,7 @@ import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import type { JsonSchema } from "../http/route.js";
 import type { HttpServer } from "../http/server.js";
 import type { LeiService } from "../lei/service.js";
+import type { IdentifierResolver } from "../lei/batch-lookup.js";
 import { Matcher, MATCH_LEAD, MATCH_SCORE, POSSIBLE_SCORE, type MatchRow, type RowMatch } from "./matcher.js";
 
 export const MAX_MATCH_ROWS = 1000;
@@ -35,7 +36,10 @@ export const matchRequestSchema = {
           city: text(200),
           postalCode: text(50),
           registeredAs: { ...text(200), description: "A registration number: accepted, not compared (not in the Level 1 data)" },
-          lei: { ...text(100), description: "An LEI the caller believes is the entity's" },
+          lei: {
+            ...text(100),
+            description: "An LEI the caller believes is the entity's, or an ISIN or BIC standing for the LEI GLEIF maps it to",
+          },
         },
       },
     },
@@ -99,8 +103,8 @@ export async function matchRows(matcher: Matcher, rows: readonly MatchRow[], lim
   return out;
 }
 
-export function registerMatchRoutes(server: HttpServer, service: LeiService): void {
-  const matcher = new Matcher(service);
+export function registerMatchRoutes(server: HttpServer, service: LeiService, resolve: IdentifierResolver = () => null): void {
+  const matcher = new Matcher(service, resolve);
   server.route(
     "post",
     "/v1/match",

@@ -91,3 +91,52 @@ export function matchText(answer: MatchAnswer): string {
   });
   return lines.join("\n");
 }
+
+interface RelatedJson {
+  lei: string;
+  entity: LegalEntity | null;
+  relationship: { status: string | null };
+}
+
+/** get_corporate_family: the parents (or why there are none), then the tree, one member a line, indented by depth. */
+export function familyText(result: { relationships: Record<string, unknown>; family: Record<string, unknown> }): string {
+  const r = result.relationships as {
+    lei: string;
+    directParent: RelatedJson | null;
+    ultimateParent: RelatedJson | null;
+    directParentException: { reasons: string[] } | null;
+    ultimateParentException: { reasons: string[] } | null;
+    fundManagers: RelatedJson[];
+    umbrellaFund: RelatedJson | null;
+    headOffice: RelatedJson | null;
+    children: Record<string, number>;
+    isins: number;
+  };
+  const named = (x: RelatedJson): string =>
+    `${x.lei} ${x.entity?.legalName ?? "(not in the Level 1 registry)"} [${x.relationship.status ?? "no status"}]`;
+  const parent = (label: string, p: RelatedJson | null, e: { reasons: string[] } | null): string =>
+    `${label}: ${p ? named(p) : e ? `none reported (${e.reasons.join(", ") || "no reason given"})` : NONE}`;
+  const lines = [
+    `corporate family of ${r.lei}`,
+    parent("direct parent", r.directParent, r.directParentException),
+    parent("ultimate parent", r.ultimateParent, r.ultimateParentException),
+  ];
+  if (r.fundManagers.length > 0) lines.push(`fund manager: ${r.fundManagers.map(named).join("; ")}`);
+  if (r.umbrellaFund) lines.push(`umbrella fund: ${named(r.umbrellaFund)}`);
+  if (r.headOffice) lines.push(`head office: ${named(r.headOffice)}`);
+  lines.push(
+    `children: ${Object.entries(r.children)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")}; ISINs: ${r.isins}`,
+  );
+  type Node = { lei: string; entity: LegalEntity | null; childCount: number; children: Node[] };
+  const f = result.family as { top: Node; nodes: number; truncated: boolean };
+  lines.push(`family tree (${f.nodes} members${f.truncated ? ", cut at the depth or size cap" : ""}):`);
+  const walk = (n: Node, depth: number): void => {
+    const more = n.childCount > n.children.length ? ` (+${n.childCount - n.children.length} more)` : "";
+    lines.push(`${"  ".repeat(depth + 1)}${n.lei} ${n.entity?.legalName ?? "(not in the Level 1 registry)"}${more}`);
+    for (const c of n.children) walk(c, depth + 1);
+  };
+  walk(f.top, 0);
+  return lines.join("\n");
+}

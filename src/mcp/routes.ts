@@ -13,6 +13,7 @@ import { McpEndpoint } from "./endpoint.js";
 import { OriginPolicy } from "./origin-policy.js";
 import { MAX_MCP_BATCH } from "./tool-schemas.js";
 import { createLeiMcpServer } from "./tools.js";
+import type { FamilyService } from "../level2/family-service.js";
 
 /** Tool arguments are a few short strings; 64 KiB is far above any honest call. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
@@ -87,8 +88,8 @@ export interface McpRouteOptions {
   allowedOrigins?: readonly string[];
 }
 
-export function registerMcpRoutes(server: HttpServer, service: LeiService, options: McpRouteOptions = {}): void {
-  const endpoint = new McpEndpoint(() => createLeiMcpServer(service));
+export function registerMcpRoutes(server: HttpServer, service: LeiService, family: FamilyService, options: McpRouteOptions = {}): void {
+  const endpoint = new McpEndpoint(() => createLeiMcpServer(service, family));
   const origins = new OriginPolicy(options.allowedOrigins);
   const routeOptions = { name: "mcp", area: "mcp", rateLimited: "by-weight", maxBodyBytes: MAX_MCP_BODY_BYTES, doc: MCP_DOC } as const;
 

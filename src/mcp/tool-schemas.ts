@@ -9,6 +9,8 @@ import { FACET_PARAMS, FILTER_PARAMS } from "../engine/schema.js";
 import { PUBLIC_SCHEMAS } from "../lei/api-schemas.js";
 import { BATCH_SCHEMAS } from "../lei/batch-lookup.js";
 import { MATCH_SCHEMAS } from "../match/routes.js";
+import { FAMILY_SCHEMAS } from "../level2/family-schemas.js";
+import { FAMILY_DEFAULT_DEPTH, FAMILY_DEFAULT_LIMIT, FAMILY_MAX_DEPTH, FAMILY_MAX_LIMIT } from "../level2/family-service.js";
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
 import type { DatasetStats } from "../lei/service.js";
 import type { MatchRow, RowMatch } from "../match/matcher.js";
@@ -71,6 +73,26 @@ export interface FacetListing {
   values: FacetValue[];
 }
 export type { DatasetStats, LegalEntity };
+
+export interface FamilyToolInput {
+  lei: string;
+  depth?: number;
+  limit?: number;
+}
+/** EntityRelationships and Family (family-schemas.ts), as parsed JSON */
+export interface CorporateFamily {
+  relationships: Record<string, unknown>;
+  family: Record<string, unknown>;
+}
+export interface IdentifierToolInput {
+  identifier: string;
+}
+export interface IdentifiedEntity {
+  identifier: string;
+  kind: "LEI" | "ISIN" | "BIC";
+  lei: string;
+  entity: LegalEntity | null;
+}
 
 // ---------------------------------------------------------------- inputs
 
@@ -200,11 +222,48 @@ export const matchInputSchema: JsonSchemaType = {
 
 export const statsInputSchema: JsonSchemaType = { type: "object", additionalProperties: false, properties: {} };
 
+export const familyInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  required: ["lei"],
+  properties: {
+    lei: entityInputSchema.properties!.lei,
+    depth: {
+      type: "integer",
+      minimum: 1,
+      maximum: FAMILY_MAX_DEPTH,
+      description: `Levels of the tree below its top; default ${FAMILY_DEFAULT_DEPTH}.`,
+    },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: FAMILY_MAX_LIMIT,
+      description: `Most members in the tree; default ${FAMILY_DEFAULT_LIMIT}.`,
+    },
+  },
+};
+
+export const identifierInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  required: ["identifier"],
+  properties: {
+    identifier: {
+      type: "string",
+      maxLength: 100,
+      description:
+        "An LEI (20 characters), an ISIN (12: 2 letters, 9 letters or digits, a check digit) or a BIC (8 or 11 characters); case-insensitive. The kind is told by the form.",
+    },
+  },
+};
+
 // ---------------------------------------------------------------- outputs, from the OpenAPI components
 
 type SchemaNode = { [key: string]: unknown };
 
-const components: Record<string, SchemaNode> = { ...PUBLIC_SCHEMAS, ...BATCH_SCHEMAS, ...MATCH_SCHEMAS };
+const components: Record<string, SchemaNode> = { ...PUBLIC_SCHEMAS, ...BATCH_SCHEMAS, ...MATCH_SCHEMAS, ...FAMILY_SCHEMAS };
+/** components that contain themselves: referred to through $defs, not inlined */
+const RECURSIVE = new Set(["FamilyNode"]);
 
 /**
  * A component schema with every $ref replaced by its target (tool schemas are published one by
@@ -212,13 +271,22 @@ const components: Record<string, SchemaNode> = { ...PUBLIC_SCHEMAS, ...BATCH_SCH
  * JSON Schema format; strict validators in clients reject unknown formats).
  */
 function standalone(name: string): JsonSchemaType {
+  const defs: Record<string, unknown> = {};
   const resolve = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(resolve);
     if (node === null || typeof node !== "object") return node;
     const object = node as SchemaNode;
     if (typeof object.$ref === "string") {
-      const target = components[object.$ref.replace("#/components/schemas/", "")];
+      const refName = object.$ref.replace("#/components/schemas/", "");
+      const target = components[refName];
       if (!target) throw new Error(`unresolved schema reference ${object.$ref}`);
+      if (RECURSIVE.has(refName)) {
+        if (!(refName in defs)) {
+          defs[refName] = {};
+          defs[refName] = resolve(target);
+        }
+        return { $ref: `#/$defs/${refName}` };
+      }
       return resolve(target);
     }
     const out: SchemaNode = {};
@@ -230,7 +298,8 @@ function standalone(name: string): JsonSchemaType {
   };
   const schema = components[name];
   if (!schema) throw new Error(`the OpenAPI document has no schema ${name}`);
-  return resolve(schema) as JsonSchemaType;
+  const resolved = resolve(schema) as SchemaNode;
+  return (Object.keys(defs).length > 0 ? { ...resolved, $defs: defs } : resolved) as JsonSchemaType;
 }
 
 export const searchPageSchema = standalone("SearchPage");
@@ -238,6 +307,23 @@ export const legalEntitySchema = standalone("LegalEntity");
 export const batchAnswerSchema = standalone("BatchAnswer");
 export const matchAnswerSchema = standalone("MatchAnswer");
 export const datasetStatsSchema = standalone("DatasetStats");
+const { $defs: familyDefs, ...familyTree } = standalone("Family") as SchemaNode;
+export const corporateFamilySchema: JsonSchemaType = {
+  type: "object",
+  required: ["relationships", "family"],
+  properties: { relationships: standalone("EntityRelationships"), family: familyTree },
+  $defs: familyDefs,
+} as JsonSchemaType;
+export const identifiedEntitySchema: JsonSchemaType = {
+  type: "object",
+  required: ["identifier", "kind", "lei", "entity"],
+  properties: {
+    identifier: { type: "string", description: "The identifier as given, upper-cased" },
+    kind: { type: "string", enum: ["LEI", "ISIN", "BIC"] },
+    lei: { type: "string", description: "The LEI it names" },
+    entity: { description: "The LegalEntity; null where Level 1 does not hold the LEI", oneOf: [legalEntitySchema, { type: "null" }] },
+  },
+} as JsonSchemaType;
 export const facetListingSchema: JsonSchemaType = {
   type: "object",
   required: ["field", "values"],

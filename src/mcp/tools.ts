@@ -11,11 +11,20 @@ import type { LeiService } from "../lei/service.js";
 import { batchAnswer } from "../lei/batch-lookup.js";
 import { Matcher } from "../match/matcher.js";
 import { matchRows } from "../match/routes.js";
-import { batchText, matchText, entityText, facetListingText, searchPageText, statsText } from "./render-text.js";
+import { batchText, matchText, entityText, facetListingText, familyText, searchPageText, statsText } from "./render-text.js";
 import { searchParamsOf } from "./search-arguments.js";
+import { FAMILY_DEFAULT_DEPTH, FAMILY_DEFAULT_LIMIT, type FamilyService } from "../level2/family-service.js";
 import {
   batchAnswerSchema,
   batchInputSchema,
+  corporateFamilySchema,
+  familyInputSchema,
+  identifiedEntitySchema,
+  identifierInputSchema,
+  type CorporateFamily,
+  type FamilyToolInput,
+  type IdentifiedEntity,
+  type IdentifierToolInput,
   matchAnswerSchema,
   matchInputSchema,
   datasetStatsSchema,
@@ -45,7 +54,8 @@ const SERVER_INFO = { name: "leidex", title: "Leidex: the GLEIF LEI registry", v
 const INSTRUCTIONS =
   "Legal entities of the GLEIF LEI registry (Level 1 golden copy, CC0 1.0). " +
   "Find entities by name, address or LEI with search_legal_entities (typo tolerant, filters by country, status and more), " +
-  "then read one with get_legal_entity. list_facet_values lists the codes a filter takes; get_dataset_stats tells how fresh the data is.";
+  "then read one with get_legal_entity. find_entity_by_identifier reads one by LEI, ISIN or BIC; get_corporate_family tells who owns whom (GLEIF Level 2). " +
+  "list_facet_values lists the codes a filter takes; get_dataset_stats tells how fresh the data is.";
 
 /** Every tool only reads a local, finite dataset: calling it again with the same input is harmless. */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false };
@@ -66,9 +76,17 @@ const schemas = {
   facetOutput: fromJsonSchema<FacetListing>(facetListingSchema),
   statsInput: fromJsonSchema<StatsToolInput>(statsInputSchema),
   statsOutput: fromJsonSchema<DatasetStats>(datasetStatsSchema),
+  familyInput: fromJsonSchema<FamilyToolInput>(familyInputSchema),
+  familyOutput: fromJsonSchema<CorporateFamily>(corporateFamilySchema),
+  identifierInput: fromJsonSchema<IdentifierToolInput>(identifierInputSchema),
+  identifierOutput: fromJsonSchema<IdentifiedEntity>(identifiedEntitySchema),
 };
 
-export function createLeiMcpServer(service: LeiService, matcher: Matcher = new Matcher(service)): McpServer {
+export function createLeiMcpServer(
+  service: LeiService,
+  family: FamilyService,
+  matcher: Matcher = new Matcher(service, (input) => family.resolve(input)),
+): McpServer {
   const server = new McpServer(SERVER_INFO, {
     // the tool list is fixed: no list_changed notifications, so none is promised
     capabilities: { tools: { listChanged: false } },
@@ -133,7 +151,7 @@ export function createLeiMcpServer(service: LeiService, matcher: Matcher = new M
     },
     ({ leis }) =>
       answer(async () => {
-        const rows = JSON.parse(batchAnswer(service, leis).toString("utf8")) as BatchAnswer;
+        const rows = JSON.parse(batchAnswer(service, leis, (input) => family.resolve(input)).toString("utf8")) as BatchAnswer;
         return { content: [{ type: "text", text: batchText(rows) }], structuredContent: rows };
       }),
   );
@@ -192,6 +210,65 @@ export function createLeiMcpServer(service: LeiService, matcher: Matcher = new M
       answer(async () => {
         const stats = service.stats();
         return { content: [{ type: "text", text: statsText(stats) }], structuredContent: stats };
+      }),
+  );
+
+  server.registerTool(
+    "get_corporate_family",
+    {
+      title: "Get the corporate family of a legal entity",
+      description:
+        "Who owns whom (GLEIF Level 2): the entity's direct and ultimate accounting parents with their relationship records, " +
+        "or the reporting exception saying why none is reported; its fund manager, umbrella fund, master funds and head office; how many children of each kind; " +
+        "and the family as one tree from the ultimate parent down (the same as GET /v1/entities/{lei}/relationships and /family). " +
+        "USE WHEN asked about a company's parent, owner, group, subsidiaries, or a fund's manager. A related LEI that is not in the registry comes with entity null. " +
+        "FAILS WHEN the LEI is malformed or known to neither Level 1 nor Level 2.",
+      inputSchema: schemas.familyInput,
+      outputSchema: schemas.familyOutput,
+      annotations: READ_ONLY,
+    },
+    ({ lei, depth, limit }) =>
+      answer(async () => {
+        const relationships = family.relationships(lei);
+        if (!relationships.ok) return failure(relationships.message);
+        const tree = family.family(lei, depth ?? FAMILY_DEFAULT_DEPTH, limit ?? FAMILY_DEFAULT_LIMIT);
+        if (!tree.ok) return failure(tree.message);
+        const result: CorporateFamily = {
+          relationships: JSON.parse(relationships.json) as Record<string, unknown>,
+          family: JSON.parse(tree.json) as Record<string, unknown>,
+        };
+        return { content: [{ type: "text", text: familyText(result) }], structuredContent: result as unknown as Record<string, unknown> };
+      }),
+  );
+
+  server.registerTool(
+    "find_entity_by_identifier",
+    {
+      title: "Find a legal entity by LEI, ISIN or BIC",
+      description:
+        "The registry record behind an identifier: an LEI directly, an ISIN through GLEIF's ISIN-LEI map (the issuer), a BIC through GLEIF's BIC-LEI map " +
+        "(the same as GET /v1/entities/{lei}, /v1/isin/{isin} and /v1/bic/{bic}). USE WHEN you hold a security's ISIN or a bank's BIC and need the legal entity. " +
+        "FAILS WHEN the identifier has none of the three forms, an ISIN fails its check digit, or no LEI is known for it.",
+      inputSchema: schemas.identifierInput,
+      outputSchema: schemas.identifierOutput,
+      annotations: READ_ONLY,
+    },
+    ({ identifier }) =>
+      answer(async () => {
+        const resolved = family.resolve(identifier);
+        if (!resolved) return failure(`'${identifier.slice(0, 40)}' is neither an LEI (20 characters), an ISIN (12) nor a BIC (8 or 11)`);
+        if (resolved.lei === null) return failure(resolved.error ?? "not found");
+        const lei = resolved.lei;
+        return service.entity(lei, (r) => {
+          if (r.kind === "malformed" || r.kind === "bad-check-digits") return failure(r.message);
+          if (r.kind === "not-found" && resolved.kind === "LEI") return failure(r.message);
+          const entity = r.kind === "found" ? (JSON.parse(Buffer.from(r.json).toString("utf8")) as LegalEntity) : null;
+          const result: IdentifiedEntity = { identifier: identifier.trim().toUpperCase(), kind: resolved.kind, lei, entity };
+          const text = entity
+            ? `${resolved.kind} ${result.identifier} → ${entityText(entity, true)}`
+            : `${resolved.kind} ${result.identifier} → LEI ${lei} (not in the Level 1 registry)`;
+          return { content: [{ type: "text", text }], structuredContent: result as unknown as Record<string, unknown> };
+        });
       }),
   );
 
