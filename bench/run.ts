@@ -3,12 +3,16 @@
 //   npm run bench -- [--records N] [--duration S] [--connections C] [--shards K]
 //                    [--seed S] [--warmup S] [--query-count Q] [--load-queries L] [--recall R]
 //                    [--skip-postgres] [--skip-uws] [--keep-data] [--slo-rate R]
+//                    [--no-level2] [--skip-baseline]
 //
-// 1. Generates (or reuses from bench/out/) a synthetic golden-copy zip and query set.
-// 2. Starts `node dist/src/main.js` on it and, once it prints "listening on ...",
-//    drives five scenarios with the child-process load generator: lookup, typo name
-//    search, filtered search, faceted search and a mixed profile, each with
-//    thousands of distinct requests so that caches do not flatter the figures.
+// 1. Generates (or reuses from bench/out/) a synthetic golden-copy zip and query set, and the
+//    Level 2 files of the same corpus (level2-generate.ts: RR, REPEX, ISIN and BIC).
+// 2. Loads Level 1 alone first (the baseline: ready time, ingestSeconds, RSS; skipped with
+//    --skip-baseline or --no-level2), then starts `node dist/src/main.js` on Level 1 and
+//    Level 2 and, once it prints "listening on ...", drives the scenarios with the
+//    child-process load generator: lookup, the Level 2 lookups (ISIN, family,
+//    relationships), typo name search, filtered search, faceted search and a mixed profile,
+//    each with thousands of distinct requests so that caches do not flatter the figures.
 // 3. Runs the same load generator against a bare uWebSockets.js server (the HTTP
 //    ceiling) and the same name searches against PostgreSQL + pg_trgm.
 // 4. Prints one table and the target ratios; writes bench/out/results-<N>.json.
@@ -22,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { Args, isMain } from "./args.js";
 import { startBareUws } from "./bare-uws.js";
 import { ensureGoldenZip, GENERATOR_VERSION, writeQueryFile, type QueryFile } from "./generate.js";
+import { describeLevel2, ensureLevel2, type CachedLevel2, type Level2Samples, type Level2Stats } from "./level2-generate.js";
 import { runLoad, type LoadResult } from "./loadgen.js";
 import { runPostgresBaseline, type PgBaselineResult } from "./postgres.js";
 import { freePort, readMemory, removeDirLater, RssSampler, runCli, startWatchdog, startServer, type ServerProcess } from "./proc.js";
@@ -52,6 +57,10 @@ export interface RunOptions {
   readonly keepData: boolean;
   /** The rate the name-search latency target is measured at, open loop. */
   readonly sloRate: number;
+  /** Load the Level 2 files (RR, REPEX, ISIN, BIC) with the golden copy and run their scenarios. */
+  readonly level2: boolean;
+  /** With Level 2: load Level 1 alone first, for its ingest time and RSS beside Level 2's. */
+  readonly level1Baseline: boolean;
 }
 
 interface Scenario {
@@ -79,6 +88,7 @@ interface Dataset {
   readonly csvBytes: number;
   readonly zipBytes: number;
   readonly generatedSeconds: number | null;
+  readonly level2: CachedLevel2 | null;
 }
 
 function log(line: string): void {
@@ -94,7 +104,8 @@ async function dataset(opts: RunOptions, factory: RecordFactory): Promise<Datase
   const loadCount = Math.min(opts.loadQueryCount, Math.floor(opts.records / 2));
   const lfile = path.join(OUT, `load-queries-${opts.records}-s${opts.seed}-v${GENERATOR_VERSION}-q${loadCount}.json`);
   const loadQueries = await querySet(factory, loadCount, opts.seed + LOAD_SEED_OFFSET, lfile);
-  return { zip, queries, loadQueries, csvBytes, zipBytes, generatedSeconds };
+  const level2 = opts.level2 ? await ensureLevel2(OUT, opts.records, opts.seed, log) : null;
+  return { zip, queries, loadQueries, csvBytes, zipBytes, generatedSeconds, level2 };
 }
 
 const LOAD_SEED_OFFSET = 7919;
@@ -123,7 +134,12 @@ function shuffle<T>(items: T[], rng: Rng): T[] {
 
 const enc = encodeURIComponent;
 
-export function buildScenarios(factory: RecordFactory, queries: readonly QueryEntry[], seed: number): Scenario[] {
+export function buildScenarios(
+  factory: RecordFactory,
+  queries: readonly QueryEntry[],
+  seed: number,
+  level2: Level2Samples | null = null,
+): Scenario[] {
   const rng = Rng.at(seed, 31, 0);
   const lookupCount = Math.min(factory.total, 100_000);
   const seen = new Set<number>();
@@ -157,10 +173,50 @@ export function buildScenarios(factory: RecordFactory, queries: readonly QueryEn
   }
   return [
     { name: "lookup", description: "GET /v1/entities/{lei}, random known LEIs", paths: shuffle(lookups, rng) },
+    ...(level2 === null ? [] : level2Scenarios(level2, seed)),
     { name: "name search", description: "q = 1-3 words with 1-2 typos", paths: shuffle(names, rng) },
     { name: "filtered search", description: "q = one word + country + status/registrationStatus/category", paths: shuffle(filters, rng) },
     { name: "faceted search", description: "q + facets=country,registrationStatus,category", paths: shuffle(facets, rng) },
     { name: "mixed", description: "50 % lookup, 30 % name, 10 % filtered, 10 % faceted", paths: mixed },
+  ];
+}
+
+/** The Level 2 lookups' names, in the order they run (right after "lookup"). */
+export const LEVEL2_SCENARIOS = ["isin lookup", "family", "relationships"] as const;
+
+/**
+ * The Level 2 lookups, from the generator's samples: distinct ISINs drawn uniformly from the pairs
+ * (the heavy issuers' share included), LEIs of group members (the big groups by their weight) for
+ * the family trees, LEIs that start or end a relationship record for the relationships. Their own
+ * PRNG stream, so the other scenarios' requests stay those of earlier runs.
+ */
+function level2Scenarios(samples: Level2Samples, seed: number): Scenario[] {
+  const rng = Rng.at(seed, 33, 0);
+  return [
+    {
+      name: LEVEL2_SCENARIOS[0],
+      description: "GET /v1/isin/{isin}, ISINs drawn from the generated pairs",
+      paths: shuffle(
+        samples.isins.map((isin) => `/v1/isin/${isin}`),
+        rng,
+      ),
+    },
+    {
+      name: LEVEL2_SCENARIOS[1],
+      description: "GET /v1/entities/{lei}/family?depth=3&limit=200, LEIs of group members",
+      paths: shuffle(
+        samples.familyLeis.map((lei) => `/v1/entities/${lei}/family?depth=3&limit=200`),
+        rng,
+      ),
+    },
+    {
+      name: LEVEL2_SCENARIOS[2],
+      description: "GET /v1/entities/{lei}/relationships, LEIs in relationship records",
+      paths: shuffle(
+        samples.relationshipLeis.map((lei) => `/v1/entities/${lei}/relationships`),
+        rng,
+      ),
+    },
   ];
 }
 
@@ -251,6 +307,94 @@ async function sanityCheck(base: string, factory: RecordFactory, queries: readon
   return issues;
 }
 
+/**
+ * Known Level 2 answers: an ISIN (a small and the heaviest issuer's), a BIC, the parents of a child
+ * two levels down, the family of a member of the largest group, a parent outside Level 1. The
+ * answers' shapes are the server's; a check only looks for the expected LEIs in the body.
+ */
+async function level2SanityCheck(base: string, samples: Level2Samples): Promise<string[]> {
+  const issues: string[] = [];
+  const expect = async (target: string, leis: readonly string[], what: string): Promise<void> => {
+    const r = await getJson(base, target);
+    const text = typeof r.body === "string" ? r.body : JSON.stringify(r.body);
+    if (r.status !== 200) issues.push(`${what}: GET ${target} answered ${r.status}: ${text.slice(0, 200)}`);
+    else for (const lei of leis) if (!text.includes(lei)) issues.push(`${what}: GET ${target} does not name ${lei}: ${text.slice(0, 200)}`);
+  };
+  const c = samples.checks;
+  if (c.isin !== null) await expect(`/v1/isin/${c.isin.isin}`, [c.isin.lei], "ISIN lookup");
+  if (c.heavyIsin !== null) await expect(`/v1/isin/${c.heavyIsin.isin}`, [c.heavyIsin.lei], `ISIN of an issuer of ${c.heavyIsin.isins}`);
+  if (c.bic !== null) await expect(`/v1/bic/${c.bic.bic}`, [c.bic.lei], "BIC lookup");
+  if (c.deepChild !== null)
+    await expect(`/v1/entities/${c.deepChild.lei}/relationships`, [c.deepChild.directParent, c.deepChild.ultimateParent], "relationships");
+  if (c.bigGroupMember !== null)
+    await expect(`/v1/entities/${c.bigGroupMember.lei}/family?depth=3&limit=200`, [c.bigGroupMember.root], "family of the largest group");
+  if (c.externalParentChild !== null)
+    await expect(`/v1/entities/${c.externalParentChild.lei}/relationships`, [c.externalParentChild.parent], "parent outside Level 1");
+  const unknown = await getJson(base, "/v1/isin/US0378331005");
+  if (unknown.status !== 404) issues.push(`an ISIN not in the mapping answered ${unknown.status}, expected 404`);
+  return issues;
+}
+
+interface LoadFigures {
+  readySeconds: number;
+  /** the server's own, from /v1/stats */
+  ingestSeconds: number | null;
+  rssAfterLoadBytes: number;
+  /** VmHWM when ready: the load's peak */
+  loadPeakRssBytes: number;
+  stats: unknown;
+}
+
+async function loadFigures(server: ServerProcess): Promise<LoadFigures> {
+  const mem = readMemory(server.pid);
+  const stats = await getJson(`http://127.0.0.1:${server.port}`, "/v1/stats");
+  const ingest = (stats.body as { ingestSeconds?: unknown }).ingestSeconds;
+  return {
+    readySeconds: server.readySeconds,
+    ingestSeconds: typeof ingest === "number" ? ingest : null,
+    rssAfterLoadBytes: mem?.rssBytes ?? 0,
+    loadPeakRssBytes: mem?.hwmBytes ?? 0,
+    stats: stats.body,
+  };
+}
+
+/** Level 1 alone on the same golden copy: the load Level 2 is compared with. */
+async function level1Baseline(opts: RunOptions, zip: string): Promise<LoadFigures> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-bench-l1-"));
+  const removeData = removeDirLater(dataDir);
+  const args = [
+    SERVER_MAIN,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(await freePort()),
+    "--source",
+    zip,
+    "--data-dir",
+    dataDir,
+    "--rate-limit",
+    "0",
+  ];
+  if (opts.shards !== null) args.push("--shards", String(opts.shards));
+  log("baseline: Level 1 alone");
+  let server: ServerProcess | null = null;
+  try {
+    server = await startServer({
+      command: process.execPath,
+      args,
+      readyTimeoutMs: 10 * 60_000,
+      logFile: path.join(OUT, `server-${opts.records}-level1.log`),
+      cwd: REPO,
+    });
+    const f = await loadFigures(server);
+    log(`  Level 1 alone ready in ${f.readySeconds.toFixed(1)} s (ingest ${f.ingestSeconds ?? "?"} s), RSS ${mib(f.rssAfterLoadBytes)}`);
+    return f;
+  } finally {
+    await server?.stop();
+    removeData();
+  }
+}
+
 /** Share of typo queries whose source LEI is among the first three results. */
 async function leidexRecall(base: string, items: ReadonlyArray<{ q: string; lei: string }>): Promise<{ recall: number; errors: number }> {
   let hits = 0;
@@ -288,6 +432,34 @@ function table(rows: string[][]): string {
     .join("\n");
 }
 
+const signed = (n: number, digits: number): string => `${n >= 0 ? "+" : "−"}${Math.abs(n).toFixed(digits)}`;
+
+/** Each Level 2 lookup beside the plain LEI lookup of the same run. */
+function level2Lines(results: readonly ScenarioResult[], lookup: ScenarioResult | undefined): string[] {
+  const target: Record<string, string> = {
+    "isin lookup": "GET /v1/isin/{isin}",
+    family: "GET /v1/entities/{lei}/family",
+    relationships: "GET /v1/entities/{lei}/relationships",
+  };
+  return LEVEL2_SCENARIOS.flatMap((n) => {
+    const r = results.find((x) => x.name === n);
+    if (r === undefined) return [];
+    const vs =
+      lookup === undefined || lookup.load.rps === 0
+        ? ""
+        : ` = ${(r.load.rps / lookup.load.rps).toFixed(2)}× the LEI lookup's ${fmtInt(lookup.load.rps)} req/s (p50 ${fmtMs(lookup.load.latency.p50Ms)} ms, p99 ${fmtMs(lookup.load.latency.p99Ms)} ms)`;
+    const kib = (x: ScenarioResult): string => (x.load.requests === 0 ? "?" : (x.load.bytesReceived / x.load.requests / 1024).toFixed(1));
+    const size = `; ${kib(r)} KiB an answer${lookup !== undefined ? ` (lookup ${kib(lookup)})` : ""}`;
+    return [
+      `${target[n]}: ${fmtInt(r.load.rps)} req/s, p50 ${fmtMs(r.load.latency.p50Ms)} ms, p99 ${fmtMs(r.load.latency.p99Ms)} ms${vs}${size}${r.load.non2xx > 0 ? `; ${fmtInt(r.load.non2xx)} non-2xx` : ""}`,
+    ];
+  });
+}
+
+function level2Shape(s: Level2Stats): string {
+  return `${fmtInt(s.groups.count)} groups, the largest with ${s.groups.topChildren.slice(0, 3).map(fmtInt).join(", ")} children, trees up to ${s.groups.maxDepth} levels; ${fmtInt(s.isin.issuers)} ISIN issuers, the largest with ${s.isin.topIssuerCounts.slice(0, 3).map(fmtInt).join(", ")}`;
+}
+
 // ---------------------------------------------------------------- main
 
 export async function runBench(opts: RunOptions): Promise<void> {
@@ -296,8 +468,10 @@ export async function runBench(opts: RunOptions): Promise<void> {
   const load0 = os.loadavg();
   const factory = new RecordFactory(opts.seed, opts.records);
   const data = await dataset(opts, factory);
-  const scenarios = buildScenarios(factory, data.loadQueries, opts.seed);
+  const scenarios = buildScenarios(factory, data.loadQueries, opts.seed, data.level2?.samples ?? null);
   const recallItems = data.queries.slice(0, opts.recallCount).map((q) => ({ q: q.typoQuery, lei: q.lei }));
+
+  const baseline = data.level2 !== null && opts.level1Baseline ? await level1Baseline(opts, data.zip) : null;
 
   // Leidex.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-bench-data-"));
@@ -320,20 +494,29 @@ export async function runBench(opts: RunOptions): Promise<void> {
     adminKey,
   ];
   if (opts.shards !== null) serverArgs.push("--shards", String(opts.shards));
+  if (data.level2 !== null) {
+    const l2 = data.level2.paths;
+    serverArgs.push("--rr-source", l2.rr, "--repex-source", l2.repex, "--isin-source", l2.isin, "--bic-source", l2.bic);
+  }
   log(`starting Leidex: node ${serverArgs.map((a) => (path.isAbsolute(a) && a.startsWith(REPO) ? path.relative(REPO, a) : a)).join(" ")}`);
   const serverLog = path.join(OUT, `server-${opts.records}.log`);
   let server: ServerProcess | null = null;
   const results: ScenarioResult[] = [];
   let rssAfterLoad = 0;
   let hwm = 0;
+  let loaded: LoadFigures | null = null;
   let sanity: string[] = [];
   let leidexRecallRes = { recall: 0, errors: 0 };
   try {
     server = await startServer({ command: process.execPath, args: serverArgs, readyTimeoutMs: 10 * 60_000, logFile: serverLog, cwd: REPO });
     const base = `http://127.0.0.1:${server.port}`;
-    rssAfterLoad = readMemory(server.pid)?.rssBytes ?? 0;
-    log(`Leidex ready in ${server.readySeconds.toFixed(1)} s, RSS ${mib(rssAfterLoad)}`);
+    loaded = await loadFigures(server);
+    rssAfterLoad = loaded.rssAfterLoadBytes;
+    log(
+      `Leidex ready in ${server.readySeconds.toFixed(1)} s (ingest ${loaded.ingestSeconds ?? "?"} s${data.level2 !== null ? ", with Level 2" : ""}), RSS ${mib(rssAfterLoad)}`,
+    );
     sanity = await sanityCheck(base, factory, data.queries);
+    if (data.level2 !== null) sanity.push(...(await level2SanityCheck(base, data.level2.samples)));
     for (const s of sanity) log(`sanity: ${s}`);
     log(`recall@3 on ${recallItems.length} typo queries`);
     leidexRecallRes = await leidexRecall(base, recallItems);
@@ -477,6 +660,12 @@ export async function runBench(opts: RunOptions): Promise<void> {
         : null,
     recallAt3Leidex: leidexRecallRes.recall,
     recallAt3Postgres: pgRes?.recallAt3 ?? null,
+    level2OverLookup: Object.fromEntries(
+      LEVEL2_SCENARIOS.flatMap((n) => {
+        const r = byName(n);
+        return r === undefined || lookup === undefined || lookup.load.rps === 0 ? [] : [[n, r.load.rps / lookup.load.rps]];
+      }),
+    ) as Record<string, number>,
   };
   const verdict = (ok: boolean | null): string => (ok === null ? "n/a" : ok ? "MET" : "NOT MET");
   const ratioLines = [
@@ -485,11 +674,18 @@ export async function runBench(opts: RunOptions): Promise<void> {
     `name search, open loop at ${fmtInt(opts.sloRate)} req/s: ${ratios.nameSearchAtRate === null ? "n/a" : `${fmtInt(ratios.nameSearchAtRate.answeredRps)} req/s answered, p99 ${fmtMs(ratios.nameSearchAtRate.p99Ms)} ms, ${fmtInt(ratios.nameSearchAtRate.backlog)} left unsent`} (target ≥ 3,000 req/s at p99 ≤ 20 ms: ${verdict(ratios.nameSearchAtRate === null || opts.sloRate < 3000 ? null : ratios.nameSearchAtRate.keptUp && ratios.nameSearchAtRate.p99Ms <= 20)})`,
     `Leidex name search ÷ PostgreSQL pg_trgm: ${ratios.nameSearchOverPostgres?.toFixed(1) ?? "n/a"}× (target ≥ 20×: ${verdict(ratios.nameSearchOverPostgres === null ? null : ratios.nameSearchOverPostgres >= 20)})`,
     `scoped-key search ÷ public name search: ${ratios.scopedOverPublicSearch?.toFixed(2) ?? "n/a"} (target: key checks add no measurable cost, ≈ 1.00)`,
+    ...level2Lines(results, lookup),
     `recall@3 of ${recallItems.length} typo queries: Leidex ${(ratios.recallAt3Leidex * 100).toFixed(1)} %${leidexRecallRes.errors > 0 ? ` (${leidexRecallRes.errors} failed requests)` : ""}, PostgreSQL ${ratios.recallAt3Postgres === null ? "n/a" : `${(ratios.recallAt3Postgres * 100).toFixed(1)} %`}${pgRes !== null && pgRes.recallErrors > 0 ? ` (${pgRes.recallErrors} PostgreSQL queries timed out, counted as misses)` : ""}`,
   ];
   const notes = [
     `${opts.records.toLocaleString("en-US")} synthetic records (seed ${opts.seed}, ${mib(data.csvBytes)} CSV, ${mib(data.zipBytes)} zip); ${opts.connections} keep-alive connections; ${opts.durationS} s per scenario after ${opts.warmupS} s warm-up; closed-loop load (latency excludes queueing before send) except the fixed-rate run, whose latency counts from when each request was due.`,
-    `Leidex: ready in ${server?.readySeconds.toFixed(1) ?? "?"} s; RSS after load ${mib(rssAfterLoad)}; peak RSS during scenarios ${mib(Math.max(0, ...results.map((r) => r.peakRssBytes)))}; lifetime peak (VmHWM) ${mib(hwm)}.`,
+    `Leidex: ready in ${server?.readySeconds.toFixed(1) ?? "?"} s (ingestSeconds ${loaded?.ingestSeconds ?? "?"}${data.level2 !== null ? ", Level 1 and Level 2" : ", Level 1 only"}); RSS after load ${mib(rssAfterLoad)}, load peak (VmHWM at ready) ${mib(loaded?.loadPeakRssBytes ?? 0)}; peak RSS during scenarios ${mib(Math.max(0, ...results.map((r) => r.peakRssBytes)))}; lifetime peak (VmHWM) ${mib(hwm)}.`,
+    ...(data.level2 !== null ? [`Level 2 (${describeLevel2(data.level2.stats)}): ${level2Shape(data.level2.stats)}.`] : []),
+    ...(baseline !== null && loaded !== null
+      ? [
+          `Level 1 alone (same golden copy, fresh data dir): ready in ${baseline.readySeconds.toFixed(1)} s (ingestSeconds ${baseline.ingestSeconds ?? "?"}), RSS after load ${mib(baseline.rssAfterLoadBytes)}, load peak ${mib(baseline.loadPeakRssBytes)}; Level 2 adds ${signed(loaded.readySeconds - baseline.readySeconds, 1)} s to ready, ${baseline.ingestSeconds !== null && loaded.ingestSeconds !== null ? `${signed(loaded.ingestSeconds - baseline.ingestSeconds, 1)} s to ingestSeconds, ` : ""}${signed((loaded.rssAfterLoadBytes - baseline.rssAfterLoadBytes) / 2 ** 20, 0)} MiB to RSS after load, ${signed((loaded.loadPeakRssBytes - baseline.loadPeakRssBytes) / 2 ** 20, 0)} MiB to the load peak.`,
+        ]
+      : []),
     ...(pgRes !== null
       ? [
           `* ${pgRes.note} similarity_threshold ${pgRes.similarityThreshold}; ${(pgRes.emptyShare * 100).toFixed(1)} % of queries returned no row; COPY ${pgRes.copySeconds.toFixed(1)} s, GIN index ${pgRes.indexSeconds.toFixed(1)} s (${mib(pgRes.indexBytes)}).`,
@@ -515,9 +711,14 @@ export async function runBench(opts: RunOptions): Promise<void> {
       generatedSeconds: data.generatedSeconds,
       queries: data.queries.length,
       loadQueries: data.loadQueries.length,
+      level2: data.level2 === null ? null : { ...data.level2.stats, generatedSeconds: data.level2.generatedSeconds },
     },
     leidex: {
+      level2: data.level2 !== null,
       readySeconds: server?.readySeconds ?? null,
+      ingestSeconds: loaded?.ingestSeconds ?? null,
+      loadPeakRssBytes: loaded?.loadPeakRssBytes ?? null,
+      stats: loaded?.stats ?? null,
       rssAfterLoadBytes: rssAfterLoad,
       peakRssDuringScenariosBytes: Math.max(0, ...results.map((r) => r.peakRssBytes)),
       lifetimePeakRssBytes: hwm,
@@ -526,6 +727,7 @@ export async function runBench(opts: RunOptions): Promise<void> {
       sanityIssues: sanity,
       scenarios: results,
     },
+    level1Baseline: baseline,
     bareUws: bare,
     postgres: pgRes,
     ratios,
@@ -540,7 +742,7 @@ const WATCHDOG_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
   startWatchdog("bench", WATCHDOG_MS);
-  const args = new Args(process.argv.slice(2), ["skip-postgres", "skip-uws", "keep-data"]);
+  const args = new Args(process.argv.slice(2), ["skip-postgres", "skip-uws", "keep-data", "no-level2", "skip-baseline"]);
   const shards = args.string("shards");
   await runBench({
     records: args.int("records", 1_000_000),
@@ -556,6 +758,8 @@ async function main(): Promise<void> {
     skipUws: args.flag("skip-uws"),
     keepData: args.flag("keep-data"),
     sloRate: args.int("slo-rate", 3000),
+    level2: !args.flag("no-level2"),
+    level1Baseline: !args.flag("skip-baseline"),
   });
   // bulk partners' matching and batch lookups, on the real sample (bench/match.ts)
   await runMatchBench(args.int("seed", 1));

@@ -2,7 +2,10 @@
 // from the persisted segments, and a reload while the loaded collection stays live (the daily
 // case, and the peak of memory). Download is excluded: the source is a local zip.
 //
-//   npm run bench:scale -- [--records 500000,1000000,2000000,3430000] [--seed S] [--shards K]
+//   npm run bench:scale -- [--records 500000,1000000,2000000,3430000] [--seed S] [--shards K] [--no-level2]
+//
+// Each load includes the Level 2 files of the same corpus (RR, REPEX, ISIN and BIC from
+// level2-generate.ts, generated once into bench/out/ like the zips) unless --no-level2.
 //
 // Per size it reports: first load to ready and the server's own ingestSeconds; peak RSS of the
 // first load (VmHWM); steady RSS a few seconds after ready; restart to ready and RSS after it;
@@ -15,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Args, isMain } from "./args.js";
 import { ensureGoldenZip } from "./generate.js";
+import { describeLevel2, ensureLevel2, type Level2Stats } from "./level2-generate.js";
 import { freePort, readMemory, removeDirLater, RssSampler, runCli, startServer, type ServerProcess } from "./proc.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -26,6 +30,8 @@ const LOADED = /loaded (\d+) records as (\S+) in ([\d.]+) s/g;
 interface ScaleRow {
   records: number;
   zipMiB: number;
+  /** the Level 2 files loaded with the golden copy; null without them */
+  level2: { rr: number; repex: number; isin: number; bic: number; zipMiB: number } | null;
   firstReadySeconds: number;
   ingestSeconds: number | null;
   firstLoadPeakRssMiB: number;
@@ -60,8 +66,9 @@ async function loadsLogged(logFile: string, count: number, timeoutMs: number): P
   }
 }
 
-async function measure(records: number, seed: number, shards: number | null): Promise<ScaleRow> {
+async function measure(records: number, seed: number, shards: number | null, withLevel2: boolean): Promise<ScaleRow> {
   const data = await ensureGoldenZip(OUT, records, seed, log);
+  const level2 = withLevel2 ? await ensureLevel2(OUT, records, seed, log) : null;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-scale-"));
   const removeData = removeDirLater(dataDir);
   const logFile = path.join(OUT, `scale-server-${records}.log`);
@@ -79,10 +86,16 @@ async function measure(records: number, seed: number, shards: number | null): Pr
     "0",
   ];
   if (shards !== null) args.push("--shards", String(shards));
+  if (level2 !== null) {
+    const p = level2.paths;
+    args.push("--rr-source", p.rr, "--repex-source", p.repex, "--isin-source", p.isin, "--bic-source", p.bic);
+  }
   const start = (): Promise<ServerProcess> =>
     startServer({ command: process.execPath, args, readyTimeoutMs: 30 * 60_000, logFile, cwd: REPO });
   try {
-    log(`${records.toLocaleString("en-US")} records: first load`);
+    log(
+      `${records.toLocaleString("en-US")} records: first load${level2 !== null ? ` with Level 2 (${describeLevel2(level2.stats)})` : ""}`,
+    );
     let server = await start();
     const firstReadySeconds = server.readySeconds;
     const { records: served, ingestSeconds } = await stats(server);
@@ -115,6 +128,7 @@ async function measure(records: number, seed: number, shards: number | null): Pr
     return {
       records,
       zipMiB: mib(data.zipBytes),
+      level2: level2 === null ? null : level2Row(level2.stats),
       firstReadySeconds,
       ingestSeconds,
       firstLoadPeakRssMiB: mib(firstLoadPeak),
@@ -130,18 +144,30 @@ async function measure(records: number, seed: number, shards: number | null): Pr
   }
 }
 
+function level2Row(s: Level2Stats): NonNullable<ScaleRow["level2"]> {
+  return {
+    rr: s.rr.rows,
+    repex: s.repex.rows,
+    isin: s.isin.rows,
+    bic: s.bic.rows,
+    zipMiB: mib(s.rr.fileBytes + s.repex.fileBytes + s.isin.fileBytes + s.bic.fileBytes),
+  };
+}
+
 async function main(): Promise<void> {
-  const args = new Args(process.argv.slice(2));
+  const args = new Args(process.argv.slice(2), ["no-level2"]);
+  const withLevel2 = !args.flag("no-level2");
   const sizes = (args.string("records") ?? "500000,1000000,2000000,3430000").split(",").map((s) => Number(s.replace(/_/g, "")));
   if (sizes.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error("--records takes positive integers separated by commas");
   const seed = args.int("seed", 1);
   const shardsArg = args.string("shards");
   const rows: ScaleRow[] = [];
-  for (const n of sizes) rows.push(await measure(n, seed, shardsArg === undefined ? null : args.int("shards", 1)));
+  for (const n of sizes) rows.push(await measure(n, seed, shardsArg === undefined ? null : args.int("shards", 1), withLevel2));
 
   const header = [
     "records",
     "zip MiB",
+    "Level 2 zips MiB",
     "first load s",
     "ingest s",
     "load peak RSS",
@@ -156,6 +182,7 @@ async function main(): Promise<void> {
     [
       r.records.toLocaleString("en-US"),
       r.zipMiB,
+      r.level2 === null ? "—" : r.level2.zipMiB,
       r.firstReadySeconds.toFixed(1),
       r.ingestSeconds?.toFixed(1) ?? "?",
       `${r.firstLoadPeakRssMiB} MiB`,
@@ -174,11 +201,13 @@ async function main(): Promise<void> {
     `machine: ${os.cpus().length} cores, load average ${os
       .loadavg()
       .map((l) => l.toFixed(2))
-      .join(" ")}; targets at 3.43M: ingest ≤ 90 s, reload peak RSS ≤ 2.5 GB, steady RSS ≤ 1.5 GB, restart ≤ 10 s\n`,
+      .join(
+        " ",
+      )}; ${withLevel2 ? "Level 1 and Level 2 (RR, REPEX, ISIN, BIC) in every load" : "Level 1 only (--no-level2)"}; targets at 3.43M: ingest ≤ 90 s, reload peak RSS ≤ 2.5 GB, steady RSS ≤ 1.5 GB, restart ≤ 10 s\n`,
   );
   writeFileSync(
     path.join(OUT, "scale-results.json"),
-    JSON.stringify({ at: new Date().toISOString(), cores: os.cpus().length, rows }, null, 2) + "\n",
+    JSON.stringify({ at: new Date().toISOString(), cores: os.cpus().length, level2: withLevel2, rows }, null, 2) + "\n",
   );
 }
 
