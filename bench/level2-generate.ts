@@ -24,7 +24,7 @@
 //
 // Everything is a pure function of (seed, records). Rows are rendered as bytes into ~1 MiB
 // chunks pulled by the output stream, so memory holds a few typed arrays per record
-// (~110 MB at 3.43 M) and never a file.
+// (~200 MB at 3.43 M) and never a file.
 
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
