@@ -323,6 +323,59 @@ else {
     }
   });
 
+  t.test("the bundled sample's real families: a parent followed to its children, a fund to its manager", async (t) => {
+    const sample = await startServer(t, { shards: 1 });
+    const GITHUB = { lei: "6354003LMZZAKOPXLX69", name: "GITHUB INC" };
+    const MICROSOFT = { lei: "INR2EJN1ERAN0W5ZP974", name: "MICROSOFT CORPORATION" };
+    const FUND = { lei: "001GPB6A9XPE8XJICC14", name: "Fidelity Advisor Leveraged Company Stock Fund" };
+    const MANAGER = "5493001Z012YSB2A0K51";
+    const UMBRELLA = "C7J4FOV6ELAVE39B7M82";
+    const { page, errors } = await open(t);
+    await page.goto(`${sample.base}/entity/${GITHUB.lei}`);
+    const family = page.locator("section.family");
+    await family.locator("dl a").first().waitFor();
+    const text = await family.innerText();
+    t.match(text, new RegExp(`Direct parent\\s+${MICROSOFT.name} ${MICROSOFT.lei}\\s+Relationship active`), "the direct parent");
+    t.match(text, new RegExp(`Ultimate parent\\s+${MICROSOFT.name}`), "the ultimate parent");
+    const parent = family.locator("dl dd").first().getByRole("link", { name: MICROSOFT.name });
+    t.equal(await parent.getAttribute("href"), `/entity/${MICROSOFT.lei}`, "the parent is a link to its page");
+
+    await parent.click();
+    await page.waitForURL(`**/entity/${MICROSOFT.lei}`);
+    await page.waitForFunction((name) => document.querySelector("article.entity h1")?.textContent === name, MICROSOFT.name);
+    await page.locator("section.family ul.related-list a").first().waitFor();
+    t.match(await family.innerText(), /Direct children \(\d+\)/, "the parent's children counted");
+    t.equal(
+      await family.locator("ul.related-list").first().getByRole("link", { name: GITHUB.name }).getAttribute("href"),
+      `/entity/${GITHUB.lei}`,
+      "the child among its direct children",
+    );
+    await family.getByRole("button", { name: "Show the ultimate children" }).click();
+    const ultimate = family.locator("ul.related-list").nth(1);
+    await ultimate.locator("a").first().waitFor();
+    t.equal(await page.evaluate(() => document.activeElement?.closest("ul") !== null), true, "focus on the first ultimate child");
+    t.ok(await ultimate.getByRole("link", { name: GITHUB.name }).count(), "the child among the ultimate children too");
+    const violations = await axeViolations(page);
+    t.same(violations, [], `axe-core: ${violations.map((v) => v.id).join(", ")}`);
+    await screenshot(page, "entity-family-parent");
+
+    await page.goto(`${sample.base}/entity/${FUND.lei}`);
+    await family.locator("dl a").first().waitFor();
+    const fund = await family.innerText();
+    t.match(fund, /Direct parent\s+No direct parent reported: NO_KNOWN_PERSON/, "the reporting exception");
+    t.match(fund, new RegExp(`Fund manager\\s+${MANAGER} \\(not in the Level 1 data\\)`), "a fund manager outside Level 1: its bare LEI");
+    t.match(fund, new RegExp(`Umbrella fund\\s+${UMBRELLA}`), "the umbrella fund");
+    t.match(fund, /ISINs \(\d+\)/, "its ISINs counted");
+    t.ok(await family.locator("ul.isins code", { hasText: "US3158052262" }).count(), "and listed");
+    await family.getByRole("link", { name: MANAGER }).click();
+    await page.waitForURL(`**/entity/${MANAGER}`);
+    await page.locator("section.family ul.related-list a").first().waitFor();
+    t.equal(await page.locator("h1").innerText(), `LEI ${MANAGER}`, "the manager's page: its bare LEI");
+    t.match(await family.innerText(), /Managed funds \(\d+\)/);
+    t.ok(await family.getByRole("link", { name: FUND.name }).count(), "the fund among its managed funds");
+    t.same(errors, []);
+  });
+
   t.test("an LEI failing ISO 17442 says so on its page", async (t) => {
     const { page } = await open(t);
     const response = await page.goto(`${server.base}/entity/${BAD_CHECK_LEI}`);
