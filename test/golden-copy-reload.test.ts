@@ -10,7 +10,17 @@
 import t, { type Test } from "tap";
 import { existsSync, openSync, readdirSync, readFileSync, writeSync, closeSync, statSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ENTITY_KEYS, mapRow, readSample, seededRandom, shuffle, withCheckDigits, zipSingle, type Entity } from "./helpers/fixture.js";
+import {
+  ENTITY_KEYS,
+  mapRow,
+  readSample,
+  sampleParents,
+  seededRandom,
+  shuffle,
+  withCheckDigits,
+  zipSingle,
+  type Entity,
+} from "./helpers/fixture.js";
 import { csvText, goldenCopy, GleifImitation, sampleGoldenCopy, withAlteredBytes, type GoldenCopy } from "./helpers/gleif-imitation.js";
 import { fetchGot, pMap, qs, runLeidex, startServer, tempDir, type RunningServer, type StartOptions, freePort } from "./helpers/server.js";
 import { SEGMENT_FORMAT } from "../src/engine/segment.js";
@@ -52,7 +62,8 @@ const RENAMED = "Quorvantis Renamed Beteiligungs AG";
 const cExtras = [extraRow(1, RENAMED), ...extras.slice(1), extraRow(301, "Zyphorra Latecomer Holding SE")];
 const C = sampleGoldenCopy("2026-10-01 00:00:00", cExtras);
 
-const entityOf = (row: string[]): Entity => mapRow(header, row).entity;
+// the imitation serves the bundled sample's Level 2 rows beside every publication
+const entityOf = (row: string[]): Entity => mapRow(header, row, sampleParents()).entity;
 const sampleEntities = sampleRows.map(entityOf);
 const extraEntities = extras.map(entityOf);
 const cExtraEntities = cExtras.map(entityOf);
@@ -153,7 +164,16 @@ const gleif = await GleifImitation.start();
 t.teardown(() => gleif.close());
 
 const mainDir = tempDir(t, "leidex-gleif-");
-const gleifArgs = (api = gleif.api, extra: string[] = []): string[] => ["--gleif-api", api, "--retry-seconds", "1", ...extra];
+/** --gleif-api `api` (default the imitation's); the mapping API is the one of the same origin */
+const gleifArgs = (api = gleif.api, extra: string[] = []): string[] => [
+  "--gleif-api",
+  api,
+  "--gleif-mapping-api",
+  api.replace(/\/api\/v2$/, "/mapping/api/v2"),
+  "--retry-seconds",
+  "1",
+  ...extra,
+];
 const startGleif = (
   owner: Test | typeof t,
   opts: Partial<StartOptions> & { api?: string; extra?: string[] } = {},
@@ -185,7 +205,7 @@ t.test("first start in GLEIF mode: downloads the latest publication (through a 3
   const files = readdirSync(join(mainDir, "collections", A.collection)).sort();
   t.same(
     files,
-    ["manifest.json", "slice-0.docs", "slice-0.seg", "slice-1.docs", "slice-1.seg"],
+    ["level2", "manifest.json", "slice-0.docs", "slice-0.seg", "slice-1.docs", "slice-1.seg"],
     "a manifest, and per slice a segment and its document file",
   );
   const manifest = manifestOf(mainDir, A.collection);

@@ -105,7 +105,7 @@ t.test(
         source: null,
         shards: 1,
         timeoutMs: 90_000,
-        args: ["--database", url, "--gleif-api", gleif.api, "--retry-seconds", "1"],
+        args: ["--database", url, ...gleif.args, "--retry-seconds", "1"],
       });
     const [a, b] = await Promise.all([node(), node()]);
     for (const srv of [a, b]) t.match(await ready(srv), { status: 200, body: { collection: first.collection } }, "both serve the morning");

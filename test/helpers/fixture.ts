@@ -99,7 +99,11 @@ export function withBadCheckDigits(prefix18: string): string {
 /** The API's LegalEntity: the type is shared, the expected values below are computed here. */
 export type Entity = LegalEntity;
 
-export const COLUMN_OF: Record<keyof Entity, string> = {
+/** The Level 2 fields, from the relationship records rather than a Level 1 column. */
+export const PARENT_KEYS = ["directParent", "ultimateParent"] as const;
+type ParentKey = (typeof PARENT_KEYS)[number];
+
+export const COLUMN_OF: Record<Exclude<keyof Entity, ParentKey>, string> = {
   lei: "LEI",
   legalName: "Entity.LegalName",
   entityStatus: "Entity.EntityStatus",
@@ -117,7 +121,45 @@ export const COLUMN_OF: Record<keyof Entity, string> = {
   registeredAt: "Registration.InitialRegistrationDate",
   lastUpdatedAt: "Registration.LastUpdateDate",
 };
-export const ENTITY_KEYS = Object.keys(COLUMN_OF) as (keyof Entity)[];
+const LEVEL1_KEYS = Object.keys(COLUMN_OF) as Exclude<keyof Entity, ParentKey>[];
+export const ENTITY_KEYS = [...LEVEL1_KEYS, ...PARENT_KEYS] as (keyof Entity)[];
+
+/** Each entity's parents as the model sees them: by LEI, the direct and ultimate parent's LEI. */
+export type ParentModel = Map<string, { directParent: string | null; ultimateParent: string | null }>;
+
+/**
+ * Parents from an RR CSV, read here independently of the server: for each start node, the end
+ * node of its relationship of that type whose status is not INACTIVE (the smallest end LEI when
+ * there are several).
+ */
+export function parentsFromRr(csvText: string): ParentModel {
+  const [header, ...rows] = parseCsv(csvText);
+  const col = (name: string): number => header.indexOf(name);
+  const [start, end, type, status] = [
+    col("Relationship.StartNode.NodeID"),
+    col("Relationship.EndNode.NodeID"),
+    col("Relationship.RelationshipType"),
+    col("Relationship.RelationshipStatus"),
+  ];
+  const out: ParentModel = new Map();
+  for (const r of rows) {
+    if (r[status] === "INACTIVE") continue;
+    const key =
+      r[type] === "IS_DIRECTLY_CONSOLIDATED_BY" ? "directParent" : r[type] === "IS_ULTIMATELY_CONSOLIDATED_BY" ? "ultimateParent" : null;
+    if (!key) continue;
+    const entry = out.get(r[start]) ?? { directParent: null, ultimateParent: null };
+    if (entry[key] === null || r[end] < entry[key]!) entry[key] = r[end];
+    out.set(r[start], entry);
+  }
+  return out;
+}
+
+let sampleParentsCache: ParentModel | null = null;
+/** The parents the bundled sample's Level 2 rows give (data/sample/level2/rr.csv). */
+export function sampleParents(): ParentModel {
+  sampleParentsCache ??= parentsFromRr(readFileSync(new URL("../../data/sample/level2/rr.csv", import.meta.url), "utf8"));
+  return sampleParentsCache;
+}
 
 export interface ModelRecord {
   entity: Entity;
@@ -130,17 +172,21 @@ export interface ModelRecord {
 const OTHER_NAME_RE = /^Entity\.(OtherEntityNames\.OtherEntityName|TransliteratedOtherEntityNames\.TransliteratedOtherEntityName)\.\d+$/;
 const MAPPED = new Set(Object.values(COLUMN_OF));
 
-export function mapRow(header: string[], row: string[]): ModelRecord {
+/** A golden-copy row as the model expects it served; its parents from `parents` (none: loaded without Level 2). */
+export function mapRow(header: string[], row: string[], parents: ParentModel = new Map()): ModelRecord {
   // raw keeps the mapped and name columns only (all 338 for 6,000 rows is needlessly slow)
   const raw: Record<string, string> = {};
   header.forEach((h, i) => {
     if (MAPPED.has(h) || OTHER_NAME_RE.test(h)) raw[h] = row[i] ?? "";
   });
   const entity = {} as Entity;
-  for (const k of ENTITY_KEYS) {
+  for (const k of LEVEL1_KEYS) {
     const v = raw[COLUMN_OF[k]] ?? "";
     (entity as any)[k] = v === "" ? null : v;
   }
+  const family = parents.get(entity.lei);
+  entity.directParent = family?.directParent ?? null;
+  entity.ultimateParent = family?.ultimateParent ?? null;
   if (entity.entityStatus === "NULL") entity.entityStatus = null;
   if (entity.hqAddress !== null && entity.hqAddress === entity.legalAddress) entity.hqAddress = null;
   const otherNames: string[] = [];
@@ -170,9 +216,11 @@ export function readSample(): Sample {
   return sampleCache;
 }
 
+/** The bundled sample as `--source sample` serves it: with its Level 2 rows' parents. */
 export function sampleModel(): ModelRecord[] {
   const { header, rows } = readSample();
-  return rows.map((r) => mapRow(header, r));
+  const parents = sampleParents();
+  return rows.map((r) => mapRow(header, r, parents));
 }
 
 // ---------------------------------------------------------------- synthetic rows

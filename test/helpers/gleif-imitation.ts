@@ -1,13 +1,63 @@
 // An imitation of GLEIF's golden copy service on 127.0.0.1, over real HTTP (node:http):
 //   GET <api>/golden-copies/publishes/lei2/latest  -> the current publication as GLEIF's API writes it
+//   GET <api>/golden-copies/publishes/rr/latest    -> the relationship records (Level 2), same shape
+//   GET <api>/golden-copies/publishes/repex/latest -> the reporting exceptions (Level 2), same shape
+//   GET <mapping>/isin-lei/latest, bic-lei/latest  -> the mapping files, as GLEIF's mapping API
+//                                                     writes it (406 to Accept: application/json)
 //   GET /files/<name>                              -> the golden copy zip
 //   GET /redirect/<name>                           -> 302 to /files/<name> (GLEIF's "latest" links)
 // Tests set the current publication, make the API or the file misbehave, count requests, and take
 // the whole service down and up again on the same port. Also builds golden copies (zip of one CSV
 // in the golden-copy column layout) from the bundled sample's header.
 
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { csvLine, readSample, zipSingle } from "./fixture.js";
+
+// ---------------------------------------------------------------- Level 2 files
+
+/** One of the four Level 2 files as served: its zip's name, bytes and data rows. */
+export interface Level2File {
+  name: string;
+  zip: Buffer;
+  rows: number;
+}
+
+export type Level2Part = "rr" | "repex" | "isin" | "bic";
+
+export interface Level2Publication {
+  rr: Level2File;
+  repex: Level2File;
+  isin: Level2File;
+  bic: Level2File;
+}
+
+const SAMPLE_LEVEL2 = new URL("../../data/sample/level2/", import.meta.url);
+
+/** The bundled sample's Level 2 file of `part`, as text. */
+export function sampleLevel2Text(part: Level2Part): string {
+  const file = { rr: "rr.csv", repex: "repex.csv", isin: "isin-lei.csv", bic: "bic-lei.csv" }[part];
+  return readFileSync(new URL(file, SAMPLE_LEVEL2), "utf8");
+}
+
+/**
+ * A Level 2 file zipped as GLEIF names it: golden copies `<stamp>-gleif-goldencopy-rr-golden-copy.csv.zip`;
+ * mapping files reversed inside, as GLEIF's are (`isin-lei-<stamp>.zip` holds `lei-isin-<stamp>.csv`).
+ */
+export function level2File(part: Level2Part, stamp: string, csv: string, zip?: Buffer): Level2File {
+  const rows = csv.split("\n").filter((l) => l !== "").length - 1;
+  const [name, entry] =
+    part === "rr" || part === "repex"
+      ? [`${stamp}-gleif-goldencopy-${part}-golden-copy.csv.zip`, `${stamp}-gleif-goldencopy-${part}-golden-copy.csv`]
+      : [`${part}-lei-${stamp}.zip`, `lei-${part}-${stamp}.csv`];
+  return { name, zip: zip ?? zipSingle(entry, Buffer.from(csv, "utf8")), rows };
+}
+
+/** The bundled sample's four Level 2 files, as the publication `stamp` ("20260930-0800"). */
+export function sampleLevel2(stamp = "20260930-0800", change: Partial<Record<Level2Part, string>> = {}): Level2Publication {
+  const file = (part: Level2Part): Level2File => level2File(part, stamp, change[part] ?? sampleLevel2Text(part));
+  return { rr: file("rr"), repex: file("repex"), isin: file("isin"), bic: file("bic") };
+}
 
 // ---------------------------------------------------------------- golden copies
 
@@ -120,6 +170,10 @@ export class GleifImitation {
   /** requests to /files/... and /redirect/..., by file name */
   readonly fileRequests = new Map<string, number>();
   private current: { pub: GoldenCopy; opts: PublishOptions } | null = null;
+  /** the Level 2 files served beside the current publication: the bundled sample's unless published otherwise */
+  private level2: Level2Publication = sampleLevel2();
+  /** a Level 2 part whose API answers 503 (the rest keeps working) */
+  level2Down: Level2Part | null = null;
   /** every file ever published stays downloadable, like GLEIF's storage */
   private readonly files = new Map<string, Buffer>();
   private server: Server | null = null;
@@ -145,6 +199,14 @@ export class GleifImitation {
   get api(): string {
     return `${this.origin}/api/v2`;
   }
+  /** the value for --gleif-mapping-api */
+  get mappingApi(): string {
+    return `${this.origin}/mapping/api/v2`;
+  }
+  /** --gleif-api and --gleif-mapping-api, pointing at this imitation */
+  get args(): string[] {
+    return ["--gleif-api", this.api, "--gleif-mapping-api", this.mappingApi];
+  }
   get isUp(): boolean {
     return this.server !== null;
   }
@@ -160,11 +222,36 @@ export class GleifImitation {
     return this.fileRequests.get(pub.name) ?? 0;
   }
 
-  /** Makes `pub` the latest publication (and its file downloadable). */
-  publish(pub: GoldenCopy, opts: PublishOptions = {}): void {
+  /** Makes `pub` the latest publication (and its file downloadable), with `level2` beside it (default: the ones served so far). */
+  publish(pub: GoldenCopy, opts: PublishOptions = {}, level2?: Level2Publication): void {
     this.files.set(pub.name, pub.zip);
     this.current = { pub, opts };
     this.apiMode = "ok";
+    if (level2) this.publishLevel2(level2);
+  }
+
+  /** Serves these Level 2 files from now on. */
+  publishLevel2(level2: Level2Publication): void {
+    for (const file of Object.values(level2)) this.files.set(file.name, file.zip);
+    this.level2 = level2;
+  }
+
+  /** The rr or repex part of the current publication, as GLEIF's API writes it. */
+  private level2Body(part: "rr" | "repex"): unknown {
+    const file = this.level2[part];
+    const publishDate = this.current?.pub.publishDate ?? "2026-09-30 08:00:00";
+    return {
+      data: {
+        type: part,
+        publish_date: publishDate,
+        full_file: {
+          csv: { url: `${this.origin}/files/${file.name}`, size: file.zip.length, record_count: file.rows },
+          json: null,
+          xml: null,
+        },
+        delta_files: {},
+      },
+    };
   }
 
   /** The body of the API's answer for the current publication, as GLEIF writes it. */
@@ -188,6 +275,26 @@ export class GleifImitation {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", this.origin);
+    const level2 = /^\/(?:api\/v2\/golden-copies\/publishes\/(rr|repex)|mapping\/api\/v2\/(isin|bic)-lei)\/latest$/.exec(url.pathname);
+    if (level2) {
+      this.apiRequests++;
+      const part = (level2[1] ?? level2[2]) as Level2Part;
+      if (this.level2Down === part) {
+        res.writeHead(503, { "Content-Type": "text/plain" }).end("unavailable");
+        return;
+      }
+      if (level2[2] && req.headers.accept === "application/json") {
+        res.writeHead(406, { "Content-Type": "application/json" }).end('{"errors":[{"status":"406","title":"Not Acceptable"}]}');
+        return;
+      }
+      const file = this.level2[part];
+      const body =
+        part === "rr" || part === "repex"
+          ? this.level2Body(part)
+          : { data: { id: file.name, attributes: { fileName: file.name, downloadLink: `${this.origin}/files/${file.name}` } } };
+      res.writeHead(200, { "Content-Type": "application/vnd.api+json" }).end(JSON.stringify(body));
+      return;
+    }
     if (url.pathname === "/api/v2/golden-copies/publishes/lei2/latest") {
       this.apiRequests++;
       if (this.failNextApi > 0) {
