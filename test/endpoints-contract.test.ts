@@ -79,6 +79,9 @@ t.test("field mapping details", async (t) => {
       managingLou: issued.entity.managingLou,
       registeredAt: issued.raw["Registration.InitialRegistrationDate"],
       lastUpdatedAt: issued.raw["Registration.LastUpdateDate"],
+      // loaded without Level 2: no parents
+      directParent: null,
+      ultimateParent: null,
     },
     "every column lands in its field",
   );
@@ -254,6 +257,9 @@ t.test("GET /openapi.json describes the API", async (t) => {
       "region",
       "registrationStatus",
       "status",
+      "directParent",
+      "ultimateParent",
+      "hasParent",
     ].sort(),
   );
   t.same(Object.keys(doc.components.schemas.LegalEntity.properties).sort(), [...ENTITY_KEYS].sort(), "LegalEntity fields");

@@ -14,6 +14,8 @@ const srv = await startServer(t, { source: fx.csv, rateLimit: 0 });
 const MCP = `${srv.base}/mcp`;
 
 const TOOL_NAMES = [
+  "find_entity_by_identifier",
+  "get_corporate_family",
   "get_dataset_stats",
   "get_legal_entities",
   "get_legal_entity",
@@ -21,7 +23,20 @@ const TOOL_NAMES = [
   "match_legal_entities",
   "search_legal_entities",
 ];
-const FILTERS = ["country", "jurisdiction", "status", "registrationStatus", "category", "legalForm", "managingLou", "city", "region"];
+const FILTERS = [
+  "country",
+  "jurisdiction",
+  "status",
+  "registrationStatus",
+  "category",
+  "legalForm",
+  "managingLou",
+  "city",
+  "region",
+  "directParent",
+  "ultimateParent",
+  "hasParent",
+];
 const VORLANDIA = fx.synthetic.find((r) => r.entity.legalName === "Vorlandia Kraftwerk Gesellschaft mbH")!.entity;
 
 /** Every status /mcp answered in this file: none may be 5xx. */
@@ -132,7 +147,7 @@ for (const flavour of CLIENT_FLAVOURS) {
       }
     });
 
-    t.test("tools/list: the six tools, documented and annotated", async (t) => {
+    t.test("tools/list: the eight tools, documented and annotated", async (t) => {
       const tools = await client.listTools();
       t.same(tools.map((tool) => tool.name).sort(), TOOL_NAMES);
       for (const tool of tools) {
@@ -154,7 +169,7 @@ for (const flavour of CLIENT_FLAVOURS) {
       t.same(search.inputSchema.properties?.fields?.enum, ["all", "name", "address", "lei"], "fields lists its values");
       t.same(
         (search.inputSchema.properties?.facets?.items as { enum?: string[] })?.enum,
-        ["country", "jurisdiction", "status", "registrationStatus", "category"],
+        ["country", "jurisdiction", "status", "registrationStatus", "category", "hasParent"],
         "facets lists its values",
       );
       t.match(search.inputSchema.properties?.status?.description ?? "", /ACTIVE.*INACTIVE/, "status names its values");
