@@ -14,6 +14,8 @@ import {
   BIC_BYTES,
   BIC_TO_LEI,
   categoryCode,
+  CHILD_COUNTS,
+  RELATIONSHIP_TYPES,
   DIRECT,
   ISIN_BYTES,
   ISIN_TO_LEI,
@@ -341,7 +343,27 @@ async function buildRelationships(
     { values: sl, bits: LEI_BITS },
   ]);
   writeEdges(RR_BY_END, byEnd, eh, el, sh, sl);
+  writeChildCounts(dir, byEnd, eh, el, ty);
   return { count: n, parents };
+}
+
+/** Per end node (in LEI order), how many relationships of each type name it: one read answers all six counts. */
+function writeChildCounts(dir: string, byEnd: Uint32Array, eh: Float64Array, el: Float64Array, ty: Uint8Array): void {
+  const out = new SortedTableWriter(join(dir, CHILD_COUNTS.file), CHILD_COUNTS.rowWidth, CHILD_COUNTS.keyWidth);
+  const counts = new Uint32Array(RELATIONSHIP_TYPES.length);
+  const flush = (i: number): void => {
+    const { buffer, at } = out.next();
+    writeLei(eh[i], el[i], buffer, at);
+    for (let k = 0; k < counts.length; k++) buffer.writeUInt32BE(counts[k], at + LEI_BYTES + 4 * k);
+    counts.fill(0);
+  };
+  for (let k = 0; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (ty[i] <= counts.length) counts[ty[i] - 1]++;
+    const next = byEnd[k + 1];
+    if (k + 1 === byEnd.length || eh[next] !== eh[i] || el[next] !== el[i]) flush(i);
+  }
+  out.finish();
 }
 
 function writeLei(hi: number, lo: number, buf: Uint8Array, at: number): void {
@@ -396,6 +418,7 @@ function emptyRelationships(dir: string): { count: number; parents: ParentIndex 
   new JsonLines(join(dir, RR_RECORDS)).finish();
   new SortedTableWriter(join(dir, RR_BY_START.file), RR_BY_START.rowWidth, RR_BY_START.keyWidth).finish();
   new SortedTableWriter(join(dir, RR_BY_END.file), RR_BY_END.rowWidth, RR_BY_END.keyWidth).finish();
+  new SortedTableWriter(join(dir, CHILD_COUNTS.file), CHILD_COUNTS.rowWidth, CHILD_COUNTS.keyWidth).finish();
   return { count: 0, parents: ParentIndex.EMPTY };
 }
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
   BIC_BYTES,
   BIC_TO_LEI,
+  CHILD_COUNTS,
   ISIN_BYTES,
   ISIN_TO_LEI,
   LEI_BYTES,
@@ -41,6 +42,7 @@ export class FamilyData {
     private readonly bicToLei: SortedTable,
     private readonly byStart: SortedTable,
     private readonly byEnd: SortedTable,
+    private readonly countsByParent: SortedTable,
     private readonly repex: SortedTable,
     private readonly rrRecords: number,
     private readonly repexRecords: number,
@@ -66,6 +68,7 @@ export class FamilyData {
         table(BIC_TO_LEI),
         table(RR_BY_START),
         table(RR_BY_END),
+        table(CHILD_COUNTS),
         table(REPEX),
         file(RR_RECORDS),
         file(REPEX_RECORDS),
@@ -80,7 +83,7 @@ export class FamilyData {
   }
 
   close(): void {
-    for (const t of [this.isinToLei, this.leiToIsin, this.bicToLei, this.byStart, this.byEnd, this.repex]) t.close();
+    for (const t of [this.isinToLei, this.leiToIsin, this.bicToLei, this.byStart, this.byEnd, this.countsByParent, this.repex]) t.close();
     closeSync(this.rrRecords);
     closeSync(this.repexRecords);
   }
@@ -133,27 +136,35 @@ export class FamilyData {
     return this.edges(this.byEnd, keyOf(lei, type), from, count);
   }
 
-  /** How many relationships of `type` report the entity as their end node. */
-  reporterCount(lei: string, type: number): number {
-    const [first, end] = this.range(this.byEnd, keyOf(lei, type));
-    return end - first;
+  /** How many relationships of each type (code 1 … 6 at index code - 1) report the entity as their end node: its children of each kind. */
+  childCounts(lei: string): Uint32Array {
+    const counts = new Uint32Array(CHILD_COUNT_TYPES);
+    const key = keyOf(lei);
+    const at = this.countsByParent.bound(key);
+    if (at >= this.countsByParent.rows) return counts;
+    const row = this.countsByParent.read(at, 1);
+    if (row.compare(key, 0, LEI_BYTES, 0, LEI_BYTES) !== 0) return counts;
+    for (let k = 0; k < counts.length; k++) counts[k] = row.readUInt32BE(LEI_BYTES + 4 * k);
+    return counts;
   }
 
-  /** The entity's reporting exceptions, as ReportingException JSON. */
-  exceptions(lei: string): string[] {
+  /** The entity's reporting exceptions: each one's category code and ReportingException JSON. */
+  exceptions(lei: string): { category: number; json: string }[] {
     const [first, end] = this.range(this.repex, keyOf(lei));
     const rows = this.repex.read(first, end - first);
-    const out: string[] = [];
-    for (let at = 0; at < rows.length; at += REPEX.rowWidth) out.push(this.record(this.repexRecords, rows, at + LEI_BYTES + 1));
+    const out: { category: number; json: string }[] = [];
+    for (let at = 0; at < rows.length; at += REPEX.rowWidth) {
+      out.push({ category: rows[at + LEI_BYTES], json: this.record(this.repexRecords, rows, at + LEI_BYTES + 1) });
+    }
     return out;
   }
 
   /** Whether any relationship or exception names the LEI. */
   mentions(lei: string): boolean {
     const key = keyOf(lei);
-    return [this.byStart, this.byEnd, this.repex].some((t) => {
-      const [first, end] = this.range(t, key);
-      return end > first;
+    return [this.byStart, this.countsByParent, this.repex].some((t) => {
+      const at = t.bound(key);
+      return at < t.rows && t.read(at, 1).compare(key, 0, LEI_BYTES, 0, LEI_BYTES) === 0;
     });
   }
 
@@ -188,6 +199,8 @@ export class FamilyData {
     return out.toString("utf8");
   }
 }
+
+const CHILD_COUNT_TYPES = (CHILD_COUNTS.rowWidth - LEI_BYTES) / 4;
 
 function keyOf(lei: string, type?: number): Buffer {
   const key = Buffer.alloc(type === undefined ? LEI_BYTES : LEI_BYTES + 1);

@@ -8,7 +8,10 @@ import { checkDigitsValid, hasLeiForm } from "../lei/lei-code.js";
 import type { LeiService } from "../lei/service.js";
 import type { Edge, FamilyData } from "./family-data.js";
 import { checkBic, checkIsin, identifierKind, type IdentifierKind } from "./identifiers.js";
-import { DIRECT, FUND_MANAGER, HEAD_OFFICE, MASTER_FUND, ULTIMATE, UMBRELLA } from "./layout.js";
+import { categoryCode, DIRECT, FUND_MANAGER, HEAD_OFFICE, MASTER_FUND, ULTIMATE, UMBRELLA } from "./layout.js";
+
+const DIRECT_EXCEPTION = categoryCode("DIRECT_ACCOUNTING_CONSOLIDATION_PARENT"),
+  ULTIMATE_EXCEPTION = categoryCode("ULTIMATE_ACCOUNTING_CONSOLIDATION_PARENT");
 
 /** The kinds of child, as GET /v1/entities/{lei}/children?type= names them, and their relationship type. */
 export const CHILD_KINDS = {
@@ -49,11 +52,8 @@ export class FamilyService {
   relationships(input: string): FamilyAnswer {
     return this.withEntity(input, (lei, data, entity) => {
       const reported = data?.reported(lei) ?? [];
-      const exceptions = (data?.exceptions(lei) ?? []).map((json) => ({
-        json,
-        category: (JSON.parse(json) as { category: string }).category,
-      }));
-      const exception = (category: string): string => exceptions.find((e) => e.category === category)?.json ?? "null";
+      const exceptions = data?.exceptions(lei) ?? [];
+      const exception = (category: number): string => exceptions.find((e) => e.category === category)?.json ?? "null";
       const one = (type: number): string => {
         const edge = preferred(reported.filter((e) => e.type === type));
         return edge ? this.related(edge) : "null";
@@ -63,11 +63,11 @@ export class FamilyService {
           .filter((e) => e.type === type)
           .map((e) => this.related(e))
           .join(",")}]`;
-      const counts = COUNT_NAMES.map(([name, type]) => `${JSON.stringify(name)}:${data?.reporterCount(lei, type) ?? 0}`).join(",");
+      const children = data?.childCounts(lei);
+      const counts = COUNT_NAMES.map(([name, type]) => `${JSON.stringify(name)}:${children?.[type - 1] ?? 0}`).join(",");
       return (
         `{"lei":"${lei}","entity":${entity ?? "null"},"directParent":${one(DIRECT)},"ultimateParent":${one(ULTIMATE)},` +
-        `"directParentException":${exception("DIRECT_ACCOUNTING_CONSOLIDATION_PARENT")},` +
-        `"ultimateParentException":${exception("ULTIMATE_ACCOUNTING_CONSOLIDATION_PARENT")},` +
+        `"directParentException":${exception(DIRECT_EXCEPTION)},"ultimateParentException":${exception(ULTIMATE_EXCEPTION)},` +
         `"fundManagers":${all(FUND_MANAGER)},"umbrellaFund":${one(UMBRELLA)},"masterFunds":${all(MASTER_FUND)},"headOffice":${one(HEAD_OFFICE)},` +
         `"children":{${counts}},"isins":${data?.isinCount(lei) ?? 0}}`
       );
@@ -174,6 +174,7 @@ export class FamilyService {
 
 /** Of several relationships of one type, the current one: ACTIVE first, then without status, then INACTIVE. */
 function preferred(edges: Edge[]): Edge | null {
+  if (edges.length < 2) return edges[0] ?? null;
   let best: Edge | null = null,
     bestRank = 3;
   for (const e of edges) {
@@ -254,7 +255,7 @@ class FamilyTree {
   private node(lei: string, record: string | null): TreeNode {
     this.nodes++;
     this.seen.add(lei);
-    return { lei, record, children: [], childCount: this.data?.reporterCount(lei, DIRECT) ?? 0 };
+    return { lei, record, children: [], childCount: this.data?.childCounts(lei)[DIRECT - 1] ?? 0 };
   }
 
   /** From the family's top down to `lei`: each step's LEI and the record linking it to the one before. */

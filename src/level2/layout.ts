@@ -57,6 +57,12 @@ export const BIC_TO_LEI: TableLayout = { file: "bic-lei.tbl", rowWidth: BIC_BYTE
 export const RR_BY_START: TableLayout = { file: "rr-start.tbl", rowWidth: 2 * LEI_BYTES + 1 + PLACE_BYTES, keyWidth: LEI_BYTES + 1 };
 /** [end LEI][type][start LEI][place in rr.jsonl], by end, type, start: who reports the entity (its children) */
 export const RR_BY_END: TableLayout = { file: "rr-end.tbl", rowWidth: 2 * LEI_BYTES + 1 + PLACE_BYTES, keyWidth: LEI_BYTES + 1 };
+/** [end LEI][a u32 count per relationship type 1…6], by LEI: how many children of each kind an entity has */
+export const CHILD_COUNTS: TableLayout = {
+  file: "child-counts.tbl",
+  rowWidth: LEI_BYTES + 4 * RELATIONSHIP_TYPES.length,
+  keyWidth: LEI_BYTES,
+};
 /** [LEI][category][place in repex.jsonl], by LEI and category */
 export const REPEX: TableLayout = { file: "repex.tbl", rowWidth: LEI_BYTES + 1 + PLACE_BYTES, keyWidth: LEI_BYTES + 1 };
 
@@ -64,7 +70,7 @@ export const RR_RECORDS = "rr.jsonl";
 export const REPEX_RECORDS = "repex.jsonl";
 export const LEVEL2_DIR = "level2";
 
-export const TABLES = [ISIN_TO_LEI, LEI_TO_ISIN, BIC_TO_LEI, RR_BY_START, RR_BY_END, REPEX];
+export const TABLES = [ISIN_TO_LEI, LEI_TO_ISIN, BIC_TO_LEI, RR_BY_START, RR_BY_END, CHILD_COUNTS, REPEX];
 
 export function writePlace(buf: Buffer, at: number, offset: number, length: number): void {
   buf.writeUIntBE(offset, at, 6);
