@@ -126,7 +126,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerMatchRoutes(server, leiService, (input) => familyService.resolve(input));
   registerReconcileRoutes(server, leiService);
   registerMcpRoutes(server, leiService, familyService, { allowedOrigins: config.mcpOrigins });
-  registerWebPage(server, leiService);
+  registerWebPage(server, (lei) => familyService.knows(lei));
 
   const keyStore = await KeyStore.open(backends.keys);
   for (const line of unsupportedPatternWarnings(keyStore.list())) log(line);

@@ -165,6 +165,8 @@ t.test("an LEI only Level 2 knows answers its relationships; one nobody knows is
     "and its children counted",
   );
   t.equal((await srv.get(`/v1/entities/${outside}`)).status, 404, "GET /v1/entities/{lei} still says Level 1 does not hold it");
+  t.equal((await srv.get(`/entity/${outside}`)).status, 200, "its page on the search page exists");
+  t.equal((await srv.get(`/entity/${UNKNOWN}`)).status, 404, "an LEI nobody knows has none");
   t.equal((await srv.get(`/v1/entities/${UNKNOWN}/relationships`)).status, 404, "unknown to both: 404");
   for (const bad of ["NOT-AN-LEI", "5493001KJTIIGC8Y1R1", "5493001KJTIIGC8Y1R13"]) {
     const r = await srv.get(`/v1/entities/${bad}/relationships`);

@@ -135,6 +135,13 @@ export class FamilyService {
     return lei === null ? { kind, lei: null, error: `no LEI is known for ${kind} '${checked.value}'` } : { kind, lei };
   }
 
+  /** Whether Level 1 holds the LEI (any case), or Level 2 names it. Throws NotReadyError while nothing is loaded. */
+  knows(input: string): boolean {
+    const lei = input.trim().toUpperCase();
+    if (!hasLeiForm(lei)) return false;
+    return this.lei.holds(lei) || (this.data()?.mentions(lei) ?? false);
+  }
+
   /** The live collection's Level 2 data; throws NotReadyError while nothing is loaded. */
   private data(): FamilyData | null {
     const live = this.collection.current;

@@ -8,7 +8,6 @@ import { fileURLToPath } from "node:url";
 import { NotReadyError } from "../engine/collection.js";
 import { staticAsset, type StaticAsset } from "../http/static-asset.js";
 import type { HttpServer, Reply } from "../http/server.js";
-import type { LeiService } from "../lei/service.js";
 
 const BUILT = fileURLToPath(new URL("../../web/", import.meta.url));
 const HTML = "text/html; charset=utf-8";
@@ -40,7 +39,8 @@ function loadBuiltPage(): BuiltPage | null {
 
 const htmlResponse = { description: "The page (HTML)", contentType: "text/html", schema: { type: "string" } };
 
-export function registerWebPage(server: HttpServer, lei: LeiService): void {
+/** `knows`: whether the dataset holds the LEI, in Level 1 or only in Level 2 (a parent outside Level 1 has a page too). */
+export function registerWebPage(server: HttpServer, knows: (lei: string) => boolean): void {
   const page = loadBuiltPage();
   const sendShell = (reply: Reply, status: number): void => {
     if (!page) return reply.error(503, "the search page was not built: run npm run build");
@@ -65,7 +65,7 @@ export function registerWebPage(server: HttpServer, lei: LeiService): void {
       rateLimited: true,
       doc: {
         summary: "One entity's page for people (HTML)",
-        description: "404 when the dataset holds no such LEI; the page then says so.",
+        description: "404 when neither Level 1 nor Level 2 holds the LEI; the page then says so.",
         params: [{ name: "lei", description: "The LEI (case-insensitive)" }],
         responses: { 200: htmlResponse, 404: { ...htmlResponse, description: "No such entity: the page says so" } },
       },
@@ -73,7 +73,7 @@ export function registerWebPage(server: HttpServer, lei: LeiService): void {
     (req, reply) => {
       let found = true;
       try {
-        found = lei.holds(req.params[0]);
+        found = knows(req.params[0]);
       } catch (err) {
         if (!(err instanceof NotReadyError)) throw err; // still loading: the page says so when it asks
       }
