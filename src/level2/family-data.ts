@@ -103,11 +103,7 @@ export class FamilyData {
   }
 
   private ownerOf(table: SortedTable, code: string, width: number): string | null {
-    const key = Buffer.from(code, "latin1");
-    const at = table.bound(key);
-    if (at >= table.rows) return null;
-    const row = table.read(at, 1);
-    return row.compare(key, 0, width, 0, width) === 0 ? row.toString("latin1", width, width + LEI_BYTES) : null;
+    return table.find(Buffer.from(code, "latin1"))?.toString("latin1", width, width + LEI_BYTES) ?? null;
   }
 
   /** The entity's ISINs from the `from`-th on, at most `count`, in ISIN order, and how many it has. */
@@ -126,9 +122,9 @@ export class FamilyData {
     return end - first;
   }
 
-  /** Every relationship the entity reports (it is the start node: its parents, manager, umbrella, …). */
+  /** The relationships the entity reports (it is the start node: its parents, manager, umbrella, …), at most MAX_REPORTED. */
   reported(lei: string): Edge[] {
-    return this.edges(this.byStart, keyOf(lei), 0, Number.MAX_SAFE_INTEGER).items;
+    return this.edges(this.byStart, keyOf(lei), 0, MAX_REPORTED).items;
   }
 
   /** Relationships of `type` that report the entity as their end node (its children of that kind), paged in LEI order. */
@@ -139,11 +135,8 @@ export class FamilyData {
   /** How many relationships of each type (code 1 … 6 at index code - 1) report the entity as their end node: its children of each kind. */
   childCounts(lei: string): Uint32Array {
     const counts = new Uint32Array(CHILD_COUNT_TYPES);
-    const key = keyOf(lei);
-    const at = this.countsByParent.bound(key);
-    if (at >= this.countsByParent.rows) return counts;
-    const row = this.countsByParent.read(at, 1);
-    if (row.compare(key, 0, LEI_BYTES, 0, LEI_BYTES) !== 0) return counts;
+    const row = this.countsByParent.find(keyOf(lei));
+    if (!row) return counts;
     for (let k = 0; k < counts.length; k++) counts[k] = row.readUInt32BE(LEI_BYTES + 4 * k);
     return counts;
   }
@@ -162,10 +155,7 @@ export class FamilyData {
   /** Whether any relationship or exception names the LEI. */
   mentions(lei: string): boolean {
     const key = keyOf(lei);
-    return [this.byStart, this.countsByParent, this.repex].some((t) => {
-      const at = t.bound(key);
-      return at < t.rows && t.read(at, 1).compare(key, 0, LEI_BYTES, 0, LEI_BYTES) === 0;
-    });
+    return [this.byStart, this.countsByParent, this.repex].some((t) => t.find(key) !== null);
   }
 
   private edges(table: SortedTable, key: Buffer, from: number, count: number): Paged<Edge> {
@@ -200,6 +190,8 @@ export class FamilyData {
   }
 }
 
+/** An entity reports a handful of relationships; a file giving one thousands is not read whole. */
+const MAX_REPORTED = 1000;
 const CHILD_COUNT_TYPES = (CHILD_COUNTS.rowWidth - LEI_BYTES) / 4;
 
 function keyOf(lei: string, type?: number): Buffer {

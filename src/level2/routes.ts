@@ -28,6 +28,9 @@ import {
   type FamilyService,
 } from "./family-service.js";
 
+/** members of a family tree one rate-limit token pays for */
+const FAMILY_NODES_PER_TOKEN = 50;
+
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 const LEI_PARAM: ParamDoc = {
   name: "lei",
@@ -38,9 +41,16 @@ const LEI_PARAM: ParamDoc = {
 class QueryError extends Error {}
 
 export function registerFamilyRoutes(server: HttpServer, family: FamilyService): void {
-  const options = (name: string, doc: OperationDoc): RouteOptions => ({ name, area: "public", cors: true, rateLimited: true, doc });
-  const answer = (reply: Reply, work: () => FamilyAnswer): void => {
-    let result: FamilyAnswer;
+  const options = (name: string, doc: OperationDoc, rateLimited: true | "by-weight" = true): RouteOptions => ({
+    name,
+    area: "public",
+    cors: true,
+    rateLimited,
+    doc,
+  });
+  /** `work` answers, or returns null when it has answered itself (refused by the rate limit) */
+  const answer = (reply: Reply, work: () => FamilyAnswer | null): void => {
+    let result: FamilyAnswer | null;
     try {
       result = work();
     } catch (err) {
@@ -49,6 +59,7 @@ export function registerFamilyRoutes(server: HttpServer, family: FamilyService):
         return replyNotReady(reply, `temporarily unavailable: ${err.message}`);
       throw err;
     }
+    if (result === null) return;
     if (result.ok) reply.json(200, result.json);
     else reply.error(result.status, result.message);
   };
@@ -89,21 +100,28 @@ export function registerFamilyRoutes(server: HttpServer, family: FamilyService):
   server.route(
     "get",
     "/v1/entities/:lei/family",
-    options("entity-family", {
-      summary: "The entity's corporate family as one tree, from the ultimate parent down (Level 2)",
-      description:
-        `The top is the ultimate parent (else the top of the chain of direct parents, else the entity); the tree follows direct children ` +
-        `down to depth levels (default ${FAMILY_DEFAULT_DEPTH}, at most ${FAMILY_MAX_DEPTH}) and at most limit nodes (default ${FAMILY_DEFAULT_LIMIT}, at most ${FAMILY_MAX_LIMIT}), ` +
-        "breadth first; the path from the top to the entity is always in it. childCount tells where the caps cut.",
-      params: [LEI_PARAM],
-      query: queryDocs(familyQuerySchema),
-      responses: { 200: { description: "The family tree", schema: ref("Family") }, ...entityErrors },
-    }),
+    options(
+      "entity-family",
+      {
+        summary: "The entity's corporate family as one tree, from the ultimate parent down (Level 2)",
+        description:
+          `The top is the ultimate parent (else the top of the chain of direct parents, else the entity); the tree follows direct children ` +
+          `down to depth levels (default ${FAMILY_DEFAULT_DEPTH}, at most ${FAMILY_MAX_DEPTH}) and at most limit nodes (default ${FAMILY_DEFAULT_LIMIT}, at most ${FAMILY_MAX_LIMIT}), ` +
+          "breadth first; the path from the top to the entity is always in it. childCount tells where the caps cut. " +
+          `A tree weighs one rate-limit token per ${FAMILY_NODES_PER_TOKEN} members it may hold (limit), at least one.`,
+        params: [LEI_PARAM],
+        query: queryDocs(familyQuerySchema),
+        responses: { 200: { description: "The family tree", schema: ref("Family") }, ...entityErrors },
+      },
+      "by-weight",
+    ),
     (req, reply) =>
       answer(reply, () => {
         const q = query(req.rawQuery, validateFamily, familyQuerySchema);
         const depth = bounded(q, "depth", FAMILY_DEFAULT_DEPTH, FAMILY_MAX_DEPTH);
         const limit = bounded(q, "limit", FAMILY_DEFAULT_LIMIT, FAMILY_MAX_LIMIT);
+        // a large tree is hundreds of reads on the front: it pays for them
+        if (!server.rateLimit(req.ip, Math.ceil(limit / FAMILY_NODES_PER_TOKEN) - 1, reply)) return null;
         return family.family(req.params[0], depth, limit);
       }),
   );

@@ -99,21 +99,50 @@ export class SortedTable {
     closeSync(this.fd);
   }
 
-  /** The first row whose first key.length bytes are ≥ key (`strict`: > key); `rows` when there is none. */
-  bound(key: Buffer, strict = false): number {
+  /** The first row whose leading bytes are `key`, read with the search: null when there is none. */
+  find(key: Buffer): Buffer | null {
+    const n = key.length;
+    const first = this.blockBefore(key, false);
+    if (first < 0) {
+      // key sorts before every block's first key: it can only be row 0
+      if (this.rows === 0) return null;
+      const row = this.read(0, 1);
+      return row.compare(key, 0, n, 0, n) === 0 ? row : null;
+    }
+    const block = this.read(first, Math.min(STRIDE, this.rows - first));
+    for (let at = 0; at < block.length; at += this.rowWidth) {
+      const cmp = block.compare(key, 0, n, at, at + n);
+      if (cmp === 0) return block.subarray(at, at + this.rowWidth);
+      if (cmp > 0) break;
+    }
+    // the match, if any, is the next block's first row, whose key is in the index
+    const next = first + STRIDE;
+    if (next >= this.rows || this.index.compare(key, 0, n, (next / STRIDE) * this.keyWidth, (next / STRIDE) * this.keyWidth + n) !== 0)
+      return null;
+    return this.read(next, 1);
+  }
+
+  /** The first row of the last block whose first key sorts before key (`strict`: not after it); -1 when none does. */
+  private blockBefore(key: Buffer, strict: boolean): number {
     const width = this.keyWidth,
       n = key.length;
-    const before = (cmp: number): boolean => (strict ? cmp <= 0 : cmp < 0);
-    // blocks whose first row comes before key
     let lo = 0,
       hi = this.index.length / width;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (before(this.index.compare(key, 0, n, mid * width, mid * width + n))) lo = mid + 1;
+      const cmp = this.index.compare(key, 0, n, mid * width, mid * width + n);
+      if (strict ? cmp <= 0 : cmp < 0) lo = mid + 1;
       else hi = mid;
     }
-    if (lo === 0) return 0;
-    const first = (lo - 1) * STRIDE;
+    return (lo - 1) * STRIDE;
+  }
+
+  /** The first row whose first key.length bytes are ≥ key (`strict`: > key); `rows` when there is none. */
+  bound(key: Buffer, strict = false): number {
+    const n = key.length;
+    const before = (cmp: number): boolean => (strict ? cmp <= 0 : cmp < 0);
+    const first = this.blockBefore(key, strict);
+    if (first < 0) return 0;
     const block = this.read(first, Math.min(STRIDE, this.rows - first));
     for (let r = 0; r * this.rowWidth < block.length; r++) {
       const at = r * this.rowWidth;
