@@ -124,7 +124,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   );
   registerFamilyRoutes(server, familyService);
   registerMatchRoutes(server, leiService, (input) => familyService.resolve(input));
-  registerReconcileRoutes(server, leiService);
+  registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input));
   registerMcpRoutes(server, leiService, familyService, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, (lei) => familyService.knows(lei));
 

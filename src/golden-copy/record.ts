@@ -7,7 +7,7 @@ import { sliceOfBytes } from "../engine/partition.js";
 import type { RecordBatchWriter } from "../engine/record-batch.js";
 import { ENTITY_FIELD_TABLE, ENTITY_FIELDS } from "../engine/schema.js";
 import type { CsvRow } from "./csv.js";
-import { ParentIndex } from "../level2/build.js";
+import { ParentIndex } from "../level2/parent-index.js";
 
 export const REQUIRED_COLUMNS = ["LEI", "Entity.LegalName"] as const;
 

@@ -9,7 +9,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CsvReader, type CsvRow } from "../golden-copy/csv.js";
 import { openLocal } from "../golden-copy/source.js";
-import { base36, f64s, radixOrder, u32s, u8s, writeBase36 } from "./keys.js";
+import { base36, f64s, LeiWriter, radixOrder, u32s, u8s, writeBase36 } from "./keys.js";
 import {
   BIC_BYTES,
   BIC_TO_LEI,
@@ -34,6 +34,7 @@ import {
   type TableLayout,
 } from "./layout.js";
 import { SortedTableWriter } from "./sorted-table.js";
+import { ParentIndex } from "./parent-index.js";
 
 export class Level2FileError extends Error {}
 
@@ -48,33 +49,6 @@ export interface Level2Input {
 
 const LEI_HALF = 10;
 const LEI_BITS = 52;
-
-/** Each entity's current (not INACTIVE) direct and ultimate parent, by the entity's LEI. */
-export class ParentIndex {
-  constructor(
-    private readonly hi: Float64Array,
-    private readonly lo: Float64Array,
-    /** 20 bytes per entity; zeros where it has no such parent */
-    readonly direct: Uint8Array,
-    readonly ultimate: Uint8Array,
-  ) {}
-
-  static readonly EMPTY = new ParentIndex(new Float64Array(0), new Float64Array(0), new Uint8Array(0), new Uint8Array(0));
-
-  /** The entity's slot, -1 when it has no parent; the LEI at bytes[start, start + 20) */
-  find(bytes: Uint8Array, start: number): number {
-    const hi = base36(bytes, start, LEI_HALF),
-      lo = base36(bytes, start + LEI_HALF, LEI_HALF);
-    let a = 0,
-      b = this.hi.length;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (this.hi[mid] < hi || (this.hi[mid] === hi && this.lo[mid] < lo)) a = mid + 1;
-      else b = mid;
-    }
-    return a < this.hi.length && this.hi[a] === hi && this.lo[a] === lo ? a : -1;
-  }
-}
 
 export async function buildLevel2(input: Level2Input, dir: string): Promise<{ counts: Level2Counts; parents: ParentIndex }> {
   mkdirSync(dir, { recursive: true });
@@ -295,11 +269,13 @@ async function buildRelationships(
     bLo: Float64Array,
   ): void => {
     const out = new SortedTableWriter(join(dir, layout.file), layout.rowWidth, layout.keyWidth);
+    const key = new LeiWriter(),
+      other = new LeiWriter();
     for (const i of order) {
       const { buffer, at: o } = out.next();
-      writeLei(aHi[i], aLo[i], buffer, o);
+      key.write(aHi[i], aLo[i], buffer, o);
       buffer[o + LEI_BYTES] = ty[i];
-      writeLei(bHi[i], bLo[i], buffer, o + LEI_BYTES + 1);
+      other.write(bHi[i], bLo[i], buffer, o + LEI_BYTES + 1);
       writePlace(buffer, o + 2 * LEI_BYTES + 1, off[i], len[i]);
     }
     out.finish();
@@ -351,9 +327,10 @@ async function buildRelationships(
 function writeChildCounts(dir: string, byEnd: Uint32Array, eh: Float64Array, el: Float64Array, ty: Uint8Array): void {
   const out = new SortedTableWriter(join(dir, CHILD_COUNTS.file), CHILD_COUNTS.rowWidth, CHILD_COUNTS.keyWidth);
   const counts = new Uint32Array(RELATIONSHIP_TYPES.length);
+  const leis = new LeiWriter();
   const flush = (i: number): void => {
     const { buffer, at } = out.next();
-    writeLei(eh[i], el[i], buffer, at);
+    leis.write(eh[i], el[i], buffer, at);
     for (let k = 0; k < counts.length; k++) buffer.writeUInt32BE(counts[k], at + LEI_BYTES + 4 * k);
     counts.fill(0);
   };
@@ -455,7 +432,7 @@ async function buildExceptions(path: string, dir: string, expectedRows: number |
       }
       const category = text(row, at.get("Exception.Category")) ?? "";
       const place = records.append(
-        JSON.stringify({ lei: row.field(at.get("LEI")!), category, reasons: values(row, reasons), references: values(row, references) }),
+        `{"lei":"${row.field(at.get("LEI")!)}","category":${jsonString(category)},"reasons":${jsonList(values(row, reasons))},"references":${jsonList(values(row, references))}}`,
       );
       if (!place) {
         skipped.n++;
@@ -483,15 +460,21 @@ async function buildExceptions(path: string, dir: string, expectedRows: number |
     { values: c, bits: 2 },
   ]);
   const out = new SortedTableWriter(join(dir, REPEX.file), REPEX.rowWidth, REPEX.keyWidth);
+  const leis = new LeiWriter();
   for (const i of order) {
     const { buffer, at: o } = out.next();
-    writeLei(h[i], l[i], buffer, o);
+    leis.write(h[i], l[i], buffer, o);
     buffer[o + LEI_BYTES] = c[i];
     writePlace(buffer, o + LEI_BYTES + 1, off[i], len[i]);
   }
   out.finish();
   return h.length;
 }
+
+/** Codes (NON_CONSOLIDATING, …) are written as they are; anything else through JSON.stringify. */
+const PLAIN = /^[A-Za-z0-9_ .-]*$/;
+const jsonString = (v: string): string => (PLAIN.test(v) ? `"${v}"` : JSON.stringify(v));
+const jsonList = (vs: string[]): string => `[${vs.map(jsonString).join(",")}]`;
 
 function emptyExceptions(dir: string): number {
   new JsonLines(join(dir, REPEX_RECORDS)).finish();
@@ -544,17 +527,18 @@ async function buildPairs(path: string | null, kind: "ISIN" | "BIC", dir: string
     cl = codeLo.toArray();
   const n = lh.length;
   const codeBits = [Math.ceil(split * Math.log2(36)), Math.ceil((width - split) * Math.log2(36))];
+  // by code alone: a code's LEIs keep the file's order (GLEIF's is by LEI), which is all a lookup needs
   const byCode = radixOrder(n, [
     { values: ch, bits: codeBits[0] },
     { values: cl, bits: codeBits[1] },
-    { values: lh, bits: LEI_BITS },
-    { values: ll, bits: LEI_BITS },
   ]);
   const layout = kind === "ISIN" ? ISIN_TO_LEI : BIC_TO_LEI;
-  const written = writePairs(join(dir, layout.file), layout, byCode, (buf, o, i) => {
+  const owners = new LeiWriter();
+  const same = (i: number, j: number): boolean => ch[i] === ch[j] && cl[i] === cl[j] && lh[i] === lh[j] && ll[i] === ll[j];
+  const written = writePairs(join(dir, layout.file), layout, byCode, same, (buf, o, i) => {
     writeBase36(ch[i], split, buf, o);
     writeBase36(cl[i], width - split, buf, o + split);
-    writeLei(lh[i], ll[i], buf, o + width);
+    owners.write(lh[i], ll[i], buf, o + width);
   });
   if (kind === "ISIN") {
     const byLei = radixOrder(n, [
@@ -563,8 +547,9 @@ async function buildPairs(path: string | null, kind: "ISIN" | "BIC", dir: string
       { values: ch, bits: codeBits[0] },
       { values: cl, bits: codeBits[1] },
     ]);
-    writePairs(join(dir, LEI_TO_ISIN.file), LEI_TO_ISIN, byLei, (buf, o, i) => {
-      writeLei(lh[i], ll[i], buf, o);
+    const issuers = new LeiWriter();
+    writePairs(join(dir, LEI_TO_ISIN.file), LEI_TO_ISIN, byLei, same, (buf, o, i) => {
+      issuers.write(lh[i], ll[i], buf, o);
       writeBase36(ch[i], split, buf, o + LEI_BYTES);
       writeBase36(cl[i], width - split, buf, o + LEI_BYTES + split);
     });
@@ -575,18 +560,21 @@ async function buildPairs(path: string | null, kind: "ISIN" | "BIC", dir: string
 /** "XXX" in base 36 */
 const XXX = 33 * 36 * 36 + 33 * 36 + 33;
 
-/** Rows in `order`, each written by `write`; a row equal to the one before it is left out. */
-function writePairs(path: string, layout: TableLayout, order: Uint32Array, write: (buf: Buffer, at: number, i: number) => void): number {
+/** Rows in `order`, each written by `write`; a row whose pair equals the one before it (`same`) is left out. */
+function writePairs(
+  path: string,
+  layout: TableLayout,
+  order: Uint32Array,
+  same: (i: number, j: number) => boolean,
+  write: (buf: Buffer, at: number, i: number) => void,
+): number {
   const out = new SortedTableWriter(path, layout.rowWidth, layout.keyWidth);
-  const last = Buffer.alloc(layout.rowWidth),
-    previous = Buffer.alloc(layout.rowWidth);
   let rows = 0;
-  for (const i of order) {
-    write(last, 0, i);
-    if (rows > 0 && last.equals(previous)) continue;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (k > 0 && same(i, order[k - 1])) continue;
     const { buffer, at } = out.next();
-    last.copy(buffer, at);
-    last.copy(previous);
+    write(buffer, at, i);
     rows++;
   }
   out.finish();

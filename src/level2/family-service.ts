@@ -253,8 +253,7 @@ class FamilyTree {
           }
         }
       }
-      // children added by the path were queued twice: keep each once
-      level = next.filter((item, i) => next.findIndex((o) => o.node === item.node) === i);
+      level = next;
     }
     return `{"lei":"${path[path.length - 1].lei}","top":${this.write(top)},"nodes":${this.nodes},"truncated":${this.truncated},"depth":${this.depth},"limit":${this.limit}}`;
   }

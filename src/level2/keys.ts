@@ -19,12 +19,41 @@ export function base36(bytes: Uint8Array, start: number, length: number): number
   return v;
 }
 
-/** Writes `value` as `length` base-36 characters at buf[at]. */
+const DIGITS = Buffer.from("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "latin1");
+const P5 = 36 ** 5;
+
+/** Writes `value` as `length` (at most 10) base-36 characters at buf[at]: in parts of 5, with integer arithmetic. */
 export function writeBase36(value: number, length: number, buf: Uint8Array, at: number): void {
+  if (length > 5) {
+    const high = Math.floor(value / P5);
+    writeSmall(value - high * P5, 5, buf, at + length - 5);
+    writeSmall(high, length - 5, buf, at);
+  } else writeSmall(value, length, buf, at);
+}
+
+function writeSmall(value: number, length: number, buf: Uint8Array, at: number): void {
+  let v = value | 0;
   for (let i = at + length - 1; i >= at; i--) {
-    const d = value % 36;
-    buf[i] = d < 10 ? 48 + d : 55 + d;
-    value = (value - d) / 36;
+    const q = (v / 36) | 0;
+    buf[i] = DIGITS[v - q * 36];
+    v = q;
+  }
+}
+
+/** Writes LEIs given as base-36 halves; an LEI like the one before is copied, not worked out again. */
+export class LeiWriter {
+  private hi = -1;
+  private lo = -1;
+  private readonly last = Buffer.alloc(20);
+
+  write(hi: number, lo: number, buf: Uint8Array, at: number): void {
+    if (hi !== this.hi || lo !== this.lo) {
+      writeBase36(hi, 10, this.last, 0);
+      writeBase36(lo, 10, this.last, 10);
+      this.hi = hi;
+      this.lo = lo;
+    }
+    for (let i = 0; i < 20; i++) buf[at + i] = this.last[i];
   }
 }
 
@@ -36,13 +65,16 @@ export function radixOrder(n: number, keys: { values: ArrayLike<number>; bits: n
   let order = new Uint32Array(n),
     next = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
+  // GLEIF's files come sorted by their first column: often there is nothing to do
+  if (inOrder(n, keys)) return order;
   const counts = new Uint32Array(1 << 13);
   for (let k = keys.length - 1; k >= 0; k--) {
     const { values, bits } = keys[k];
     for (let pass = 0; pass * 13 < bits; pass++) {
+      // a power of two: the division is exact, and `& 8191` takes the low 13 bits of its whole part
       const scale = 2 ** (13 * pass);
       counts.fill(0);
-      for (let i = 0; i < n; i++) counts[Math.floor(values[i] / scale) & 8191]++;
+      for (let i = 0; i < n; i++) counts[(values[i] / scale) & 8191]++;
       for (let b = 0, sum = 0; b < counts.length; b++) {
         const c = counts[b];
         counts[b] = sum;
@@ -50,12 +82,25 @@ export function radixOrder(n: number, keys: { values: ArrayLike<number>; bits: n
       }
       for (let i = 0; i < n; i++) {
         const x = order[i];
-        next[counts[Math.floor(values[x] / scale) & 8191]++] = x;
+        next[counts[(values[x] / scale) & 8191]++] = x;
       }
       [order, next] = [next, order];
     }
   }
   return order;
+}
+
+/** Whether the rows are already in key order. */
+function inOrder(n: number, keys: { values: ArrayLike<number> }[]): boolean {
+  for (let i = 1; i < n; i++) {
+    for (const { values } of keys) {
+      const a = values[i - 1],
+        b = values[i];
+      if (a < b) break;
+      if (a > b) return false;
+    }
+  }
+  return true;
 }
 
 export const f64s = (): ChunkedArray<Float64Array> => new ChunkedArray((n) => new Float64Array(n));

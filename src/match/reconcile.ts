@@ -12,6 +12,7 @@ import { QueryStringError, queryRecord } from "../http/query-string.js";
 import type { JsonSchema, ParamDoc, ResponseDoc } from "../http/route.js";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import type { LeiService } from "../lei/service.js";
+import type { IdentifierResolver } from "../lei/batch-lookup.js";
 import { Matcher, type MatchRow } from "./matcher.js";
 import { matchRows } from "./routes.js";
 
@@ -156,8 +157,9 @@ function requiredParam(req: Request, reply: Reply, name: string, what: string): 
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function registerReconcileRoutes(server: HttpServer, service: LeiService): void {
-  const matcher = new Matcher(service);
+/** `resolve`: the `lei` property may be an ISIN or BIC, standing for the LEI it maps to */
+export function registerReconcileRoutes(server: HttpServer, service: LeiService, resolve: IdentifierResolver = () => null): void {
+  const matcher = new Matcher(service, resolve);
   const manifest = (base: string): object => {
     return {
       versions: ["0.2"],
