@@ -125,10 +125,15 @@ const collectionDirs = (dataDir: string): string[] => {
         .sort()
     : [];
 };
-const downloadsIn = (dataDir: string): string[] => {
+const LEVEL2_DOWNLOAD = /-(rr|repex)-golden-copy\.csv\.zip$|^(isin|bic)-lei-/;
+const allDownloadsIn = (dataDir: string): string[] => {
   const dir = join(dataDir, "downloads");
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 };
+/** The Level 1 golden copies kept under <data-dir>/downloads/ */
+const downloadsIn = (dataDir: string): string[] => allDownloadsIn(dataDir).filter((name) => !LEVEL2_DOWNLOAD.test(name));
+/** The Level 2 files kept beside them (the imitation serves the sample's, rr, repex, ISIN and BIC) */
+const level2DownloadsIn = (dataDir: string): string[] => allDownloadsIn(dataDir).filter((name) => LEVEL2_DOWNLOAD.test(name));
 const manifestOf = (dataDir: string, name: string): any =>
   JSON.parse(readFileSync(join(dataDir, "collections", name, "manifest.json"), "utf8"));
 
@@ -213,6 +218,7 @@ t.test("first start in GLEIF mode: downloads the latest publication (through a 3
   t.equal(manifest.records, A.rows);
   t.equal(manifest.published, A.published);
   t.same(downloadsIn(mainDir), [A.name], "the zip is kept under <data-dir>/downloads/<basename of the URL>");
+  t.equal(level2DownloadsIn(mainDir).length, 4, "and the four Level 2 files beside it");
   t.equal(statSync(join(mainDir, "downloads", A.name)).size, A.zip.length, "whole");
 
   t.same(await wrongLookups(srv, sharedPicks.slice(0, 30)), [], "lookups equal the CSV rows");
@@ -347,6 +353,7 @@ t.test("a new publication swaps in under concurrent queries: no failed request, 
   t.equal(currentAlias(mainDir), B.collection, "current.json points at the new collection");
   t.same(collectionDirs(mainDir), [B.collection], "the old collection was removed");
   t.same(downloadsIn(mainDir), [B.name], "the old download was removed, the new one kept");
+  t.equal(level2DownloadsIn(mainDir).length, 4, "the live collection's Level 2 files kept");
 });
 
 // ---------------------------------------------------------------- failures

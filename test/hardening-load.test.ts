@@ -91,9 +91,14 @@ t.test("item 7: ten records on 16 shards load, leave exactly their files, and re
   t.equal(files.filter((f) => f.endsWith(".seg")).length, 16, "16 segments");
   t.equal(files.filter((f) => f.endsWith(".docs")).length, 16, "16 document files");
   t.same(
-    files.filter((f) => !/(slice-\d+\.(seg|docs)|manifest\.json|current\.json)$/.test(f)),
+    files.filter((f) => !/(slice-\d+\.(seg|docs)|manifest\.json|current\.json|level2\/[a-z-]+\.(tbl|tbl\.idx|jsonl))$/.test(f)),
     [],
     "nothing else: no partial or orphan file",
+  );
+  t.equal(
+    files.filter((f) => f.includes("/level2/")).length,
+    16,
+    "the Level 2 tables (empty: no Level 2 given), 7 with their index, and 2 record files",
   );
   const again = await startServer(t, { source: csv, shards: 16, dataDir });
   t.match(again.stdout(), /from its segments/);

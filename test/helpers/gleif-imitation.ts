@@ -227,7 +227,7 @@ export class GleifImitation {
     this.files.set(pub.name, pub.zip);
     this.current = { pub, opts };
     this.apiMode = "ok";
-    if (level2) this.publishLevel2(level2);
+    this.publishLevel2(level2 ?? this.level2);
   }
 
   /** Serves these Level 2 files from now on. */
