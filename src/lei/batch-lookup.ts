@@ -74,7 +74,7 @@ export function batchProblem(body: unknown, maxLeis = MAX_BATCH_LEIS): { status:
  * What an ISIN or BIC of a batch stands for (level2/family-service.ts resolve()): the LEI, or
  * why there is none; null for an input that is neither, looked up as an LEI.
  */
-export type IdentifierResolver = (input: string) => { kind: string; lei: string | null; error?: string } | null;
+export type IdentifierResolver = (input: string) => { kind: string; lei: string | null; error?: string; invalid?: boolean } | null;
 
 /** The answer's bytes: the rows in request order. Throws NotReadyError while no collection is loaded. */
 export function batchAnswer(service: LeiService, leis: readonly string[], resolve: IdentifierResolver = () => null): Buffer {
@@ -85,7 +85,7 @@ export function batchAnswer(service: LeiService, leis: readonly string[], resolv
     const other = resolve(input);
     if (other && other.kind !== "LEI" && other.lei === null) {
       // an ISIN failing its check digit is invalid; one no LEI is known for, not found
-      const invalid = /malformed|fails/.test(other.error ?? "");
+      const invalid = other.invalid === true;
       if (invalid) counts.invalid++;
       else counts.notFound++;
       parts.push(Buffer.from(`${head}"${invalid ? "invalid" : "not_found"}","error":${JSON.stringify(other.error ?? "")}}`));

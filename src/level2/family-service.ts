@@ -107,32 +107,36 @@ export class FamilyService {
 
   /** GET /v1/isin/{isin}: the issuer's LegalEntity (a bare {"lei"} where Level 1 does not hold it). */
   byIsin(input: string): FamilyAnswer {
-    const isin = checkIsin(input);
-    if (!isin.ok) return { ok: false, status: 400, message: isin.message };
-    const lei = this.data()?.isinIssuer(isin.value) ?? null;
-    if (lei === null) return { ok: false, status: 404, message: `no LEI is known for ISIN '${isin.value}'` };
-    return { ok: true, json: this.entityJson(lei) ?? `{"lei":"${lei}"}` };
+    return this.byCode(input, "ISIN");
   }
 
   /** GET /v1/bic/{bic}: the LegalEntity the BIC belongs to (a bare {"lei"} where Level 1 does not hold it). */
   byBic(input: string): FamilyAnswer {
-    const bic = checkBic(input);
-    if (!bic.ok) return { ok: false, status: 400, message: bic.message };
-    const lei = this.data()?.bicOwner(bic.value) ?? null;
-    if (lei === null) return { ok: false, status: 404, message: `no LEI is known for BIC '${bic.value}'` };
-    return { ok: true, json: this.entityJson(lei) ?? `{"lei":"${lei}"}` };
+    return this.byCode(input, "BIC");
+  }
+
+  private byCode(input: string, kind: "ISIN" | "BIC"): FamilyAnswer {
+    const mapped = this.mapped(input, kind);
+    if (mapped.lei === null) return { ok: false, status: mapped.malformed ? 400 : 404, message: mapped.message };
+    return { ok: true, json: this.entityJson(mapped.lei) ?? `{"lei":"${mapped.lei}"}` };
   }
 
   /** The LEI an identifier names: itself for an LEI, the mapped one for an ISIN or BIC; null where none is known. */
-  resolve(input: string): { kind: IdentifierKind; lei: string | null; error?: string } | null {
+  resolve(input: string): { kind: IdentifierKind; lei: string | null; error?: string; invalid?: boolean } | null {
     const kind = identifierKind(input);
     if (kind === null) return null;
     if (kind === "LEI") return { kind, lei: input.trim().toUpperCase() };
+    const mapped = this.mapped(input, kind);
+    return mapped.lei === null ? { kind, lei: null, error: mapped.message, invalid: mapped.malformed } : { kind, lei: mapped.lei };
+  }
+
+  /** The LEI GLEIF maps an ISIN or BIC to, once the code is checked; else why there is none. */
+  private mapped(input: string, kind: "ISIN" | "BIC"): { lei: string } | { lei: null; malformed: boolean; message: string } {
     const checked = kind === "ISIN" ? checkIsin(input) : checkBic(input);
-    if (!checked.ok) return { kind, lei: null, error: checked.message };
+    if (!checked.ok) return { lei: null, malformed: true, message: checked.message };
     const data = this.data();
     const lei = kind === "ISIN" ? (data?.isinIssuer(checked.value) ?? null) : (data?.bicOwner(checked.value) ?? null);
-    return lei === null ? { kind, lei: null, error: `no LEI is known for ${kind} '${checked.value}'` } : { kind, lei };
+    return lei === null ? { lei: null, malformed: false, message: `no LEI is known for ${kind} '${checked.value}'` } : { lei };
   }
 
   /** Whether Level 1 holds the LEI (any case), or Level 2 names it. Throws NotReadyError while nothing is loaded. */
