@@ -60,7 +60,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   const post = (m: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
   const downloadStarted = Date.now();
-  const fetch = async (source: string): Promise<string> => {
+  const localCopy = async (source: string): Promise<string> => {
     if (!isUrl(source)) return source;
     post({ type: "log", message: `downloading ${source}` });
     return download(source, join(input.dataDir, "downloads"), (p) => {
@@ -69,12 +69,12 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       post({ type: "log", message: `downloaded ${(p.bytes / 1e6).toFixed(1)} MB at ${(rate / 1e6).toFixed(1)} MB/s${eta}` });
     });
   };
-  const path = await fetch(input.source);
+  const path = await localCopy(input.source);
   const sources = input.level2.files;
   const level2Files: Level2Files = { rr: null, repex: null, isin: null, bic: null };
   for (const part of ["rr", "repex", "isin", "bic"] as const) {
     const source = sources[part];
-    level2Files[part] = source === null ? null : await fetch(source);
+    level2Files[part] = source === null ? null : await localCopy(source);
   }
   const fetched = [input.source, ...Object.values(sources)].some((s) => s !== null && isUrl(s));
   const downloadSeconds = fetched ? (Date.now() - downloadStarted) / 1000 : null;
