@@ -12,6 +12,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync
 import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
 import { SegmentError } from "./segment-error.js";
+import { readFully, writeFully } from "../os/fd-io.js";
 
 const MAGIC = Buffer.from("LEIDEXDS", "latin1");
 const FORMAT = 1;
@@ -71,7 +72,7 @@ export class DocStoreWriter {
 
   private writeOut(chunk: Buffer): void {
     if (this.checksummed) this.crc = crc32(chunk, this.crc);
-    writeFully(this.fd, chunk, HEADER_BYTES + this.written);
+    writeFully(this.fd, chunk, 0, chunk.length, HEADER_BYTES + this.written);
     this.written += chunk.length;
   }
 
@@ -83,7 +84,7 @@ export class DocStoreWriter {
     header.writeUInt32LE(FORMAT, 8);
     header.writeUInt32LE(this.crc, 12);
     header.writeBigUInt64LE(BigInt(this.appended), 16);
-    writeFully(this.fd, header, 0);
+    writeFully(this.fd, header, 0, header.length, 0);
     fsyncSync(this.fd);
     closeSync(this.fd);
     this.closed = true;
@@ -104,7 +105,7 @@ export class DocStoreWriter {
       let doc = Buffer.allocUnsafe(64 * 1024);
       for (const d of order) {
         if (lengths[d] > doc.length) doc = Buffer.allocUnsafe(lengths[d]);
-        readFully(this.fd, doc, 0, lengths[d], HEADER_BYTES + starts[d]);
+        readFully(this.fd, doc, 0, lengths[d], HEADER_BYTES + starts[d], "document file");
         starts[d] = sorted.append(doc, lengths[d]);
       }
       const facts = sorted.finish(path);
@@ -187,24 +188,11 @@ export class DocStoreReader {
   /** The same document (or a run of neighbours), written into `into` from `offset` on. */
   readInto(at: number, length: number, into: Uint8Array, offset: number): void {
     if (this.fd === null) throw new Error("document file is closed");
-    readFully(this.fd, into, offset, length, HEADER_BYTES + at);
+    readFully(this.fd, into, offset, length, HEADER_BYTES + at, "document file");
   }
 
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
-}
-
-/** Reads `length` bytes at `position` into `into` from `offset` on. */
-function readFully(fd: number, into: Uint8Array, offset: number, length: number, position: number): void {
-  for (let done = 0; done < length;) {
-    const n = readSync(fd, into, offset + done, length - done, position + done);
-    if (n === 0) throw new Error("document file ended early");
-    done += n;
-  }
-}
-
-function writeFully(fd: number, bytes: Buffer, position: number): void {
-  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
 }

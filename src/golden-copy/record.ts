@@ -47,7 +47,7 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
   const DIRECT_PARENT = ENTITY_FIELDS.indexOf("directParent");
   const ULTIMATE_PARENT = ENTITY_FIELDS.indexOf("ultimateParent");
   const parent = (of: Uint8Array, slot: number, batch: RecordBatchWriter): void => {
-    if (slot >= 0 && of[slot * 20] !== 0) batch.value(of, slot * 20, slot * 20 + 20);
+    if (slot >= 0 && of[slot * LEI_LENGTH] !== 0) batch.value(of, slot * LEI_LENGTH, (slot + 1) * LEI_LENGTH);
     else batch.empty();
   };
   const append = (row: CsvRow, i: number, batch: RecordBatchWriter): void => {

@@ -6,7 +6,7 @@
 
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Collection } from "../engine/collection.js";
+import type { Collection, LiveGeneration } from "../engine/collection.js";
 import { servesSlices } from "../engine/slice-count.js";
 import { FamilyData } from "../level2/family-data.js";
 import type { Metrics } from "../http/metrics.js";
@@ -142,9 +142,8 @@ export class Reloader {
    * collection's counts (as for Level 1), else nothing.
    */
   private level2Input(files: Level2Files, rr: number | null, repex: number | null, checked: boolean): Level2Input {
-    const live = this.collection.current;
-    const counts = checked && live && !live.fallback && live.family ? live.family.counts : null;
-    const share = (n: number | undefined): number => (n ? Math.floor(n * MIN_SHARE_OF_LAST_LOAD) : 0);
+    const counts = checked ? this.realLive()?.family?.counts : undefined;
+    const share = (n: number | undefined): number => Math.floor((n ?? 0) * MIN_SHARE_OF_LAST_LOAD);
     return {
       files,
       expectedRows: { rr, repex },
@@ -157,11 +156,15 @@ export class Reloader {
     };
   }
 
+  /** The live collection, unless it is the fallback: what a load's counts are checked against. */
+  private realLive(): LiveGeneration | null {
+    const live = this.collection.current;
+    return live && !live.fallback ? live : null;
+  }
+
   /** Records a load of the configured source (or an import) must hold: a share of the live collection's. */
   private minRecords(): number {
-    const live = this.collection.current;
-    const lastRecords = live && !live.fallback ? live.docs : 0;
-    return Math.max(1, Math.floor(lastRecords * MIN_SHARE_OF_LAST_LOAD));
+    return Math.max(1, Math.floor((this.realLive()?.docs ?? 0) * MIN_SHARE_OF_LAST_LOAD));
   }
 
   /** A shard worker died: serve its collection again from the segments, or load it anew. */
@@ -251,10 +254,12 @@ export class Reloader {
         return;
       }
       this.opts.log(`GLEIF publication ${pub.publishDate}: ${pub.recordCount ?? "?"} records, ${pub.size ?? "?"} bytes at ${pub.url}`);
-      const rr = await latestPublication(source.api, "rr");
-      const repex = await latestPublication(source.api, "repex");
-      const isin = await latestMappingFile(source.mappingApi, "isin-lei");
-      const bic = await latestMappingFile(source.mappingApi, "bic-lei");
+      const [rr, repex, isin, bic] = await Promise.all([
+        latestPublication(source.api, "rr"),
+        latestPublication(source.api, "repex"),
+        latestMappingFile(source.mappingApi, "isin-lei"),
+        latestMappingFile(source.mappingApi, "bic-lei"),
+      ]);
       this.opts.log(
         `GLEIF Level 2: relationships ${rr.publishDate} (${rr.recordCount ?? "?"} records), exceptions ${repex.publishDate} (${repex.recordCount ?? "?"} records), ISIN map ${isin.fileName ?? isin.url}, BIC map ${bic.fileName ?? bic.url}`,
       );

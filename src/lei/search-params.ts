@@ -129,20 +129,8 @@ export const searchQuerySchema = {
 
 const validate = ajv.compile(searchQuerySchema);
 
-/** Parameters whose values are codes: upper-cased before validation and matching. */
-const UPPER_CASED = new Set([
-  "country",
-  "jurisdiction",
-  "status",
-  "registrationStatus",
-  "category",
-  "legalForm",
-  "managingLou",
-  "region",
-  "directParent",
-  "ultimateParent",
-  "hasParent",
-]);
+/** Filters whose values are codes: upper-cased and trimmed before validation and matching (city is free text). */
+export const CODE_FILTERS: ReadonlySet<string> = new Set(FILTER_PARAMS.filter((p) => p !== "city"));
 /** Parameters that may be repeated; repeats are OR, like commas. */
 const REPEATABLE = new Set<string>([...FILTER_PARAMS.filter((p) => p !== "city" && p !== "hasParent"), "facets"]);
 
@@ -182,7 +170,7 @@ export function searchParamsFrom(entries: Iterable<readonly [string, string]>): 
   // no prototype: "toString" or "constructor" is an unknown parameter, not one already given
   const raw: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, value] of entries) {
-    const v = UPPER_CASED.has(key) ? value.trim().toUpperCase() : value;
+    const v = CODE_FILTERS.has(key) ? value.trim().toUpperCase() : value;
     if (key in raw) {
       if (!REPEATABLE.has(key)) throw new ParamError(`parameter '${key}' is given more than once`);
       raw[key] = `${raw[key]},${v}`;

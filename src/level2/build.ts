@@ -5,11 +5,12 @@
 // fail is kept (it is an LEI in form), an end node not in Level 1 is kept (shown as a bare LEI).
 // Returns each entity's current parents, for the Level 1 records' parent fields and filters.
 
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
+import { writeFully } from "../os/fd-io.js";
 import { join } from "node:path";
 import { CsvReader, type CsvRow } from "../golden-copy/csv.js";
 import { openLocal } from "../golden-copy/source.js";
-import { base36, f64s, LeiWriter, radixOrder, u32s, u8s, writeBase36 } from "./keys.js";
+import { base36, f64s, LeiWriter, radixOrder, u32s, u8s, writeBase36, writeLei } from "./keys.js";
 import {
   BIC_BYTES,
   BIC_TO_LEI,
@@ -54,8 +55,8 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<{ co
   mkdirSync(dir, { recursive: true });
   const skipped = { n: 0 };
   const { files } = input;
-  const rr = files.rr ? await buildRelationships(files.rr, dir, input.expectedRows.rr, skipped) : emptyRelationships(dir);
-  const exceptions = files.repex ? await buildExceptions(files.repex, dir, input.expectedRows.repex, skipped) : emptyExceptions(dir);
+  const rr = await buildRelationships(files.rr, dir, input.expectedRows.rr, skipped);
+  const exceptions = await buildExceptions(files.repex, dir, input.expectedRows.repex, skipped);
   const isins = await buildPairs(files.isin, "ISIN", dir, skipped);
   const bics = await buildPairs(files.bic, "BIC", dir, skipped);
   const counts: Level2Counts = { relationships: rr.count, exceptions, isins, bics, skipped: skipped.n, files };
@@ -71,8 +72,12 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<{ co
   return { counts, parents: rr.parents };
 }
 
-/** Streams a local CSV or zip: the header's names to `header`, every data row after it to `row`. */
-async function eachRow(path: string, header: (names: string[]) => void, row: (row: CsvRow) => void): Promise<number> {
+/**
+ * Streams a local CSV or zip: the header's names to `header`, every data row after it to `row`;
+ * the number of data rows. No file (a part not given) has none, and its tables come out empty.
+ */
+async function eachRow(path: string | null, header: (names: string[]) => void, row: (row: CsvRow) => void): Promise<number> {
+  if (path === null) return 0;
   const opened = await openLocal(path);
   let seenHeader = false;
   const reader = new CsvReader((r) => {
@@ -166,8 +171,7 @@ class JsonLines {
   }
 
   private flush(): void {
-    let written = 0;
-    while (written < this.used) written += writeSync(this.fd, this.buffer, written, this.used - written);
+    writeFully(this.fd, this.buffer, 0, this.used);
     this.used = 0;
   }
 }
@@ -194,7 +198,7 @@ const START = "Relationship.StartNode.NodeID",
   TYPE = "Relationship.RelationshipType";
 
 async function buildRelationships(
-  path: string,
+  path: string | null,
   dir: string,
   expectedRows: number | null,
   skipped: { n: number },
@@ -343,11 +347,6 @@ function writeChildCounts(dir: string, byEnd: Uint32Array, eh: Float64Array, el:
   out.finish();
 }
 
-function writeLei(hi: number, lo: number, buf: Uint8Array, at: number): void {
-  writeBase36(hi, LEI_HALF, buf, at);
-  writeBase36(lo, LEI_HALF, buf, at + LEI_HALF);
-}
-
 /** The RelationshipRecord JSON of a row (family-schemas.ts describes it). */
 function relationshipRenderer(names: string[], at: Map<string, number>): (row: CsvRow) => string {
   const periods = numbered(names, /^Relationship\.Period\.(\d+)\.(startDate|endDate|periodType)$/);
@@ -391,15 +390,7 @@ function relationshipRenderer(names: string[], at: Map<string, number>): (row: C
   };
 }
 
-function emptyRelationships(dir: string): { count: number; parents: ParentIndex } {
-  new JsonLines(join(dir, RR_RECORDS)).finish();
-  new SortedTableWriter(join(dir, RR_BY_START.file), RR_BY_START.rowWidth, RR_BY_START.keyWidth).finish();
-  new SortedTableWriter(join(dir, RR_BY_END.file), RR_BY_END.rowWidth, RR_BY_END.keyWidth).finish();
-  new SortedTableWriter(join(dir, CHILD_COUNTS.file), CHILD_COUNTS.rowWidth, CHILD_COUNTS.keyWidth).finish();
-  return { count: 0, parents: ParentIndex.EMPTY };
-}
-
-async function buildExceptions(path: string, dir: string, expectedRows: number | null, skipped: { n: number }): Promise<number> {
+async function buildExceptions(path: string | null, dir: string, expectedRows: number | null, skipped: { n: number }): Promise<number> {
   const hi = f64s(),
     lo = f64s(),
     categories = u8s(),
@@ -476,12 +467,6 @@ const PLAIN = /^[A-Za-z0-9_ .-]*$/;
 const jsonString = (v: string): string => (PLAIN.test(v) ? `"${v}"` : JSON.stringify(v));
 const jsonList = (vs: string[]): string => `[${vs.map(jsonString).join(",")}]`;
 
-function emptyExceptions(dir: string): number {
-  new JsonLines(join(dir, REPEX_RECORDS)).finish();
-  new SortedTableWriter(join(dir, REPEX.file), REPEX.rowWidth, REPEX.keyWidth).finish();
-  return 0;
-}
-
 /**
  * An `LEI,ISIN` or `LEI,BIC` mapping file into its tables: ISIN → LEI and LEI → ISINs, or
  * BIC → LEI. Identical pairs are kept once. A file not given makes empty tables.
@@ -494,33 +479,31 @@ async function buildPairs(path: string | null, kind: "ISIN" | "BIC", dir: string
     leiLo = f64s(),
     codeHi = f64s(),
     codeLo = f64s();
-  if (path) {
-    let lei = -1,
-      code = -1;
-    await eachRow(
-      path,
-      (names) => {
-        const at = columnsOf(names, ["LEI", kind], `${kind}-LEI mapping`);
-        lei = at.get("LEI")!;
-        code = at.get(kind)!;
-      },
-      (row) => {
-        const l = codeAt(row, lei, LEI_BYTES);
-        let c = codeAt(row, code, width);
-        // an 8-character BIC is the head office: stored as its 11-character form
-        const short = kind === "BIC" && c < 0 ? codeAt(row, code, 8) : -1;
-        if (short >= 0) c = short;
-        if (l < 0 || c < 0 || !isUpperAlnum(row.buf, l, LEI_BYTES) || !isUpperAlnum(row.buf, c, short >= 0 ? 8 : width)) {
-          skipped.n++;
-          return;
-        }
-        leiHi.push(base36(row.buf, l, LEI_HALF));
-        leiLo.push(base36(row.buf, l + LEI_HALF, LEI_HALF));
-        codeHi.push(base36(row.buf, c, split));
-        codeLo.push(short >= 0 ? XXX : base36(row.buf, c + split, width - split));
-      },
-    );
-  }
+  let lei = -1,
+    code = -1;
+  await eachRow(
+    path,
+    (names) => {
+      const at = columnsOf(names, ["LEI", kind], `${kind}-LEI mapping`);
+      lei = at.get("LEI")!;
+      code = at.get(kind)!;
+    },
+    (row) => {
+      const l = codeAt(row, lei, LEI_BYTES);
+      let c = codeAt(row, code, width);
+      // an 8-character BIC is the head office: stored as its 11-character form
+      const short = kind === "BIC" && c < 0 ? codeAt(row, code, 8) : -1;
+      if (short >= 0) c = short;
+      if (l < 0 || c < 0 || !isUpperAlnum(row.buf, l, LEI_BYTES) || !isUpperAlnum(row.buf, c, short >= 0 ? 8 : width)) {
+        skipped.n++;
+        return;
+      }
+      leiHi.push(base36(row.buf, l, LEI_HALF));
+      leiLo.push(base36(row.buf, l + LEI_HALF, LEI_HALF));
+      codeHi.push(base36(row.buf, c, split));
+      codeLo.push(short >= 0 ? XXX : base36(row.buf, c + split, width - split));
+    },
+  );
   const lh = leiHi.toArray(),
     ll = leiLo.toArray(),
     ch = codeHi.toArray(),

@@ -3,7 +3,8 @@
 // table's index kept in memory and a read or two of the file (synchronous, like a lookup's
 // document read: a few KB from the page cache).
 
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
+import { readFully } from "../os/fd-io.js";
 import { join } from "node:path";
 import {
   BIC_BYTES,
@@ -108,7 +109,7 @@ export class FamilyData {
 
   /** The entity's ISINs from the `from`-th on, at most `count`, in ISIN order, and how many it has. */
   isinsOf(lei: string, from: number, count: number): Paged<string> {
-    const [first, end] = this.range(this.leiToIsin, Buffer.from(lei, "latin1"));
+    const [first, end] = this.range(this.leiToIsin, keyOf(lei));
     const rows = this.leiToIsin.read(first + from, Math.min(count, end - first - from));
     const items: string[] = [];
     for (let at = 0; at < rows.length; at += LEI_TO_ISIN.rowWidth)
@@ -118,8 +119,7 @@ export class FamilyData {
 
   /** How many ISINs the entity has. */
   isinCount(lei: string): number {
-    const [first, end] = this.range(this.leiToIsin, Buffer.from(lei, "latin1"));
-    return end - first;
+    return this.isinsOf(lei, 0, 0).found;
   }
 
   /** The relationships the entity reports (it is the start node: its parents, manager, umbrella, …), at most MAX_REPORTED. */
@@ -180,12 +180,7 @@ export class FamilyData {
   private record(fd: number, rows: Buffer, placeAt: number): string {
     const { offset, length } = readPlace(rows, placeAt);
     const out = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, out, got, length - got, offset + got);
-      if (n === 0) throw new Error("Level 2 record file ended early");
-      got += n;
-    }
+    readFully(fd, out, 0, length, offset, "Level 2 record file");
     return out.toString("utf8");
   }
 }

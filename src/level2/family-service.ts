@@ -50,7 +50,8 @@ export class FamilyService {
 
   /** GET /v1/entities/{lei}/relationships */
   relationships(input: string): FamilyAnswer {
-    return this.withEntity(input, (lei, data, entity) => {
+    return this.withEntity(input, (lei, data) => {
+      const entity = this.entityJson(lei);
       const reported = data?.reported(lei) ?? [];
       const exceptions = data?.exceptions(lei) ?? [];
       const exception = (category: number): string => exceptions.find((e) => e.category === category)?.json ?? "null";
@@ -163,7 +164,7 @@ export class FamilyService {
   }
 
   /** Validates the LEI as GET /v1/entities/{lei} does; 404 when neither Level 1 nor Level 2 knows it. */
-  private withEntity(input: string, answer: (lei: string, data: FamilyData | null, entity: string | null) => string): FamilyAnswer {
+  private withEntity(input: string, answer: (lei: string, data: FamilyData | null) => string): FamilyAnswer {
     const lei = input.trim().toUpperCase();
     if (!hasLeiForm(lei)) {
       return {
@@ -172,14 +173,12 @@ export class FamilyService {
         message: `malformed LEI '${clip(input)}': an LEI is 20 characters, 18 letters or digits then 2 check digits`,
       };
     }
-    const data = this.data();
-    const entity = this.entityJson(lei);
-    if (entity === null && !(data?.mentions(lei) ?? false)) {
+    if (!this.knows(lei)) {
       if (!checkDigitsValid(lei))
         return { ok: false, status: 400, message: `LEI '${lei}' fails the ISO 17442 check digits and is not in the dataset` };
       return { ok: false, status: 404, message: `no entity with LEI '${lei}'` };
     }
-    return { ok: true, json: answer(lei, data, entity) };
+    return { ok: true, json: answer(lei, this.data()) };
   }
 }
 

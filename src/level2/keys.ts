@@ -40,6 +40,12 @@ function writeSmall(value: number, length: number, buf: Uint8Array, at: number):
   }
 }
 
+/** Writes the LEI given as its two base-36 halves at buf[at]. */
+export function writeLei(hi: number, lo: number, buf: Uint8Array, at: number): void {
+  writeBase36(hi, 10, buf, at);
+  writeBase36(lo, 10, buf, at + 10);
+}
+
 /** Writes LEIs given as base-36 halves; an LEI like the one before is copied, not worked out again. */
 export class LeiWriter {
   private hi = -1;
@@ -48,8 +54,7 @@ export class LeiWriter {
 
   write(hi: number, lo: number, buf: Uint8Array, at: number): void {
     if (hi !== this.hi || lo !== this.lo) {
-      writeBase36(hi, 10, this.last, 0);
-      writeBase36(lo, 10, this.last, 10);
+      writeLei(hi, lo, this.last, 0);
       this.hi = hi;
       this.lo = lo;
     }

@@ -19,6 +19,7 @@ export class ParentIndex {
 
   /** The entity's slot, -1 when it has no parent; the LEI at bytes[start, start + 20) */
   find(bytes: Uint8Array, start: number): number {
+    if (this.hi.length === 0) return -1; // loaded without Level 2: no work per record
     const hi = base36(bytes, start, LEI_HALF),
       lo = base36(bytes, start + LEI_HALF, LEI_HALF);
     let a = 0,

@@ -4,7 +4,9 @@
 // STRIDE-th row, which the reader keeps in memory: a lookup is a binary search there and one
 // read of STRIDE rows.
 
-import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync } from "node:fs";
+import { readFully, writeFully } from "../os/fd-io.js";
+import { writeFileAtomically } from "../store/durable-file.js";
 
 export const STRIDE = 64;
 const WRITE_CHUNK = 1 << 20;
@@ -40,7 +42,7 @@ export class SortedTableWriter {
     this.flush();
     fsyncSync(this.fd);
     closeSync(this.fd);
-    writeFileSynced(`${this.path}.idx`, Buffer.concat(this.index));
+    writeFileAtomically(`${this.path}.idx`, Buffer.concat(this.index), 0o666);
     return this.rows;
   }
 
@@ -52,20 +54,8 @@ export class SortedTableWriter {
       const at = (r - first) * this.rowWidth;
       this.index[r / STRIDE] = Buffer.from(this.chunk.subarray(at, at + this.keyWidth));
     }
-    let written = 0;
-    while (written < this.used) written += writeSync(this.fd, this.chunk, written, this.used - written);
+    writeFully(this.fd, this.chunk, 0, this.used);
     this.used = 0;
-  }
-}
-
-function writeFileSynced(path: string, bytes: Buffer): void {
-  const fd = openSync(path, "w");
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -155,12 +145,7 @@ export class SortedTable {
   read(first: number, count: number): Buffer {
     const n = Math.max(0, Math.min(count, this.rows - first));
     const out = Buffer.allocUnsafe(n * this.rowWidth);
-    let got = 0;
-    while (got < out.length) {
-      const read = readSync(this.fd, out, got, out.length - got, first * this.rowWidth + got);
-      if (read === 0) throw new Error("table file ended early");
-      got += read;
-    }
+    readFully(this.fd, out, 0, out.length, first * this.rowWidth, "Level 2 table");
     return out;
   }
 }

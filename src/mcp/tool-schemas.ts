@@ -11,7 +11,7 @@ import { BATCH_SCHEMAS } from "../lei/batch-lookup.js";
 import { MATCH_SCHEMAS } from "../match/routes.js";
 import { FAMILY_SCHEMAS } from "../level2/family-schemas.js";
 import { FAMILY_DEFAULT_DEPTH, FAMILY_DEFAULT_LIMIT, FAMILY_MAX_DEPTH, FAMILY_MAX_LIMIT } from "../level2/family-service.js";
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
+import { CODE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
 import type { DatasetStats } from "../lei/service.js";
 import type { MatchRow, RowMatch } from "../match/matcher.js";
 
@@ -97,8 +97,6 @@ export interface IdentifiedEntity {
 // ---------------------------------------------------------------- inputs
 
 const httpParams = searchQuerySchema.properties;
-/** Filters whose values are codes; the HTTP parser upper-cases and trims them before matching. */
-const CODE_FILTERS = new Set<FilterParam>(FILTER_PARAMS.filter((p) => p !== "city"));
 
 /**
  * A filter argument: the same string the HTTP parameter takes. The HTTP schema's pattern is left

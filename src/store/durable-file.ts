@@ -1,7 +1,8 @@
 // Small files that must be whole or absent after a crash: written to a temporary name beside the
 // target, synced, renamed over it, and the directory synced so that the rename itself survives.
 
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { writeFully } from "../os/fd-io.js";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 
@@ -11,7 +12,7 @@ export function writeFileAtomically(path: string, content: string | Uint8Array, 
     const fd = openSync(temp, "wx", mode);
     try {
       const bytes = typeof content === "string" ? Buffer.from(content) : content;
-      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, done);
+      writeFully(fd, bytes, 0, bytes.length, 0);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
