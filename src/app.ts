@@ -42,6 +42,7 @@ import { registerWebPage } from "./web/routes.js";
 import { LicenseState } from "./license/license-state.js";
 import { LICENSE_SCHEMAS, registerLicenseRoutes } from "./license/routes.js";
 import { openStateDb } from "./store/state-db.js";
+import { diskFloor } from "./store/disk-floor.js";
 import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
 import { startWebhookArea, type WebhookAreaHandle } from "./webhooks/area.js";
 import { operatorKey } from "./webhooks/operator-key.js";
@@ -79,6 +80,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
   const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
   const server = new HttpServer(metrics, limiter, proxies);
+  diskFloor.set(config.upstream.diskFloorBytes); // uploads keep it too
   const reloader = new Reloader(
     collection,
     {
@@ -88,6 +90,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       dataDir: config.dataDir,
       reloadAtMinutes: config.reloadAtMinutes,
       retrySeconds: config.retrySeconds,
+      limits: config.upstream,
       log,
     },
     metrics,

@@ -125,7 +125,8 @@ const collectionDirs = (dataDir: string): string[] => {
         .sort()
     : [];
 };
-const LEVEL2_DOWNLOAD = /-(rr|repex)-golden-copy\.csv\.zip$|^(isin|bic)-lei-/;
+/** Level 2 downloads are kept as level2-<part>-<name> (the mapping API links both files as …/<uuid>/download) */
+const LEVEL2_DOWNLOAD = /^level2-(rr|repex|isin|bic)-/;
 const allDownloadsIn = (dataDir: string): string[] => {
   const dir = join(dataDir, "downloads");
   return existsSync(dir) ? readdirSync(dir).sort() : [];

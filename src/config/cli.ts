@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { TrustedProxies } from "../http/trusted-proxies.js";
 import { publicKeyFrom } from "../license/license-document.js";
+import type { UpstreamLimits } from "../golden-copy/upstream-limits.js";
 
 export interface Config {
   port: number;
@@ -27,6 +28,8 @@ export interface Config {
   reloadAtMinutes: number;
   reloadNow: boolean;
   retrySeconds: number;
+  /** deadlines of GLEIF's APIs and downloads, and the free disk a download or an upload must leave */
+  upstream: UpstreamLimits;
   /** web origins allowed to call /mcp besides loopback pages; "*" = any */
   mcpOrigins: string[];
   /** the bootstrap API key; null = generated once and kept in the data dir */
@@ -106,6 +109,21 @@ const FLAGS: Record<string, FlagSpec> = {
     env: "LEIDEX_RETRY_SECONDS",
     help: "first wait before retrying a failed load; doubles up to an hour",
     fallback: () => "60",
+  },
+  "upstream-timeout": {
+    env: "LEIDEX_UPSTREAM_TIMEOUT",
+    help: "seconds a call to GLEIF's APIs may take in all; a download gets this plus its size at --download-min-rate",
+    fallback: () => "30",
+  },
+  "download-min-rate": {
+    env: "LEIDEX_DOWNLOAD_MIN_RATE",
+    help: "slowest average a download may keep, in KB/s (1 KB = 1024 bytes); slower ones fail and are retried",
+    fallback: () => "128",
+  },
+  "disk-floor-mb": {
+    env: "LEIDEX_DISK_FLOOR_MB",
+    help: "MiB of free disk on the data dir's file system a download or an import must leave (for state.db); 0 disables",
+    fallback: () => "512",
   },
   database: {
     env: "LEIDEX_DATABASE",
@@ -215,6 +233,11 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     reloadAtMinutes: clockMinutes(get("reload-at")!),
     reloadNow: bool("reload-now", get("reload-now")!),
     retrySeconds: int("retry-seconds", 1, 86_400),
+    upstream: {
+      apiSeconds: int("upstream-timeout", 1, 3600),
+      minBytesPerSecond: int("download-min-rate", 1, 10_000_000) * 1024,
+      diskFloorBytes: int("disk-floor-mb", 0, 10_000_000) * 1024 * 1024,
+    },
     apiKey: apiKey(get("api-key"), "api-key"),
     mcpOrigins: origins("mcp-origins", get("mcp-origins")!),
     operatorKey: apiKey(get("operator-key"), "operator-key"),

@@ -4,9 +4,12 @@
 //   {"data": {"publish_date": "2026-09-30 08:00:00", "full_file": {"csv": {"url", "size", "record_count"}}}}
 // The mapping API does the same for the ISIN and BIC files: GET <mapping-api>/<isin-lei|bic-lei>/latest
 // answers {"data": {"attributes": {"fileName", "downloadLink"}}} (and 406 to Accept: application/json).
+// An answer is read as a stream, up to METADATA_MAX_BYTES, within a total deadline: an upstream
+// that never stops sending, or trickles, fails the call instead of holding memory or the load.
 
 import { Agent, request } from "undici";
 import { SourceError } from "./source.js";
+import { DEFAULT_UPSTREAM_LIMITS, METADATA_MAX_BYTES } from "./upstream-limits.js";
 
 export interface Publication {
   /** as GLEIF writes it, UTC: "2026-09-30 08:00:00" */
@@ -16,23 +19,30 @@ export interface Publication {
   recordCount: number | null;
 }
 
-const TIMEOUT_MS = 15_000;
 // A host that drops packets must not hold up an offline first start for long.
 const dispatcher = new Agent({ connect: { timeout: 5_000 } });
 
 export type PublishedFile = "lei2" | "rr" | "repex";
 
-export async function latestPublication(apiBase: string, type: PublishedFile = "lei2"): Promise<Publication> {
+export async function latestPublication(
+  apiBase: string,
+  type: PublishedFile = "lei2",
+  seconds = DEFAULT_UPSTREAM_LIMITS.apiSeconds,
+): Promise<Publication> {
   const url = `${apiBase.replace(/\/+$/, "")}/golden-copies/publishes/${type}/latest`;
-  return readPublication(await getJson(url, "application/json"), url);
+  return readPublication(await getJson(url, "application/json", seconds), url);
 }
 
 export type MappingFile = "isin-lei" | "bic-lei";
 
 /** Where the latest ISIN or BIC mapping file lies. */
-export async function latestMappingFile(mappingApi: string, kind: MappingFile): Promise<{ url: string; fileName: string | null }> {
+export async function latestMappingFile(
+  mappingApi: string,
+  kind: MappingFile,
+  seconds = DEFAULT_UPSTREAM_LIMITS.apiSeconds,
+): Promise<{ url: string; fileName: string | null }> {
   const url = `${mappingApi.replace(/\/+$/, "")}/${kind}/latest`;
-  const attributes = field(field(await getJson(url, "*/*"), "data"), "attributes");
+  const attributes = field(field(await getJson(url, "*/*", seconds), "data"), "attributes");
   const link = field(attributes, "downloadLink");
   if (typeof link !== "string" || !/^https?:\/\//i.test(link))
     throw new SourceError(`GLEIF mapping API ${url}: data.attributes.downloadLink is missing`);
@@ -40,19 +50,36 @@ export async function latestMappingFile(mappingApi: string, kind: MappingFile): 
   return { url: link, fileName: typeof fileName === "string" ? fileName : null };
 }
 
-async function getJson(url: string, accept: string): Promise<unknown> {
+async function getJson(url: string, accept: string, seconds: number): Promise<unknown> {
+  const deadline = AbortSignal.timeout(seconds * 1000);
+  const late = (): SourceError => new SourceError(`GLEIF API ${url} did not answer in full within ${seconds} s`);
   let res;
   try {
-    res = await request(url, { dispatcher, headers: { accept }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    res = await request(url, { dispatcher, headers: { accept }, signal: deadline });
   } catch (err) {
-    throw new SourceError(`GLEIF API ${url} unreachable: ${(err as Error).message}`);
+    throw deadline.aborted ? late() : new SourceError(`GLEIF API ${url} unreachable: ${(err as Error).message}`);
   }
   if (res.statusCode !== 200) {
-    await res.body.dump();
+    await res.body.dump().catch(() => undefined);
     throw new SourceError(`GLEIF API ${url} answered HTTP ${res.statusCode}`);
   }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
   try {
-    return await res.body.json();
+    for await (const chunk of res.body) {
+      bytes += (chunk as Buffer).length;
+      if (bytes > METADATA_MAX_BYTES) {
+        // leaving the loop destroys the body
+        throw new SourceError(`GLEIF API ${url} sent more than ${METADATA_MAX_BYTES} bytes, too much for its answer; not read further`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    throw deadline.aborted ? late() : new SourceError(`GLEIF API ${url} broke off its answer: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks, bytes).toString("utf8")) as unknown;
   } catch (err) {
     throw new SourceError(`GLEIF API ${url} sent invalid JSON: ${(err as Error).message}`);
   }

@@ -7,7 +7,8 @@ import { Worker } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
 import { WORKER_YOUNG_GENERATION_MB } from "../engine/pool.js";
 import { MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
-import type { LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
+import type { Announced, DownloadPart, LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
+import type { UpstreamLimits } from "./upstream-limits.js";
 import { isUrl } from "./source.js";
 import { renameSync } from "node:fs";
 import { FamilyData } from "../level2/family-data.js";
@@ -35,6 +36,9 @@ export interface LoadRequest {
   log: (line: string) => void;
   /** the Level 2 files (paths or URLs), loaded with Level 1 and swapped with it */
   level2: Level2Input;
+  /** what GLEIF's API announced of the files to download */
+  announced?: Partial<Record<DownloadPart, Announced>>;
+  limits: UpstreamLimits;
 }
 
 export class LoadCheckError extends Error {}
@@ -141,6 +145,8 @@ function runLoaderThread(collection: Collection, gen: number, req: LoadRequest):
     announcedRecords: req.expectedRows,
     published: req.published,
     level2: { ...req.level2, dir: req.files.scratchLevel2 },
+    announced: req.announced,
+    limits: req.limits,
   };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
     workerData: input,

@@ -11,6 +11,18 @@ import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-coun
 import { download, isUrl, openLocal } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
 import type { Level2Counts, Level2Files } from "../level2/layout.js";
+import type { UpstreamLimits } from "./upstream-limits.js";
+
+/** The files one load may download: Level 1 (lei2) and the four Level 2 parts. */
+export type DownloadPart = "lei2" | keyof Level2Files;
+
+/** What the API said of a file before it was fetched. */
+export interface Announced {
+  /** its name (the mapping API's fileName); null: the URL's basename */
+  name: string | null;
+  /** its bytes (the golden copy API's size) */
+  size: number | null;
+}
 
 export interface LoaderInput {
   source: string;
@@ -22,6 +34,9 @@ export interface LoaderInput {
   published?: string | null;
   /** the Level 2 files (paths or URLs) and their checks; the tables go to `dir` */
   level2: Level2Input & { dir: string };
+  /** what GLEIF's API announced of each file, when it did */
+  announced?: Partial<Record<DownloadPart, Announced>>;
+  limits: UpstreamLimits;
 }
 
 export type LoaderMessage =
@@ -60,21 +75,28 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   const post = (m: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
   const downloadStarted = Date.now();
-  const localCopy = async (source: string): Promise<string> => {
+  const localCopy = async (part: DownloadPart, source: string): Promise<string> => {
     if (!isUrl(source)) return source;
     post({ type: "log", message: `downloading ${source}` });
-    return download(source, join(input.dataDir, "downloads"), (p) => {
-      const rate = p.bytes / Math.max(p.seconds, 0.001);
-      const eta = p.total ? ` ETA ${Math.round((p.total - p.bytes) / rate)} s` : "";
-      post({ type: "log", message: `downloaded ${(p.bytes / 1e6).toFixed(1)} MB at ${(rate / 1e6).toFixed(1)} MB/s${eta}` });
+    const announced = input.announced?.[part];
+    return download(source, join(input.dataDir, "downloads"), {
+      name: announced?.name ?? null,
+      nameFor: (name) => downloadName(part, name),
+      announced: announced?.size ?? null,
+      limits: input.limits,
+      onProgress: (p) => {
+        const rate = p.bytes / Math.max(p.seconds, 0.001);
+        const eta = p.total ? ` ETA ${Math.round((p.total - p.bytes) / rate)} s` : "";
+        post({ type: "log", message: `downloaded ${(p.bytes / 1e6).toFixed(1)} MB at ${(rate / 1e6).toFixed(1)} MB/s${eta}` });
+      },
     });
   };
-  const path = await localCopy(input.source);
+  const path = await localCopy("lei2", input.source);
   const sources = input.level2.files;
   const level2Files: Level2Files = { rr: null, repex: null, isin: null, bic: null };
   for (const part of ["rr", "repex", "isin", "bic"] as const) {
     const source = sources[part];
-    level2Files[part] = source === null ? null : await localCopy(source);
+    level2Files[part] = source === null ? null : await localCopy(part, source);
   }
   const fetched = [input.source, ...Object.values(sources)].some((s) => s !== null && isUrl(s));
   const downloadSeconds = fetched ? (Date.now() - downloadStarted) / 1000 : null;
@@ -151,6 +173,16 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     ingestSeconds: (Date.now() - started) / 1000,
     level2: level2.counts,
   });
+}
+
+/**
+ * The name a download is kept under: Level 1 keeps its own (`20260930-0800-gleif-goldencopy-lei2-golden-copy.csv.zip`),
+ * each Level 2 file is `level2-<part>-<its name>`, so no two parts ever share a path, even when
+ * GLEIF links both as `…/<uuid>/download`.
+ */
+export function downloadName(part: DownloadPart, name: string): string {
+  if (part !== "lei2") return `level2-${part}-${name}`;
+  return name.startsWith("level2-") ? `lei2-${name}` : name;
 }
 
 /** `20260930-0800-gleif-goldencopy-lei2-golden-copy.csv.zip` -> 2026-09-30T08:00:00Z */

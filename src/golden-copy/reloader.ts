@@ -12,10 +12,12 @@ import { FamilyData } from "../level2/family-data.js";
 import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
+import { isDiskFull } from "../store/disk-floor.js";
 import { latestMappingFile, latestPublication } from "./gleif-api.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 import type { Level2Input } from "../level2/build.js";
 import { NO_LEVEL2_FILES, type Level2Files } from "../level2/layout.js";
+import type { UpstreamLimits } from "./upstream-limits.js";
 
 export type SourceSetting =
   | { kind: "gleif"; api: string; mappingApi: string }
@@ -30,6 +32,8 @@ export interface ReloaderOptions {
   dataDir: string;
   reloadAtMinutes: number;
   retrySeconds: number;
+  /** deadlines, size caps and the disk floor of GLEIF's APIs and downloads */
+  limits: UpstreamLimits;
   log: (line: string) => void;
 }
 
@@ -131,7 +135,7 @@ export class Reloader {
       const reason = (err as Error).message;
       const live = this.collection.current;
       this.opts.log(`import refused: ${reason}; ${live ? `${live.name} stays live` : "nothing is live yet"}`);
-      throw new ImportRefused(withoutServerPaths(reason, path, this.opts.dataDir), err instanceof TooFewRecordsError);
+      throw new ImportRefused(withoutServerPaths(reason, path, this.opts.dataDir), err instanceof TooFewRecordsError, diskFull(err));
     } finally {
       uploadsInProgress.release(path); // kept as the live download now, or gone
     }
@@ -246,7 +250,8 @@ export class Reloader {
     const minRecords = this.minRecords();
     const source = this.opts.source;
     if (source.kind === "gleif") {
-      const pub = await latestPublication(source.api);
+      const seconds = this.opts.limits.apiSeconds;
+      const pub = await latestPublication(source.api, "lei2", seconds);
       const published = isoPublished(pub.publishDate);
       if (!force && live && live.published === published && !live.fallback) {
         this.opts.log(`GLEIF publication ${pub.publishDate} is already loaded`);
@@ -255,10 +260,10 @@ export class Reloader {
       }
       this.opts.log(`GLEIF publication ${pub.publishDate}: ${pub.recordCount ?? "?"} records, ${pub.size ?? "?"} bytes at ${pub.url}`);
       const [rr, repex, isin, bic] = await Promise.all([
-        latestPublication(source.api, "rr"),
-        latestPublication(source.api, "repex"),
-        latestMappingFile(source.mappingApi, "isin-lei"),
-        latestMappingFile(source.mappingApi, "bic-lei"),
+        latestPublication(source.api, "rr", seconds),
+        latestPublication(source.api, "repex", seconds),
+        latestMappingFile(source.mappingApi, "isin-lei", seconds),
+        latestMappingFile(source.mappingApi, "bic-lei", seconds),
       ]);
       this.opts.log(
         `GLEIF Level 2: relationships ${rr.publishDate} (${rr.recordCount ?? "?"} records), exceptions ${repex.publishDate} (${repex.recordCount ?? "?"} records), ISIN map ${isin.fileName ?? isin.url}, BIC map ${bic.fileName ?? bic.url}`,
@@ -268,6 +273,13 @@ export class Reloader {
         published,
         expectedRows: pub.recordCount,
         level2: this.level2Input({ rr: rr.url, repex: repex.url, isin: isin.url, bic: bic.url }, rr.recordCount, repex.recordCount, true),
+        announced: {
+          lei2: { name: null, size: pub.size },
+          rr: { name: null, size: rr.size },
+          repex: { name: null, size: repex.size },
+          isin: { name: isin.fileName, size: null },
+          bic: { name: bic.fileName, size: null },
+        },
         minRecords,
         fallback: false,
         sample: false,
@@ -316,7 +328,7 @@ export class Reloader {
   }
 
   /** The loaded collection's manifest; null when a fallback load found a real one live already. */
-  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<CollectionManifest | null> {
+  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits">): Promise<CollectionManifest | null> {
     this.queuedSources.push(req.source);
     const next = this.queue
       .then(() => this.runNow(req))
@@ -327,7 +339,7 @@ export class Reloader {
     return next;
   }
 
-  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log">): Promise<CollectionManifest | null> {
+  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits">): Promise<CollectionManifest | null> {
     if (req.fallback && this.collection.current && !this.collection.current.fallback) return null; // a real load won meanwhile
     const started = Date.now();
     this.opts.log(`loading ${req.source}`);
@@ -337,6 +349,7 @@ export class Reloader {
       dataDir: this.opts.dataDir,
       files: this.files,
       log: this.opts.log,
+      limits: this.opts.limits,
     });
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart
@@ -415,14 +428,23 @@ export class Reloader {
   }
 }
 
-/** An import the checks refused; `tooFew`: it would shrink the live collection below the share a reload may. */
+/**
+ * An import the checks refused; `tooFew`: it would shrink the live collection below the share a
+ * reload may; `diskFull`: the server's disk took no more while loading it (not the file's fault).
+ */
 export class ImportRefused extends Error {
   constructor(
     message: string,
     readonly tooFew: boolean,
+    readonly diskFull = false,
   ) {
     super(message);
   }
+}
+
+/** A load's failure that was the disk's: its errno, or its text when it crossed a thread as a message. */
+function diskFull(err: unknown): boolean {
+  return isDiskFull(err) || /\b(ENOSPC|EDQUOT)\b|no space left on device/i.test((err as Error).message ?? "");
 }
 
 /** A refusal as a client may read it: the upload, and any other file of the data dir, named without a path. */

@@ -9,6 +9,7 @@ import { Transform, type Readable } from "node:stream";
 import { crc32, createInflateRaw } from "node:zlib";
 import { request } from "undici";
 import yauzl from "yauzl";
+import { DEFAULT_UPSTREAM_LIMITS, downloadDeadlineSeconds, freeBytes, megabytes, sizeCap, type UpstreamLimits } from "./upstream-limits.js";
 
 export class SourceError extends Error {}
 
@@ -29,60 +30,160 @@ export interface DownloadProgress {
   seconds: number;
 }
 
-/** Streams a URL to `dir`; returns the local path. Partial files never take the final name. */
-export async function download(url: string, dir: string, onProgress?: (p: DownloadProgress) => void): Promise<string> {
+export interface DownloadOptions {
+  /** the file's name as the API announced it; else Content-Disposition's, else the basename of the URL the file came from */
+  name?: string | null;
+  /** the name kept under `dir`, from that one (made safe) */
+  nameFor?: (name: string) => string;
+  /** bytes the API announced (GLEIF's `size`); else Content-Length counts */
+  announced?: number | null;
+  limits?: UpstreamLimits;
+  onProgress?: (p: DownloadProgress) => void;
+}
+
+/** How often a download looks at the free disk, in bytes written. */
+const DISK_CHECK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Streams a URL to `dir`; returns the local path. Partial files never take the final name, and a
+ * download that fails for any reason leaves none behind: it fails past its deadline, a margin
+ * past its announced size, or when the disk would keep less free than the floor.
+ */
+export async function download(url: string, dir: string, opts: DownloadOptions = {}): Promise<string> {
+  const limits = opts.limits ?? DEFAULT_UPSTREAM_LIMITS;
   await mkdir(dir, { recursive: true });
-  const name = basename(new URL(url).pathname) || "golden-copy";
-  const target = join(dir, name);
-  const partial = `${target}.part`;
+  let partial: string | null = null;
+  let target = "";
+  const announced = opts.announced ?? null;
+  const free = freeBytes(dir);
+  if (free !== null && free - (announced ?? 0) < limits.diskFloorBytes) {
+    throw new SourceError(
+      `download of ${url} not started: ${megabytes(free)} free on the data dir's disk${announced === null ? "" : ` for ${megabytes(announced)} announced`}, and ${megabytes(limits.diskFloorBytes)} must stay free (--disk-floor-mb)`,
+    );
+  }
   const started = Date.now();
-  const res = await follow(url);
-  const lengthHeader = res.headers["content-length"];
-  const total = typeof lengthHeader === "string" ? Number(lengthHeader) : null;
+  const controller = new AbortController();
+  let failure: SourceError | null = null;
+  let expected: number | null = announced;
   let bytes = 0;
-  let lastReport = 0;
-  res.body.on("data", (chunk: Buffer) => {
-    bytes += chunk.length;
-    const now = Date.now();
-    if (onProgress && now - lastReport >= 2000) {
-      lastReport = now;
-      onProgress({ bytes, total, seconds: (now - started) / 1000 });
+  let body: Readable | null = null;
+  const fail = (err: SourceError): void => {
+    failure ??= err;
+    controller.abort(err);
+    body?.destroy(err);
+  };
+  const clock = setInterval(() => {
+    const seconds = (Date.now() - started) / 1000;
+    const allowed = downloadDeadlineSeconds(limits, expected, bytes);
+    if (seconds > allowed) {
+      fail(
+        new SourceError(
+          `download of ${url} too slow: ${megabytes(bytes)} in ${Math.round(seconds)} s, past its deadline of ${Math.round(allowed)} s (${limits.apiSeconds} s and at least ${Math.round(limits.minBytesPerSecond / 1024)} KB/s, --upstream-timeout and --download-min-rate)`,
+        ),
+      );
     }
-  });
+  }, 1000);
   try {
-    await pipeline(res.body, createWriteStream(partial));
+    const { res, from } = await follow(url, controller.signal);
+    body = res.body;
+    const found = safeFileName(opts.name ?? dispositionName(res.headers["content-disposition"]), from);
+    target = join(dir, opts.nameFor ? opts.nameFor(found) : found);
+    partial = `${target}.part`;
+    const lengthHeader = res.headers["content-length"];
+    const total = typeof lengthHeader === "string" && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : null;
+    expected = announced ?? total;
+    const cap = sizeCap(announced !== null && total !== null ? Math.min(announced, total) : expected);
+    let lastReport = 0;
+    let lastDiskCheck = 0;
+    const guard = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        if (bytes > cap) {
+          return done(
+            new SourceError(
+              `download of ${url} cut at ${megabytes(bytes)}: ${expected === null ? "nothing was announced and" : `${megabytes(expected)} were announced, and`} at most ${megabytes(cap)} are taken`,
+            ),
+          );
+        }
+        if (bytes - lastDiskCheck >= DISK_CHECK_BYTES) {
+          lastDiskCheck = bytes;
+          const left = freeBytes(dir);
+          if (left !== null && left < limits.diskFloorBytes) {
+            return done(
+              new SourceError(
+                `download of ${url} stopped at ${megabytes(bytes)}: only ${megabytes(left)} left free on the data dir's disk, and ${megabytes(limits.diskFloorBytes)} must stay free (--disk-floor-mb)`,
+              ),
+            );
+          }
+        }
+        const now = Date.now();
+        if (opts.onProgress && now - lastReport >= 2000) {
+          lastReport = now;
+          opts.onProgress({ bytes, total: expected, seconds: (now - started) / 1000 });
+        }
+        done(null, chunk);
+      },
+    });
+    await pipeline(res.body, guard, createWriteStream(partial));
     if (total !== null && bytes !== total) throw new SourceError(`download of ${url} truncated: ${bytes} of ${total} bytes`);
   } catch (err) {
-    await rm(partial, { force: true });
+    if (partial !== null) await rm(partial, { force: true });
+    if (failure) throw failure;
     throw err instanceof SourceError ? err : new SourceError(`download of ${url} failed: ${(err as Error).message}`);
+  } finally {
+    clearInterval(clock);
   }
-  await rename(partial, target);
+  await rename(partial!, target);
   return target;
+}
+
+/** The file name of a Content-Disposition header (`attachment; filename="isin-lei-….zip"`), if any. */
+function dispositionName(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  const m = value ? /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(value) : null;
+  return m ? m[1] : null;
+}
+
+/** `name` (or the URL's basename) as one safe file name: no directory, no dot first, nothing odd. */
+export function safeFileName(name: string | null, url: string): string {
+  let raw = name ?? "";
+  if (raw === "") {
+    try {
+      raw = decodeURIComponent(basename(new URL(url).pathname));
+    } catch {
+      raw = basename(new URL(url).pathname);
+    }
+  }
+  const safe = basename(raw.replace(/\\/g, "/"))
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^[.-]+/, "")
+    .slice(0, 160);
+  return safe === "" ? "golden-copy" : safe;
 }
 
 const MAX_REDIRECTS = 5;
 
 /** GET with redirects followed by hand (GLEIF answers its "latest" links with a 302). */
-async function follow(url: string): Promise<Awaited<ReturnType<typeof request>>> {
+async function follow(url: string, signal: AbortSignal): Promise<{ res: Awaited<ReturnType<typeof request>>; from: string }> {
   let target = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     let res;
     try {
-      res = await request(target, { headersTimeout: 60_000, bodyTimeout: 120_000 });
+      res = await request(target, { headersTimeout: 60_000, bodyTimeout: 120_000, signal });
     } catch (err) {
       throw new SourceError(`download of ${target} failed: ${(err as Error).message}`);
     }
     const location = res.headers.location;
     if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === "string") {
-      await res.body.dump();
+      await res.body.dump().catch(() => undefined);
       target = new URL(location, target).href;
       continue;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      await res.body.dump();
+      await res.body.dump().catch(() => undefined);
       throw new SourceError(`download of ${target} failed: HTTP ${res.statusCode}`);
     }
-    return res;
+    return { res, from: target };
   }
   throw new SourceError(`download of ${url} failed: more than ${MAX_REDIRECTS} redirects`);
 }

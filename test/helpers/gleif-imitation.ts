@@ -1,15 +1,23 @@
-// An imitation of GLEIF's golden copy service on 127.0.0.1, over real HTTP (node:http):
-//   GET <api>/golden-copies/publishes/lei2/latest  -> the current publication as GLEIF's API writes it
-//   GET <api>/golden-copies/publishes/rr/latest    -> the relationship records (Level 2), same shape
-//   GET <api>/golden-copies/publishes/repex/latest -> the reporting exceptions (Level 2), same shape
-//   GET <mapping>/isin-lei/latest, bic-lei/latest  -> the mapping files, as GLEIF's mapping API
-//                                                     writes it (406 to Accept: application/json)
-//   GET /files/<name>                              -> the golden copy zip
-//   GET /redirect/<name>                           -> 302 to /files/<name> (GLEIF's "latest" links)
-// Tests set the current publication, make the API or the file misbehave, count requests, and take
-// the whole service down and up again on the same port. Also builds golden copies (zip of one CSV
-// in the golden-copy column layout) from the bundled sample's header.
+// An imitation of GLEIF's download APIs on 127.0.0.1, over real HTTP (node:http), in the shapes
+// ../shared/data/gleif/level2/api-v2.md records:
+//   GET <api>/golden-copies/publishes?page[size]=N     -> {"data": [publish, ...]}, newest first
+//   GET <api>/golden-copies/publishes/latest           -> {"data": {"lei2", "rr", "repex"}} (+ x-gleif-publish-date)
+//   GET <api>/golden-copies/publishes/<type>/latest    -> {"data": the per-publish object of lei2, rr or repex:
+//        full_file {csv, json, xml} and delta_files {IntraDay, LastDay, LastWeek, LastMonth}, each a
+//        descriptor {url, size, size_human_readable, record_count, type, format, delta_type, cdf_version}}
+//   GET <api>/golden-copies/publishes/<type>/latest.csv -> 302 to the file's storage URL
+//   GET /storage/golden-copy-files/YYYY/MM/DD/<id>/<name> -> the zip (a different numeric id per type)
+//   GET <mapping>/<isin-lei|bic-lei>/latest            -> {"data": {"type", "id": <uuid>, "attributes":
+//        {"fileName", "downloadLink": "<mapping>/<kind>/<uuid>/download"}}}; 406 to Accept: application/json
+//   GET <mapping>/<kind>?page[size]=N                  -> {"data": [the same, newest first], "meta"}
+//   GET <mapping>/<kind>/<uuid>/download, <kind>/latest/download -> the zip (`isin-lei-<stamp>.zip`
+//        holding `lei-isin-<stamp>.csv`; `LEI-BIC-<date>.zip` holding `lei-bic-<date>T000000.csv`)
+// Tests set the current publication, make the API or a file misbehave (errors, answers that never
+// end or trickle, files that run past their announced size), count requests, and take the whole
+// service down and up again on the same port. Also builds golden copies (zip of one CSV in the
+// golden-copy column layout) from the bundled sample's header.
 
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { csvLine, readSample, zipSingle } from "./fixture.js";
@@ -42,14 +50,18 @@ export function sampleLevel2Text(part: Level2Part): string {
 
 /**
  * A Level 2 file zipped as GLEIF names it: golden copies `<stamp>-gleif-goldencopy-rr-golden-copy.csv.zip`;
- * mapping files reversed inside, as GLEIF's are (`isin-lei-<stamp>.zip` holds `lei-isin-<stamp>.csv`).
+ * mapping files with the word order reversed inside, as GLEIF's are: `isin-lei-20260930T080011.zip`
+ * holds `lei-isin-20260930T080011.csv`, `LEI-BIC-20260930.zip` holds `lei-bic-20260930T000000.csv`.
  */
 export function level2File(part: Level2Part, stamp: string, csv: string, zip?: Buffer): Level2File {
   const rows = csv.split("\n").filter((l) => l !== "").length - 1;
+  const date = stamp.slice(0, 8);
   const [name, entry] =
     part === "rr" || part === "repex"
       ? [`${stamp}-gleif-goldencopy-${part}-golden-copy.csv.zip`, `${stamp}-gleif-goldencopy-${part}-golden-copy.csv`]
-      : [`${part}-lei-${stamp}.zip`, `lei-${part}-${stamp}.csv`];
+      : part === "isin"
+        ? [`isin-lei-${date}T${stamp.slice(9, 13)}11.zip`, `lei-isin-${date}T${stamp.slice(9, 13)}11.csv`]
+        : [`LEI-BIC-${date}.zip`, `lei-bic-${date}T000000.csv`];
   return { name, zip: zip ?? zipSingle(entry, Buffer.from(csv, "utf8")), rows };
 }
 
@@ -148,17 +160,68 @@ export type ApiMode =
 
 export type FileMode =
   | "ok"
-  /** the API names /redirect/<name>, which answers 302 to /files/<name> */
+  /** the API names <api>/golden-copies/publishes/lei2/latest.csv, which answers 302 to the storage URL */
   | "redirect"
   /** the file URL answers 404 */
   | "not-found"
   /** announces the whole Content-Length, sends part of it, then destroys the socket */
-  | "cut";
+  | "cut"
+  /** the API announces the zip's size; the file sends the zip, then more bytes for ever (no Content-Length) */
+  | "oversize";
+
+/** An API answer that misbehaves over time rather than at once. */
+export type SlowMode =
+  /** 200, then JSON that never ends, as fast as the client takes it */
+  | "endless"
+  /** 200, then the real answer one byte every 200 ms */
+  | "trickle";
 
 export interface PublishOptions {
   fileMode?: FileMode;
   /** record_count to announce instead of the publication's real row count (null: leave it out) */
   recordCount?: number | null;
+}
+
+/** The parts the golden copy API publishes, and GLEIF's CDF version of each. */
+const GOLDEN_TYPES = { lei2: "LEI_3.1", rr: "RR_2.1", repex: "REPEX_2.1" } as const;
+type GoldenType = keyof typeof GOLDEN_TYPES;
+const DELTAS = { IntraDay: "intra-day", LastDay: "last-day", LastWeek: "last-week", LastMonth: "last-month" } as const;
+const MAPPING_KINDS = { "isin-lei": "isin", "bic-lei": "bic" } as const;
+type MappingKind = keyof typeof MAPPING_KINDS;
+
+/** A file as the APIs announce it. */
+interface Served {
+  name: string;
+  zip: Buffer;
+  rows: number;
+}
+
+/** One publication of the golden copy API: lei2 with the rr and repex of the same publish. */
+interface Publish {
+  publishDate: string;
+  stamp: string;
+  parts: Record<GoldenType, Served>;
+  opts: PublishOptions;
+}
+
+/** One file of the mapping API's list. */
+interface MappingEntry {
+  id: string;
+  file: Served;
+}
+
+const humanSize = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+
+/** A uuid made from the file (name and bytes): two different files never share one. */
+function uuidOf(file: Served): string {
+  const h = createHash("sha256").update(file.name).update(file.zip).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** GLEIF's storage folder id: a number, different for each file of a publish. */
+function storageIdOf(type: GoldenType, stamp: string): number {
+  const n = parseInt(createHash("sha256").update(stamp).digest("hex").slice(0, 6), 16) % 90_000;
+  return 1_200_000 + n * 3 + { lei2: 0, rr: 1, repex: 2 }[type];
 }
 
 export class GleifImitation {
@@ -167,13 +230,19 @@ export class GleifImitation {
   failNextApi = 0;
   /** API requests answered (any mode) */
   apiRequests = 0;
-  /** requests to /files/... and /redirect/..., by file name */
+  /** requests for files (storage, latest.csv, mapping downloads), by file name */
   readonly fileRequests = new Map<string, number>();
-  private current: { pub: GoldenCopy; opts: PublishOptions } | null = null;
+  private current: Publish | null = null;
+  /** every publish, newest first */
+  private readonly history: Publish[] = [];
   /** the Level 2 files served beside the current publication: the bundled sample's unless published otherwise */
   private level2: Level2Publication = sampleLevel2();
+  /** the mapping API's files, newest first */
+  private readonly mappings: Record<MappingKind, MappingEntry[]> = { "isin-lei": [], "bic-lei": [] };
   /** a Level 2 part whose API answers 503 (the rest keeps working) */
   level2Down: Level2Part | null = null;
+  /** a part whose API answer misbehaves over time */
+  slowApi: { part: GoldenType | "isin" | "bic"; mode: SlowMode } | null = null;
   /** every file ever published stays downloadable, like GLEIF's storage */
   private readonly files = new Map<string, Buffer>();
   private server: Server | null = null;
@@ -185,6 +254,7 @@ export class GleifImitation {
   static async start(port = 0): Promise<GleifImitation> {
     const g = new GleifImitation();
     g.portNumber = port;
+    g.serveLevel2(g.level2);
     await g.up();
     return g;
   }
@@ -225,83 +295,145 @@ export class GleifImitation {
   /** Makes `pub` the latest publication (and its file downloadable), with `level2` beside it (default: the ones served so far). */
   publish(pub: GoldenCopy, opts: PublishOptions = {}, level2?: Level2Publication): void {
     this.files.set(pub.name, pub.zip);
-    this.current = { pub, opts };
     this.apiMode = "ok";
-    this.publishLevel2(level2 ?? this.level2);
+    this.serveLevel2(level2 ?? this.level2);
+    this.current = {
+      publishDate: pub.publishDate,
+      stamp: pub.stamp,
+      parts: { lei2: pub, rr: this.level2.rr, repex: this.level2.repex },
+      opts,
+    };
+    this.history.unshift(this.current);
   }
 
-  /** Serves these Level 2 files from now on. */
+  /** Serves these Level 2 files from now on, beside the current publication. */
   publishLevel2(level2: Level2Publication): void {
+    this.serveLevel2(level2);
+    if (this.current) this.current.parts = { ...this.current.parts, rr: level2.rr, repex: level2.repex };
+  }
+
+  /** Makes the files downloadable; the mapping files join the mapping API's list. */
+  private serveLevel2(level2: Level2Publication): void {
     for (const file of Object.values(level2)) this.files.set(file.name, file.zip);
     this.level2 = level2;
+    for (const [kind, part] of Object.entries(MAPPING_KINDS) as [MappingKind, "isin" | "bic"][]) {
+      const file = level2[part];
+      const id = uuidOf(file);
+      if (this.mappings[kind][0]?.id !== id) this.mappings[kind].unshift({ id, file });
+    }
   }
 
-  /** The rr or repex part of the current publication, as GLEIF's API writes it. */
-  private level2Body(part: "rr" | "repex"): unknown {
-    const file = this.level2[part];
-    const publishDate = this.current?.pub.publishDate ?? "2026-09-30 08:00:00";
+  /** The storage URL of a golden copy file, as GLEIF's API gives it. */
+  private storageUrl(type: GoldenType, stamp: string, name: string): string {
+    const [y, m, d] = [stamp.slice(0, 4), stamp.slice(4, 6), stamp.slice(6, 8)];
+    return `${this.origin}/storage/golden-copy-files/${y}/${m}/${d}/${storageIdOf(type, stamp)}/${name}`;
+  }
+
+  /** A file descriptor of the API: url, sizes, records, type, format, delta type and CDF version. */
+  private descriptor(type: GoldenType, stamp: string, format: "csv" | "json" | "xml", delta: keyof typeof DELTAS | null, file: Served) {
+    const base = delta === null ? `${stamp}-gleif-goldencopy-${type}-golden-copy` : `${stamp}-gleif-goldencopy-${type}-${DELTAS[delta]}`;
+    // only the full CSV is real; the other formats and the deltas are announced, not served
+    const real = format === "csv" && delta === null;
+    const size = real ? file.zip.length : Math.max(1, Math.round(file.zip.length / (delta === null ? 1 : 40)));
     return {
-      data: {
-        type: part,
-        publish_date: publishDate,
-        full_file: {
-          csv: { url: `${this.origin}/files/${file.name}`, size: file.zip.length, record_count: file.rows },
-          json: null,
-          xml: null,
-        },
-        delta_files: {},
-      },
+      url: this.storageUrl(type, stamp, real ? file.name : `${base}.${format}.zip`),
+      size,
+      size_human_readable: humanSize(size),
+      record_count: real ? file.rows : Math.round(file.rows / (delta === null ? 1 : 40)),
+      type,
+      format,
+      delta_type: delta ?? "GoldenCopy",
+      cdf_version: GOLDEN_TYPES[type],
     };
+  }
+
+  /** The per-publish object of `type` in `publish`, as GLEIF's API writes it. */
+  private partBody(publish: Publish, type: GoldenType): Record<string, unknown> {
+    const file = publish.parts[type];
+    const full = (format: "csv" | "json" | "xml") => this.descriptor(type, publish.stamp, format, null, file);
+    const body: Record<string, unknown> = {
+      type,
+      publish_date: publish.publishDate,
+      full_file: { csv: full("csv"), json: full("json"), xml: full("xml") },
+      delta_files: Object.fromEntries(
+        (Object.keys(DELTAS) as (keyof typeof DELTAS)[]).map((delta) => [
+          delta,
+          {
+            csv: this.descriptor(type, publish.stamp, "csv", delta, file),
+            json: this.descriptor(type, publish.stamp, "json", delta, file),
+            xml: this.descriptor(type, publish.stamp, "xml", delta, file),
+          },
+        ]),
+      ),
+    };
+    if (type === "lei2") {
+      const csv = (body.full_file as { csv: Record<string, unknown> }).csv;
+      if (publish.opts.fileMode === "redirect") csv.url = `${this.api}/golden-copies/publishes/lei2/latest.csv`;
+      const count = publish.opts.recordCount === undefined ? file.rows : publish.opts.recordCount;
+      if (count === null) delete csv.record_count;
+      else csv.record_count = count;
+    }
+    return body;
   }
 
   /** The body of the API's answer for the current publication, as GLEIF writes it. */
   latestBody(): unknown {
     if (!this.current) return { data: null };
-    const { pub, opts } = this.current;
-    const path = opts.fileMode === "redirect" ? `/redirect/${pub.name}` : `/files/${pub.name}`;
-    const csv: Record<string, unknown> = { url: `${this.origin}${path}`, size: pub.zip.length };
-    const count = opts.recordCount === undefined ? pub.rows : opts.recordCount;
-    if (count !== null) csv.record_count = count;
+    return { data: this.partBody(this.current, "lei2") };
+  }
+
+  /** One file of the mapping API, as it writes it. */
+  private mappingItem(kind: MappingKind, entry: MappingEntry): unknown {
     return {
-      data: {
-        type: "lei2",
-        id: pub.stamp,
-        publish_date: pub.publishDate,
-        full_file: { csv, json: null, xml: null },
-        delta_files: {},
-      },
+      type: kind,
+      id: entry.id,
+      attributes: { fileName: entry.file.name, downloadLink: `${this.mappingApi}/${kind}/${entry.id}/download` },
     };
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", this.origin);
-    const level2 = /^\/(?:api\/v2\/golden-copies\/publishes\/(rr|repex)|mapping\/api\/v2\/(isin|bic)-lei)\/latest$/.exec(url.pathname);
-    if (level2) {
-      this.apiRequests++;
-      const part = (level2[1] ?? level2[2]) as Level2Part;
-      if (this.level2Down === part) {
-        res.writeHead(503, { "Content-Type": "text/plain" }).end("unavailable");
+    const path = url.pathname;
+    const golden = /^\/api\/v2\/golden-copies\/publishes(?:\/(lei2|rr|repex))?(?:\/(latest)(\.csv)?)?$/.exec(path);
+    if (golden) return this.goldenApi(req, res, url, golden[1] as GoldenType | undefined, golden[2] !== undefined, golden[3] !== undefined);
+    const mapping = /^\/mapping\/api\/v2\/(isin-lei|bic-lei)(?:\/(latest|[0-9a-f-]{36})(\/download)?)?$/.exec(path);
+    if (mapping) return this.mappingApiAnswer(req, res, url, mapping[1] as MappingKind, mapping[2], mapping[3] !== undefined);
+    const storage = /^\/storage\/golden-copy-files\/\d{4}\/\d{2}\/\d{2}\/\d+\/([^/]+)$/.exec(path);
+    if (storage) return this.serveFile(req, res, decodeURIComponent(storage[1]));
+    res.writeHead(404, { "Content-Type": "text/plain" }).end("no such route");
+  }
+
+  private goldenApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    type: GoldenType | undefined,
+    latest: boolean,
+    csv: boolean,
+  ): void {
+    if (csv) {
+      // latest.csv: a 302 to the dated file in storage
+      const publish = this.current;
+      if (!publish || !type) {
+        res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
         return;
       }
-      if (level2[2] && req.headers.accept === "application/json") {
-        res.writeHead(406, { "Content-Type": "application/json" }).end('{"errors":[{"status":"406","title":"Not Acceptable"}]}');
-        return;
-      }
-      const file = this.level2[part];
-      const body =
-        part === "rr" || part === "repex"
-          ? this.level2Body(part)
-          : { data: { id: file.name, attributes: { fileName: file.name, downloadLink: `${this.origin}/files/${file.name}` } } };
-      res.writeHead(200, { "Content-Type": "application/vnd.api+json" }).end(JSON.stringify(body));
+      const file = publish.parts[type];
+      this.fileRequests.set(file.name, (this.fileRequests.get(file.name) ?? 0) + 1);
+      res.writeHead(302, { Location: this.storageUrl(type, publish.stamp, file.name) }).end();
       return;
     }
-    if (url.pathname === "/api/v2/golden-copies/publishes/lei2/latest") {
-      this.apiRequests++;
-      if (this.failNextApi > 0) {
-        this.failNextApi--;
-        res.writeHead(503, { "Content-Type": "text/plain", "Retry-After": "1" }).end("deploying");
-        return;
-      }
+    this.apiRequests++;
+    if (type === "lei2" && this.failNextApi > 0) {
+      this.failNextApi--;
+      res.writeHead(503, { "Content-Type": "text/plain", "Retry-After": "1" }).end("deploying");
+      return;
+    }
+    if ((type === "rr" || type === "repex") && this.level2Down === type) {
+      res.writeHead(503, { "Content-Type": "text/plain" }).end("unavailable");
+      return;
+    }
+    if (type === "lei2" && this.apiMode !== "ok") {
       switch (this.apiMode) {
         case "error-500":
           res.writeHead(500, { "Content-Type": "text/html" }).end("<html><body>Internal Server Error</body></html>");
@@ -313,44 +445,173 @@ export class GleifImitation {
           res.writeHead(200, { "Content-Type": "application/json" }).end('{"data": {"publish_date": "2026-');
           return;
         case "no-url": {
-          const body = this.latestBody() as { data: { full_file: { csv: Record<string, unknown> } } };
+          const body = this.latestBody() as { data: { full_file: { csv: Record<string, unknown> } } | null };
           if (body.data) delete body.data.full_file.csv.url;
           res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
           return;
         }
-        case "ok":
-          if (!this.current) {
-            res.writeHead(404, { "Content-Type": "application/json" }).end('{"errors":[{"status":"404"}]}');
-            return;
-          }
-          res.writeHead(200, { "Content-Type": "application/vnd.api+json" }).end(JSON.stringify(this.latestBody()));
-          return;
       }
     }
-    const file = /^\/(files|redirect)\/([^/]+)$/.exec(url.pathname);
-    if (file) {
-      const name = decodeURIComponent(file[2]);
-      this.fileRequests.set(name, (this.fileRequests.get(name) ?? 0) + 1);
-      const zip = this.files.get(name);
-      const mode = this.current?.pub.name === name ? (this.current.opts.fileMode ?? "ok") : "ok";
-      if (!zip || mode === "not-found") {
-        res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
-        return;
-      }
-      if (file[1] === "redirect") {
-        res.writeHead(302, { Location: `/files/${encodeURIComponent(name)}` }).end();
-        return;
-      }
-      res.writeHead(200, { "Content-Type": "application/zip", "Content-Length": String(zip.length) });
-      if (mode === "cut") {
-        res.write(zip.subarray(0, Math.floor(zip.length / 3)));
-        setTimeout(() => req.socket.destroy(), 100);
-        return;
-      }
-      res.end(zip);
+    if (!this.current) {
+      res.writeHead(404, { "Content-Type": "application/json" }).end('{"errors":[{"status":"404"}]}');
       return;
     }
-    res.writeHead(404, { "Content-Type": "text/plain" }).end("no such route");
+    const publish = this.current;
+    let body: unknown;
+    const headers: Record<string, string> = { "Content-Type": "application/vnd.api+json" };
+    if (type && latest) body = { data: this.partBody(publish, type) };
+    else if (latest) {
+      body = { data: { lei2: this.partBody(publish, "lei2"), rr: this.partBody(publish, "rr"), repex: this.partBody(publish, "repex") } };
+      headers["x-gleif-publish-date"] = `${publish.publishDate.replace(" ", "T")}+00:00`;
+    } else if (!type) {
+      const size = Math.max(1, Number(url.searchParams.get("page[size]") ?? url.searchParams.get("per_page") ?? "10") || 10);
+      body = {
+        data: this.history.slice(0, size).map((p) => ({
+          publish_date: p.publishDate,
+          lei2: this.partBody(p, "lei2"),
+          rr: this.partBody(p, "rr"),
+          repex: this.partBody(p, "repex"),
+        })),
+      };
+    } else {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("no such route");
+      return;
+    }
+    const slow = this.slowApi;
+    this.answer(res, headers, JSON.stringify(body), slow && slow.part === type && latest ? slow.mode : null);
+  }
+
+  private mappingApiAnswer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    kind: MappingKind,
+    which: string | undefined,
+    download: boolean,
+  ): void {
+    const part = MAPPING_KINDS[kind];
+    const list = this.mappings[kind];
+    if (download) {
+      const entry = which === "latest" ? list[0] : list.find((e) => e.id === which);
+      if (!entry) {
+        res.writeHead(404, { "Content-Type": "application/json" }).end('{"errors":[{"status":"404"}]}');
+        return;
+      }
+      this.fileRequests.set(entry.file.name, (this.fileRequests.get(entry.file.name) ?? 0) + 1);
+      res.writeHead(200, {
+        "Content-Type": "application/zip",
+        "Content-Length": String(entry.file.zip.length),
+        "Content-Disposition": `attachment; filename="${entry.file.name}"`,
+      });
+      res.end(entry.file.zip);
+      return;
+    }
+    this.apiRequests++;
+    if (this.level2Down === part) {
+      res.writeHead(503, { "Content-Type": "text/plain" }).end("unavailable");
+      return;
+    }
+    if (req.headers.accept === "application/json") {
+      res.writeHead(406, { "Content-Type": "application/json" }).end('{"errors":[{"status":"406","title":"Not Acceptable"}]}');
+      return;
+    }
+    let body: unknown;
+    if (which === "latest") body = { data: list[0] ? this.mappingItem(kind, list[0]) : null };
+    else if (which === undefined) {
+      const size = Math.max(1, Number(url.searchParams.get("page[size]") ?? "15") || 15);
+      body = {
+        meta: {
+          pagination: {
+            currentPage: 1,
+            perPage: size,
+            from: 1,
+            to: Math.min(size, list.length),
+            total: list.length,
+            lastPage: Math.ceil(list.length / size),
+          },
+        },
+        data: list.slice(0, size).map((e) => this.mappingItem(kind, e)),
+      };
+    } else {
+      const entry = list.find((e) => e.id === which);
+      if (!entry) {
+        res.writeHead(404, { "Content-Type": "application/json" }).end('{"errors":[{"status":"404"}]}');
+        return;
+      }
+      body = { data: this.mappingItem(kind, entry) };
+    }
+    this.answer(
+      res,
+      { "Content-Type": "application/vnd.api+json" },
+      JSON.stringify(body),
+      this.slowApi && this.slowApi.part === part && which === "latest" ? this.slowApi.mode : null,
+    );
+  }
+
+  /** A 200 JSON answer, whole, endless or trickling. */
+  private answer(res: ServerResponse, headers: Record<string, string>, body: string, slow: SlowMode | null): void {
+    if (slow === null) {
+      res.writeHead(200, headers).end(body);
+      return;
+    }
+    res.writeHead(200, headers);
+    let stopped = false;
+    res.on("close", () => {
+      stopped = true;
+    });
+    // trickle: the answer one byte every 200 ms, then blanks (still valid JSON) for ever; endless:
+    // a JSON string that never closes, 64 KB every 10 ms (paced, so an old build under test
+    // grows slowly rather than taking the machine's memory)
+    const bytes = Buffer.from(slow === "trickle" ? body : '{"data": {"publish_date": "2026-09-30 08:00:00", "padding": "');
+    const filler = slow === "trickle" ? Buffer.from(" ") : Buffer.alloc(64 * 1024, "x");
+    let at = 0;
+    const timer = setInterval(
+      () => {
+        if (stopped) {
+          clearInterval(timer);
+          return;
+        }
+        if (slow === "endless" && at === 0) {
+          at = bytes.length;
+          res.write(bytes);
+        } else if (at < bytes.length) res.write(bytes.subarray(at, ++at));
+        else res.write(filler);
+      },
+      slow === "trickle" ? 200 : 10,
+    );
+  }
+
+  private serveFile(req: IncomingMessage, res: ServerResponse, name: string): void {
+    this.fileRequests.set(name, (this.fileRequests.get(name) ?? 0) + 1);
+    const zip = this.files.get(name);
+    const mode = this.current?.parts.lei2.name === name ? (this.current.opts.fileMode ?? "ok") : "ok";
+    if (!zip || mode === "not-found") {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
+      return;
+    }
+    if (mode === "oversize") {
+      // the zip, then bytes without end: only the announced size can tell the download to stop
+      res.writeHead(200, { "Content-Type": "application/zip" });
+      let stopped = false;
+      res.on("close", () => {
+        stopped = true;
+      });
+      res.write(zip);
+      // 256 KB every 10 ms: paced, so an old build under test fills its disk slowly
+      const more = Buffer.alloc(256 * 1024, 0x5a);
+      const timer = setInterval(() => {
+        if (stopped) clearInterval(timer);
+        else res.write(more);
+      }, 10);
+      return;
+    }
+    res.writeHead(200, { "Content-Type": "application/zip", "Content-Length": String(zip.length) });
+    if (mode === "cut") {
+      res.write(zip.subarray(0, Math.floor(zip.length / 3)));
+      setTimeout(() => req.socket.destroy(), 100);
+      return;
+    }
+    res.end(zip);
   }
 
   /** Starts answering again (on the same port as before). */
