@@ -12,6 +12,7 @@ import { RETRY_AFTER } from "../http/route.js";
 import { BodyTooLargeError, type HttpServer, type Request } from "../http/server.js";
 import { ParamError, withQuery } from "../lei/search-params.js";
 import { ImportRefused } from "../golden-copy/reloader.js";
+import { isDiskFull } from "../store/disk-floor.js";
 import type { LeiService } from "../lei/service.js";
 import type { KeyAuth } from "../keys/auth.js";
 import {
@@ -40,6 +41,10 @@ import { withoutStopwords, withPreset, type Preset, type SearchSettings, type St
 import { registerSettingsRoutes } from "./settings-routes.js";
 import { synonymIndexOf } from "./synonyms.js";
 import { fromTypesense, toTypesense } from "./typesense-search.js";
+
+/** An import the server's disk cannot take: the server's trouble, 507, in the keyed API's shape. */
+const DISK_FULL_MESSAGE =
+  "the server's disk is full, so the upload was not kept; the live collection stays; retry once the operator has freed space";
 
 export const ALIAS = "lei";
 const MAX_MULTI_SEARCHES = 50;
@@ -511,6 +516,9 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
           404: { description: "No such collection" },
           413: { description: "Over 16 GiB" },
           503: notReady,
+          507: {
+            description: "The server's disk is full (or would fall below --disk-floor-mb); nothing was kept, the live collection stays",
+          },
         },
       },
     },
@@ -531,6 +539,12 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
         path = await g.req.upload();
       } catch (err) {
         if (err instanceof BodyTooLargeError) throw err;
+        if (isDiskFull(err)) {
+          // the server's disk, not the client's file: the partial upload is already gone
+          deps.log(`import refused: the server's disk is full: ${(err as Error).message}`);
+          g.reply.error(507, DISK_FULL_MESSAGE);
+          return;
+        }
         const code = (err as NodeJS.ErrnoException).code;
         deps.log(`import refused: the upload failed: ${(err as Error).message}`);
         g.reply.error(
@@ -544,6 +558,10 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
         g.reply.json(200, JSON.stringify({ success: true, collection: loaded.name, num_imported: loaded.records }));
       } catch (err) {
         if (!(err instanceof ImportRefused)) throw err;
+        if (err.diskFull) {
+          g.reply.error(507, DISK_FULL_MESSAGE);
+          return;
+        }
         const hint = err.tooFew ? "; to replace it with a smaller collection on purpose, send allow_shrink=true" : "";
         g.reply.error(400, `import refused, the live collection stays: ${err.message}${hint}`);
       }

@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "n
 import { join } from "node:path";
 import type * as UWS from "uWebSockets.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
+import { diskFloor, DiskFullError } from "../store/disk-floor.js";
 
 /** Answered 413. */
 export class BodyTooLargeError extends Error {
@@ -167,11 +168,20 @@ export interface UploadTarget {
   onAbort: (() => void) | null;
 }
 
-/** Writes the body chunk by chunk (uWS cannot pause a sender, so writes are synchronous). */
+/** How often an upload looks at the free disk, in bytes written. */
+const DISK_CHECK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Writes the body chunk by chunk (uWS cannot pause a sender, so writes are synchronous). An
+ * upload that would leave less free disk than the floor is refused before it starts, or stopped
+ * when it gets there (DiskFullError), and its partial file removed.
+ */
 export function uploadBody(target: UploadTarget): Promise<string> {
   const { dir, limit, declared } = target;
   if (declared > limit) return Promise.reject(new BodyTooLargeError(limit));
   mkdirSync(dir, { recursive: true });
+  const refused = diskFloor.refusal(dir, declared);
+  if (refused !== null) return Promise.reject(new DiskFullError(`the upload was not started: ${refused}`));
   const path = join(dir, `upload-${Date.now()}-${randomBytes(4).toString("hex")}.golden-copy.part`);
   const fd = openSync(path, "w");
   uploadsInProgress.hold(path); // released by the load it is handed to (Reloader.importFile)
@@ -184,6 +194,7 @@ export function uploadBody(target: UploadTarget): Promise<string> {
   }
   return new Promise((resolve, reject) => {
     let size = 0;
+    let checked = 0;
     let done = false;
     const fail = (err: Error): void => {
       if (done) return;
@@ -198,6 +209,11 @@ export function uploadBody(target: UploadTarget): Promise<string> {
       if (done) return;
       size += chunk.byteLength;
       if (size > limit) return fail(new BodyTooLargeError(limit));
+      if (size - checked >= DISK_CHECK_BYTES) {
+        checked = size;
+        const stop = diskFloor.refusal(dir, 0);
+        if (stop !== null) return fail(new DiskFullError(`the upload was stopped: ${stop}`));
+      }
       try {
         writeSync(fd, new Uint8Array(chunk));
       } catch (err) {
