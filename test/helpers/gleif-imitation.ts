@@ -167,7 +167,9 @@ export type FileMode =
   /** announces the whole Content-Length, sends part of it, then destroys the socket */
   | "cut"
   /** the API announces the zip's size; the file sends the zip, then more bytes for ever (no Content-Length) */
-  | "oversize";
+  | "oversize"
+  /** announces the whole Content-Length, then sends one byte every 200 ms */
+  | "trickle";
 
 /** An API answer that misbehaves over time rather than at once. */
 export type SlowMode =
@@ -606,6 +608,16 @@ export class GleifImitation {
       return;
     }
     res.writeHead(200, { "Content-Type": "application/zip", "Content-Length": String(zip.length) });
+    if (mode === "trickle") {
+      let at = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed || at >= zip.length) {
+          clearInterval(timer);
+          if (!res.destroyed) res.end();
+        } else res.write(zip.subarray(at, ++at));
+      }, 200);
+      return;
+    }
     if (mode === "cut") {
       res.write(zip.subarray(0, Math.floor(zip.length / 3)));
       setTimeout(() => req.socket.destroy(), 100);
