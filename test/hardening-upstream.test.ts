@@ -146,8 +146,10 @@ t.test("item 1: a GLEIF load with the real link shapes goes live, and ISIN and B
     source: null,
     shards: 1,
     timeoutMs: 90_000,
-    // deadlines shortened: 3 s for a metadata call; a download gets 3 s and its size at 1 MB/s
-    args: [...gleif.args, "--retry-seconds", "600", "--upstream-timeout", "3", "--download-min-rate", "1024", "--api-key", KEY],
+    // deadlines shortened (by environment, which a build without these flags ignores): 3 s for a
+    // metadata call; a download gets 3 s and its size at 1 MB/s
+    args: [...gleif.args, "--retry-seconds", "600", "--api-key", KEY],
+    env: { LEIDEX_UPSTREAM_TIMEOUT: "3", LEIDEX_DOWNLOAD_MIN_RATE: "1024" },
   });
   const stats = await srv.json("/v1/stats");
   t.equal(stats.published, A.published, "publication A is live, not the OFFLINE fallback");
@@ -247,7 +249,8 @@ t.test("item 5 and 13: the free-disk floor refuses a download, and an upload wit
     source: null,
     shards: 1,
     timeoutMs: 90_000,
-    args: [...gleif.args, "--retry-seconds", "600", "--disk-floor-mb", "10000000", "--api-key", KEY],
+    args: [...gleif.args, "--retry-seconds", "600", "--api-key", KEY],
+    env: { LEIDEX_DISK_FLOOR_MB: "10000000" },
   });
   t.match(floored.stdout(), /download of \S+ not started: [\d.]+ MB free on the data dir's disk[^\n]*must stay free \(--disk-floor-mb\)/);
   t.match((await floored.json("/v1/stats")).source, /OFFLINE FALLBACK/, "the bundled sample stands in");
@@ -296,7 +299,7 @@ t.test(
     const dir = disk!;
     const dataDir = join(dir, "data");
     mkdirSync(dataDir);
-    const small = await startServer(t, { shards: 1, dataDir, args: ["--disk-floor-mb", "0", "--api-key", KEY] });
+    const small = await startServer(t, { shards: 1, dataDir, args: ["--api-key", KEY], env: { LEIDEX_DISK_FLOOR_MB: "0" } });
     // the early answer closes the connection, which can race a write still going: up to three tries
     let r: { status: number; body: unknown } | null = null;
     for (let attempt = 0; r === null && attempt < 3; attempt++) r = await upload(small.port, 64 * 1024 * 1024).catch(() => null);

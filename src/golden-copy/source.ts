@@ -61,7 +61,8 @@ export async function download(url: string, dir: string, opts: DownloadOptions =
       `download of ${url} not started: ${megabytes(free)} free on the data dir's disk${announced === null ? "" : ` for ${megabytes(announced)} announced`}, and ${megabytes(limits.diskFloorBytes)} must stay free (--disk-floor-mb)`,
     );
   }
-  const started = Date.now();
+  // the deadline runs on the monotonic clock: a wall-clock step neither fails nor frees a download
+  const started = performance.now();
   const controller = new AbortController();
   let failure: SourceError | null = null;
   let expected: number | null = announced;
@@ -73,7 +74,7 @@ export async function download(url: string, dir: string, opts: DownloadOptions =
     body?.destroy(err);
   };
   const clock = setInterval(() => {
-    const seconds = (Date.now() - started) / 1000;
+    const seconds = (performance.now() - started) / 1000;
     const allowed = downloadDeadlineSeconds(limits, expected, bytes);
     if (seconds > allowed) {
       fail(
@@ -116,7 +117,7 @@ export async function download(url: string, dir: string, opts: DownloadOptions =
             );
           }
         }
-        const now = Date.now();
+        const now = performance.now();
         if (opts.onProgress && now - lastReport >= 2000) {
           lastReport = now;
           opts.onProgress({ bytes, total: expected, seconds: (now - started) / 1000 });
