@@ -14,7 +14,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { keyedRequest, type KeyedResponse } from "./helpers/keys.js";
 import { POSTGRES_MISSING, privatePostgres } from "./helpers/postgres.js";
 import { startServer, type RunningServer } from "./helpers/server.js";
-import { api, type Res } from "./helpers/webhook-api.js";
+import { api, webhookServerArgs, type Res } from "./helpers/webhook-api.js";
+import { startReceiver } from "./helpers/webhook-receiver.js";
 
 const KEY = "locks-bootstrap-key-0123456789";
 const OPERATOR = "locks-operator-key-0123456789";
@@ -54,9 +55,9 @@ const retryAfterOf = (value: string | string[] | null | undefined): number => Nu
 
 t.test("PostgreSQL: a locked table answers writes 503 at once; reads and /health go on", { skip: POSTGRES_MISSING }, async (t) => {
   const cluster = await privatePostgres(t);
+  const receiver = await startReceiver(t);
   const srv: RunningServer = await startServer(t, {
-    shards: 1,
-    args: ["--database", cluster.url, "--api-key", KEY, "--operator-key", OPERATOR],
+    args: [...webhookServerArgs(1), "--database", cluster.url, "--api-key", KEY, "--operator-key", OPERATOR],
     env: { LEIDEX_DATABASE: undefined },
   });
   const keys = (init: { method?: string; body?: unknown } = {}): Promise<KeyedResponse> =>
@@ -193,5 +194,60 @@ t.test("PostgreSQL: a locked table answers writes 503 at once; reads and /health
     if (created !== null) t.equal(stored, before + created + 1, "every key answered 201 is stored, and no refused one");
     t.equal((await srv.get("/health")).status, 200, "the server is still up");
     t.notMatch(srv.stderr(), /internal error|Unhandled|TypeError/, "no 500s or crashes in the log");
+  });
+
+  t.test("background work survives the timeouts: a key set refreshed, leases renewed, deliveries sent", async (t) => {
+    const other = new pg.Client({ connectionString: cluster.url });
+    other.on("error", () => undefined);
+    await other.connect();
+    t.teardown(() => other.end().catch(() => undefined));
+    // another node's write as this node hears it: the key set's version moves on while api_keys
+    // is locked, so this node's reads of it time out, again and again, until the lock is gone
+    const lock = await lockTables(cluster.url, ["api_keys"]);
+    let released = false;
+    t.teardown(() => (released ? undefined : lock.release()));
+    const { rows } = await other.query<{ version: string }>(
+      "UPDATE state_versions SET version = version + 1 WHERE name = 'api_keys' RETURNING version",
+    );
+    const version = Number(rows[0].version);
+    await sleep(5_000); // a lock timeout and more: the node's reads have failed at least once
+    const value = "written-by-another-node-0123456789";
+    await lock.client.query(
+      `INSERT INTO api_keys (value, description, actions, collections, expires_at, autodelete, version)
+       VALUES ($1, 'another node', '["documents:search"]', '["lei"]', 64723363199, false, $2)`,
+      [value, version],
+    );
+    await lock.release(); // commits the key with the lock's end
+    released = true;
+    const search = "/collections/lei/documents/search?q=bank&query_by=legalName&per_page=1";
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await keyedRequest(srv.port, search, { key: value })).status;
+      if (status !== 200) await sleep(100);
+    }
+    t.equal(status, 200, "the node read the key set again once the lock was gone");
+
+    // endpoint leases: renewals fail while endpoint_leases is locked, and go on after
+    const tenantKey = await call("POST", `/v1/tenants/${tenantId}/keys`);
+    t.equal(tenantKey.status, 201, "a tenant key");
+    const hook = await api(srv, "POST", "/v1/webhooks", tenantKey.body.key as string, {
+      url: `${receiver.base}/after-locks`,
+      event_types: ["queued"],
+    });
+    t.equal(hook.status, 201, "a webhook");
+    const leases = await lockTables(cluster.url, ["endpoint_leases", "dispatch_nodes"]);
+    let leasesReleased = false;
+    t.teardown(() => (leasesReleased ? undefined : leases.release()));
+    await sleep(5_000);
+    await leases.release();
+    leasesReleased = true;
+    t.match(srv.stdout() + srv.stderr(), /renewing leases failed/, "the renewals timed out meanwhile, and the node said so");
+    const sent = await call("POST", "/v1/events", {
+      events: [{ id: "ev-after-locks", tenant_id: tenantId, message_id: "m3", type: "queued", recipient: "c@example.com", timestamp: 1 }],
+    });
+    t.equal(sent.status, 202, "an event accepted after the locks");
+    await receiver.waitFor(() => receiver.hits("/after-locks").length > 0, GUARD_MS, "the delivery");
+    t.pass("and delivered: dispatch went on");
+    t.equal((await srv.get("/health")).status, 200, "the server is still up");
   });
 });
