@@ -127,6 +127,14 @@ export interface FailureReply {
   error(status: number, message: string): void;
 }
 
+/** What a store failure is, in one line for the log (a start that failed on it); null for any other error. */
+export function storeFailureLine(err: unknown): string | null {
+  const failure = failureOf(err);
+  if (failure === null) return null;
+  const state = failure.busy ? "is busy (a lock or a statement past its time limit, or no connection free in time)" : "failed";
+  return `${failure.store} ${state}: ${describe(err)}`;
+}
+
 /** Answers a write failure with 503 and Retry-After (logged, throttled); false for any other error. */
 export function answerWriteFailure(reply: FailureReply, where: string, err: unknown): boolean {
   const failure = failureOf(err);
