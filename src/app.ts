@@ -98,7 +98,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
 
   const stateDb = openStateDb(config.dataDir);
   // --database: the state every node must share lives in PostgreSQL (docs/scale-out.md)
-  const shared = config.database === null ? null : await openSharedDb(config.database, log);
+  const shared = config.database === null ? null : await openSharedDb(config.database, log, config.databaseLimits);
   const backends = backendsOf(stateDb, shared);
   /** this node's name among the nodes on the shared store */
   const node = shared ? nodeIdOf(config.dataDir) : "";

@@ -4,6 +4,7 @@ import { buildApp } from "./app.js";
 import { ConfigError, parseConfig, usage, type Config } from "./config/cli.js";
 import { StartupError } from "./config/startup-error.js";
 import { pinMmapThreshold } from "./os/native-heap.js";
+import { storeFailureLine } from "./store/write-failure.js";
 
 function log(line: string): void {
   console.log(`${new Date().toISOString()} ${line}`);
@@ -81,7 +82,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  // a refusal the operator can act on is one line; anything else is a bug, with its stack
-  console.error(err instanceof StartupError ? err.message : (err.stack ?? err.message));
+  // a refusal the operator can act on is one line (a store failing or busy at start too); anything else is a bug, with its stack
+  const store = storeFailureLine(err);
+  console.error(
+    err instanceof StartupError ? err.message : store !== null ? `cannot start: ${store}; start again` : (err.stack ?? err.message),
+  );
   process.exit(1);
 });

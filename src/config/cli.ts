@@ -14,6 +14,8 @@ export interface Config {
   source: string | null;
   /** PostgreSQL connection string of the state nodes share (--database); null = state.db only */
   database: string | null;
+  /** with --database: how long a node lets PostgreSQL keep it waiting before a write answers 503 */
+  databaseLimits: { lockTimeoutMs: number; statementTimeoutMs: number; poolWaitMs: number };
   /** shard threads and slices, fixed (`--shards`); null = one thread per core, slices sized to the data (engine/slice-count.ts) */
   shards: number | null;
   rateLimit: number;
@@ -130,6 +132,21 @@ const FLAGS: Record<string, FlagSpec> = {
     help: "postgres://user:password@host:port/db: keep the state nodes share in PostgreSQL (so far API keys, search settings and the licence; default: all in <data-dir>/state.db)",
     fallback: () => null,
   },
+  "database-lock-timeout": {
+    env: "LEIDEX_DATABASE_LOCK_TIMEOUT",
+    help: "with --database: seconds a statement waits for a lock (PostgreSQL's lock_timeout) before the write answers 503",
+    fallback: () => "3",
+  },
+  "database-statement-timeout": {
+    env: "LEIDEX_DATABASE_STATEMENT_TIMEOUT",
+    help: "with --database: seconds a statement may run, lock waits included (statement_timeout), before the write answers 503",
+    fallback: () => "10",
+  },
+  "database-pool-wait": {
+    env: "LEIDEX_DATABASE_POOL_WAIT",
+    help: "with --database: seconds a request waits for a free connection of the node's pool before it answers 503",
+    fallback: () => "5",
+  },
   shards: {
     env: "LEIDEX_SHARDS",
     help: "shard worker threads and slices of the index, fixed (default: a thread per core, and slices sized to the data)",
@@ -223,6 +240,11 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     dataDir: get("data-dir")!,
     source: get("source"),
     database: databaseUrl(get("database")),
+    databaseLimits: databaseLimits(
+      int("database-lock-timeout", 1, 3_600),
+      int("database-statement-timeout", 1, 3_600),
+      int("database-pool-wait", 1, 3_600),
+    ),
     shards: get("shards") === null ? null : int("shards", 1, 256),
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
@@ -264,6 +286,15 @@ function databaseUrl(raw: string | null): string | null {
   if (!url || (url.protocol !== "postgres:" && url.protocol !== "postgresql:") || url.hostname === "")
     throw new ConfigError(`--database must be a postgres://user:password@host:port/database URL, got "${raw.replace(/:[^:@/]*@/, ":…@")}"`);
   return raw;
+}
+
+/** A statement_timeout below the lock_timeout would cut every lock wait short first: refused. */
+function databaseLimits(lockSeconds: number, statementSeconds: number, poolWaitSeconds: number): Config["databaseLimits"] {
+  if (statementSeconds < lockSeconds)
+    throw new ConfigError(
+      `--database-statement-timeout (${statementSeconds}) must be at least --database-lock-timeout (${lockSeconds}): it counts lock waits too`,
+    );
+  return { lockTimeoutMs: lockSeconds * 1000, statementTimeoutMs: statementSeconds * 1000, poolWaitMs: poolWaitSeconds * 1000 };
 }
 
 function licenseKey(name: string, raw: string | null): KeyObject | null {

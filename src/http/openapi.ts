@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of every route, generated from the routes the front registered
 // (src/http/route.ts): each operation's own answers, plus the ones the pipeline gives itself
-// (its guard's 401/403/429, the rate limit's 429, a body's 400/408/413/415, 500), its security
-// scheme, tag and error shape.
+// (its guard's 401/403/429, the rate limit's 429, a body's 400/408/413/415, a keyed write's 503
+// when the state store cannot take it, 500), its security scheme, tag and error shape.
 
 import { ERROR_SCHEMA, type Area } from "./error-shapes.js";
 import {
@@ -78,10 +78,19 @@ const API_VERSION = "1.0.0";
 const toOpenApiPath = (pattern: string): string => pattern.replace(/:([A-Za-z_]+)/g, "{$1}");
 const httpMethod = (method: string): string => (method === "del" ? "delete" : method);
 
+/** A keyed route's store refusing, answered by the front (store/write-failure.ts). */
+const STORE_UNAVAILABLE: ResponseDoc = {
+  description:
+    "The state store cannot take this now: state.db's disk is full or failing, or, with --database, PostgreSQL is away or busy (a lock or a statement past its time limit, no connection free in time); reads from memory still work",
+  headers: RETRY_AFTER,
+};
+
 /** The answers the pipeline gives on its own, beside the route's. */
-function pipelineAnswers(route: DeclaredRoute): Record<number, ResponseDoc> {
+function pipelineAnswers(route: DeclaredRoute, method: string): Record<number, ResponseDoc> {
   const { options } = route;
   const answers: Record<number, ResponseDoc> = {};
+  // keyed writes, and every route of area C (some of its reads ask the database)
+  if (options.auth && (method !== "get" || options.area === "webhooks")) answers[503] = STORE_UNAVAILABLE;
   if (options.auth) {
     answers[401] = {
       description: "Missing or unknown key",
@@ -138,7 +147,11 @@ function operation(route: DeclaredRoute, doc: OperationDoc): object {
   const pathParams = [...route.pattern.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   const documented = new Map((doc.params ?? []).map((p) => [p.name, p]));
   const responses: Record<string, object> = {};
-  const answers = { ...pipelineAnswers(route), ...doc.responses };
+  const pipeline = pipelineAnswers(route, route.method === "any" ? (doc.method ?? "") : route.method);
+  const answers = { ...pipeline, ...doc.responses };
+  // a route's own 503 (not ready, busy intake) and the store's: either may be the answer
+  if (pipeline[503] && doc.responses[503])
+    answers[503] = { ...doc.responses[503], description: `${doc.responses[503].description}; or: ${pipeline[503].description}` };
   for (const status of Object.keys(answers)
     .map(Number)
     .sort((a, b) => a - b)) {

@@ -2,6 +2,12 @@
 // versioned migrations applied at start, and notifications between the nodes on one connection
 // of its own. Two nodes starting together apply each migration once: they take an advisory
 // lock first, and a migration and its row in leidex_migrations commit together.
+//
+// Nothing waits on the database for long: every pooled connection has a lock_timeout and a
+// statement_timeout, a transaction left idle is ended by the server, and a request waits a
+// bounded time for a free connection. Past any of them the caller gets an error that the areas
+// answer 503 with Retry-After (store/write-failure.ts), so a table another session holds locked
+// refuses writes within seconds instead of hanging them, and the pool never fills for good.
 
 import pg from "pg";
 import { StartupError } from "../../config/startup-error.js";
@@ -14,6 +20,25 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 const MIGRATION_LOCK = 0x4c584d47;
 const POOL_SIZE = 8;
 const LISTEN_RETRY_MS = 1_000;
+
+/** How long a node lets the database keep it waiting (flags --database-lock-timeout and friends). */
+export interface DbLimits {
+  /** lock_timeout: the longest a statement waits for a lock */
+  lockTimeoutMs: number;
+  /** statement_timeout: the longest a statement runs, lock waits included */
+  statementTimeoutMs: number;
+  /** the longest a caller waits for a free connection of the pool (or for a new one to connect) */
+  poolWaitMs: number;
+}
+
+/** An interactive API's: a write that cannot go ahead answers 503 within seconds. */
+export const DEFAULT_DB_LIMITS: DbLimits = { lockTimeoutMs: 3_000, statementTimeoutMs: 10_000, poolWaitMs: 5_000 };
+/**
+ * idle_in_transaction_session_timeout: this server never leaves a transaction idle for more than
+ * a moment, so one that sits longer (a node stalled or cut off mid-transaction) is ended by the
+ * server, and the locks it holds go with it.
+ */
+const IDLE_IN_TRANSACTION_MS = 30_000;
 
 export interface SharedDb {
   readonly pool: pg.Pool;
@@ -69,25 +94,37 @@ async function transactionOnce<T>(db: SharedDb, work: (q: Query) => Promise<T>):
 }
 
 /** Opens the pool and migrates; a StartupError (one line) when the database cannot be used. */
-export async function openSharedDb(url: string, log: (line: string) => void): Promise<SharedDb> {
+export async function openSharedDb(url: string, log: (line: string) => void, limits: DbLimits = DEFAULT_DB_LIMITS): Promise<SharedDb> {
   const describe = describeUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: 10_000 });
-  // an idle connection that the server drops must not crash the process; the next query reconnects
-  pool.on("error", (err) => log(`database ${describe}: an idle connection failed (${err.message})`));
   try {
-    const applied = await migrate(pool);
+    const applied = await migrate(url, limits);
     if (applied.length > 0) log(`database ${describe}: applied migrations ${applied.join(", ")}`);
   } catch (err) {
-    await pool.end().catch(() => undefined);
     throw new StartupError(`cannot use the database ${describe} (--database): ${(err as Error).message}`);
   }
+  // the limits are each session's own settings, sent when the connection starts
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    connectionTimeoutMillis: limits.poolWaitMs,
+    lock_timeout: limits.lockTimeoutMs,
+    statement_timeout: limits.statementTimeoutMs,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+  });
+  // an idle connection that the server drops must not crash the process; the next query reconnects
+  pool.on("error", (err) => log(`database ${describe}: an idle connection failed (${err.message})`));
   return new PgSharedDb(pool, url, describe, log);
 }
 
-async function migrate(pool: pg.Pool): Promise<string[]> {
-  const client = await pool.connect();
+/**
+ * Applies the migrations not yet applied, on a connection of its own without the pool's time
+ * limits: a node waits its turn at the advisory lock, and a migration takes as long as it takes.
+ */
+async function migrate(url: string, limits: DbLimits): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: Math.max(limits.poolWaitMs, 10_000) });
   const failed = (): undefined => undefined; // the query under way fails with it
   client.on("error", failed);
+  await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     try {
@@ -118,8 +155,8 @@ async function migrate(pool: pg.Pool): Promise<string[]> {
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
     }
   } finally {
+    await client.end().catch(() => undefined);
     client.off("error", failed);
-    client.release();
   }
 }
 
