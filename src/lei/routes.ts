@@ -7,11 +7,12 @@ import { BAD_JSON, readJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import { RETRY_AFTER, type OperationDoc, type RouteOptions } from "../http/route.js";
 import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs } from "../engine-api/keyed-limits.js";
+import { FrontWork, sendJson } from "../http/front-work.js";
 import type { HttpServer, Reply } from "../http/server.js";
 import { answeredNotModified, CONDITIONAL_HEADERS, NOT_MODIFIED } from "./conditional.js";
 import { EXPORT_LINE_SCHEMA, EXPORT_WEIGHT, exportParams, MAX_EXPORTS_PER_ADDRESS, MAX_QUERY_EXPORT, streamExport } from "./export.js";
 import {
-  batchAnswer,
+  batchAnswerInTurns,
   batchProblem,
   type IdentifierResolver,
   batchRequestSchema,
@@ -23,12 +24,16 @@ import type { LeiService } from "./service.js";
 
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 
-/** `batchSizeFor`: a client's own batch size where a licence grants one, else null. */
+/**
+ * `batchSizeFor`: a client's own batch size where a licence grants one, else null; `work`: the
+ * front's scheduler of bulk work, which batch lookups run in.
+ */
 export function registerLeiRoutes(
   server: HttpServer,
   service: LeiService,
   batchSizeFor: (ip: string) => number | null = () => null,
   resolve: IdentifierResolver = () => null,
+  work: FrontWork = new FrontWork(),
 ): void {
   const options = (name: string, doc?: OperationDoc): RouteOptions => ({
     name,
@@ -189,10 +194,16 @@ export function registerLeiRoutes(
       if (problem) return reply.error(problem.status, problem.message);
       const leis = (body as { leis: string[] }).leis;
       if (!server.rateLimit(ip, leis.length - 1, reply)) return;
+      // looked up in turns on the front, so that the requests that come meanwhile are answered
+      const job = await work.start(reply);
+      if (job === null) return;
       try {
-        reply.json(200, batchAnswer(service, leis, resolve));
+        const answer = await batchAnswerInTurns(job, service, leis, resolve);
+        if (answer !== null) await sendJson(reply, 200, answer);
       } catch (err) {
         unavailable(reply, err);
+      } finally {
+        job.finish();
       }
     },
   );
