@@ -4,7 +4,8 @@
 // that the loop answers whatever has arrived meanwhile. A /health or a lookup therefore waits at
 // most about one slice, however many bulk requests are in flight. At most MAX_RUNNING jobs run at
 // once (each holds its answer as it grows); later ones wait for a place in arrival order. A job
-// whose client has gone away stops at its next turn, its request counted with status 499.
+// whose client has gone away stops at its next turn, its request counted with status 499. A
+// request's body is parsed and checked in a turn too: a burst of them arrives in one read.
 
 import { gzip } from "node:zlib";
 import type { Metrics } from "./metrics.js";
@@ -21,8 +22,8 @@ export class FrontWork {
   /** jobs waiting for a turn, first come first served, from `head` on */
   private turns: BulkJob[] = [];
   private head = 0;
-  /** requests waiting for a place to run, in arrival order */
-  private places: PlaceWait[] = [];
+  /** jobs waiting for a place to run, in arrival order, from `placesHead` on */
+  private places: BulkJob[] = [];
   private placesHead = 0;
   private running = 0;
   private holder: BulkJob | null = null;
@@ -47,36 +48,11 @@ export class FrontWork {
   }
 
   /**
-   * A job for this request once a place to run is free, or null when its client went away while
-   * it waited (the request is then counted as 499). Call job.finish() when done, whatever happens.
+   * The work of one request: it runs only in turns (BulkJob.turn()), and once its body is
+   * checked, in one of the places to run (BulkJob.place()). Call its finish() when done.
    */
-  start(reply: Reply): Promise<BulkJob | null> {
-    if (this.running < this.maxRunning) {
-      this.running++;
-      return Promise.resolve(new BulkJob(this, reply));
-    }
-    return new Promise((resolve) => {
-      this.places.push(new PlaceWait(reply, resolve));
-    });
-  }
-
-  /** A job is done: its place goes to the next request waiting whose client is still there. */
-  finished(): void {
-    this.running--;
-    while (this.placesHead < this.places.length && this.running < this.maxRunning) {
-      const wait = this.places[this.placesHead++];
-      if (wait.reply.aborted) {
-        abandon(wait.reply);
-        wait.resolve(null);
-        continue;
-      }
-      this.running++;
-      wait.resolve(new BulkJob(this, wait.reply));
-    }
-    if (this.placesHead > 1024 && this.placesHead * 2 > this.places.length) {
-      this.places = this.places.slice(this.placesHead);
-      this.placesHead = 0;
-    }
+  job(reply: Reply): BulkJob {
+    return new BulkJob(this, reply);
   }
 
   /** Whether `job` holds the current turn and has time left in it. */
@@ -85,11 +61,35 @@ export class FrontWork {
   }
 
   /** Queues `job` for a turn. */
-  queue(job: BulkJob): void {
+  queueTurn(job: BulkJob): void {
     this.turns.push(job);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.grantNext);
+    }
+  }
+
+  /** Gives `job` a place to run at once, or queues it for one; true when given. */
+  takePlace(job: BulkJob): boolean {
+    if (this.running < this.maxRunning) {
+      this.running++;
+      return true;
+    }
+    this.places.push(job);
+    return false;
+  }
+
+  /** A place is given up: it goes to the next job waiting whose client is still there. */
+  givePlace(): void {
+    this.running--;
+    while (this.placesHead < this.places.length && this.running < this.maxRunning) {
+      const job = this.places[this.placesHead++];
+      if (!job.reply.aborted) this.running++;
+      job.placed(!job.reply.aborted);
+    }
+    if (this.placesHead === this.places.length) {
+      this.places = [];
+      this.placesHead = 0;
     }
   }
 
@@ -122,18 +122,13 @@ export class FrontWork {
   }
 }
 
-/** A request waiting for a place to run. */
-class PlaceWait {
-  constructor(
-    readonly reply: Reply,
-    readonly resolve: (job: BulkJob | null) => void,
-  ) {}
-}
-
 /** One bulk request's work. */
 export class BulkJob {
   private resolveTurn: ((go: boolean) => void) | null = null;
-  private done = false;
+  private resolvePlace: ((go: boolean) => void) | null = null;
+  /** whether it holds one of the places to run */
+  private holdsPlace = false;
+  private stopped = false;
 
   constructor(
     private readonly work: FrontWork,
@@ -146,14 +141,26 @@ export class BulkJob {
   }
 
   /**
-   * Waits for the job's next turn; false when its client has gone away (stop then, and the
-   * request is counted as 499). Work between turns is what the caller checks hasTime for.
+   * Waits for the job's next turn; false when its client has gone away (stop then: the request
+   * is counted as 499). Between turns the caller checks hasTime.
    */
   turn(): Promise<boolean> {
     if (this.reply.aborted) return Promise.resolve(this.stop());
     return new Promise((resolve) => {
       this.resolveTurn = resolve;
-      this.work.queue(this);
+      this.work.queueTurn(this);
+    });
+  }
+
+  /** Waits for a place to run; false when its client has gone away meanwhile (stop then). */
+  place(): Promise<boolean> {
+    if (this.reply.aborted) return Promise.resolve(this.stop());
+    if (this.work.takePlace(this)) {
+      this.holdsPlace = true;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      this.resolvePlace = resolve;
     });
   }
 
@@ -161,18 +168,29 @@ export class BulkJob {
   resume(go: boolean): void {
     const resolve = this.resolveTurn;
     this.resolveTurn = null;
-    resolve?.(go ? true : this.stop());
+    resolve?.(go || this.stop());
   }
 
-  /** The place is given up; call it once, when the job ends however it ends. */
+  /** Called by the scheduler with a place, or false for a job whose client is gone. */
+  placed(go: boolean): void {
+    this.holdsPlace = go;
+    const resolve = this.resolvePlace;
+    this.resolvePlace = null;
+    resolve?.(go || this.stop());
+  }
+
+  /** The job has ended, however it ended: its place, if it holds one, goes to the next. */
   finish(): void {
-    if (this.done) return;
-    this.done = true;
-    this.work.finished();
+    if (!this.holdsPlace) return;
+    this.holdsPlace = false;
+    this.work.givePlace();
   }
 
   private stop(): false {
-    abandon(this.reply);
+    if (!this.stopped) {
+      this.stopped = true;
+      abandon(this.reply);
+    }
     return false;
   }
 }

@@ -3,7 +3,7 @@
 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
 import { FACET_PARAMS, type FacetParam } from "../engine/schema.js";
-import { BAD_JSON, readJsonBody } from "../http/json-schema.js";
+import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import { RETRY_AFTER, type OperationDoc, type RouteOptions } from "../http/route.js";
 import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs } from "../engine-api/keyed-limits.js";
@@ -188,16 +188,17 @@ export function registerLeiRoutes(
     },
     async (req, reply) => {
       const ip = req.ip;
-      const body = await readJsonBody(req, reply);
-      if (body === BAD_JSON) return;
-      const problem = batchProblem(body, batchSizeFor(ip) ?? MAX_BATCH_LEIS);
-      if (problem) return reply.error(problem.status, problem.message);
-      const leis = (body as { leis: string[] }).leis;
-      if (!server.rateLimit(ip, leis.length - 1, reply)) return;
-      // looked up in turns on the front, so that the requests that come meanwhile are answered
-      const job = await work.start(reply);
-      if (job === null) return;
+      // parsed, checked and looked up in turns on the front, so that the requests that come meanwhile are answered
+      const job = work.job(reply);
       try {
+        const bytes = await req.body();
+        if (!(await job.turn())) return;
+        const body = parseJsonBody(bytes);
+        if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
+        const problem = batchProblem(body, batchSizeFor(ip) ?? MAX_BATCH_LEIS);
+        if (problem) return reply.error(problem.status, problem.message);
+        const leis = (body as { leis: string[] }).leis;
+        if (!server.rateLimit(ip, leis.length - 1, reply) || !(await job.place())) return;
         const answer = await batchAnswerInTurns(job, service, leis, resolve);
         if (answer !== null) await sendJson(reply, 200, answer);
       } catch (err) {

@@ -234,27 +234,29 @@ export function registerReconcileRoutes(
     const base = baseUrl(req);
     const contentType = req.method === "POST" ? req.header("content-type").toLowerCase() : "";
     const rawQuery = req.rawQuery;
-    const body = await req.body();
-    let queries: unknown;
+    // parsed, checked and matched in turns on the front, so that the requests that come meanwhile are answered
+    const job = work.job(reply);
     try {
-      queries = queriesOf(rawQuery, body, contentType);
-    } catch (err) {
-      if (!(err instanceof QueryStringError)) throw err;
-      return reply.error(400, err.message);
-    }
-    if (queries === undefined) return reply.json(200, JSON.stringify(manifest(base)));
-    if (queries === BAD_JSON) return reply.error(400, 'queries must be a JSON object of queries, e.g. {"q0": {"query": "Deutsche Bank"}}');
-    if (queries !== null && typeof queries === "object" && Object.keys(queries).length > MAX_RECONCILE_QUERIES) {
-      return reply.error(413, `a batch holds at most ${MAX_RECONCILE_QUERIES} queries; split it`);
-    }
-    if (!validateBatch(queries)) return reply.error(400, describeSchemaError("queries", validateBatch.errors));
-    // the ids are the client's: an id such as __proto__ is one like any other, never a key of an object here
-    const batch = Object.entries(queries);
-    if (!server.rateLimit(ip, Math.max(0, batch.length - 1), reply)) return; // an empty batch costs its one token too
-    // matched in turns on the front, so that the requests that come meanwhile are answered
-    const job = await work.start(reply);
-    if (job === null) return;
-    try {
+      const body = await req.body();
+      if ((body.length > 0 || rawQuery !== "") && !(await job.turn())) return;
+      let queries: unknown;
+      try {
+        queries = queriesOf(rawQuery, body, contentType);
+      } catch (err) {
+        if (!(err instanceof QueryStringError)) throw err;
+        return reply.error(400, err.message);
+      }
+      if (queries === undefined) return reply.json(200, JSON.stringify(manifest(base)));
+      if (queries === BAD_JSON)
+        return reply.error(400, 'queries must be a JSON object of queries, e.g. {"q0": {"query": "Deutsche Bank"}}');
+      if (queries !== null && typeof queries === "object" && Object.keys(queries).length > MAX_RECONCILE_QUERIES) {
+        return reply.error(413, `a batch holds at most ${MAX_RECONCILE_QUERIES} queries; split it`);
+      }
+      if (!validateBatch(queries)) return reply.error(400, describeSchemaError("queries", validateBatch.errors));
+      // the ids are the client's: an id such as __proto__ is one like any other, never a key of an object here
+      const batch = Object.entries(queries);
+      // an empty batch costs its one token too
+      if (!server.rateLimit(ip, Math.max(0, batch.length - 1), reply) || !(await job.place())) return;
       const answer = new ReconcileAnswer(batch);
       if (await matchRowsInTurns(job, matcher, answer.rows, answer.deepest, answer)) await sendJson(reply, 200, answer.finish());
     } catch (err) {

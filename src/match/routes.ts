@@ -3,7 +3,7 @@
 // CORS open; a request spends one rate-limit token per row.
 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
-import { ajv, BAD_JSON, describeSchemaError, readJsonBody } from "../http/json-schema.js";
+import { ajv, BAD_JSON, BAD_JSON_MESSAGE, describeSchemaError, parseJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import type { JsonSchema } from "../http/route.js";
 import type { HttpServer } from "../http/server.js";
@@ -196,18 +196,19 @@ export function registerMatchRoutes(
     },
     async (req, reply) => {
       const ip = req.ip;
-      const body = await readJsonBody(req, reply);
-      if (body === BAD_JSON) return;
-      const rows = (body as { rows?: unknown } | null)?.rows;
-      if (Array.isArray(rows) && rows.length > MAX_MATCH_ROWS) {
-        return reply.error(413, `a match request holds at most ${MAX_MATCH_ROWS} rows, this one ${rows.length}; split it`);
-      }
-      if (!validate(body)) return reply.error(400, describeSchemaError("match request", validate.errors));
-      if (!server.rateLimit(ip, body.rows.length - 1, reply)) return;
-      // matched in turns on the front, so that the requests that come meanwhile are answered
-      const job = await work.start(reply);
-      if (job === null) return;
+      // parsed, checked and matched in turns on the front, so that the requests that come meanwhile are answered
+      const job = work.job(reply);
       try {
+        const bytes = await req.body();
+        if (!(await job.turn())) return;
+        const body = parseJsonBody(bytes);
+        if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
+        const rows = (body as { rows?: unknown } | null)?.rows;
+        if (Array.isArray(rows) && rows.length > MAX_MATCH_ROWS) {
+          return reply.error(413, `a match request holds at most ${MAX_MATCH_ROWS} rows, this one ${rows.length}; split it`);
+        }
+        if (!validate(body)) return reply.error(400, describeSchemaError("match request", validate.errors));
+        if (!server.rateLimit(ip, body.rows.length - 1, reply) || !(await job.place())) return;
         const answer = new MatchAnswer();
         if (await matchRowsInTurns(job, matcher, body.rows, body.limit ?? 3, answer)) await sendJson(reply, 200, answer.finish());
       } catch (err) {
