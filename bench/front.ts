@@ -1,6 +1,6 @@
 // The front under bulk and MCP floods (`npm run bench:front`, or `npm run bench -- --front`):
-// /health sampled every 10 ms (open loop on one connection, so a stall counts for every sample
-// that fell due during it) with no load, then under each flood, per build, the builds alternating
+// /health sampled every 10 ms (open loop over 64 connections, so a stall counts for every sample
+// that fell due during it, and a sample waits only for the server) with no load, then under each flood, per build, the builds alternating
 // over the rounds; with each flood's own rate and latency, and the server's main-thread CPU per
 // request of the flood (/proc/PID/task/PID/stat, the thread whose id is the process's).
 //
@@ -174,7 +174,7 @@ function clockTick(): number {
   }
 }
 
-/** /health every 10 ms while `during` runs (or for `seconds` when there is none). */
+/** /health every 10 ms, open loop, while `during` runs (or for `seconds` when there is none). */
 async function sampled(
   server: ServerProcess,
   during: (() => Promise<LoadResult>) | null,
@@ -185,7 +185,8 @@ async function sampled(
     host: "127.0.0.1",
     port: server.port,
     paths: ["/health"],
-    connections: 1,
+    // a sample falls due every 10 ms whether or not the last is answered: each waits only for the server
+    connections: 64,
     durationS: during === null ? seconds : 3600,
     warmupS: 0,
     ratePerS: 100,
@@ -325,7 +326,7 @@ export async function runFrontBench(opts: FrontOptions): Promise<void> {
   const order = new Map(results.map((r, i) => [r.scenario, i]));
   const sorted = [...results].sort((a, b) => order.get(a.scenario)! - order.get(b.scenario)! || a.round - b.round);
   process.stdout.write(
-    `\n${table(sorted)}\n\n/health sampled every 10 ms, open loop on one connection: its latency counts from when each sample fell due. ` +
+    `\n${table(sorted)}\n\n/health sampled every 10 ms, open loop over 64 connections: its latency counts from when each sample fell due. ` +
       `Bulk floods: a burst, each connection sending one request at once; MCP floods: a number of calls over the connections, each sent when the last is answered; /health is sampled until the flood's last answer (and until every sample due by then is answered). ` +
       `CPU/req: the server's main thread (user + system) over the flood, per request answered (the samples included).\n` +
       `corpus: ${c.source === "sample" ? "the bundled sample (6,147 records)" : `${opts.records} synthetic records`}; ` +
