@@ -61,3 +61,23 @@ export function isMain(importMetaUrl: string): boolean {
   const script = process.argv[1];
   return script !== undefined && importMetaUrl === pathToFileURL(path.resolve(script)).href;
 }
+
+/** A build of the server to measure: a checkout whose dist/ holds it, and its label in the tables. */
+export interface Build {
+  readonly label: string;
+  readonly dir: string;
+}
+
+/** `--builds label=DIR,label=DIR`, else `--server-dir DIR [--label L]`, else `repo` itself. */
+export function buildList(args: Args, repo: string): Build[] {
+  const list = args.string("builds");
+  if (list !== undefined) {
+    return list.split(",").map((spec) => {
+      const eq = spec.indexOf("=");
+      if (eq <= 0) throw new Error(`--builds wants label=DIR,label=DIR; got ${spec}`);
+      return { label: spec.slice(0, eq), dir: path.resolve(spec.slice(eq + 1)) };
+    });
+  }
+  const dir = path.resolve(args.string("server-dir") ?? repo);
+  return [{ label: args.string("label") ?? path.basename(dir), dir }];
+}

@@ -9,7 +9,7 @@
 
 import net from "node:net";
 import { Histogram } from "./histogram.js";
-import type { ChildMessage, LoadConfig, LoadResult } from "./loadgen-protocol.js";
+import type { ChildMessage, LoadConfig, LoadResult, StopMessage } from "./loadgen-protocol.js";
 import { Rng } from "./prng.js";
 import { ResponseParser } from "./response-parser.js";
 
@@ -109,10 +109,16 @@ class Connection {
     else if (outcome !== "more") this.fail(outcome);
   }
 
+  /** Whether a request of this connection awaits its answer. */
+  get busy(): boolean {
+    return this.outstanding;
+  }
+
   private complete(status: number): void {
     this.outstanding = false;
     this.load.done(status, (performance.now() - this.sentAt) * 1000);
     this.send();
+    this.load.checkDrained();
   }
 
   private fail(kind: string): void {
@@ -135,18 +141,55 @@ class LoadGenerator {
   private readonly rng: Rng;
   readonly stats: Stats = { hist: new Histogram(), statuses: new Map(), errorKinds: new Map(), completed: 0, bytes: 0 };
 
+  /** requests handed to a connection, and answered (recorded or not) */
+  private sent = 0;
+  private answered = 0;
+  /** resolves the measured window early: every request of `total` answered, or the parent's stop */
+  endWindow: () => void = () => {};
+  /** Open loop, stopped by the parent: no request falls due any more, and the window ends once those due are answered. */
+  private draining = false;
+  connections: readonly Connection[] = [];
+
+  /** The parent's stop: a closed loop ends now; an open loop once every request already due is answered, so a stall is measured whole. */
+  stop(): void {
+    if (this.cfg.ratePerS === null) this.endWindow();
+    else {
+      this.draining = true;
+      this.checkDrained();
+    }
+  }
+
+  checkDrained(): void {
+    if (this.draining && this.dueHead >= this.due.length && !this.connections.some((c) => c.busy)) this.endWindow();
+  }
+
   constructor(readonly cfg: LoadConfig) {
-    const hostHeader = `${cfg.host}:${cfg.port}`;
-    this.requests = cfg.paths.map((p) =>
-      Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${hostHeader}\r\nUser-Agent: leidex-bench\r\nAccept: application/json\r\n\r\n`, "latin1"),
-    );
+    const head: Record<string, string> = {
+      Host: `${cfg.host}:${cfg.port}`,
+      "User-Agent": "leidex-bench",
+      Accept: "application/json",
+      ...cfg.headers,
+    };
+    const lines = Object.entries(head)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("");
+    this.requests = cfg.paths.map((p, i) => {
+      const body = cfg.bodies?.[i];
+      if (body === undefined) return Buffer.from(`GET ${p} HTTP/1.1\r\n${lines}\r\n`, "latin1");
+      const bytes = Buffer.from(body, "utf8");
+      const type = "Content-Type" in head ? "" : "Content-Type: application/json\r\n";
+      return Buffer.concat([Buffer.from(`POST ${p} HTTP/1.1\r\n${lines}${type}Content-Length: ${bytes.length}\r\n\r\n`, "latin1"), bytes]);
+    });
     this.rng = Rng.at(cfg.seed, 21, 0);
   }
 
   /** When the next request fell due (now, in a closed loop), or null: the connection waits. */
   takeDue(conn: Connection): number | null {
+    if (this.cfg.total !== null && this.sent >= this.cfg.total) return null;
+    this.sent++;
     if (this.cfg.ratePerS === null) return performance.now();
     if (this.dueHead < this.due.length) return this.due[this.dueHead++]!;
+    this.sent--;
     if (!this.idle.includes(conn)) this.idle.push(conn);
     return null;
   }
@@ -157,6 +200,10 @@ class LoadGenerator {
     if (rate === null || !this.running) return;
     const now = performance.now();
     if (this.openedAt === 0) this.openedAt = now;
+    if (this.draining) {
+      while (this.dueHead < this.due.length && this.idle.length > 0) this.idle.pop()!.send();
+      return;
+    }
     // request k falls due at openedAt + k / rate, so by now requests 0 … floor(elapsed · rate) are due
     const target = Math.floor(((now - this.openedAt) / 1000) * rate) + 1;
     for (; this.dueCount < target; this.dueCount++) this.due.push(this.openedAt + (this.dueCount * 1000) / rate);
@@ -179,6 +226,7 @@ class LoadGenerator {
   }
 
   done(status: number, us: number): void {
+    if (this.cfg.total !== null && ++this.answered >= this.cfg.total) this.endWindow();
     if (!this.recording) return;
     this.stats.completed++;
     this.stats.hist.record(us);
@@ -204,6 +252,7 @@ async function run(cfg: LoadConfig): Promise<LoadResult> {
   // a full collection that would pause the client during the measured window.
   (globalThis as { gc?: () => void }).gc?.();
   const conns = Array.from({ length: cfg.connections }, () => new Connection(gen));
+  gen.connections = conns;
   const timer = setInterval(() => {
     const now = performance.now();
     for (const c of conns) c.checkTimeout(now, cfg.requestTimeoutMs);
@@ -216,7 +265,14 @@ async function run(cfg: LoadConfig): Promise<LoadResult> {
   gen.recording = true;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await sleep(cfg.durationMs);
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, cfg.durationMs);
+    gen.endWindow = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    stopEarly = () => gen.stop();
+  });
   gen.recording = false;
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
@@ -265,7 +321,15 @@ function reply(msg: ChildMessage): Promise<void> {
   });
 }
 
-process.once("message", (cfg: LoadConfig) => {
+/** The parent's stop (StopMessage) ends the window that is running. */
+let stopEarly: () => void = () => {};
+
+process.on("message", (msg: LoadConfig | StopMessage) => {
+  if ("type" in msg) {
+    stopEarly();
+    return;
+  }
+  const cfg = msg;
   // Hard stop: whatever happens, this process is gone a little after its window.
   setTimeout(() => process.exit(3), cfg.warmupMs + cfg.durationMs + 15_000).unref();
   run(cfg)

@@ -21,6 +21,17 @@ export interface LoadConfig {
    * closed loop, each connection sends its next request when the previous answer is complete.
    */
   readonly ratePerS: number | null;
+  /** POST bodies, one per path (same index); null: GET requests. */
+  readonly bodies: readonly string[] | null;
+  /** Headers sent with every request besides Host, User-Agent and Accept (which these may replace). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Stop once this many requests are sent and answered (the window ends then, or at durationMs); null: run for durationMs. */
+  readonly total: number | null;
+}
+
+/** The parent ends the measured window early (loadgen.ts runLoad's signal). */
+export interface StopMessage {
+  readonly type: "stop";
 }
 
 export interface LoadResult {

@@ -6,7 +6,7 @@
 import { fork } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ChildMessage, LoadConfig, LoadResult } from "./loadgen-protocol.js";
+import type { ChildMessage, LoadConfig, LoadResult, StopMessage } from "./loadgen-protocol.js";
 import { onCleanup } from "./proc.js";
 
 export type { LoadConfig, LoadResult } from "./loadgen-protocol.js";
@@ -25,6 +25,14 @@ export interface LoadOptions {
   readonly requestTimeoutMs?: number;
   /** Open loop at this many requests a second (see LoadConfig.ratePerS); default closed loop. */
   readonly ratePerS?: number;
+  /** POST bodies, one per path (LoadConfig.bodies); default GET. */
+  readonly bodies?: readonly string[];
+  /** Headers for every request (LoadConfig.headers). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Stop after this many requests are answered (LoadConfig.total). */
+  readonly total?: number;
+  /** Aborting it ends the measured window at once; the figures are those of the window so far. */
+  readonly signal?: AbortSignal;
 }
 
 export function runLoad(opts: LoadOptions): Promise<LoadResult> {
@@ -45,6 +53,9 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     seed: opts.seed ?? 1,
     requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
     ratePerS: opts.ratePerS ?? null,
+    bodies: opts.bodies ?? null,
+    headers: opts.headers ?? {},
+    total: opts.total ?? null,
   };
   return new Promise<LoadResult>((resolve, reject) => {
     // The client's own garbage collections run on its own thread: by default V8 adds up to four
@@ -71,5 +82,10 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     child.on("error", (err) => finish(err));
     child.on("exit", (code, signal) => finish(new Error(`load generator exited (${code ?? signal}) without a result`)));
     child.send(cfg);
+    const stop = (): void => {
+      if (child.connected) child.send({ type: "stop" } satisfies StopMessage);
+    };
+    if (opts.signal?.aborted) stop();
+    else opts.signal?.addEventListener("abort", stop, { once: true });
   });
 }

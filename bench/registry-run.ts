@@ -21,7 +21,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Args, isMain } from "./args.js";
+import { Args, buildList, isMain, type Build } from "./args.js";
 import { Histogram, type LatencySummary } from "./histogram.js";
 import { runLoad, type LoadResult } from "./loadgen.js";
 import { freePort, readMemory, removeDirLater, runCli, startWatchdog, startServer, onCleanup, type ServerProcess } from "./proc.js";
@@ -44,11 +44,6 @@ import {
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
 const OUT = path.join(REPO, "bench", "out");
-
-interface Build {
-  readonly label: string;
-  readonly dir: string;
-}
 
 interface Options {
   readonly records: number;
@@ -801,23 +796,10 @@ function savedRuns(opts: Options): RunResult[] {
 }
 
 function parseBuilds(args: Args): Build[] {
-  const builds = buildList(args);
+  const builds = buildList(args, REPO);
   // bench/out/registry-<N>-postgres.json is the PostgreSQL baseline's, not a build's.
   if (builds.some((b) => b.label === "postgres")) throw new Error("the label postgres is taken by the PostgreSQL baseline");
   return builds;
-}
-
-function buildList(args: Args): Build[] {
-  const list = args.string("builds");
-  if (list !== undefined) {
-    return list.split(",").map((spec) => {
-      const eq = spec.indexOf("=");
-      if (eq <= 0) throw new Error(`--builds wants label=DIR,label=DIR; got ${spec}`);
-      return { label: spec.slice(0, eq), dir: path.resolve(spec.slice(eq + 1)) };
-    });
-  }
-  const dir = path.resolve(args.string("server-dir") ?? REPO);
-  return [{ label: args.string("label") ?? path.basename(dir), dir }];
 }
 
 /** Whatever hangs, the bench ends. */

@@ -4,6 +4,7 @@
 //                    [--seed S] [--warmup S] [--query-count Q] [--load-queries L] [--recall R]
 //                    [--skip-postgres] [--skip-uws] [--keep-data] [--slo-rate R]
 //                    [--no-level2] [--skip-baseline]
+//   npm run bench:front -- [options of bench/front.ts]   (the same as npm run bench -- --front)
 //
 // 1. Generates (or reuses from bench/out/) a synthetic golden-copy zip and query set, and the
 //    Level 2 files of the same corpus (level2-generate.ts: RR, REPEX, ISIN and BIC).
@@ -20,6 +21,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { runMatchBench } from "./match.js";
+import { frontOptions, runFrontBench } from "./front.js";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -742,7 +744,9 @@ const WATCHDOG_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
   startWatchdog("bench", WATCHDOG_MS);
-  const args = new Args(process.argv.slice(2), ["skip-postgres", "skip-uws", "keep-data", "no-level2", "skip-baseline"]);
+  const args = new Args(process.argv.slice(2), ["skip-postgres", "skip-uws", "keep-data", "no-level2", "skip-baseline", "front"]);
+  // the front under bulk and MCP floods, builds side by side (bench/front.ts)
+  if (args.flag("front")) return runFrontBench(frontOptions(args));
   const shards = args.string("shards");
   await runBench({
     records: args.int("records", 1_000_000),

@@ -17,6 +17,7 @@ import { backendsOf, webhookStoresOf } from "./store/backends.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
+import { FrontWork } from "./http/front-work.js";
 import { Metrics } from "./http/metrics.js";
 import { RateLimiter } from "./http/rate-limit.js";
 import { SharedRateLimits } from "./http/shared-rate-limits.js";
@@ -119,15 +120,18 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerHealthRoutes(server, collection, metrics, peers);
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
   const familyService = new FamilyService(collection, leiService);
+  // batch lookups, match and reconcile batches share the front's turns of bulk work
+  const bulkWork = new FrontWork(metrics);
   registerLeiRoutes(
     server,
     leiService,
     (ip) => license.batchSizeFor(ip),
     (input) => familyService.resolve(input),
+    bulkWork,
   );
   registerFamilyRoutes(server, familyService);
-  registerMatchRoutes(server, leiService, (input) => familyService.resolve(input));
-  registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input));
+  registerMatchRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork);
+  registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork);
   registerMcpRoutes(server, leiService, familyService, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, (lei) => familyService.knows(lei));
 

@@ -81,6 +81,8 @@ const STATUS_TEXT: Record<number, string> = {
   507: "Insufficient Storage",
 };
 const GZIP_MIN_BYTES = 1024;
+/** zlib's level for answers (also where they are compressed off the front, http/front-work.ts) */
+export const GZIP_LEVEL = 4;
 
 /**
  * Fixed header text as bytes, encoded once: uWS takes bytes as they are, where a string is
@@ -125,7 +127,8 @@ export class Reply {
 
   constructor(
     private readonly res: UWS.HttpResponse,
-    private readonly acceptsGzip: boolean,
+    /** whether the client takes gzip (Accept-Encoding) */
+    readonly acceptsGzip: boolean,
     private readonly route: RouteOptions<unknown>,
     private readonly started: number,
     private readonly done: RequestDone,
@@ -254,7 +257,7 @@ export class Reply {
       payload = gzipped;
       compressed = true;
     } else if (this.acceptsGzip && (typeof body === "string" ? Buffer.byteLength(body) : body.byteLength) >= GZIP_MIN_BYTES) {
-      payload = gzipSync(body, { level: 4 });
+      payload = gzipSync(body, { level: GZIP_LEVEL });
       compressed = true;
     }
     this.res.cork(() => {

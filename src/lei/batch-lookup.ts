@@ -5,7 +5,9 @@
 
 import { ajv } from "../http/json-schema.js";
 import type { JsonSchema } from "../http/route.js";
-import type { LeiService } from "./service.js";
+import { AnswerBytes } from "../http/answer-bytes.js";
+import type { BulkJob } from "../http/front-work.js";
+import type { EntityLookup, LeiService } from "./service.js";
 
 export const MAX_BATCH_LEIS = 1000;
 /** 1,000 LEIs of 20 characters with quotes and commas fit in 24 KiB; a licensed partner's 10,000 in 240 KiB; room for spaces. */
@@ -78,36 +80,102 @@ export type IdentifierResolver = (input: string) => { kind: string; lei: string 
 
 /** The answer's bytes: the rows in request order. Throws NotReadyError while no collection is loaded. */
 export function batchAnswer(service: LeiService, leis: readonly string[], resolve: IdentifierResolver = () => null): Buffer {
-  const parts: Buffer[] = [Buffer.from('{"results":[')];
-  const counts = { found: 0, notFound: 0, invalid: 0 };
-  leis.forEach((input, i) => {
-    const head = `${i > 0 ? "," : ""}{"lei":${JSON.stringify(input)},"status":`;
-    const other = resolve(input);
+  const answer = new BatchAnswer(service, resolve, leis.length);
+  for (const lei of leis) answer.add(lei);
+  return answer.finish();
+}
+
+/**
+ * As batchAnswer(), worked through in the job's turns on the front (http/front-work.ts): null
+ * when the job stopped because its client went away. One load answers every row: when a reload
+ * goes live between two turns, the batch starts over on the new one.
+ */
+export async function batchAnswerInTurns(
+  job: BulkJob,
+  service: LeiService,
+  leis: readonly string[],
+  resolve: IdentifierResolver = () => null,
+): Promise<Buffer | null> {
+  const answer = new BatchAnswer(service, resolve, leis.length);
+  let load = service.liveEtag();
+  for (let i = 0; i < leis.length;) {
+    if (!job.hasTime) {
+      if (!(await job.turn())) return null;
+      if (service.liveEtag() !== load) {
+        load = service.liveEtag();
+        answer.clear();
+        i = 0;
+      }
+    }
+    answer.add(leis[i++]);
+  }
+  return answer.finish();
+}
+
+/** Bytes a row takes, about: the answer's buffer is sized for them at once. */
+const ROW_BYTES = 512;
+
+/** A batch's answer, written row by row. */
+class BatchAnswer {
+  private readonly out: AnswerBytes;
+  private rows = 0;
+  private found = 0;
+  private notFound = 0;
+  private invalid = 0;
+  /** the row being written: its head, up to its status */
+  private head = "";
+  private readonly write = (result: EntityLookup): void => this.looked(result);
+
+  constructor(
+    private readonly service: LeiService,
+    private readonly resolve: IdentifierResolver,
+    rows: number,
+  ) {
+    this.out = new AnswerBytes(rows * ROW_BYTES);
+    this.out.text('{"results":[');
+  }
+
+  /** The row of one input. Throws NotReadyError while no collection is loaded. */
+  add(input: string): void {
+    this.head = `${this.rows++ > 0 ? "," : ""}{"lei":${JSON.stringify(input)},"status":`;
+    const other = this.resolve(input);
     if (other && other.kind !== "LEI" && other.lei === null) {
       // an ISIN failing its check digit is invalid; one no LEI is known for, not found
       const invalid = other.invalid === true;
-      if (invalid) counts.invalid++;
-      else counts.notFound++;
-      parts.push(Buffer.from(`${head}"${invalid ? "invalid" : "not_found"}","error":${JSON.stringify(other.error ?? "")}}`));
+      if (invalid) this.invalid++;
+      else this.notFound++;
+      this.out.text(`${this.head}"${invalid ? "invalid" : "not_found"}","error":${JSON.stringify(other.error ?? "")}}`);
       return;
     }
-    parts.push(
-      service.entity(other?.lei ?? input, (result) => {
-        switch (result.kind) {
-          case "found":
-            counts.found++;
-            // the entity's bytes are scratch memory the next lookup reuses: copied
-            return Buffer.concat([Buffer.from(`${head}"found","entity":`), result.json, Buffer.from("}")]);
-          case "not-found":
-            counts.notFound++;
-            return Buffer.from(`${head}"not_found","error":${JSON.stringify(result.message)}}`);
-          default:
-            counts.invalid++;
-            return Buffer.from(`${head}"invalid","error":${JSON.stringify(result.message)}}`);
-        }
-      }),
-    );
-  });
-  parts.push(Buffer.from(`],"found":${counts.found},"notFound":${counts.notFound},"invalid":${counts.invalid}}`));
-  return Buffer.concat(parts);
+    this.service.entity(other?.lei ?? input, this.write);
+  }
+
+  private looked(result: EntityLookup): void {
+    switch (result.kind) {
+      case "found":
+        this.found++;
+        // the entity's bytes are scratch memory the next lookup reuses: copied
+        this.out.text(`${this.head}"found","entity":`).append(result.json).text("}");
+        return;
+      case "not-found":
+        this.notFound++;
+        this.out.text(`${this.head}"not_found","error":${JSON.stringify(result.message)}}`);
+        return;
+      default:
+        this.invalid++;
+        this.out.text(`${this.head}"invalid","error":${JSON.stringify(result.message)}}`);
+    }
+  }
+
+  /** Starts over (a reload went live). */
+  clear(): void {
+    this.out.clear();
+    this.out.text('{"results":[');
+    this.rows = this.found = this.notFound = this.invalid = 0;
+  }
+
+  /** The answer, with its counts: a view of the answer's buffer. */
+  finish(): Buffer {
+    return this.out.text(`],"found":${this.found},"notFound":${this.notFound},"invalid":${this.invalid}}`).view();
+  }
 }

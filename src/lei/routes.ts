@@ -3,15 +3,16 @@
 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
 import { FACET_PARAMS, type FacetParam } from "../engine/schema.js";
-import { BAD_JSON, readJsonBody } from "../http/json-schema.js";
+import { BAD_JSON, BAD_JSON_MESSAGE, parseJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import { RETRY_AFTER, type OperationDoc, type RouteOptions } from "../http/route.js";
 import { EXPORT_RETRY_AFTER_SECONDS, ExportSlots, exportStallMs } from "../engine-api/keyed-limits.js";
+import { FrontWork, sendJson } from "../http/front-work.js";
 import type { HttpServer, Reply } from "../http/server.js";
 import { answeredNotModified, CONDITIONAL_HEADERS, NOT_MODIFIED } from "./conditional.js";
 import { EXPORT_LINE_SCHEMA, EXPORT_WEIGHT, exportParams, MAX_EXPORTS_PER_ADDRESS, MAX_QUERY_EXPORT, streamExport } from "./export.js";
 import {
-  batchAnswer,
+  batchAnswerInTurns,
   batchProblem,
   type IdentifierResolver,
   batchRequestSchema,
@@ -23,12 +24,16 @@ import type { LeiService } from "./service.js";
 
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 
-/** `batchSizeFor`: a client's own batch size where a licence grants one, else null. */
+/**
+ * `batchSizeFor`: a client's own batch size where a licence grants one, else null; `work`: the
+ * front's scheduler of bulk work, which batch lookups run in.
+ */
 export function registerLeiRoutes(
   server: HttpServer,
   service: LeiService,
   batchSizeFor: (ip: string) => number | null = () => null,
   resolve: IdentifierResolver = () => null,
+  work: FrontWork = new FrontWork(),
 ): void {
   const options = (name: string, doc?: OperationDoc): RouteOptions => ({
     name,
@@ -183,16 +188,23 @@ export function registerLeiRoutes(
     },
     async (req, reply) => {
       const ip = req.ip;
-      const body = await readJsonBody(req, reply);
-      if (body === BAD_JSON) return;
-      const problem = batchProblem(body, batchSizeFor(ip) ?? MAX_BATCH_LEIS);
-      if (problem) return reply.error(problem.status, problem.message);
-      const leis = (body as { leis: string[] }).leis;
-      if (!server.rateLimit(ip, leis.length - 1, reply)) return;
+      // parsed, checked and looked up in turns on the front, so that the requests that come meanwhile are answered
+      const job = work.job(reply);
       try {
-        reply.json(200, batchAnswer(service, leis, resolve));
+        const bytes = await req.body();
+        if (!(await job.turn())) return;
+        const body = parseJsonBody(bytes);
+        if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
+        const problem = batchProblem(body, batchSizeFor(ip) ?? MAX_BATCH_LEIS);
+        if (problem) return reply.error(problem.status, problem.message);
+        const leis = (body as { leis: string[] }).leis;
+        if (!server.rateLimit(ip, leis.length - 1, reply) || !(await job.place())) return;
+        const answer = await batchAnswerInTurns(job, service, leis, resolve);
+        if (answer !== null) await sendJson(reply, 200, answer);
       } catch (err) {
         unavailable(reply, err);
+      } finally {
+        job.finish();
       }
     },
   );

@@ -118,6 +118,28 @@ function withLei(row: MatchRow, lei: string): MatchRow {
 
 const searchFor = (q: string): SearchParams => ({ q, fields: "name", filters: {}, facets: [], page: 1, limit: SEARCH_DEPTH });
 
+/** A hit of a row's search: its LEI, and its stored JSON as text, parsed only if the LEI is new to the row. */
+class FoundHit {
+  constructor(
+    readonly lei: string,
+    readonly json: string,
+  ) {}
+}
+
+const ignore = (): void => {};
+
+/** A row whose searches are under way (Matcher.search()): scored once they are in (Matcher.score()). */
+export class RowSearch {
+  constructor(
+    /** the row, with the LEI an ISIN or BIC maps to in place of it */
+    readonly row: MatchRow,
+    readonly found: Promise<FoundHit[][]>,
+  ) {
+    // a later row's searches may fail while an earlier row is awaited: the failure is met when this one is
+    found.catch(ignore);
+  }
+}
+
 /** Throws NotReadyError while no collection is loaded. */
 export class Matcher {
   constructor(
@@ -126,9 +148,10 @@ export class Matcher {
     private readonly resolve: IdentifierResolver = () => null,
   ) {}
 
-  private found(params: SearchParams): Promise<LegalEntity[]> {
+  /** The hits' documents are copied out as text at once: they are scratch memory, and parsing waits for the row's turn. */
+  private found(params: SearchParams): Promise<FoundHit[]> {
     return this.service.searchOutcomeWith(params, (outcome) =>
-      outcome.hits.map((hit) => JSON.parse(Buffer.from(hit[2]).toString("utf8")) as LegalEntity),
+      outcome.hits.map((hit) => new FoundHit(hit[1], Buffer.from(hit[2].buffer, hit[2].byteOffset, hit[2].byteLength).toString("utf8"))),
     );
   }
 
@@ -137,15 +160,22 @@ export class Matcher {
     return this.service.entity(lei, (r) => (r.kind === "found" ? (JSON.parse(Buffer.from(r.json).toString("utf8")) as LegalEntity) : null));
   }
 
-  async match(given: MatchRow, limit: number): Promise<RowMatch> {
+  /** Starts the row's searches: its name as given, and without its legal forms. */
+  search(given: MatchRow): RowSearch {
     const mapped = given.lei === undefined ? null : this.resolve(given.lei);
     const row = mapped && mapped.kind !== "LEI" && mapped.lei !== null ? withLei(given, mapped.lei) : given;
     const stripped = withoutLegalForms(row.name);
-    const searches = [this.found(searchFor(row.name)), ...(stripped ? [this.found(searchFor(stripped))] : [])];
+    const searches = [this.found(searchFor(row.name))];
+    if (stripped) searches.push(this.found(searchFor(stripped)));
+    return new RowSearch(row, Promise.all(searches));
+  }
+
+  /** The row's candidates and verdict, from its searches' hits (and a given LEI's entity). Synchronous. */
+  score(row: MatchRow, found: readonly FoundHit[][], limit: number): RowMatch {
     const byLei = new Map<string, LegalEntity>();
     const direct = this.lookedUp(row.lei);
     if (direct) byLei.set(direct.lei, direct);
-    for (const entities of await Promise.all(searches)) for (const e of entities) if (!byLei.has(e.lei)) byLei.set(e.lei, e);
+    for (const hits of found) for (const hit of hits) if (!byLei.has(hit.lei)) byLei.set(hit.lei, JSON.parse(hit.json) as LegalEntity);
     const query = analyseName(row.name);
     // equal scores keep the engine's order: it ranks the exact name, then the closest length,
     // then current registrations first (a given LEI's entity leads)
@@ -154,5 +184,10 @@ export class Matcher {
       .sort((a, b) => b.candidate.score - a.candidate.score || a.rank - b.rank)
       .map(({ candidate }) => candidate);
     return { verdict: verdictOf(candidates), candidates: candidates.slice(0, limit) };
+  }
+
+  async match(given: MatchRow, limit: number): Promise<RowMatch> {
+    const search = this.search(given);
+    return this.score(search.row, await search.found, limit);
   }
 }

@@ -13,8 +13,10 @@ import type { JsonSchema, ParamDoc, ResponseDoc } from "../http/route.js";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import type { LeiService } from "../lei/service.js";
 import type { IdentifierResolver } from "../lei/batch-lookup.js";
-import { Matcher, type MatchRow } from "./matcher.js";
-import { matchRows } from "./routes.js";
+import { AnswerBytes } from "../http/answer-bytes.js";
+import { FrontWork, sendJson } from "../http/front-work.js";
+import { Matcher, type MatchRow, type RowMatch } from "./matcher.js";
+import { matchRowsInTurns, type MatchSink } from "./routes.js";
 
 export const MAX_RECONCILE_QUERIES = 1000;
 const MAX_BODY = 1024 * 1024;
@@ -112,6 +114,50 @@ function rowOf(q: ReconQuery): MatchRow {
   return row;
 }
 
+/**
+ * A result batch, written query by query as the rows are scored: {id: {result: [...]}, ...} in
+ * the order of the queries' ids, each id written as JSON text (no object keyed by them).
+ */
+class ReconcileAnswer implements MatchSink {
+  readonly rows: MatchRow[] = [];
+  /** candidates each query asks for */
+  private readonly limits: number[] = [];
+  private readonly ids: string[] = [];
+  /** the most any query asks for: what the matcher is asked */
+  readonly deepest: number;
+  private readonly out = new AnswerBytes(64 * 1024);
+
+  constructor(batch: [string, ReconQuery][]) {
+    for (const [id, query] of batch) {
+      this.ids.push(id);
+      this.rows.push(rowOf(query));
+      this.limits.push(Math.min(25, Math.max(1, Math.floor(query.limit ?? 5))));
+    }
+    this.deepest = Math.max(...this.limits, 1);
+    this.out.text("{");
+  }
+
+  add(m: RowMatch, row: number): void {
+    const result = m.candidates.slice(0, this.limits[row]).map((c, k) => ({
+      id: c.lei,
+      name: c.name ?? c.lei,
+      description: describe(c.entity),
+      score: Math.round(c.score * 1000) / 10,
+      match: k === 0 && m.verdict === "match",
+      type: [ENTITY_TYPE],
+      features: [
+        { id: "name_similarity", value: c.explanation.name.similarity },
+        { id: "country_agrees", value: c.explanation.country === "agrees" },
+      ],
+    }));
+    this.out.text(`${row > 0 ? "," : ""}${JSON.stringify(this.ids[row])}:${JSON.stringify({ result })}`);
+  }
+
+  finish(): Buffer {
+    return this.out.text("}").view();
+  }
+}
+
 const describe = (e: LegalEntity): string =>
   [e.city, e.country, e.entityStatus, e.registrationStatus].filter((x): x is string => x !== null && x !== "").join(" · ");
 
@@ -157,8 +203,16 @@ function requiredParam(req: Request, reply: Reply, name: string, what: string): 
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** `resolve`: the `lei` property may be an ISIN or BIC, standing for the LEI it maps to */
-export function registerReconcileRoutes(server: HttpServer, service: LeiService, resolve: IdentifierResolver = () => null): void {
+/**
+ * `resolve`: the `lei` property may be an ISIN or BIC, standing for the LEI it maps to; `work`:
+ * the front's scheduler of bulk work, which query batches run in.
+ */
+export function registerReconcileRoutes(
+  server: HttpServer,
+  service: LeiService,
+  resolve: IdentifierResolver = () => null,
+  work: FrontWork = new FrontWork(),
+): void {
   const matcher = new Matcher(service, resolve);
   const manifest = (base: string): object => {
     return {
@@ -180,48 +234,36 @@ export function registerReconcileRoutes(server: HttpServer, service: LeiService,
     const base = baseUrl(req);
     const contentType = req.method === "POST" ? req.header("content-type").toLowerCase() : "";
     const rawQuery = req.rawQuery;
-    const body = await req.body();
-    let queries: unknown;
+    // parsed, checked and matched in turns on the front, so that the requests that come meanwhile are answered
+    const job = work.job(reply);
     try {
-      queries = queriesOf(rawQuery, body, contentType);
-    } catch (err) {
-      if (!(err instanceof QueryStringError)) throw err;
-      return reply.error(400, err.message);
-    }
-    if (queries === undefined) return reply.json(200, JSON.stringify(manifest(base)));
-    if (queries === BAD_JSON) return reply.error(400, 'queries must be a JSON object of queries, e.g. {"q0": {"query": "Deutsche Bank"}}');
-    if (queries !== null && typeof queries === "object" && Object.keys(queries).length > MAX_RECONCILE_QUERIES) {
-      return reply.error(413, `a batch holds at most ${MAX_RECONCILE_QUERIES} queries; split it`);
-    }
-    if (!validateBatch(queries)) return reply.error(400, describeSchemaError("queries", validateBatch.errors));
-    const ids = Object.keys(queries);
-    if (!server.rateLimit(ip, ids.length - 1, reply)) return;
-    const rows = ids.map((id) => rowOf(queries[id]));
-    const limits = ids.map((id) => Math.min(25, Math.max(1, Math.floor(queries[id].limit ?? 5))));
-    try {
-      const matches = await matchRows(matcher, rows, Math.max(...limits, 1));
-      const out: Record<string, object> = {};
-      ids.forEach((id, i) => {
-        const m = matches[i];
-        out[id] = {
-          result: m.candidates.slice(0, limits[i]).map((c, k) => ({
-            id: c.lei,
-            name: c.name ?? c.lei,
-            description: describe(c.entity),
-            score: Math.round(c.score * 1000) / 10,
-            match: k === 0 && m.verdict === "match",
-            type: [ENTITY_TYPE],
-            features: [
-              { id: "name_similarity", value: c.explanation.name.similarity },
-              { id: "country_agrees", value: c.explanation.country === "agrees" },
-            ],
-          })),
-        };
-      });
-      reply.json(200, JSON.stringify(out));
+      const body = await req.body();
+      if ((body.length > 0 || rawQuery !== "") && !(await job.turn())) return;
+      let queries: unknown;
+      try {
+        queries = queriesOf(rawQuery, body, contentType);
+      } catch (err) {
+        if (!(err instanceof QueryStringError)) throw err;
+        return reply.error(400, err.message);
+      }
+      if (queries === undefined) return reply.json(200, JSON.stringify(manifest(base)));
+      if (queries === BAD_JSON)
+        return reply.error(400, 'queries must be a JSON object of queries, e.g. {"q0": {"query": "Deutsche Bank"}}');
+      if (queries !== null && typeof queries === "object" && Object.keys(queries).length > MAX_RECONCILE_QUERIES) {
+        return reply.error(413, `a batch holds at most ${MAX_RECONCILE_QUERIES} queries; split it`);
+      }
+      if (!validateBatch(queries)) return reply.error(400, describeSchemaError("queries", validateBatch.errors));
+      // the ids are the client's: an id such as __proto__ is one like any other, never a key of an object here
+      const batch = Object.entries(queries);
+      // an empty batch costs its one token too
+      if (!server.rateLimit(ip, Math.max(0, batch.length - 1), reply) || !(await job.place())) return;
+      const answer = new ReconcileAnswer(batch);
+      if (await matchRowsInTurns(job, matcher, answer.rows, answer.deepest, answer)) await sendJson(reply, 200, answer.finish());
     } catch (err) {
       if (!(err instanceof NotReadyError || err instanceof ShardFailedError)) throw err;
       replyNotReady(reply, `temporarily unavailable: ${err.message}`);
+    } finally {
+      job.finish();
     }
   };
 

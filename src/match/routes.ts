@@ -3,18 +3,22 @@
 // CORS open; a request spends one rate-limit token per row.
 
 import { NotReadyError, ShardFailedError } from "../engine/collection.js";
-import { ajv, BAD_JSON, describeSchemaError, readJsonBody } from "../http/json-schema.js";
+import { ajv, BAD_JSON, BAD_JSON_MESSAGE, describeSchemaError, parseJsonBody } from "../http/json-schema.js";
 import { NOT_READY_RESPONSE, replyNotReady } from "../http/not-ready.js";
 import type { JsonSchema } from "../http/route.js";
 import type { HttpServer } from "../http/server.js";
 import type { LeiService } from "../lei/service.js";
 import type { IdentifierResolver } from "../lei/batch-lookup.js";
-import { Matcher, MATCH_LEAD, MATCH_SCORE, POSSIBLE_SCORE, type MatchRow, type RowMatch } from "./matcher.js";
+import { AnswerBytes } from "../http/answer-bytes.js";
+import { FrontWork, sendJson, type BulkJob } from "../http/front-work.js";
+import { Matcher, MATCH_LEAD, MATCH_SCORE, POSSIBLE_SCORE, type MatchRow, type RowMatch, type RowSearch } from "./matcher.js";
 
 export const MAX_MATCH_ROWS = 1000;
 const MAX_MATCH_BODY = 1024 * 1024;
-/** Rows matched at once: their searches go to the shards together. */
+/** Rows of a request whose searches are on the shards at once: they go together. */
 const CONCURRENT_ROWS = 16;
+/** What the answer's buffer starts at: a row with 3 candidates takes about 2 KB. */
+const MATCH_ROW_BYTES = 64 * 1024;
 
 const text = (max: number): { type: "string"; maxLength: number } => ({ type: "string", maxLength: max });
 
@@ -103,7 +107,63 @@ export async function matchRows(matcher: Matcher, rows: readonly MatchRow[], lim
   return out;
 }
 
-export function registerMatchRoutes(server: HttpServer, service: LeiService, resolve: IdentifierResolver = () => null): void {
+/** Where matchRowsInTurns() hands each row's match, in order, as soon as it is scored. */
+export interface MatchSink {
+  add(match: RowMatch, row: number): void;
+}
+
+/**
+ * Every row's match, in order, handed to `sink` in the job's turns on the front
+ * (http/front-work.ts): a row is scored and handed on in a turn, while the searches of the next
+ * CONCURRENT_ROWS rows run on the shards. False when the job stopped because its client went
+ * away; throws NotReadyError while no collection is loaded.
+ */
+export async function matchRowsInTurns(
+  job: BulkJob,
+  matcher: Matcher,
+  rows: readonly MatchRow[],
+  limit: number,
+  sink: MatchSink,
+): Promise<boolean> {
+  const searches = new Array<RowSearch | null>(rows.length).fill(null);
+  let started = 0;
+  for (let i = 0; i < rows.length; i++) {
+    if (!job.hasTime && !(await job.turn())) return false;
+    for (; started < rows.length && started < i + CONCURRENT_ROWS; started++) searches[started] = matcher.search(rows[started]);
+    const search = searches[i]!;
+    searches[i] = null;
+    const found = await search.found;
+    if (!job.hasTime && !(await job.turn())) return false;
+    sink.add(matcher.score(search.row, found, limit), i);
+  }
+  return true;
+}
+
+/** POST /v1/match's answer, written row by row as the rows are scored. */
+class MatchAnswer implements MatchSink {
+  readonly out = new AnswerBytes(MATCH_ROW_BYTES);
+
+  constructor() {
+    this.out.text('{"results":[');
+  }
+
+  add(match: RowMatch, row: number): void {
+    if (row > 0) this.out.text(",");
+    this.out.text(JSON.stringify(match));
+  }
+
+  finish(): Buffer {
+    return this.out.text("]}").view();
+  }
+}
+
+/** `work`: the front's scheduler of bulk work, which match requests run in. */
+export function registerMatchRoutes(
+  server: HttpServer,
+  service: LeiService,
+  resolve: IdentifierResolver = () => null,
+  work: FrontWork = new FrontWork(),
+): void {
   const matcher = new Matcher(service, resolve);
   server.route(
     "post",
@@ -136,20 +196,26 @@ export function registerMatchRoutes(server: HttpServer, service: LeiService, res
     },
     async (req, reply) => {
       const ip = req.ip;
-      const body = await readJsonBody(req, reply);
-      if (body === BAD_JSON) return;
-      const rows = (body as { rows?: unknown } | null)?.rows;
-      if (Array.isArray(rows) && rows.length > MAX_MATCH_ROWS) {
-        return reply.error(413, `a match request holds at most ${MAX_MATCH_ROWS} rows, this one ${rows.length}; split it`);
-      }
-      if (!validate(body)) return reply.error(400, describeSchemaError("match request", validate.errors));
-      if (!server.rateLimit(ip, body.rows.length - 1, reply)) return;
+      // parsed, checked and matched in turns on the front, so that the requests that come meanwhile are answered
+      const job = work.job(reply);
       try {
-        const results = await matchRows(matcher, body.rows, body.limit ?? 3);
-        reply.json(200, JSON.stringify({ results }));
+        const bytes = await req.body();
+        if (!(await job.turn())) return;
+        const body = parseJsonBody(bytes);
+        if (body === BAD_JSON) return reply.error(400, BAD_JSON_MESSAGE);
+        const rows = (body as { rows?: unknown } | null)?.rows;
+        if (Array.isArray(rows) && rows.length > MAX_MATCH_ROWS) {
+          return reply.error(413, `a match request holds at most ${MAX_MATCH_ROWS} rows, this one ${rows.length}; split it`);
+        }
+        if (!validate(body)) return reply.error(400, describeSchemaError("match request", validate.errors));
+        if (!server.rateLimit(ip, body.rows.length - 1, reply) || !(await job.place())) return;
+        const answer = new MatchAnswer();
+        if (await matchRowsInTurns(job, matcher, body.rows, body.limit ?? 3, answer)) await sendJson(reply, 200, answer.finish());
       } catch (err) {
         if (!(err instanceof NotReadyError || err instanceof ShardFailedError)) throw err;
         replyNotReady(reply, `temporarily unavailable: ${err.message}`);
+      } finally {
+        job.finish();
       }
     },
   );
