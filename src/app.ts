@@ -38,6 +38,8 @@ import { LeiService } from "./lei/service.js";
 import { warmUp, type WarmUpResult } from "./lei/warm-up.js";
 import { RECONCILE_SCHEMAS, registerReconcileRoutes } from "./match/reconcile.js";
 import { MATCH_SCHEMAS, registerMatchRoutes } from "./match/routes.js";
+import { FrontData } from "./mcp/front-data.js";
+import { McpThreads } from "./mcp/mcp-threads.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
 import { registerWebPage } from "./web/routes.js";
 import { LicenseState } from "./license/license-state.js";
@@ -132,7 +134,10 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   registerFamilyRoutes(server, familyService);
   registerMatchRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork);
   registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork);
-  registerMcpRoutes(server, leiService, familyService, { allowedOrigins: config.mcpOrigins });
+  // the MCP SDK runs on threads of its own; the tools' data calls come back here (src/mcp/mcp-threads.ts)
+  const mcp = new McpThreads(new FrontData(leiService, familyService), { threads: config.mcpThreads, log, metrics });
+  mcp.start();
+  registerMcpRoutes(server, mcp, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, (lei) => familyService.knows(lei));
 
   const keyStore = await KeyStore.open(backends.keys);
@@ -204,6 +209,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       clearInterval(housekeeping);
       reloader.stop();
       await dispatch.stop();
+      await mcp.stop();
       await pool.close();
       peers?.close();
       sharedLimits?.close();

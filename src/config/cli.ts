@@ -34,6 +34,8 @@ export interface Config {
   upstream: UpstreamLimits;
   /** web origins allowed to call /mcp besides loopback pages; "*" = any */
   mcpOrigins: string[];
+  /** threads that run the MCP SDK (src/mcp/mcp-threads.ts) */
+  mcpThreads: number;
   /** the bootstrap API key; null = generated once and kept in the data dir */
   apiKey: string | null;
   /** area C: the operator key; null = generated once and kept in the data dir */
@@ -187,6 +189,7 @@ const FLAGS: Record<string, FlagSpec> = {
     help: "comma-separated web origins allowed to call /mcp besides loopback pages (* = any)",
     fallback: () => "",
   },
+  "mcp-threads": { env: "LEIDEX_MCP_THREADS", help: "threads that run the MCP SDK for /mcp (1 to 4)", fallback: () => "1" },
 };
 
 export class ConfigError extends Error {}
@@ -262,6 +265,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     },
     apiKey: apiKey(get("api-key"), "api-key"),
     mcpOrigins: origins("mcp-origins", get("mcp-origins")!),
+    mcpThreads: int("mcp-threads", 1, 4),
     operatorKey: apiKey(get("operator-key"), "operator-key"),
     dispatchers: int("dispatchers", 1, 2),
     webhookAllowHosts: get("webhook-allow-hosts")!

@@ -632,7 +632,7 @@ function decodeURIComponentSafe(s: string): string {
 }
 
 /** Whether Accept-Encoding allows gzip (an explicit q=0 refuses it; "*" stands for it). */
-function acceptsGzip(header: string): boolean {
+export function acceptsGzip(header: string): boolean {
   let star: boolean | null = null;
   for (const part of header.toLowerCase().split(",")) {
     const [coding, ...params] = part.trim().split(";");

@@ -1,19 +1,17 @@
 // /mcp on the uWS front: the HTTP rules of the Streamable HTTP transport that hold before any
-// JSON-RPC is read (Origin, method, Accept, Content-Type, body size, JSON, one message per POST),
-// then the bridge to the SDK's fetch-style endpoint and back. Rate limited per IP with the same
-// limiter as /v1. Every refusal is a JSON-RPC error object with id null unless a request id is
-// known, so MCP clients can show the message.
+// JSON-RPC is read (Origin, method, Accept, Content-Type, body size, JSON, one message per POST)
+// and the rate limit, checked here; then the message goes to an MCP thread, where the SDK answers
+// it (mcp-threads.ts). Rate limited per IP with the same limiter as /v1. Every refusal is a
+// JSON-RPC error object with id null unless a request id is known, so MCP clients can show the
+// message.
 
-import { isJsonContentType } from "@modelcontextprotocol/server";
 import { JSON_RPC_TRANSPORT_ERROR as TRANSPORT_ERROR, jsonRpcError } from "../http/error-shapes.js";
-import type { OperationDoc } from "../http/route.js";
-import type { HttpServer, Reply } from "../http/server.js";
-import type { LeiService } from "../lei/service.js";
-import { McpEndpoint } from "./endpoint.js";
+import { RETRY_AFTER, type OperationDoc } from "../http/route.js";
+import { acceptsGzip, type HttpServer, type Reply } from "../http/server.js";
+import type { McpThreads } from "./mcp-threads.js";
 import { OriginPolicy } from "./origin-policy.js";
+import { isJsonContentType } from "./json-content-type.js";
 import { MAX_MCP_BATCH } from "./tool-schemas.js";
-import { createLeiMcpServer } from "./tools.js";
-import type { FamilyService } from "../level2/family-service.js";
 
 /** Tool arguments are a few short strings; 64 KiB is far above any honest call. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
@@ -23,20 +21,6 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
 
-/** The URL the SDK sees; it never leaves the process, so the name is only a placeholder. */
-const ENDPOINT_URL = "http://leidex.invalid/mcp";
-/** Connection-level headers: they describe the hop from the client to uWS, not the message. */
-const HOP_BY_HOP = new Set([
-  "host",
-  "connection",
-  "content-length",
-  "transfer-encoding",
-  "keep-alive",
-  "upgrade",
-  "expect",
-  "te",
-  "trailer",
-]);
 const EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After";
 const ALLOWED_REQUEST_HEADERS =
   "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID";
@@ -80,6 +64,7 @@ const MCP_DOC: OperationDoc = {
     403: { description: "The Origin may not call /mcp" },
     404: { description: "subscriptions/listen: the tool list never changes" },
     406: { description: "Accept lacks application/json or text/event-stream" },
+    503: { description: "Too many MCP requests are waiting, or the MCP thread is restarting", headers: RETRY_AFTER },
   },
 };
 
@@ -88,8 +73,7 @@ export interface McpRouteOptions {
   allowedOrigins?: readonly string[];
 }
 
-export function registerMcpRoutes(server: HttpServer, service: LeiService, family: FamilyService, options: McpRouteOptions = {}): void {
-  const endpoint = new McpEndpoint(() => createLeiMcpServer(service, family));
+export function registerMcpRoutes(server: HttpServer, threads: McpThreads, options: McpRouteOptions = {}): void {
   const origins = new OriginPolicy(options.allowedOrigins);
   const routeOptions = { name: "mcp", area: "mcp", rateLimited: "by-weight", maxBodyBytes: MAX_MCP_BODY_BYTES, doc: MCP_DOC } as const;
 
@@ -164,23 +148,10 @@ export function registerMcpRoutes(server: HttpServer, service: LeiService, famil
       );
     }
 
-    let request: Request;
-    try {
-      request = new Request(ENDPOINT_URL, { method: "POST", headers: forwardedHeaders(headers), body });
-    } catch {
-      return reply.json(400, jsonRpcError(TRANSPORT_ERROR, "Bad Request: a request header is malformed"));
-    }
-    await relay(reply, await endpoint.serve(request, message));
+    const flat: string[] = [];
+    for (const [name, value] of headers) flat.push(name, value);
+    threads.serve(reply, flat, body, acceptsGzip(header("accept-encoding")), requestId(message));
   });
-}
-
-/** Writes the SDK's answer through the uWS reply (which adds gzip and the rate-limit headers). */
-async function relay(reply: Reply, response: Response): Promise<void> {
-  const payload = new Uint8Array(await response.arrayBuffer());
-  for (const [name, value] of response.headers) {
-    if (name !== "content-type" && !HOP_BY_HOP.has(name)) reply.header(name, value);
-  }
-  reply.send(response.status, payload, response.headers.get("content-type") ?? "application/json");
 }
 
 function preflight(reply: Reply, requestedHeaders: string): void {
@@ -190,12 +161,6 @@ function preflight(reply: Reply, requestedHeaders: string): void {
     .header("Access-Control-Allow-Headers", HEADER_LIST.test(requestedHeaders) ? requestedHeaders : ALLOWED_REQUEST_HEADERS)
     .header("Access-Control-Max-Age", "86400")
     .send(204, "", "text/plain");
-}
-
-function forwardedHeaders(headers: Map<string, string>): Headers {
-  const forwarded = new Headers();
-  for (const [name, value] of headers) if (!HOP_BY_HOP.has(name)) forwarded.append(name, value);
-  return forwarded;
 }
 
 /**
@@ -227,6 +192,13 @@ function batchWeight(message: unknown): number {
         ? params.arguments?.rows
         : undefined;
   return Array.isArray(items) ? Math.max(1, Math.min(items.length, MAX_MCP_BATCH)) : 1;
+}
+
+/** A request's JSON-RPC id; null for a notification or a response. */
+function requestId(message: unknown): string | number | null {
+  if (message === null || typeof message !== "object") return null;
+  const { id } = message as { id?: unknown };
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
 /** The id of a subscriptions/listen request, else undefined. */

@@ -1,19 +1,13 @@
-// The /mcp tools over LeiService, the same object behind the HTTP routes: the tools add
-// argument mapping and text rendering, never a second way to search or look up. A fresh
-// McpServer is built per HTTP request (the stateless protocol needs one per exchange); the
-// compiled schemas are built once, here at module load.
+// The /mcp tools, run by the SDK on an MCP thread. Their data comes from the front through
+// ToolData (tool-data.ts), where LeiService and FamilyService answer them as they answer the HTTP
+// routes: the tools add argument validation and text rendering, never a second way to search or
+// look up. A fresh McpServer is built per HTTP request (the stateless protocol needs one per
+// exchange); the compiled schemas are built once, here at module load.
 
 import { readFileSync } from "node:fs";
 import { fromJsonSchema, McpServer, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/server";
-import { NotReadyError, ShardFailedError } from "../engine/collection.js";
-import { ParamError } from "../lei/search-params.js";
-import type { LeiService } from "../lei/service.js";
-import { batchAnswer } from "../lei/batch-lookup.js";
-import { Matcher } from "../match/matcher.js";
-import { matchRows } from "../match/routes.js";
 import { batchText, matchText, entityText, facetListingText, familyText, searchPageText, statsText } from "./render-text.js";
-import { searchParamsOf } from "./search-arguments.js";
-import { FAMILY_DEFAULT_DEPTH, FAMILY_DEFAULT_LIMIT, type FamilyService } from "../level2/family-service.js";
+import type { DataAnswer, DataCalls, DataOp, ToolData } from "./tool-data.js";
 import {
   batchAnswerSchema,
   batchInputSchema,
@@ -82,11 +76,7 @@ const schemas = {
   identifierOutput: fromJsonSchema<IdentifiedEntity>(identifiedEntitySchema),
 };
 
-export function createLeiMcpServer(
-  service: LeiService,
-  family: FamilyService,
-  matcher: Matcher = new Matcher(service, (input) => family.resolve(input)),
-): McpServer {
+export function createLeiMcpServer(data: ToolData): McpServer {
   const server = new McpServer(SERVER_INFO, {
     // the tool list is fixed: no list_changed notifications, so none is promised
     capabilities: { tools: { listChanged: false } },
@@ -109,8 +99,8 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     (args) =>
-      answer(async () => {
-        const page = await service.search(searchParamsOf(args), (bytes) => JSON.parse(bytes.toString("utf8")) as SearchPage);
+      answer(data.call("search", args), (json) => {
+        const page = JSON.parse(json) as SearchPage;
         return { content: [{ type: "text", text: searchPageText(page) }], structuredContent: page };
       }),
   );
@@ -128,12 +118,9 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     ({ lei }) =>
-      answer(async () => {
-        return service.entity(lei, (result) => {
-          if (result.kind !== "found") return failure(result.message);
-          const entity = JSON.parse(Buffer.from(result.json).toString("utf8")) as LegalEntity;
-          return { content: [{ type: "text", text: entityText(entity, result.checkDigitsValid) }], structuredContent: entity };
-        });
+      answer(data.call("entity", lei), (found) => {
+        const entity = JSON.parse(found.json) as LegalEntity;
+        return { content: [{ type: "text", text: entityText(entity, found.checkDigitsValid) }], structuredContent: entity };
       }),
   );
 
@@ -150,8 +137,8 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     ({ leis }) =>
-      answer(async () => {
-        const rows = JSON.parse(batchAnswer(service, leis, (input) => family.resolve(input)).toString("utf8")) as BatchAnswer;
+      answer(data.call("entities", leis), (json) => {
+        const rows = JSON.parse(json) as BatchAnswer;
         return { content: [{ type: "text", text: batchText(rows) }], structuredContent: rows };
       }),
   );
@@ -170,8 +157,8 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     ({ rows, limit }) =>
-      answer(async () => {
-        const results = { results: await matchRows(matcher, rows, limit ?? 3) };
+      answer(data.call("match", { rows, limit }), (json) => {
+        const results = JSON.parse(json) as MatchAnswer;
         return { content: [{ type: "text", text: matchText(results) }], structuredContent: results };
       }),
   );
@@ -189,8 +176,8 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     ({ field }) =>
-      answer(async () => {
-        const listing: FacetListing = { field, values: (await service.facetValues(field)).map(([value, count]) => ({ value, count })) };
+      answer(data.call("facets", field), (values) => {
+        const listing: FacetListing = { field, values: values.map(([value, count]) => ({ value, count })) };
         return { content: [{ type: "text", text: facetListingText(listing) }], structuredContent: listing };
       }),
   );
@@ -207,8 +194,7 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     () =>
-      answer(async () => {
-        const stats = service.stats();
+      answer(data.call("stats", null), (stats) => {
         return { content: [{ type: "text", text: statsText(stats) }], structuredContent: stats };
       }),
   );
@@ -228,14 +214,10 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     ({ lei, depth, limit }) =>
-      answer(async () => {
-        const relationships = family.relationships(lei);
-        if (!relationships.ok) return failure(relationships.message);
-        const tree = family.family(lei, depth ?? FAMILY_DEFAULT_DEPTH, limit ?? FAMILY_DEFAULT_LIMIT);
-        if (!tree.ok) return failure(tree.message);
+      answer(data.call("family", { lei, depth, limit }), (json) => {
         const result: CorporateFamily = {
-          relationships: JSON.parse(relationships.json) as Record<string, unknown>,
-          family: JSON.parse(tree.json) as Record<string, unknown>,
+          relationships: JSON.parse(json.relationships) as Record<string, unknown>,
+          family: JSON.parse(json.family) as Record<string, unknown>,
         };
         return { content: [{ type: "text", text: familyText(result) }], structuredContent: result as unknown as Record<string, unknown> };
       }),
@@ -254,21 +236,13 @@ export function createLeiMcpServer(
       annotations: READ_ONLY,
     },
     ({ identifier }) =>
-      answer(async () => {
-        const resolved = family.resolve(identifier);
-        if (!resolved) return failure(`'${identifier.slice(0, 40)}' is neither an LEI (20 characters), an ISIN (12) nor a BIC (8 or 11)`);
-        if (resolved.lei === null) return failure(resolved.error ?? "not found");
-        const lei = resolved.lei;
-        return service.entity(lei, (r) => {
-          if (r.kind === "malformed" || r.kind === "bad-check-digits") return failure(r.message);
-          if (r.kind === "not-found" && resolved.kind === "LEI") return failure(r.message);
-          const entity = r.kind === "found" ? (JSON.parse(Buffer.from(r.json).toString("utf8")) as LegalEntity) : null;
-          const result: IdentifiedEntity = { identifier: identifier.trim().toUpperCase(), kind: resolved.kind, lei, entity };
-          const text = entity
-            ? `${resolved.kind} ${result.identifier} → ${entityText(entity, true)}`
-            : `${resolved.kind} ${result.identifier} → LEI ${lei} (not in the Level 1 registry)`;
-          return { content: [{ type: "text", text }], structuredContent: result as unknown as Record<string, unknown> };
-        });
+      answer(data.call("identifier", identifier), ({ kind, lei, json }) => {
+        const entity = json === null ? null : (JSON.parse(json) as LegalEntity);
+        const result: IdentifiedEntity = { identifier: identifier.trim().toUpperCase(), kind, lei, entity };
+        const text = entity
+          ? `${kind} ${result.identifier} → ${entityText(entity, true)}`
+          : `${kind} ${result.identifier} → LEI ${lei} (not in the Level 1 registry)`;
+        return { content: [{ type: "text", text }], structuredContent: result as unknown as Record<string, unknown> };
       }),
   );
 
@@ -281,18 +255,19 @@ function failure(text: string): CallToolResult {
 }
 
 /**
- * Runs a tool body and turns the failures an HTTP client would get as 400 or 503 into isError
- * results with the same message. Anything else is a bug: logged here, and the agent is told no
- * more than the HTTP API would tell it.
+ * A tool's result from its data call: the rendered value, or an isError result with the text the
+ * front gave (the HTTP API's message for a bad argument, an unknown LEI, data not ready). A
+ * failure in rendering is a bug: logged, and the agent is told no more than the HTTP API would
+ * tell it.
  */
-async function answer(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+async function answer<K extends DataOp>(
+  call: Promise<DataAnswer<K>>,
+  render: (value: DataCalls[K]["value"]) => CallToolResult,
+): Promise<CallToolResult> {
   try {
-    return await work();
+    const answered = await call;
+    return answered.failure === undefined ? render(answered.value) : failure(answered.failure);
   } catch (err) {
-    if (err instanceof ParamError) return failure(err.message);
-    if (err instanceof NotReadyError || err instanceof ShardFailedError) {
-      return failure(`temporarily unavailable: ${err.message}; retry in a few seconds`);
-    }
     console.error(`mcp tool: ${(err as Error)?.stack ?? String(err)}`);
     return failure("internal error");
   }
