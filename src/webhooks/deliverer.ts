@@ -4,9 +4,12 @@
 //
 // Connections are shared per receiver origin. Requests in flight to one origin are held near
 // ORIGIN_SHARE, so a burst reuses connections instead of opening one per request (each a TLS
-// handshake on both ends); but an endpoint with nothing in flight may always send one more, so a
-// slow endpoint holding the whole share never starves another on the same host:port. The pool
-// itself has no connection limit: the endpoints' caps and the share bound what is in use.
+// handshake on both ends); but an endpoint with nothing in flight may send one more, up to
+// ORIGIN_MAX, so a slow endpoint holding the whole share never starves another on the same
+// host:port. ORIGIN_MAX is a hard bound: many endpoints on one receiver (1,000 tenants of one
+// service) must not open a connection each at once, a storm of handshakes that the receiver, or
+// this thread, cannot finish before the attempts time out and are retried on new connections.
+// The pool itself has no connection limit: the endpoints' caps and these bounds limit what is in use.
 
 import { readFileSync } from "node:fs";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
@@ -33,6 +36,8 @@ interface Queue {
 }
 /** requests in flight to one origin beyond which an endpoint that already has one in flight waits */
 const ORIGIN_SHARE = 64;
+/** requests in flight to one origin beyond which every endpoint waits */
+const ORIGIN_MAX = 128;
 
 export class Deliverer {
   private readonly queues = new Map<string, Queue>();
@@ -92,7 +97,7 @@ export class Deliverer {
       const target = this.target(q.waiting[q.head].url);
       const origin = typeof target === "string" ? null : target.origin;
       const inFlight = origin === null ? 0 : (this.originActive.get(origin) ?? 0);
-      if (origin !== null && q.active > 0 && inFlight >= ORIGIN_SHARE) {
+      if (origin !== null && (inFlight >= ORIGIN_MAX || (q.active > 0 && inFlight >= ORIGIN_SHARE))) {
         let held = this.heldBack.get(origin);
         if (!held) {
           held = new Set();
