@@ -10,12 +10,12 @@
 //   from the first intake request to the receiver's last answer, CPU of the nodes and the bench;
 // - the checks: bad signatures, duplicates, missing deliveries, the cap per endpoint.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Pool } from "undici";
-import type { FromReceiver, ReceiverProgress, ReceiverReport, ToReceiver } from "./webhooks-receiver.js";
+import type { FromReceiver, ReceiverData, ReceiverProgress, ReceiverReport, ToReceiver } from "./webhooks-receiver.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
@@ -42,7 +42,7 @@ export class ReceiverHandle {
   private waiting: ((m: FromReceiver) => void)[] = [];
   private constructor(
     readonly worker: Worker,
-    readonly port: number,
+    readonly ports: number[],
   ) {
     worker.on("message", (m: FromReceiver) => {
       const w = this.waiting.shift();
@@ -50,15 +50,21 @@ export class ReceiverHandle {
     });
   }
 
-  static async start(): Promise<ReceiverHandle> {
+  /** `behaviour`: a slower receiver (an answer delay, a connection per request, several origins); default a fast one on one port. */
+  static async start(behaviour: Pick<ReceiverData, "delayMs" | "closeEach" | "origins"> = {}): Promise<ReceiverHandle> {
     const worker = new Worker(new URL("./webhooks-receiver.js", import.meta.url), {
-      workerData: { key: readFileSync(KEY_FILE, "utf8"), cert: readFileSync(CERT_FILE, "utf8"), host: RECEIVER_HOST },
+      workerData: {
+        key: readFileSync(KEY_FILE, "utf8"),
+        cert: readFileSync(CERT_FILE, "utf8"),
+        host: RECEIVER_HOST,
+        ...behaviour,
+      } satisfies ReceiverData,
     });
-    const port = await new Promise<number>((res, rej) => {
-      worker.once("message", (m: FromReceiver) => (m.type === "listening" ? res(m.port) : rej(new Error("receiver did not start"))));
+    const ports = await new Promise<number[]>((res, rej) => {
+      worker.once("message", (m: FromReceiver) => (m.type === "listening" ? res(m.ports) : rej(new Error("receiver did not start"))));
       worker.once("error", rej);
     });
-    return new ReceiverHandle(worker, port);
+    return new ReceiverHandle(worker, ports);
   }
 
   private ask<T extends FromReceiver>(m: ToReceiver): Promise<T> {
@@ -77,8 +83,15 @@ export class ReceiverHandle {
   report(): Promise<ReceiverReport> {
     return this.ask({ type: "report" });
   }
+  get port(): number {
+    return this.ports[0];
+  }
   get base(): string {
-    return `https://${RECEIVER_HOST}:${this.port}`;
+    return this.baseOf(0);
+  }
+  /** the i-th endpoint's origin: endpoints are spread over the receiver's ports round robin */
+  baseOf(i: number): string {
+    return `https://${RECEIVER_HOST}:${this.ports[i % this.ports.length]}`;
   }
 }
 
@@ -99,6 +112,35 @@ export function cpuSecondsOf(pid: number): number {
   const f = procStat(pid);
   return f ? (Number(f[11]) + Number(f[12])) / CLK_TCK : 0;
 }
+/** CPU seconds (user + system) of each thread of a process, by thread id, from /proc/<pid>/task. */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    const f = procStat(`${pid}/task/${tid}`);
+    if (f) out.set(Number(tid), (Number(f[11]) + Number(f[12])) / CLK_TCK);
+  }
+  return out;
+}
+
+/** The busiest threads over a span: CPU seconds each, the main thread (the front) named as such. */
+export function busiestThreads(pid: number, before: Map<number, number>, after: Map<number, number>, top = 4): ThreadCpu[] {
+  return [...after]
+    .map(([tid, s]) => ({ thread: tid === pid ? "main (front)" : `tid ${tid}`, cpuSeconds: round(s - (before.get(tid) ?? 0), 2) }))
+    .sort((a, b) => b.cpuSeconds - a.cpuSeconds)
+    .slice(0, top);
+}
+
+export interface ThreadCpu {
+  thread: string;
+  cpuSeconds: number;
+}
+
 export const selfCpuSeconds = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -172,7 +214,7 @@ export async function setUpWebhooks(
     for (let h = 0; h < o.hooksPerTenant; h++) {
       const p = `/hook/${t}-${h}`;
       const w = await api(pool, "POST", "/v1/webhooks", key.body.key!, {
-        url: receiver.base + p,
+        url: receiver.baseOf(endpoints.length) + p,
         event_types: ["delivered"],
         max_concurrency: o.cap,
       });
@@ -285,6 +327,12 @@ export interface Throughput {
   capExceeded: string[];
   serverCpuSeconds: number;
   serverCores: number;
+  /** the first server's busiest threads (the dispatcher threads among them) */
+  serverThreads: ThreadCpu[];
+  receiverCpuSeconds: number;
+  receiverCores: number;
+  /** TLS connections the receiver accepted */
+  receiverConnections: number;
   benchCpuSeconds: number;
   benchCores: number;
   serverCpuUsPerDelivery: number;
@@ -311,7 +359,9 @@ export async function throughputPhase(
   const prefix = o.prefix ?? "tp";
   const serverCpu = (): number => serverPids.reduce((s, pid) => s + cpuSecondsOf(pid), 0);
   receiver.send({ type: "reset" });
+  const receiverCpu0 = (await receiver.report()).cpuSeconds;
   const expected = o.events * fanout;
+  const threads0 = threadCpuSeconds(serverPids[0]);
   const srvCpu0 = serverCpu();
   const benchCpu0 = selfCpuSeconds();
   const extra0 = extraCpu?.() ?? 0;
@@ -341,6 +391,7 @@ export async function throughputPhase(
   const drained = await waitForDeliveries(receiver, expected, o.drainTimeoutS);
   const tp = await receiver.report();
   const srvCpu1 = serverCpu();
+  const threads1 = threadCpuSeconds(serverPids[0]);
   const benchCpu1 = selfCpuSeconds();
   const extra1 = extraCpu?.() ?? 0;
   const intakeS = (tIntake - t0) / 1000;
@@ -368,6 +419,10 @@ export async function throughputPhase(
     capExceeded: tpCheck.capExceeded,
     serverCpuSeconds: round(srvCpu1 - srvCpu0, 2),
     serverCores: round((srvCpu1 - srvCpu0) / e2eS, 2),
+    serverThreads: busiestThreads(serverPids[0], threads0, threads1),
+    receiverCpuSeconds: round(tp.cpuSeconds - receiverCpu0, 2),
+    receiverCores: round((tp.cpuSeconds - receiverCpu0) / e2eS, 2),
+    receiverConnections: tp.connections,
     benchCpuSeconds: round(benchCpu1 - benchCpu0, 2),
     benchCores: round((benchCpu1 - benchCpu0) / e2eS, 2),
     // CPU time per delivery does not depend on what else runs on the machine: with two idle
@@ -390,6 +445,9 @@ export function printThroughput(t: Throughput, cap: number, print: (line: string
   );
   print(
     `  CPU: server ${t.serverCpuSeconds} s (${t.serverCores} cores), bench incl. receiver ${t.benchCpuSeconds} s (${t.benchCores} cores)`,
+  );
+  print(
+    `  CPU by thread: server ${t.serverThreads.map((x) => `${x.thread} ${x.cpuSeconds} s`).join(", ")}; receiver thread ${t.receiverCpuSeconds} s (${t.receiverCores} cores), ${fmt(t.receiverConnections)} TLS connections accepted`,
   );
   print(
     `  CPU per delivery: server ${t.serverCpuUsPerDelivery} µs, bench incl. receiver ${t.benchCpuUsPerDelivery} µs (two idle cores: at most ~${fmt(t.idleTwoCoreEstimatePerS)}/s)`,

@@ -5,9 +5,14 @@
 // compared in constant time, then the body is parsed and its id must match X-Mail-Event-Id. It
 // counts unique (path, event id) pairs, duplicates, bad signatures and the most requests in flight
 // per path, and for ids of the form `lat-<seq>-<sentAtMicros>` the intake-to-arrival latency.
+// It can imitate slower receivers: answer each request after `delayMs`, close the connection after
+// each answer (`closeEach`: every request a new TCP and TLS connection), and listen on `origins`
+// ports (one origin each, each with its own connection pool at the sender). It reports its own
+// thread's CPU time (/proc/thread-self/stat).
 
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { createServer } from "node:https";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 
@@ -15,6 +20,12 @@ export interface ReceiverData {
   key: string;
   cert: string;
   host: string;
+  /** ms before each answer (0: at once) */
+  delayMs?: number;
+  /** close the connection after each answer */
+  closeEach?: boolean;
+  /** ports to listen on, one origin each (default 1) */
+  origins?: number;
 }
 
 export type ToReceiver =
@@ -41,13 +52,28 @@ export interface ReceiverReport {
   maxInFlightByPath: Record<string, number>;
   /** ms from intake send to arrival, one per unique `lat-` delivery */
   latenciesMs: number[];
+  /** this receiver thread's CPU seconds (user + system) since it started */
+  cpuSeconds: number;
+  /** TLS connections accepted since the last reset */
+  connections: number;
 }
 
-export type FromReceiver = { type: "listening"; port: number } | ReceiverProgress | ReceiverReport;
+export type FromReceiver = { type: "listening"; ports: number[] } | ReceiverProgress | ReceiverReport;
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
 const port = parentPort!;
-const { key, cert, host } = workerData as ReceiverData;
+const { key, cert, host, delayMs = 0, closeEach = false, origins = 1 } = workerData as ReceiverData;
+
+/** this thread's CPU seconds, from /proc/thread-self/stat (utime + stime, clock ticks of 1/100 s) */
+function threadCpuSeconds(): number {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
 
 let secrets = new Map<string, Buffer>();
 let seen = new Set<string>();
@@ -62,6 +88,7 @@ let uniqueByPath = new Map<string, number>();
 let inFlight = new Map<string, number>();
 let maxInFlight = new Map<string, number>();
 let latencies: number[] = [];
+let connections = 0;
 
 function verify(secret: Buffer, ts: string, nonce: string, sig: string, raw: Buffer): boolean {
   if (!/^\d+$/.test(ts) || !/^[0-9a-f]{64}$/.test(sig)) return false;
@@ -70,7 +97,7 @@ function verify(secret: Buffer, ts: string, nonce: string, sig: string, raw: Buf
   return timingSafeEqual(expected, Buffer.from(sig, "hex"));
 }
 
-const server = createServer({ key, cert, keepAlive: true, keepAliveTimeout: 30_000 }, (req, res) => {
+const handle = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse): void => {
   const path = (req.url ?? "/").split("?")[0];
   const arrived = nowMs();
   if (firstArrivalMs === 0) firstArrivalMs = arrived;
@@ -107,16 +134,29 @@ const server = createServer({ key, cert, keepAlive: true, keepAliveTimeout: 30_0
         }
       }
     }
-    inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
-    res.writeHead(ok ? 200 : 401, { "content-type": "text/plain", "content-length": "2" });
-    res.end("ok");
-    lastResponseMs = nowMs();
+    const answer = (): void => {
+      inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
+      res.writeHead(ok ? 200 : 401, {
+        "content-type": "text/plain",
+        "content-length": "2",
+        ...(closeEach ? { connection: "close" } : {}),
+      });
+      res.end("ok");
+      lastResponseMs = nowMs();
+    };
+    if (delayMs > 0) setTimeout(answer, delayMs);
+    else answer();
   });
-});
+};
 
-server.listen(0, host, () => {
-  port.postMessage({ type: "listening", port: (server.address() as AddressInfo).port } satisfies FromReceiver);
+const servers: Server[] = Array.from({ length: origins }, () => {
+  const s = createServer({ key, cert, keepAlive: !closeEach, keepAliveTimeout: 30_000 }, handle);
+  s.on("secureConnection", () => connections++);
+  return s;
 });
+void Promise.all(servers.map((s) => new Promise<number>((res) => s.listen(0, host, () => res((s.address() as AddressInfo).port))))).then(
+  (ports) => port.postMessage({ type: "listening", ports } satisfies FromReceiver),
+);
 
 port.on("message", (m: ToReceiver) => {
   if (m.type === "secrets") secrets = new Map(Object.entries(m.secrets).map(([p, s]) => [p, Buffer.from(s, "utf8")]));
@@ -128,6 +168,7 @@ port.on("message", (m: ToReceiver) => {
     inFlight = new Map();
     maxInFlight = new Map();
     latencies = [];
+    connections = 0;
   } else if (m.type === "progress") port.postMessage({ type: "progress", unique: seen.size, requests } satisfies FromReceiver);
   else {
     port.postMessage({
@@ -143,6 +184,8 @@ port.on("message", (m: ToReceiver) => {
       uniqueByPath: Object.fromEntries(uniqueByPath),
       maxInFlightByPath: Object.fromEntries(maxInFlight),
       latenciesMs: latencies,
+      cpuSeconds: threadCpuSeconds(),
+      connections,
     } satisfies FromReceiver);
   }
 });

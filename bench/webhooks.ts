@@ -5,6 +5,15 @@
 //                             [--batch B] [--intake-concurrency K] [--dispatchers D]
 //                             [--rate R] [--latency-seconds S] [--baseline-seconds S]
 //                             [--baseline-concurrency C] [--drain-timeout S] [--profile]
+//                             [--endpoints-1000] [--receiver-delay-ms MS] [--receiver-close]
+//                             [--origins O] [--server-dist DIR]
+//
+// --endpoints-1000 is the shape of the outside probe of issue 42: 1,000 tenants with one webhook
+// each (max_concurrency 4, the default), 50,000 events, no latency phase. A slower receiver:
+// --receiver-delay-ms answers each request that much later, --receiver-close closes the
+// connection after each answer (a new TLS connection per request), --origins spreads the
+// endpoints over that many receiver ports (one connection pool each at the server).
+// --server-dist runs another build's dist/src/main.js (e.g. the previous commit's) for a baseline.
 //
 // 1. Starts the receiver (bench/webhooks-receiver.ts, node:https on 127.0.0.2 with the test-only
 //    certificate of test/fixtures/webhooks, on its own thread) and measures its raw capacity: bare
@@ -58,6 +67,7 @@ import {
   waitForDeliveries,
   webhookFlags,
   type DispatchRunOptions,
+  type WebhookSetup,
 } from "./webhooks-phases.js";
 
 const TARGET_PER_S = 5000;
@@ -68,24 +78,34 @@ interface Options extends DispatchRunOptions {
   baselineSeconds: number;
   baselineConcurrency: number;
   profile: boolean;
+  receiverDelayMs: number;
+  receiverClose: boolean;
+  origins: number;
+  serverMain: string;
 }
 
 function parseOptions(argv: string[]): Options {
-  const a = new Args(argv, ["profile"]);
+  const a = new Args(argv, ["profile", "endpoints-1000", "receiver-close"]);
+  const probe = a.flag("endpoints-1000");
+  const dist = a.string("server-dist") ?? "";
   const o: Options = {
-    events: a.int("events", 25_000),
-    tenants: a.int("tenants", 8),
-    hooksPerTenant: a.int("hooks-per-tenant", 2),
-    cap: a.int("cap", 32),
+    events: a.int("events", probe ? 50_000 : 25_000),
+    tenants: a.int("tenants", probe ? 1000 : 8),
+    hooksPerTenant: a.int("hooks-per-tenant", probe ? 1 : 2),
+    cap: a.int("cap", probe ? 4 : 32),
     batch: a.int("batch", 500),
     intakeConcurrency: a.int("intake-concurrency", 2),
     dispatchers: a.int("dispatchers", 2),
     rate: a.number("rate", 1000),
-    latencySeconds: a.number("latency-seconds", 20),
+    latencySeconds: a.number("latency-seconds", probe ? 0 : 20),
     baselineSeconds: a.number("baseline-seconds", 8),
     baselineConcurrency: a.int("baseline-concurrency", 64),
     drainTimeoutS: a.number("drain-timeout", 120),
     profile: a.flag("profile"),
+    receiverDelayMs: a.int("receiver-delay-ms", 0),
+    receiverClose: a.flag("receiver-close"),
+    origins: a.int("origins", 1),
+    serverMain: dist ? path.resolve(dist, "src", "main.js") : SERVER_MAIN,
   };
   if (o.batch < 1 || o.batch > 1000) throw new Error("--batch must be 1..1000 (the intake limit)");
   if (o.cap < 1 || o.cap > 64) throw new Error("--cap must be 1..64 (the webhook limit)");
@@ -186,7 +206,7 @@ async function startLeidex(opts: Options, logFile: string, profDir: string | nul
   const removeData = removeDirLater(dataDir);
   const args = [
     ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
-    SERVER_MAIN,
+    opts.serverMain,
     "--host",
     "127.0.0.1",
     "--port",
@@ -229,9 +249,75 @@ function percentiles(xs: number[]): { count: number; p50Ms: number; p90Ms: numbe
   };
 }
 
+/** Open loop at `rate` events/s for `latencySeconds`: intake to delivery p50/p90/p99/max. */
+async function latencyPhase(receiver: ReceiverHandle, pool: Pool, op: string, server: Server, setup: WebhookSetup, opts: Options) {
+  const { tenants, endpoints, fanout } = setup;
+  receiver.send({ type: "reset" });
+  const latExpectedEvents = Math.round(opts.rate * opts.latencySeconds);
+  console.log(
+    `\nlatency: open loop at ${fmt(opts.rate)} events/s for ${opts.latencySeconds} s (${fmt(latExpectedEvents)} events, ${fmt(latExpectedEvents * fanout)} deliveries)`,
+  );
+  const srvCpu2 = cpuSecondsOf(server.process.pid);
+  const l0 = nowMs();
+  let sent = 0;
+  const intakeMs: number[] = [];
+  const inflight = new Set<Promise<void>>();
+  let latIntakeErrors = 0;
+  while (sent < latExpectedEvents) {
+    const due = Math.min(latExpectedEvents, Math.floor(((nowMs() - l0) / 1000) * opts.rate)) - sent;
+    if (due > 0) {
+      const n = Math.min(due, 1000);
+      const from = sent;
+      sent += n;
+      const started = nowMs();
+      const p = api(pool, "POST", "/v1/events", op, { events: eventsOf("lat", from, n, tenants, () => started) }).then((r) => {
+        if (r.status !== 202) latIntakeErrors++;
+        intakeMs.push(nowMs() - started);
+      });
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    }
+    await sleep(5);
+  }
+  await Promise.all(inflight);
+  const latDrained = await waitForDeliveries(receiver, latExpectedEvents * fanout, opts.drainTimeoutS);
+  const lat = await receiver.report();
+  const srvCpu3 = cpuSecondsOf(server.process.pid);
+  const latWall = (lat.lastResponseMs - l0) / 1000;
+  const latCheck = checkDeliveries(lat, endpoints, perTenant(latExpectedEvents, tenants), opts.cap);
+  const latency = {
+    ratePerS: opts.rate,
+    seconds: opts.latencySeconds,
+    events: latExpectedEvents,
+    deliveries: lat.unique,
+    drained: latDrained,
+    intakeErrors: latIntakeErrors,
+    intakeToDelivery: percentiles(lat.latenciesMs),
+    intakeRequest: percentiles(intakeMs),
+    duplicates: lat.duplicates,
+    missing: latCheck.missing,
+    badSignatures: lat.badSignatures,
+    badBodies: lat.badBodies,
+    capExceeded: latCheck.capExceeded,
+    serverCores: round((srvCpu3 - srvCpu2) / latWall, 2),
+  };
+  const d = latency.intakeToDelivery;
+  console.log(
+    `  intake to delivery: p50 ${d.p50Ms} ms, p90 ${d.p90Ms} ms, p99 ${d.p99Ms} ms, max ${d.maxMs} ms (${fmt(d.count)} deliveries)${latDrained ? "" : "  ** NOT DRAINED **"}`,
+  );
+  console.log(
+    `  intake request (202): p50 ${latency.intakeRequest.p50Ms} ms, p99 ${latency.intakeRequest.p99Ms} ms; server CPU ${latency.serverCores} cores`,
+  );
+  console.log(
+    `  checks: bad signatures ${lat.badSignatures}, bad bodies ${lat.badBodies}, duplicates ${lat.duplicates}, missing ${latCheck.missing}`,
+  );
+
+  return latency;
+}
+
 async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
-  if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run npm run build first`);
+  if (!existsSync(opts.serverMain)) throw new Error(`${opts.serverMain} is missing: run npm run build first`);
   mkdirSync(OUT, { recursive: true });
   const profDir = opts.profile ? path.join(OUT, "webhooks-prof") : null;
   if (profDir) {
@@ -241,7 +327,10 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg().map((x) => round(x, 2));
   console.log(`dispatch bench: ${os.cpus().length} cores, load average ${loadAtStart.join(" ")}, node ${process.version}`);
 
-  const receiver = await ReceiverHandle.start();
+  const receiver = await ReceiverHandle.start({ delayMs: opts.receiverDelayMs, closeEach: opts.receiverClose, origins: opts.origins });
+  console.log(
+    `receiver: ${opts.origins} origin(s), ${opts.receiverDelayMs ? `answers after ${opts.receiverDelayMs} ms` : "answers at once"}, ${opts.receiverClose ? "a new connection per request" : "keep-alive"}; server ${path.relative(REPO, opts.serverMain)}`,
+  );
 
   // The body a dispatch carries: build one event exactly as the server will and measure it.
   const sampleBody = JSON.stringify({
@@ -264,7 +353,7 @@ async function main(): Promise<void> {
   try {
     const op = readFileSync(path.join(server.dataDir, "operator-key"), "utf8").trim();
     const setup = await setUpWebhooks(pool, op, receiver, opts);
-    const { tenants, endpoints, fanout } = setup;
+    const { endpoints, fanout } = setup;
     console.log(
       `\nserver: pid ${server.process.pid}, ${opts.dispatchers} dispatcher threads, ${opts.tenants} tenants × ${fanout} webhooks = ${endpoints.length} endpoints, max_concurrency ${opts.cap} each`,
     );
@@ -276,79 +365,21 @@ async function main(): Promise<void> {
     const throughput = await throughputPhase(receiver, [pool], [server.process.pid], op, setup, opts);
     printThroughput(throughput, opts.cap);
 
-    // ---- b. latency at a fixed open-loop rate
-    receiver.send({ type: "reset" });
-    const latExpectedEvents = Math.round(opts.rate * opts.latencySeconds);
-    console.log(
-      `\nlatency: open loop at ${fmt(opts.rate)} events/s for ${opts.latencySeconds} s (${fmt(latExpectedEvents)} events, ${fmt(latExpectedEvents * fanout)} deliveries)`,
-    );
-    const srvCpu2 = cpuSecondsOf(server.process.pid);
-    const l0 = nowMs();
-    let sent = 0;
-    const intakeMs: number[] = [];
-    const inflight = new Set<Promise<void>>();
-    let latIntakeErrors = 0;
-    while (sent < latExpectedEvents) {
-      const due = Math.min(latExpectedEvents, Math.floor(((nowMs() - l0) / 1000) * opts.rate)) - sent;
-      if (due > 0) {
-        const n = Math.min(due, 1000);
-        const from = sent;
-        sent += n;
-        const started = nowMs();
-        const p = api(pool, "POST", "/v1/events", op, { events: eventsOf("lat", from, n, tenants, () => started) }).then((r) => {
-          if (r.status !== 202) latIntakeErrors++;
-          intakeMs.push(nowMs() - started);
-        });
-        inflight.add(p);
-        void p.finally(() => inflight.delete(p));
-      }
-      await sleep(5);
-    }
-    await Promise.all(inflight);
-    const latDrained = await waitForDeliveries(receiver, latExpectedEvents * fanout, opts.drainTimeoutS);
-    const lat = await receiver.report();
-    const srvCpu3 = cpuSecondsOf(server.process.pid);
-    const latWall = (lat.lastResponseMs - l0) / 1000;
-    const latCheck = checkDeliveries(lat, endpoints, perTenant(latExpectedEvents, tenants), opts.cap);
-    const latency = {
-      ratePerS: opts.rate,
-      seconds: opts.latencySeconds,
-      events: latExpectedEvents,
-      deliveries: lat.unique,
-      drained: latDrained,
-      intakeErrors: latIntakeErrors,
-      intakeToDelivery: percentiles(lat.latenciesMs),
-      intakeRequest: percentiles(intakeMs),
-      duplicates: lat.duplicates,
-      missing: latCheck.missing,
-      badSignatures: lat.badSignatures,
-      badBodies: lat.badBodies,
-      capExceeded: latCheck.capExceeded,
-      serverCores: round((srvCpu3 - srvCpu2) / latWall, 2),
-    };
-    const d = latency.intakeToDelivery;
-    console.log(
-      `  intake to delivery: p50 ${d.p50Ms} ms, p90 ${d.p90Ms} ms, p99 ${d.p99Ms} ms, max ${d.maxMs} ms (${fmt(d.count)} deliveries)${latDrained ? "" : "  ** NOT DRAINED **"}`,
-    );
-    console.log(
-      `  intake request (202): p50 ${latency.intakeRequest.p50Ms} ms, p99 ${latency.intakeRequest.p99Ms} ms; server CPU ${latency.serverCores} cores`,
-    );
-    console.log(
-      `  checks: bad signatures ${lat.badSignatures}, bad bodies ${lat.badBodies}, duplicates ${lat.duplicates}, missing ${latCheck.missing}`,
-    );
+    // ---- b. latency at a fixed open-loop rate (skipped with --latency-seconds 0)
+    const latency = opts.latencySeconds > 0 ? await latencyPhase(receiver, pool, op, server, setup, opts) : null;
+    const d = latency?.intakeToDelivery;
 
     const ok =
       throughput.badSignatures === 0 &&
       throughput.missing === 0 &&
       throughput.duplicates === 0 &&
-      latency.badSignatures === 0 &&
-      latency.missing === 0 &&
-      throughput.capExceeded.length === 0 &&
-      latency.capExceeded.length === 0;
+      (latency === null || (latency.badSignatures === 0 && latency.missing === 0 && latency.capExceeded.length === 0)) &&
+      throughput.capExceeded.length === 0;
     console.log(
       `\nsummary: ${fmt(throughput.deliveriesPerS)} signed deliveries/s end to end (target ${fmt(TARGET_PER_S)}: ${throughput.deliveriesPerS >= TARGET_PER_S ? "met" : "NOT met"}), ` +
         `${round((100 * throughput.deliveriesPerS) / base.perSecond, 0)} % of the receiver's bare ${fmt(base.perSecond)}/s; ` +
-        `p99 ${d.p99Ms} ms at ${fmt(opts.rate)} events/s; ${ok ? "no bad signature, duplicate or missing delivery, cap held" : "CHECKS FAILED"}`,
+        (d ? `p99 ${d.p99Ms} ms at ${fmt(opts.rate)} events/s; ` : "") +
+        `${ok ? "no bad signature, duplicate or missing delivery, cap held" : "CHECKS FAILED"}`,
     );
 
     const results = {

@@ -32,7 +32,7 @@ t.test(
     new SuppressionStore(db);
     new Outbox(db);
     // every row may go straight to dispatch (stored leased)
-    const intake = new Intake(db, { directAllowance: () => Number.MAX_SAFE_INTEGER });
+    const intake = new Intake(db, { directRooms: () => ({ total: Number.MAX_SAFE_INTEGER, of: new Map() }) });
     t.teardown(() => intake.stop());
     const e = (id: string, msg: string, type: string) => ({
       id,

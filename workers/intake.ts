@@ -62,7 +62,7 @@ port.on("message", (m: ToIntakeWorker) => {
         return b;
       },
       m.now,
-      m.allowance,
+      m.rooms,
       m.sliceMs,
       hold,
     );

@@ -4,9 +4,16 @@
 //
 // Connections are shared per receiver origin. Requests in flight to one origin are held near
 // ORIGIN_SHARE, so a burst reuses connections instead of opening one per request (each a TLS
-// handshake on both ends); but an endpoint with nothing in flight may always send one more, so a
-// slow endpoint holding the whole share never starves another on the same host:port. The pool
-// itself has no connection limit: the endpoints' caps and the share bound what is in use.
+// handshake on both ends); but an endpoint with nothing in flight may send one more, up to
+// ORIGIN_MAX, so a slow endpoint holding the whole share never starves another on the same
+// host:port. ORIGIN_MAX is a hard bound: many endpoints on one receiver (1,000 tenants of one
+// service) must not open a connection each at once, a storm of handshakes that the receiver, or
+// this thread, cannot finish before the attempts time out and are retried on new connections.
+// For the same reason the thread has at most THREAD_MAX requests in flight, whatever the origins
+// (1,000 endpoints on 1,000 receivers), so the connections it opens at once can be set up well
+// within the attempt timeout; endpoints waiting for a slot get one in turn (oldest first), one
+// request each time, so endpoints that hang hold at most their caps and take their turn like the others.
+// The pool itself has no connection limit: the endpoints' caps and these bounds limit what is in use.
 
 import { readFileSync } from "node:fs";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
@@ -33,6 +40,10 @@ interface Queue {
 }
 /** requests in flight to one origin beyond which an endpoint that already has one in flight waits */
 const ORIGIN_SHARE = 64;
+/** requests in flight to one origin beyond which every endpoint waits */
+const ORIGIN_MAX = 128;
+/** requests in flight on this thread beyond which every endpoint waits */
+const THREAD_MAX = 256;
 
 export class Deliverer {
   private readonly queues = new Map<string, Queue>();
@@ -42,6 +53,10 @@ export class Deliverer {
   private readonly originActive = new Map<string, number>();
   /** endpoints with queued jobs waiting for their origin's share, by origin */
   private readonly heldBack = new Map<string, Set<string>>();
+  /** requests in flight on this thread */
+  private active = 0;
+  /** endpoints with queued jobs waiting for a slot of this thread, oldest first */
+  private readonly waitingForSlot = new Set<string>();
 
   constructor(
     private readonly config: DispatcherWorkerData,
@@ -86,13 +101,17 @@ export class Deliverer {
     return q;
   }
 
-  /** Starts queued jobs while the endpoint is under its cap and its origin under its share (see the header). */
-  private pump(id: string, q: Queue): void {
-    while (q.head < q.waiting.length && q.active < Math.max(1, q.waiting[q.head].cap)) {
+  /** Starts queued jobs (at most `max`) while the endpoint is under its cap, its origin under its share and the thread under its bound (see the header). */
+  private pump(id: string, q: Queue, max = Infinity): void {
+    for (let started = 0; started < max && q.head < q.waiting.length && q.active < Math.max(1, q.waiting[q.head].cap); started++) {
+      if (this.active >= THREAD_MAX) {
+        this.waitingForSlot.add(id);
+        return;
+      }
       const target = this.target(q.waiting[q.head].url);
       const origin = typeof target === "string" ? null : target.origin;
       const inFlight = origin === null ? 0 : (this.originActive.get(origin) ?? 0);
-      if (origin !== null && q.active > 0 && inFlight >= ORIGIN_SHARE) {
+      if (origin !== null && (inFlight >= ORIGIN_MAX || (q.active > 0 && inFlight >= ORIGIN_SHARE))) {
         let held = this.heldBack.get(origin);
         if (!held) {
           held = new Set();
@@ -103,12 +122,17 @@ export class Deliverer {
       }
       const job = q.waiting[q.head++];
       q.active++;
+      this.active++;
       if (origin !== null) this.originActive.set(origin, inFlight + 1);
       void this.attempt(job).then((result) => {
         q.active--;
+        this.active--;
         if (origin !== null) this.originDone(origin);
         this.report(result);
-        this.pump(id, q);
+        // while others wait for a slot of the thread, this endpoint's next request waits behind them
+        if (this.waitingForSlot.size > 0 && q.head < q.waiting.length) this.waitingForSlot.add(id);
+        else this.pump(id, q);
+        this.slotFree();
       });
     }
     // a head index instead of shift() keeps a long queue O(1) per job; compact once drained
@@ -116,6 +140,20 @@ export class Deliverer {
       q.waiting = [];
       q.head = 0;
       if (q.active === 0) this.queues.delete(id);
+    }
+  }
+
+  /** Requests ended: endpoints waiting for a slot of this thread go on in turn, one request each (the next waits at the back). */
+  private slotFree(): void {
+    for (const id of this.waitingForSlot) {
+      if (this.active >= THREAD_MAX) return;
+      this.waitingForSlot.delete(id);
+      const q = this.queues.get(id);
+      if (!q) continue;
+      // one request now; if it has more to send, it waits for its next turn behind the others
+      const before = this.active;
+      this.pump(id, q, 1);
+      if (this.active > before && q.head < q.waiting.length) this.waitingForSlot.add(id);
     }
   }
 

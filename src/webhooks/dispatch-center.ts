@@ -1,12 +1,16 @@
 // The front's side of dispatch, on either store (its DispatchQueue). Deliveries reach the
 // dispatcher threads two ways:
 // - straight from intake (state.db only): rows stored leased by a POST /v1/events (on the intake
-//   writer thread, within the allowance the front gave its slice) or a POST /v1/inbound that just
+//   writer thread, within the rooms the front gave its slice) or a POST /v1/inbound that just
 //   committed are handed to their owner thread without being read back, as long as nothing older
-//   is waiting;
+//   of their endpoint is waiting;
 // - from the outbox: a poll claims due rows (retries, manual redeliveries, everything at start,
 //   anything intake did not hand straight over; on PostgreSQL every row, of the endpoints this
-//   node holds), oldest first, leasing them as they are read.
+//   node holds), leasing them as they are read.
+// Dispatch is fair (fair-share.ts): each endpoint has at most its hand-out bound on its way (a
+// small multiple of its concurrency cap), and when the global bound leaves room for fewer rows
+// than are waiting, the room is shared equally by tenant, then by endpoint. A dead endpoint's
+// backlog thus holds only its own bound, never the room of the others.
 // A lease keeps a row from being handed out twice; after kill -9 every unfinished delivery goes
 // out again (state.db clears its leases at start; on PostgreSQL the next holder of an endpoint
 // clears them). Results come back in batches, are judged here (the retry policy, endpoint health)
@@ -21,13 +25,15 @@ import { Worker } from "node:worker_threads";
 import type { Metrics } from "../http/metrics.js";
 import { writeFailures } from "../store/write-failure.js";
 import type { Delivery, Outcome } from "./outbox.js";
+import { fairShare, handBound, type Want } from "./fair-share.js";
+import type { DirectRooms } from "./intake-protocol.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
 import { RestartBackoff } from "./restart-backoff.js";
 import { isSuccess, verdict } from "./retry.js";
 import type { DispatchQueue, HealthChange, InboundRoutes, WebhookChange, Webhooks } from "./webhook-state.js";
 import type { Webhook } from "./webhook-store.js";
 
-/** due rows read per query */
+/** due rows read per claim */
 const BATCH = 2000;
 const POLL_MS = 200;
 /** deliveries on their way at once (in memory here and in the threads); beyond that, rows wait in the outbox */
@@ -61,10 +67,10 @@ export interface TestOutcome {
   snippet: string;
 }
 
-/** Rows a committed intake transaction stored for dispatch; `direct` = stored leased, to be handed over now. */
+/** Rows a committed intake transaction stored for dispatch; `direct` = stored leased, to be handed over now (all rows, or row by row). */
 export interface HandOff {
   rows: Delivery[];
-  direct: boolean;
+  direct: boolean | readonly boolean[];
 }
 
 interface Handed {
@@ -92,12 +98,18 @@ export class DispatchCenter {
   private readonly parts: Partition[] = [];
   private readonly tests = new Map<string, Test>();
   private readonly handed = new Map<string, Handed>();
+  /** deliveries on their way, per endpoint */
+  private readonly handedOf = new Map<string, number>();
   private returned: Returned[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private tokens = 0;
-  /** due rows may be waiting in the outbox: intake must not hand newer rows past them */
-  private backlog = true;
+  /** any endpoint's due rows may be waiting in the outbox (at start, after a lost slice): intake hands nothing straight over */
+  private backlogAll = true;
+  /** endpoints whose due rows may be waiting in the outbox: intake must not hand their newer rows past them */
+  private backlogOf = new Set<string>();
+  /** rotates who gets the odd rows of a fair share */
+  private turn = 0;
   private kicked = false;
   private pumping = false;
   private pumpAgain = false;
@@ -124,9 +136,7 @@ export class DispatchCenter {
 
   /** Endpoints with deliveries on their way from this node. */
   busyEndpoints(): Set<string> {
-    const busy = new Set<string>();
-    for (const h of this.handed.values()) busy.add(h.d.webhook_id);
-    return busy;
+    return new Set(this.handedOf.keys());
   }
 
   /** Deliveries on their way (handed to a thread, result not yet written). */
@@ -135,27 +145,42 @@ export class DispatchCenter {
   }
 
   /**
-   * How many new rows may be stored leased and handed straight over by handOff: asked by the
-   * intake writer's front before each slice (the slice's own rows count against it on the
-   * writer's side) and by POST /v1/inbound before it stores its row. 0 while older due rows wait
-   * in the outbox (first attempts keep event order) or too many are on their way; rows refused
-   * wait in the outbox for the poll.
+   * Which new rows may be stored leased and handed straight over by handOff, asked by the intake
+   * writer's front before each slice (the slice's own rows count against it on the writer's
+   * side): what the global bound leaves, and per endpoint with something on its way what its
+   * hand-out bound leaves, none for an endpoint whose older due rows wait in the outbox (first
+   * attempts keep event order). Rows refused wait in the outbox for the poll. A pump while the
+   * slice is written may fill the same room: an endpoint can briefly hold up to twice its bound.
    */
-  directAllowance(): number {
-    if (this.stopped || this.backlog) return 0;
-    return Math.max(0, MAX_HANDED - this.handed.size);
+  directRooms(): DirectRooms {
+    const of = new Map<string, number>();
+    if (this.stopped || this.backlogAll) return { total: 0, of };
+    for (const id of this.backlogOf) of.set(id, 0);
+    for (const [id, n] of this.handedOf) if (!of.has(id)) of.set(id, Math.max(0, this.boundOf(id) - n));
+    return { total: Math.max(0, MAX_HANDED - this.handed.size), of };
+  }
+
+  /** Whether one new row of the endpoint may be stored leased and handed straight over (POST /v1/inbound). */
+  mayHandStraight(endpointId: string): boolean {
+    if (this.stopped || this.backlogAll || this.backlogOf.has(endpointId) || this.handed.size >= MAX_HANDED) return false;
+    return (this.handedOf.get(endpointId) ?? 0) < this.boundOf(endpointId);
   }
 
   /** After intake committed: hands its rows over, or has the poll look for them soon. */
   handOff(h: HandOff): void {
     if (h.rows.length === 0) return;
-    // rows stored unleased wait in the outbox: nothing newer may pass them until the poll has them
-    if (!h.direct) this.backlog = true;
-    if (!h.direct || this.stopped) {
-      this.kick();
-      return;
-    }
-    this.failGone(this.handOut(h.rows));
+    const direct: Delivery[] = [];
+    let waiting = false;
+    h.rows.forEach((d, i) => {
+      if (!this.stopped && (h.direct === true || (h.direct !== false && h.direct[i]))) direct.push(d);
+      else {
+        // stored unleased, it waits in the outbox: nothing newer of its endpoint may pass it until the poll has it
+        this.backlogOf.add(d.webhook_id);
+        waiting = true;
+      }
+    });
+    if (direct.length > 0) this.failGone(this.handOut(direct));
+    if (waiting) this.kick();
   }
 
   /**
@@ -167,7 +192,7 @@ export class DispatchCenter {
     const onTheirWay: number[] = [];
     for (const h of this.handed.values()) if (h.d.seq > afterSeq) onTheirWay.push(h.d.seq);
     release(onTheirWay);
-    this.backlog = true;
+    this.backlogAll = true;
     this.kick();
   }
 
@@ -227,6 +252,17 @@ export class DispatchCenter {
     return this.inbound.byIdAnyTenant(id);
   }
 
+  /** How many deliveries of the endpoint may be on their way at once (an endpoint gone: the smallest bound, to fail its rows). */
+  private boundOf(id: string): number {
+    return handBound(this.endpoint(id)?.max_concurrency ?? 1);
+  }
+
+  private count(endpointId: string, by: number): void {
+    const n = (this.handedOf.get(endpointId) ?? 0) + by;
+    if (n > 0) this.handedOf.set(endpointId, n);
+    else this.handedOf.delete(endpointId);
+  }
+
   /** Sends rows to their owner threads (one message per thread); returns the seqs of rows whose endpoint is gone. */
   private handOut(rows: Delivery[]): number[] {
     const failed: number[] = [];
@@ -240,6 +276,7 @@ export class DispatchCenter {
       const part = ownerOf(e.id, this.parts.length);
       const token = ++this.tokens;
       this.handed.set(d.id, { d, token, part });
+      this.count(d.webhook_id, 1);
       let list = jobs.get(part);
       if (!list) jobs.set(part, (list = []));
       list.push({
@@ -292,22 +329,43 @@ export class DispatchCenter {
       });
   }
 
+  /**
+   * Hands out what waits in the outbox, fairly: the endpoints with due rows, each up to its
+   * hand-out bound, the global bound shared by tenant then endpoint (fairShare), claimed in
+   * rounds until every endpoint has what it may take or nothing is left.
+   */
   private async pumpOnce(): Promise<void> {
+    const now = this.opts.nowMs();
+    // what waits now; rows stored later come with their hand-off, which marks their endpoint
+    const waiting = new Set(await this.queue.waiting(now));
+    if (this.stopped) return;
+    this.backlogOf = waiting;
+    this.backlogAll = false;
     for (;;) {
-      const room = Math.min(BATCH, MAX_HANDED - this.handed.size);
-      if (room <= 0) {
-        this.backlog = true;
-        return;
+      const total = Math.min(BATCH, MAX_HANDED - this.handed.size);
+      if (total <= 0) return;
+      const wants: Want[] = [];
+      for (const id of waiting) {
+        const room = this.boundOf(id) - (this.handedOf.get(id) ?? 0);
+        if (room > 0) wants.push({ id, tenant: this.tenantOf(id), room });
       }
+      if (wants.length === 0) return;
+      const share = fairShare(total, wants, this.turn++);
       // leased as they are read: if the write fails nothing is handed out
-      const due = await this.queue.claim(this.opts.nowMs(), room);
+      const due = await this.queue.claim(now, share);
       if (this.stopped) return;
       if (due.length > 0) this.failGone(this.handOut(due));
-      if (due.length < room) {
-        this.backlog = false;
-        return;
-      }
+      const got = new Map<string, number>();
+      for (const d of due) got.set(d.webhook_id, (got.get(d.webhook_id) ?? 0) + 1);
+      // an endpoint that got less than it asked for has nothing more waiting
+      for (const [id, n] of share) if ((got.get(id) ?? 0) < n) waiting.delete(id);
+      if (due.length === 0) return;
     }
+  }
+
+  /** The tenant an endpoint belongs to ("" when it is gone). */
+  private tenantOf(id: string): string {
+    return this.webhooks.byIdAnyTenant(id)?.tenant_id ?? this.inbound.byIdAnyTenant(id)?.tenant_id ?? "";
   }
 
   /** One signed attempt of a sample body, through the endpoint's worker (and so under its cap). */
@@ -341,6 +399,7 @@ export class DispatchCenter {
       // stale: taken back when its thread died, and perhaps handed out again since
       if (!h || h.token !== r.token) continue;
       this.handed.delete(r.key);
+      this.count(h.d.webhook_id, -1);
       this.returned.push({ kind: "delivery", h, r });
     }
     if (urgent || this.returned.length >= FLUSH_MAX) void this.flush();
@@ -381,7 +440,7 @@ export class DispatchCenter {
     for (const { t, r } of plan.tests) t.done({ statusCode: r.statusCode, error: r.error, durationMs: r.durationMs, snippet: r.snippet });
     // results that came meanwhile; and room was made, so rows waiting in the outbox can go
     if (this.returned.length > 0 && !this.flushTimer) this.flushTimer = setTimeout(() => void this.flush(), FLUSH_MS);
-    if (this.backlog) this.kick();
+    if (this.backlogAll || this.backlogOf.size > 0) this.kick();
   }
 
   /** What a batch of results comes to: verdicts, the delivery log, delivery states, endpoint health. */
@@ -486,6 +545,8 @@ export class DispatchCenter {
     const perEndpoint = new Map<string, number>();
     for (const h of back) {
       this.handed.delete(h.d.id);
+      this.count(h.d.webhook_id, -1);
+      this.backlogOf.add(h.d.webhook_id);
       perEndpoint.set(h.d.webhook_id, (perEndpoint.get(h.d.webhook_id) ?? 0) + 1);
     }
     for (const [key, t] of this.tests) {
@@ -502,7 +563,6 @@ export class DispatchCenter {
     } catch (err) {
       note(err);
     }
-    this.backlog = true;
     // the new thread's first messages: what may still be running at each receiver counts against its cap
     for (const [webhookId, n] of perEndpoint) {
       const cap = this.endpoint(webhookId)?.max_concurrency ?? n;

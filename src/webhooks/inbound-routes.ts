@@ -118,7 +118,7 @@ export function registerInboundRoutes(
       tenant_id: r.tenant_id,
       data,
     });
-    const stored = await deps.intake.store(r, m.id, payload, now, deps.dispatch.directAllowance() >= 1);
+    const stored = await deps.intake.store(r, m.id, payload, now, deps.dispatch.mayHandStraight(r.id));
     if (stored.over !== null) {
       reply.header("Retry-After", String(BACKLOG_RETRY_AFTER_SECONDS));
       reply.error(429, `message refused, nothing stored: ${stored.over}`);

@@ -43,14 +43,24 @@ export type ToIntakeWorker =
   | { type: "batch"; id: number; events: MailEvent[] }
   /**
    * Commit the held batches, oldest first, for at most sliceMs (at least one). `now` is the
-   * front's clock; `allowance` is how many outbox rows may be stored leased for the front to hand
-   * straight to dispatchers (0: none; they wait in the outbox for the poll).
+   * front's clock; `rooms` says how many outbox rows may be stored leased for the front to hand
+   * straight to dispatchers (the others wait in the outbox for the poll).
    */
-  | { type: "slice"; now: number; allowance: number; sliceMs: number };
+  | { type: "slice"; now: number; rooms: DirectRooms; sliceMs: number };
 
-/** A batch's fate: stored (with the rows it added, and whether they were stored leased) or refused whole. */
+/**
+ * New outbox rows that may be stored leased and handed straight over: `total` in all, and at most
+ * `of.get(id)` of an endpoint listed (0 while older rows of it wait in the outbox); an endpoint not
+ * listed has nothing on its way and may take its hand-out bound (fair-share.ts).
+ */
+export interface DirectRooms {
+  total: number;
+  of: Map<string, number>;
+}
+
+/** A batch's fate: stored (with the rows it added, and which of them were stored leased) or refused whole. */
 export type BatchOutcome =
-  | { id: number; ok: IntakeResult; rows: Delivery[]; direct: boolean }
+  | { id: number; ok: IntakeResult; rows: Delivery[]; direct: boolean[] }
   | { id: number; refused: { status: number; message: string; retryAfterSeconds: number | null } };
 
 export type FromIntakeWorker =

@@ -11,7 +11,8 @@ import type { StateDb } from "../store/state-db.js";
 import { migrate } from "../store/state-db.js";
 import { Backlog, BACKLOG_RETRY_AFTER_SECONDS } from "./backlog.js";
 import { IntakeError, planEvent, type KnownMessage } from "./event-plan.js";
-import type { BatchOutcome, IntakeResult, MailEvent } from "./intake-protocol.js";
+import { handBound } from "./fair-share.js";
+import type { BatchOutcome, DirectRooms, IntakeResult, MailEvent } from "./intake-protocol.js";
 import type { Delivery, Outbox } from "./outbox.js";
 import type { SuppressionStore } from "./suppression-store.js";
 import type { TenantStore } from "./tenant-store.js";
@@ -34,6 +35,31 @@ export interface HeldBatch {
 }
 
 type Endpoints = Map<string, { tenantId: string; n: number }>;
+type Subscriber = { id: string; cap: number };
+
+/**
+ * Which of a slice's new rows go straight to dispatch (stored leased): while the front's rooms
+ * last, in all and per endpoint (an endpoint it did not list may take its hand-out bound). Once
+ * a row of an endpoint waits in the outbox, its later rows wait too: first attempts keep event order.
+ */
+class DirectRoom {
+  private left: number;
+  private readonly rooms = new Map<string, number>();
+  constructor(private readonly given: DirectRooms) {
+    this.left = given.total;
+  }
+
+  take(s: Subscriber): boolean {
+    let room = this.rooms.get(s.id) ?? this.given.of.get(s.id) ?? handBound(s.cap);
+    const direct = room > 0 && this.left > 0;
+    if (direct) {
+      room--;
+      this.left--;
+    } else room = 0;
+    this.rooms.set(s.id, room);
+    return direct;
+  }
+}
 
 export class IntakeWriter {
   private readonly remember;
@@ -55,7 +81,7 @@ export class IntakeWriter {
         ON CONFLICT (tenant_id, message_id) DO UPDATE SET state = excluded.state, delivered_at = COALESCE(excluded.delivered_at, delivered_at), updated_at = excluded.updated_at`);
     // the order WebhookStore.list gives, so rows are added in the order they always were
     this.enabledHooks = db.prepare(
-      "SELECT id, event_types FROM webhooks WHERE tenant_id = ? AND status = 'enabled' ORDER BY created_at, id",
+      "SELECT id, event_types, max_concurrency FROM webhooks WHERE tenant_id = ? AND status = 'enabled' ORDER BY created_at, id",
     );
   }
 
@@ -65,25 +91,20 @@ export class IntakeWriter {
    * inside the transaction before the commit (a test hook). Throws (nothing stored) when the
    * commit or anything but a refusal fails.
    */
-  slice(take: () => HeldBatch | undefined, now: number, allowance: number, sliceMs: number, hold: () => void): BatchOutcome[] {
+  slice(take: () => HeldBatch | undefined, now: number, rooms: DirectRooms, sliceMs: number, hold: () => void): BatchOutcome[] {
     const started = performance.now();
     const outcomes: BatchOutcome[] = [];
     // subscribers per "tenant kind", read once per slice inside its transaction
-    const subs = new Map<string, string[]>();
-    let room = allowance;
+    const subs = new Map<string, Subscriber[]>();
+    const room = new DirectRoom(rooms);
     this.db
       .transaction(() => {
         for (;;) {
           if (outcomes.length > 0 && performance.now() - started >= sliceMs) break;
           const batch = take();
           if (!batch) break;
-          // rows go leased (straight to dispatch) only while every earlier row of the slice did too:
-          // first attempts keep event order, and an unleased row waits for the poll
-          const direct = room > 0 && room >= batch.events.length;
           try {
-            const { result, rows } = this.accept(batch.events, now, direct, subs);
-            if (direct) room -= rows.length;
-            else if (rows.length > 0) room = 0;
+            const { result, rows, direct } = this.accept(batch.events, now, room, subs);
             outcomes.push({ id: batch.id, ok: result, rows, direct });
           } catch (err) {
             if (!(err instanceof IntakeError)) throw err;
@@ -103,12 +124,13 @@ export class IntakeWriter {
   private accept(
     events: MailEvent[],
     now: number,
-    direct: boolean,
-    subs: Map<string, string[]>,
-  ): { result: IntakeResult; rows: Delivery[] } {
+    room: DirectRoom,
+    subs: Map<string, Subscriber[]>,
+  ): { result: IntakeResult; rows: Delivery[]; direct: boolean[] } {
     return this.db.transaction(() => {
       const result: IntakeResult = { accepted: 0, duplicates: 0, deliveries: 0 };
       const rows: Delivery[] = [];
+      const direct: boolean[] = [];
       const known = new Set<string>();
       const endpoints: Endpoints = new Map();
       for (const e of events) {
@@ -122,34 +144,48 @@ export class IntakeWriter {
           continue;
         }
         result.accepted++;
-        result.deliveries += this.one(e, now, direct, rows, endpoints, subs);
+        result.deliveries += this.one(e, now, room, rows, direct, endpoints, subs);
       }
       // counted after the inserts, inside the batch's savepoint: over a cap, the throw undoes them
       this.backlog.added(endpoints);
       const over = endpoints.size > 0 ? this.backlog.overCap(endpoints.keys(), known) : null;
       if (over) throw new IntakeError(429, `batch refused, nothing stored: ${over}`, BACKLOG_RETRY_AFTER_SECONDS);
-      return { result, rows };
+      return { result, rows, direct };
     })();
   }
 
-  private subscribers(tenantId: string, kind: string, subs: Map<string, string[]>): string[] {
+  private subscribers(tenantId: string, kind: string, subs: Map<string, Subscriber[]>): Subscriber[] {
     const key = `${tenantId} ${kind}`;
     let found = subs.get(key);
     if (!found) {
-      const hooks = this.enabledHooks.all(tenantId) as { id: string; event_types: string }[];
-      subs.set(key, (found = hooks.filter((w) => (JSON.parse(w.event_types) as string[]).includes(kind)).map((w) => w.id)));
+      const hooks = this.enabledHooks.all(tenantId) as { id: string; event_types: string; max_concurrency: number }[];
+      found = hooks
+        .filter((w) => (JSON.parse(w.event_types) as string[]).includes(kind))
+        .map((w) => ({ id: w.id, cap: w.max_concurrency }));
+      subs.set(key, found);
     }
     return found;
   }
 
-  private one(e: MailEvent, now: number, direct: boolean, rows: Delivery[], endpoints: Endpoints, subs: Map<string, string[]>): number {
+  private one(
+    e: MailEvent,
+    now: number,
+    room: DirectRoom,
+    rows: Delivery[],
+    direct: boolean[],
+    endpoints: Endpoints,
+    subs: Map<string, Subscriber[]>,
+  ): number {
     const msg = this.message.get(e.tenant_id, e.message_id) as KnownMessage | undefined;
     const suppressed = e.type === "queued" ? this.suppressions.get(e.tenant_id, e.recipient) : null;
     const plan = planEvent(e, msg ?? null, suppressed?.reason ?? null);
     if (plan.move) this.moveMessage.run(e.tenant_id, e.message_id, plan.move.state, plan.move.deliveredAt, now);
     if (plan.suppress) this.suppressions.add(e.tenant_id, e.recipient, plan.suppress);
     const hooks = this.subscribers(e.tenant_id, plan.kind, subs);
-    for (const id of hooks) {
+    for (const hook of hooks) {
+      const id = hook.id;
+      const leased = room.take(hook);
+      direct.push(leased);
       rows.push(
         this.outbox.add(
           {
@@ -161,7 +197,7 @@ export class IntakeWriter {
             next_attempt_at: now,
             created_at: now,
           },
-          direct,
+          leased,
         ),
       );
       const counted = endpoints.get(id);

@@ -8,7 +8,8 @@
 // 503 with Retry-After). The writer commits one slice at a time: the batches it holds, for at most
 // SLICE_MS (at least one), in one transaction (group commit). A batch over a pending-backlog cap
 // is refused whole (429, see backlog.ts). New outbox rows go to the dispatchers right after the
-// commit (HandOff): with each slice the front says how many rows may be stored leased for that.
+// commit (HandOff): with each slice the front says how many rows, of which endpoints, may be stored
+// leased for that.
 //
 // A writer thread that dies is replaced; the batches it held are refused with 503 (a retry is safe:
 // events are idempotent by id), and rows of its last slice that were stored leased but never
@@ -18,7 +19,7 @@ import { Worker } from "node:worker_threads";
 import type { StateDb } from "../store/state-db.js";
 import { Backlog, type BacklogCaps } from "./backlog.js";
 import type { HandOff } from "./dispatch-center.js";
-import type { FromIntakeWorker, IntakeResult, IntakeWorkerData, MailEvent, ToIntakeWorker } from "./intake-protocol.js";
+import type { DirectRooms, FromIntakeWorker, IntakeResult, IntakeWorkerData, MailEvent, ToIntakeWorker } from "./intake-protocol.js";
 import { IntakeError, migrateIntake } from "./intake-writer.js";
 import { RestartBackoff } from "./restart-backoff.js";
 import { MAX_BATCH_EVENTS } from "./schemas.js";
@@ -38,8 +39,8 @@ export interface IntakeOptions {
   queuedEvents?: number;
   sliceMs?: number;
   nowMs?: () => number;
-  /** asked before each slice: how many new outbox rows may be stored leased and handed straight over (default 0: none) */
-  directAllowance?: () => number;
+  /** asked before each slice: which new outbox rows may be stored leased and handed straight over (default: none) */
+  directRooms?: () => DirectRooms;
   /** given each stored batch's rows right after its commit, before its promise resolves */
   handOff?: (h: HandOff) => void;
   /** the writer died during a slice: rows after this seq stored leased but not handed over must be released */
@@ -172,7 +173,7 @@ export class Intake {
     w.postMessage({
       type: "slice",
       now: this.opts.nowMs?.() ?? Date.now(),
-      allowance: this.opts.directAllowance?.() ?? 0,
+      rooms: this.opts.directRooms?.() ?? { total: 0, of: new Map() },
       sliceMs: this.sliceMs,
     } satisfies ToIntakeWorker);
   }

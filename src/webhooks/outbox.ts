@@ -100,6 +100,8 @@ export class Outbox implements DeliveryLog, PrunableOutbox {
   private readonly insert;
   private readonly dueFresh;
   private readonly dueRetries;
+  private readonly waitingFresh;
+  private readonly waitingRetries;
   private readonly setLeased;
   private readonly insertAttempt;
   private readonly updateAfterAttempt;
@@ -129,11 +131,15 @@ export class Outbox implements DeliveryLog, PrunableOutbox {
     }
     migrate(db, [
       // the old (status, next_attempt_at) index also covered every delivered row; these cover
-      // only what each query needs: first attempts waiting to be handed out (in event order),
-      // retries waiting (by time), finished rows by age, and a webhook's pending and failed rows
+      // only what each query needs: an endpoint's first attempts waiting to be handed out (in event
+      // order), its retries waiting (by time), finished rows by age, and a webhook's pending and failed rows
       `DROP INDEX IF EXISTS deliveries_due`,
-      `CREATE INDEX IF NOT EXISTS deliveries_fresh ON deliveries (seq) WHERE status = 'pending' AND leased = 0 AND attempts = 0`,
-      `CREATE INDEX IF NOT EXISTS deliveries_retry ON deliveries (next_attempt_at) WHERE status = 'pending' AND leased = 0 AND attempts > 0`,
+      // waiting rows are read per endpoint (fair hand-out, fair-share.ts): the global indexes of
+      // first attempts by seq and retries by time gave way to the same per endpoint
+      `DROP INDEX IF EXISTS deliveries_fresh`,
+      `DROP INDEX IF EXISTS deliveries_retry`,
+      `CREATE INDEX IF NOT EXISTS deliveries_fresh_of ON deliveries (webhook_id, seq) WHERE status = 'pending' AND leased = 0 AND attempts = 0`,
+      `CREATE INDEX IF NOT EXISTS deliveries_retry_of ON deliveries (webhook_id, next_attempt_at) WHERE status = 'pending' AND leased = 0 AND attempts > 0`,
       `CREATE INDEX IF NOT EXISTS deliveries_finished ON deliveries (status, finished_at) WHERE finished_at IS NOT NULL`,
       // without delivered rows (most of the table): a delivery's last write only drops its entry
       `CREATE INDEX IF NOT EXISTS deliveries_open ON deliveries (webhook_id, status) WHERE status <> 'delivered'`,
@@ -143,11 +149,30 @@ export class Outbox implements DeliveryLog, PrunableOutbox {
       db.prepare(`INSERT INTO deliveries (id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at, leased)
       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 'scheduled', ?, ?)`);
     this.dueFresh = db.prepare(
-      `SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts = 0 AND next_attempt_at <= ? ORDER BY seq LIMIT ?`,
+      `SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = ? AND status = 'pending' AND leased = 0 AND attempts = 0 AND next_attempt_at <= ?
+      ORDER BY seq LIMIT ?`,
     );
     this.dueRetries =
-      db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts > 0 AND next_attempt_at <= ?
-      ORDER BY next_attempt_at LIMIT ?`);
+      db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE webhook_id = ? AND status = 'pending' AND leased = 0 AND attempts > 0 AND next_attempt_at <= ?
+      ORDER BY next_attempt_at, seq LIMIT ?`);
+    // a loose index scan: one seek per endpoint with rows waiting, however many rows each has
+    const next = (which: string): string =>
+      `SELECT webhook_id FROM deliveries WHERE status = 'pending' AND leased = 0 AND ${which} AND webhook_id > ? ORDER BY webhook_id LIMIT 1`;
+    this.waitingFresh = db
+      .prepare(
+        `WITH RECURSIVE e(id) AS (SELECT (${next("attempts = 0").replace("?", "''")})
+         UNION ALL SELECT (${next("attempts = 0").replace("?", "e.id")}) FROM e WHERE e.id IS NOT NULL)
+       SELECT id FROM e WHERE id IS NOT NULL`,
+      )
+      .pluck();
+    this.waitingRetries = db
+      .prepare(
+        `WITH RECURSIVE e(id) AS (SELECT (${next("attempts > 0").replace("?", "''")})
+         UNION ALL SELECT (${next("attempts > 0").replace("?", "e.id")}) FROM e WHERE e.id IS NOT NULL)
+       SELECT id FROM e WHERE id IS NOT NULL AND (SELECT next_attempt_at FROM deliveries
+         WHERE webhook_id = e.id AND status = 'pending' AND leased = 0 AND attempts > 0 ORDER BY next_attempt_at LIMIT 1) <= ?`,
+      )
+      .pluck();
     this.setLeased = db.prepare("UPDATE deliveries SET leased = ? WHERE seq = ?");
     this.insertAttempt =
       db.prepare(`INSERT INTO delivery_attempts (delivery_id, webhook_id, event_id, event_type, attempt, trigger, status_code, error, duration_ms,
@@ -197,14 +222,20 @@ export class Outbox implements DeliveryLog, PrunableOutbox {
     };
   }
 
+  /** Endpoints with pending rows not handed out and due by `now` (first attempts count as due). */
+  waiting(now: number): string[] {
+    const ids = new Set((this.waitingFresh.all() as string[]).concat(this.waitingRetries.all(now) as string[]));
+    return [...ids];
+  }
+
   /**
-   * Pending rows not handed out and due by `now`: first attempts in event order (each from the
-   * front of its own index, so a long backlog is never sorted), then retries by due time.
+   * An endpoint's pending rows not handed out and due by `now`, at most `limit`: first attempts in
+   * event order, then retries by due time (each from the front of its own index, never sorted).
    */
-  due(now: number, limit: number): Delivery[] {
-    const fresh = this.dueFresh.all(now, limit) as Delivery[];
+  dueOf(webhookId: string, now: number, limit: number): Delivery[] {
+    const fresh = this.dueFresh.all(webhookId, now, limit) as Delivery[];
     if (fresh.length >= limit) return fresh;
-    return fresh.concat(this.dueRetries.all(now, limit - fresh.length) as Delivery[]);
+    return fresh.concat(this.dueRetries.all(webhookId, now, limit - fresh.length) as Delivery[]);
   }
 
   /** Marks rows (by seq) handed out (true) or taken back (false), in one transaction; leases need no fsync (cleared at start). */

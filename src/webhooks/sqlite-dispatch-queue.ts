@@ -1,5 +1,6 @@
-// The dispatch side of state.db's outbox (one node): due rows are leased by a flag, and every
-// flag is cleared at start, since nothing is on its way then. Results, endpoint health and the
+// The dispatch side of state.db's outbox (one node): due rows are read per endpoint (as many as
+// the front's fair share gives each) and leased by a flag, and every flag is cleared at start,
+// since nothing is on its way then. Results, endpoint health and the
 // failing of a disabled endpoint's rows commit in one transaction without waiting for the disk
 // (relaxedTransaction): a result lost to a power cut only sends its delivery again.
 
@@ -17,8 +18,13 @@ export class SqliteDispatchQueue implements DispatchQueue {
     outbox.clearLeases();
   }
 
-  claim(now: number, limit: number): Delivery[] {
-    const due = this.outbox.due(now, limit);
+  waiting(now: number): string[] {
+    return this.outbox.waiting(now);
+  }
+
+  claim(now: number, share: ReadonlyMap<string, number>): Delivery[] {
+    const due: Delivery[] = [];
+    for (const [id, n] of share) for (const d of this.outbox.dueOf(id, now, n)) due.push(d);
     this.outbox.lease(
       due.map((d) => d.seq),
       true,

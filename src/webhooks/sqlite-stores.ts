@@ -33,7 +33,7 @@ export function sqliteWebhookStores(db: StateDb): WebhookStores {
       new Intake(db, {
         backlog,
         nowMs,
-        directAllowance: () => dispatch.directAllowance(),
+        directRooms: () => dispatch.directRooms(),
         handOff: (h) => dispatch.handOff(h),
         onLost: (afterSeq) => dispatch.releaseAfter(afterSeq, (onTheirWay) => outbox.releaseAfter(afterSeq, onTheirWay)),
         log,

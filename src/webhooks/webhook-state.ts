@@ -99,8 +99,13 @@ export interface HealthChange {
 
 /** The dispatch side of the outbox: rows this node takes on, and what became of them. */
 export interface DispatchQueue {
-  /** due rows, at most `limit`, now leased to this node (first attempts in event order, then retries) */
-  claim(now: number, limit: number): Eventually<Delivery[]>;
+  /** endpoints with due rows not on their way that this node may send (on PostgreSQL, taking the free leases it should hold first) */
+  waiting(now: number): Eventually<string[]>;
+  /**
+   * due rows of each endpoint in `share`, at most its number, now leased to this node: per
+   * endpoint first attempts in event order, then retries by due time
+   */
+  claim(now: number, share: ReadonlyMap<string, number>): Eventually<Delivery[]>;
   /** leases of rows that are no longer on their way go (they are due again) */
   release(seqs: readonly number[]): Eventually<void>;
   /** rows whose endpoint is gone: failed */

@@ -1,5 +1,6 @@
 // The outbox and delivery log in the shared PostgreSQL store. A node claims due rows with
-// FOR UPDATE SKIP LOCKED, only of the endpoints whose leases it holds (endpoint-leases.ts), and
+// FOR UPDATE SKIP LOCKED, only of the endpoints whose leases it holds (endpoint-leases.ts), as
+// many of each as the front's fair share gives it (fair-share.ts), and
 // marks them with its run's name, which takes them out of the claimable rows' indexes; when it
 // takes an endpoint's lease, rows still marked by the run that held it before (killed, or given
 // up) are cleared, due again. Results are recorded only on rows still marked by this run.
@@ -33,10 +34,10 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
     return q("SELECT pg_notify($1, '')", [OUTBOX_CHANNEL]);
   }
 
-  async claim(now: number, limit: number): Promise<Delivery[]> {
+  async waiting(now: number): Promise<string[]> {
     const me = this.leases.me;
     // first the free leases of endpoints that hash here and have rows pending (at most once a
-    // poll: a claim runs at every wake-up); rows of a taken endpoint still marked by a run that
+    // poll: a pump runs at every wake-up); rows of a taken endpoint still marked by a run that
     // held it before (killed, or given up) are due again, in the same statement
     const wanted = performance.now() >= this.nextLeaseLook ? this.leases.wanted() : [];
     if (wanted.length > 0) {
@@ -57,30 +58,48 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
     }
     const endpoints = this.leases.claimable();
     if (endpoints.length === 0) return [];
-    // first attempts in event order, then retries by due time: each endpoint's first `n` from its
-    // own index (rows on their way are not in it), the oldest `n` of those leased
-    const take = async (which: string, order: string, n: number): Promise<Delivery[]> => {
-      const { rows } = await this.db.pool.query<Delivery>(
-        `UPDATE deliveries d SET leased_by = $1 FROM (
-           SELECT seq FROM deliveries WHERE seq IN (
-             SELECT c.seq FROM (SELECT endpoint_id FROM endpoint_leases WHERE owner = $1 AND until > now() AND endpoint_id = ANY($2)) e
-             CROSS JOIN LATERAL (
-               SELECT seq, next_attempt_at FROM deliveries
-               WHERE webhook_id = e.endpoint_id AND status = 'pending' AND ${which} AND leased_by IS NULL AND next_attempt_at <= $3
-               ORDER BY ${order} LIMIT $4) c
-             ORDER BY ${order.replace(/(\w+)/g, "c.$1")} LIMIT $4)
-           AND status = 'pending' AND leased_by IS NULL
-           FOR UPDATE SKIP LOCKED) due
-         WHERE d.seq = due.seq RETURNING ${COLUMNS.split(", ")
-           .map((c) => `d.${c}`)
-           .join(", ")}`,
-        [me, endpoints, now, n],
-      );
-      return rows.sort(order === "seq" ? (a, b) => a.seq - b.seq : (a, b) => a.next_attempt_at - b.next_attempt_at || a.seq - b.seq);
-    };
-    const fresh = await take("attempts = 0", "seq", limit);
-    if (fresh.length >= limit) return fresh;
-    return fresh.concat(await take("attempts > 0", "next_attempt_at, seq", limit - fresh.length));
+    // one seek per endpoint in each of its two indexes (rows on their way are not in them)
+    const { rows } = await this.db.pool.query<{ id: string }>(
+      `SELECT e.id FROM unnest($1::text[]) AS e(id) WHERE
+         EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = e.id AND status = 'pending' AND attempts = 0 AND leased_by IS NULL AND next_attempt_at <= $2)
+         OR EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = e.id AND status = 'pending' AND attempts > 0 AND leased_by IS NULL AND next_attempt_at <= $2)`,
+      [endpoints, now],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async claim(now: number, share: ReadonlyMap<string, number>): Promise<Delivery[]> {
+    if (share.size === 0) return [];
+    // each endpoint's first `n` due rows from its own indexes, first attempts in event order and
+    // then retries by due time, only while this run holds its lease
+    const { rows } = await this.db.pool.query<Delivery>(
+      `UPDATE deliveries d SET leased_by = $1 FROM (
+         SELECT seq FROM deliveries WHERE seq IN (
+           SELECT c.seq FROM (
+             SELECT e.id, e.n FROM unnest($2::text[], $3::int[]) AS e(id, n)
+             JOIN endpoint_leases l ON l.endpoint_id = e.id AND l.owner = $1 AND l.until > now()) e
+           CROSS JOIN LATERAL (
+             SELECT u.seq FROM (
+               (SELECT seq, 0 AS k, seq AS o FROM deliveries
+                WHERE webhook_id = e.id AND status = 'pending' AND attempts = 0 AND leased_by IS NULL AND next_attempt_at <= $4
+                ORDER BY seq LIMIT e.n)
+               UNION ALL
+               (SELECT seq, 1 AS k, next_attempt_at AS o FROM deliveries
+                WHERE webhook_id = e.id AND status = 'pending' AND attempts > 0 AND leased_by IS NULL AND next_attempt_at <= $4
+                ORDER BY next_attempt_at, seq LIMIT e.n)) u
+             ORDER BY u.k, u.o, u.seq LIMIT e.n) c)
+         AND status = 'pending' AND leased_by IS NULL
+         FOR UPDATE SKIP LOCKED) due
+       WHERE d.seq = due.seq RETURNING ${COLUMNS.split(", ")
+         .map((c) => `d.${c}`)
+         .join(", ")}`,
+      [this.leases.me, [...share.keys()], [...share.values()], now],
+    );
+    // per endpoint: first attempts in event order, then retries by due time
+    return rows.sort(
+      (a, b) =>
+        Number(a.attempts > 0) - Number(b.attempts > 0) || (a.attempts > 0 ? a.next_attempt_at - b.next_attempt_at : 0) || a.seq - b.seq,
+    );
   }
 
   async release(seqs: readonly number[]): Promise<void> {
