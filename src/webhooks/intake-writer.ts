@@ -12,7 +12,7 @@ import { migrate } from "../store/state-db.js";
 import { Backlog, BACKLOG_RETRY_AFTER_SECONDS } from "./backlog.js";
 import { IntakeError, planEvent, type KnownMessage } from "./event-plan.js";
 import type { BatchOutcome, IntakeResult, MailEvent } from "./intake-protocol.js";
-import type { Delivery, Outbox } from "./outbox.js";
+import { DUE_AT_ONCE, type Delivery, type Outbox } from "./outbox.js";
 import type { SuppressionStore } from "./suppression-store.js";
 import type { TenantStore } from "./tenant-store.js";
 
@@ -158,7 +158,7 @@ export class IntakeWriter {
             event_id: e.id,
             event_type: plan.kind,
             body: plan.body,
-            next_attempt_at: now,
+            next_attempt_at: DUE_AT_ONCE,
             created_at: now,
           },
           direct,

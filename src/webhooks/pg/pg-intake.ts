@@ -15,9 +15,9 @@ import { IntakeError, planEvent, type KnownMessage } from "../event-plan.js";
 import type { InboundRoute } from "../inbound-store.js";
 import type { IntakeResult, MailEvent } from "../intake-protocol.js";
 import type { SuppressionReason } from "../model.js";
-import { newDeliveryId, type Delivery } from "../outbox.js";
+import { DUE_AT_ONCE, newDeliveryId, type Delivery } from "../outbox.js";
 import { MAX_BATCH_EVENTS } from "../schemas.js";
-import { normalAddress } from "../suppression-store.js";
+import { normalAddress } from "../mailbox.js";
 import type { EventIntake, InboundIntake, InboundStored } from "../webhook-state.js";
 import { inTransaction, type Query, type SharedDb } from "../../store/pg/shared-db.js";
 import { PgOutbox } from "./pg-outbox.js";
@@ -218,7 +218,7 @@ async function writeBatch(
         body: plan.body,
         status: "pending",
         attempts: 0,
-        next_attempt_at: now,
+        next_attempt_at: DUE_AT_ONCE,
         trigger: "scheduled",
         created_at: now,
       });
@@ -336,7 +336,7 @@ export class PgInboundIntake implements InboundIntake {
           body,
           status: "pending",
           attempts: 0,
-          next_attempt_at: now,
+          next_attempt_at: DUE_AT_ONCE,
           trigger: "scheduled",
           created_at: now,
         };
