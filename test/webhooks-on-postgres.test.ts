@@ -15,7 +15,6 @@ const FILES = [
   "test/webhooks-suppressions.test.ts",
   "test/webhooks-inbound.test.ts",
   "test/webhooks-dispatch.test.ts",
-  "test/hardening-clock-steps.test.ts",
   "test/webhooks-ops.test.ts",
   "test/hardening-webhooks.test.ts",
 ];
