@@ -51,7 +51,7 @@ export interface DispatchCenterOptions {
   nowMs: () => number;
   /** the time "failing for 5 days" is judged by (a TrustedClock); default nowMs */
   decisionNowMs?: () => number;
-  /** recorded times (attempted_at, finished_at, failing_since; a RecordClock, never backwards); default Date.now */
+  /** recorded times (attempted_at, finished_at, failing_since; a RecordClock, never behind the steady time); default Date.now */
   recordNowMs?: () => number;
   log: (line: string) => void;
   metrics: Metrics | null;
