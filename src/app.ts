@@ -43,6 +43,7 @@ import { McpThreads } from "./mcp/mcp-threads.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
 import { registerWebPage } from "./web/routes.js";
 import { LicenseState } from "./license/license-state.js";
+import { TrustedClock } from "./time/trusted-clock.js";
 import { LICENSE_SCHEMAS, registerLicenseRoutes } from "./license/routes.js";
 import { openStateDb } from "./store/state-db.js";
 import { diskFloor } from "./store/disk-floor.js";
@@ -106,7 +107,9 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   /** this node's name among the nodes on the shared store */
   const node = shared ? nodeIdOf(config.dataDir) : "";
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-  const license = await LicenseState.open(backends.license, config.licensePublicKey, nowSeconds, log);
+  // the licence's expiry is judged on a clock a forward step cannot move (src/time/trusted-clock.ts)
+  const licenceClock = new TrustedClock();
+  const license = await LicenseState.open(backends.license, config.licensePublicKey, () => Math.floor(licenceClock.now() / 1000), log);
   // a server that takes no licences asks nothing more of its limiter per request
   if (license.acceptsLicenses) limiter.limitFor = (ip) => license.rateLimitFor(ip);
   metrics.gauge("leidex_license_active", "1 while an activated licence is valid, else 0.", () => [[{}, license.isActive ? 1 : 0]]);

@@ -83,9 +83,10 @@ export function clientList(clients: readonly string[]): BlockList {
 
 /**
  * The document, once its signature, fields and dates check out; LicenseRefused with the reason
- * otherwise. `encoded` and `signature` are base64url (padding allowed).
+ * otherwise. `encoded` and `signature` are base64url (padding allowed). `nowSeconds` null: the
+ * expiry is not judged here (a stored licence is judged again at each use).
  */
-export function verifyLicense(encoded: string, signature: string, key: KeyObject, nowSeconds: number): LicenseDocument {
+export function verifyLicense(encoded: string, signature: string, key: KeyObject, nowSeconds: number | null): LicenseDocument {
   const bytes = Buffer.from(encoded, "base64url");
   const sig = Buffer.from(signature, "base64url");
   if (bytes.length === 0) throw new LicenseRefused("license is not base64url text");
@@ -99,7 +100,7 @@ export function verifyLicense(encoded: string, signature: string, key: KeyObject
     throw new LicenseRefused("the signed licence is not JSON");
   }
   if (!validate(document)) throw new LicenseRefused(describeSchemaError("licence", validate.errors));
-  if (document.expires_at <= nowSeconds)
+  if (nowSeconds !== null && document.expires_at <= nowSeconds)
     throw new LicenseRefused(`the licence expired at ${new Date(document.expires_at * 1000).toISOString()}`);
   clientList(document.entitlements.clients);
   return document;

@@ -3,6 +3,10 @@
 // store/replica.ts) and checked again whenever it is read, against the configured public key.
 // While it is valid (signed, not expired) its entitlements apply to the client addresses it
 // lists: their own rate limit and batch size. Everything else is served as without a licence.
+// The stored licence's signature is checked when it is read from the store; its expiry at every
+// use, on the clock given (a TrustedClock: a forward step of the wall clock does not expire it;
+// a licence that looked expired because the clock was ahead at start applies again, without a
+// restart, once the clock is put right).
 
 import type { KeyObject } from "node:crypto";
 import type { BlockList } from "node:net";
@@ -72,20 +76,26 @@ export class LicenseState extends ReplicatedState<LicenseSnapshot> {
       return;
     }
     try {
-      this.active = this.check(stored.document, stored.signature);
+      this.active = this.check(stored.document, stored.signature, false);
     } catch (err) {
       if (!(err instanceof LicenseRefused)) throw err;
       this.log(`the stored licence does not apply: ${err.message}`);
+      return;
     }
+    if (!this.valid())
+      this.log(
+        `the stored licence has expired (at ${new Date(this.active.document.expires_at * 1000).toISOString()} by this server's clock)`,
+      );
   }
 
   get acceptsLicenses(): boolean {
     return this.publicKey !== null;
   }
 
-  private check(document: string, signature: string): Active {
+  /** `judgeExpiry` false: a stored licence, whose expiry is judged again at every use */
+  private check(document: string, signature: string, judgeExpiry = true): Active {
     if (this.publicKey === null) throw new LicenseRefused("this server takes no licences: start it with --license-public-key");
-    const verified = verifyLicense(document, signature, this.publicKey, this.nowSeconds());
+    const verified = verifyLicense(document, signature, this.publicKey, judgeExpiry ? this.nowSeconds() : null);
     return { document: verified, clients: clientList(verified.entitlements.clients) };
   }
 

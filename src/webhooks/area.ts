@@ -9,6 +9,8 @@ import { DispatchCenter } from "./dispatch-center.js";
 import type { PersistedKey } from "../store/persisted-key.js";
 import { OutboxPruner } from "./outbox-pruner.js";
 import { registerWebhookRoutes } from "./routes.js";
+import { RecordClock } from "../time/record-clock.js";
+import { SteadyClock } from "../time/steady-clock.js";
 import { TrustedClock } from "../time/trusted-clock.js";
 import { UrlGuard } from "./url-guard.js";
 import type { WebhookStores } from "./webhook-state.js";
@@ -39,21 +41,27 @@ export function startWebhookArea(
   log(op.banner);
   const rawScale = Number(process.env.LEIDEX_WEBHOOK_TIME_SCALE ?? "1");
   const scale = Number.isFinite(rawScale) && rawScale > 0 ? rawScale : 1;
-  const nowMs = (): number => Date.now();
-  // prunes and disables are judged on a clock a forward step cannot move
-  const trusted = new TrustedClock(nowMs);
+  // three clocks against wall-clock steps (docs/webhooks.md, "Clock steps"): times recorded are
+  // never behind the steady time; prunes and disables are judged on a clock a forward step cannot
+  // move; retries are scheduled and found due on one no step moves
+  const recorded = new RecordClock();
+  const nowMs = (): number => recorded.now();
+  const trusted = new TrustedClock();
   const decisionNowMs = (): number => trusted.now();
+  const steady = new SteadyClock();
+  const retryNowMs = (): number => steady.now();
   const dispatch = new DispatchCenter(stores.queue, stores.webhooks, stores.inbound, {
     workers: config.dispatchers,
     workerData: { caFile: config.caFile, allowHosts: config.allowHosts, timeoutMs: config.timeoutSeconds * 1000 },
     scale,
-    nowMs,
+    nowMs: retryNowMs,
     decisionNowMs,
+    recordNowMs: nowMs,
     log,
     metrics,
   });
   const intake = stores.openIntake(dispatch, nowMs, log);
-  const pruner = new OutboxPruner(stores.outbox, { scale, nowMs, decisionNowMs, log, metrics });
+  const pruner = new OutboxPruner(stores.outbox, { scale, nowMs, decisionNowMs, retryNowMs, log, metrics });
   if (metrics) {
     metrics.gauge("leidex_webhook_deliveries_in_flight", "Webhook deliveries handed to dispatcher threads and not yet recorded.", () => [
       [{}, dispatch.inFlight],

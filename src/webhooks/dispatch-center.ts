@@ -53,9 +53,12 @@ export interface DispatchCenterOptions {
   workers: number;
   workerData: Omit<DispatcherWorkerData, "partition">;
   scale: number;
+  /** the retry clock (a SteadyClock): due times are written and compared on it, so no wall-clock step fires a retry early or holds it back */
   nowMs: () => number;
   /** the time "failing for 5 days" is judged by (a TrustedClock); default nowMs */
   decisionNowMs?: () => number;
+  /** recorded times (attempted_at, finished_at, failing_since; a RecordClock, never behind the steady time); default Date.now */
+  recordNowMs?: () => number;
   log: (line: string) => void;
   metrics: Metrics | null;
 }
@@ -301,10 +304,14 @@ export class DispatchCenter {
     const note = (err: unknown): void =>
       this.opts.log(`failing ${seqs.length} deliveries of removed endpoints failed: ${(err as Error).message}`);
     try {
-      void Promise.resolve(this.queue.fail(seqs, this.opts.nowMs())).catch(note);
+      void Promise.resolve(this.queue.fail(seqs, this.recordNow())).catch(note);
     } catch (err) {
       note(err);
     }
+  }
+
+  private recordNow(): number {
+    return this.opts.recordNowMs?.() ?? Date.now();
   }
 
   /** One pump at a time (a store may answer later); a pump asked for meanwhile runs right after. */
@@ -416,7 +423,7 @@ export class DispatchCenter {
     const batch = this.returned;
     this.returned = [];
     this.flushing = true;
-    const now = this.opts.nowMs();
+    const now = this.recordNow();
     const plan = this.judge(batch, now);
     try {
       await this.queue.record(
@@ -443,11 +450,17 @@ export class DispatchCenter {
     if (this.backlogAll || this.backlogOf.size > 0) this.kick();
   }
 
-  /** What a batch of results comes to: verdicts, the delivery log, delivery states, endpoint health. */
+  /**
+   * What a batch of results comes to: verdicts, the delivery log, delivery states, endpoint health.
+   * `now` is the recorded time; a retry's due time is on the retry clock (the row's
+   * next_attempt_at), and the log shows it as the recorded time plus the delay.
+   */
   private judge(
     batch: Returned[],
     now: number,
   ): { outcomes: Outcome[]; health: HealthChange[]; disabled: { id: string; reason: string }[]; tests: { t: Test; r: DispatchResult }[] } {
+    const scheduleNow = this.opts.nowMs();
+    const wallNow = Date.now();
     const outcomes: Outcome[] = [];
     const disabled: { id: string; reason: string }[] = [];
     const tests: { t: Test; r: DispatchResult }[] = [];
@@ -494,7 +507,8 @@ export class DispatchCenter {
         statusCode: r.statusCode,
         attempt,
         retryAfter: r.retryAfter,
-        nowMs: now,
+        nowMs: scheduleNow,
+        wallNowMs: wallNow,
         failingSinceMs: w?.failing_since ?? null,
         scale: this.opts.scale,
         decisionNowMs: this.opts.decisionNowMs?.(),
@@ -512,7 +526,7 @@ export class DispatchCenter {
           event_type: d.event_type,
           attempt,
           trigger: d.trigger,
-          next_attempt_at: next,
+          next_attempt_at: next === null ? null : now + (next - scheduleNow),
         },
         status: v.kind === "delivered" ? "delivered" : retry ? "pending" : "failed",
         nextAttemptAt: next ?? 0,

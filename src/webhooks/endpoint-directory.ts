@@ -2,6 +2,8 @@
 // request and every dispatch asks for by id: another tenant's record is as absent as a missing
 // one, and lists come oldest first.
 
+import { normalAddress } from "./mailbox.js";
+
 export interface Owned {
   id: string;
   tenant_id: string;
@@ -65,7 +67,7 @@ export abstract class DirectoryReads<T extends Owned> {
 
 /** The inbound route for a recipient among `routes`: exact address, then domain, then catch-all; oldest first. */
 export function matchRoute<T extends Owned & { match: string }>(routes: Iterable<T>, recipient: string): T | null {
-  const address = recipient.trim().toLowerCase();
+  const address = normalAddress(recipient);
   const domain = address.slice(address.lastIndexOf("@"));
   const rank = (r: T): number => (r.match === address ? 0 : r.match === domain ? 1 : r.match === "*" ? 2 : 3);
   const found = [...routes].filter((r) => rank(r) < 3).sort((a, b) => rank(a) - rank(b) || oldestFirst(a, b));

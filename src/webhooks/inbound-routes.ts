@@ -85,7 +85,7 @@ export function registerInboundRoutes(
       return;
     }
     await inbound.delete(r);
-    await deps.log.failPending(r.id);
+    await deps.log.failPending(r.id, deps.nowMs());
     reply.json(200, JSON.stringify({ id: r.id, deleted: true }));
   });
 

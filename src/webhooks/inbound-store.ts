@@ -7,7 +7,8 @@ import { randomKey } from "../store/persisted-key.js";
 import { migrate, type StateDb } from "../store/state-db.js";
 import type { Backlog } from "./backlog.js";
 import type { HandOff } from "./dispatch-center.js";
-import type { Outbox } from "./outbox.js";
+import { normalRouteMatch } from "./mailbox.js";
+import { DUE_AT_ONCE, type Outbox } from "./outbox.js";
 import { Directory, DirectoryReads, matchRoute } from "./endpoint-directory.js";
 import type { InboundChange, InboundIntake, InboundRoutes, InboundStored } from "./webhook-state.js";
 import { DEFAULT_CONCURRENCY, newSecret } from "./webhook-store.js";
@@ -31,12 +32,12 @@ export const publicRoute = (r: InboundRoute): Record<string, unknown> => ({
   created_at: r.created_at,
 });
 
-/** A new route with a fresh id and secret, whichever store keeps it; matches compare lower-case. */
+/** A new route with a fresh id and secret, whichever store keeps it; matches are in their normal form (mailbox.ts). */
 export function newInboundRoute(tenantId: string, match: string, url: string, maxConcurrency: number = DEFAULT_CONCURRENCY): InboundRoute {
   return {
     id: randomKey("ir_", 20),
     tenant_id: tenantId,
-    match: match.toLowerCase(),
+    match: normalRouteMatch(match),
     url,
     secret: newSecret(),
     max_concurrency: maxConcurrency,
@@ -68,7 +69,7 @@ export class InboundStore extends DirectoryReads<InboundRoute> implements Inboun
   }
 
   update(r: InboundRoute, change: InboundChange): InboundRoute {
-    const next = { ...r, ...change, match: (change.match ?? r.match).toLowerCase() };
+    const next = { ...r, ...change, match: normalRouteMatch(change.match ?? r.match) };
     this.db
       .prepare("UPDATE inbound_routes SET match = ?, url = ?, max_concurrency = ? WHERE id = ?")
       .run(next.match, next.url, next.max_concurrency, next.id);
@@ -121,7 +122,7 @@ export class SqliteInboundIntake implements InboundIntake {
           event_id: messageId,
           event_type: "inbound",
           body,
-          next_attempt_at: now,
+          next_attempt_at: DUE_AT_ONCE,
           created_at: now,
         };
         handOff.rows.push(this.outbox.add(d, direct));

@@ -13,7 +13,7 @@ import { Backlog, BACKLOG_RETRY_AFTER_SECONDS } from "./backlog.js";
 import { IntakeError, planEvent, type KnownMessage } from "./event-plan.js";
 import { handBound } from "./fair-share.js";
 import type { BatchOutcome, DirectRooms, IntakeResult, MailEvent } from "./intake-protocol.js";
-import type { Delivery, Outbox } from "./outbox.js";
+import { DUE_AT_ONCE, type Delivery, type Outbox } from "./outbox.js";
 import type { SuppressionStore } from "./suppression-store.js";
 import type { TenantStore } from "./tenant-store.js";
 
@@ -194,7 +194,7 @@ export class IntakeWriter {
             event_id: e.id,
             event_type: plan.kind,
             body: plan.body,
-            next_attempt_at: now,
+            next_attempt_at: DUE_AT_ONCE,
             created_at: now,
           },
           leased,

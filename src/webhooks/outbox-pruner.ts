@@ -3,7 +3,9 @@
 // touched. Deletes run in small batches, each its own short transaction, with a turn of the event
 // loop between batches, so a large backlog of old rows never holds up intake for more than one
 // batch. LEIDEX_WEBHOOK_TIME_SCALE (test-only) divides the periods and the interval, like every
-// other delay of area C.
+// other delay of area C. Retention is judged on a TrustedClock against times recorded on a
+// RecordClock, so no wall-clock step makes a row look older than it is. The same pass makes due
+// the retries scheduled implausibly far ahead (by a run whose clock was ahead).
 
 import type { Metrics } from "../http/metrics.js";
 import { writeFailures } from "../store/write-failure.js";
@@ -20,6 +22,8 @@ export interface PrunerOptions {
   nowMs: () => number;
   /** the time retention is judged by (a TrustedClock: a forward clock step must not prune early); default nowMs */
   decisionNowMs?: () => number;
+  /** the retry clock (a SteadyClock), for retries due implausibly far ahead; default nowMs */
+  retryNowMs?: () => number;
   log: (line: string) => void;
   metrics: Metrics | null;
 }
@@ -66,6 +70,17 @@ export class OutboxPruner {
     let log = 0;
     try {
       if (!(await this.outbox.myTurn(this.everyMs))) return;
+      const retryNow = this.opts.retryNowMs ?? this.opts.nowMs;
+      let ahead = 0;
+      for (;;) {
+        if (this.stopped) return;
+        const n = await this.outbox.dueTooFarAhead(retryNow());
+        ahead += n;
+        if (n < ROWS_PER_BATCH) break;
+        await nextTurn();
+      }
+      if (ahead > 0)
+        this.opts.log(`${ahead} webhook retries were due more than a day ahead (scheduled while the clock was ahead): due now`);
       for (const status of ["delivered", "failed"] as const) {
         for (;;) {
           if (this.stopped) return;

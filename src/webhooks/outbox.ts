@@ -11,7 +11,9 @@
 //
 // Retention (pruned in small batches, see OutboxPruner): a delivered row is deleted a day after it
 // was delivered (until then it can be redelivered by hand); a failed row after 30 days; the
-// delivery log the tenant reads keeps 30 days of attempts.
+// delivery log the tenant reads keeps 30 days of attempts. finished_at and attempted_at are
+// recorded on a clock that never runs backwards (time/record-clock.ts), so a row never looks
+// older than it is after a backward step of the wall clock is put right.
 
 import { randomBytes } from "node:crypto";
 import { threadId } from "node:worker_threads";
@@ -20,6 +22,17 @@ import type { DeliveryLog, PrunableOutbox } from "./webhook-state.js";
 
 export const DAY_MS = 86_400_000;
 export const RETENTION_MS = { delivered: DAY_MS, failed: 30 * DAY_MS, log: 30 * DAY_MS } as const;
+/**
+ * next_attempt_at of a row due at once (a first attempt, a manual redelivery): whatever any
+ * clock says. A retry's next_attempt_at is on the retry clock (time/steady-clock.ts).
+ */
+export const DUE_AT_ONCE = 0;
+/**
+ * No retry is ever scheduled further ahead than this (the longest backoff with its jitter, or a
+ * day of Retry-After); a row further ahead than that was scheduled by a clock that was ahead, and
+ * is made due at once by the pruner's pass.
+ */
+export const LONGEST_RETRY_MS = DAY_MS;
 
 export interface Delivery {
   seq: number;
@@ -307,29 +320,29 @@ export class Outbox implements DeliveryLog, PrunableOutbox {
       .all(...(outcome ? [webhookId, before, outcome, limit] : [webhookId, before, limit])) as (Attempt & { row: number })[];
   }
 
-  /** Makes one delivery of the webhook due now as a manual redelivery; false when unknown (or already pruned). */
-  redeliver(webhookId: string, deliveryId: string, now: number): boolean {
+  /** Makes one delivery of the webhook due at once as a manual redelivery; false when unknown (or already pruned). */
+  redeliver(webhookId: string, deliveryId: string): boolean {
     return (
       this.db
         .prepare(
           "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL WHERE id = ? AND webhook_id = ?",
         )
-        .run(now, deliveryId, webhookId).changes > 0
+        .run(DUE_AT_ONCE, deliveryId, webhookId).changes > 0
     );
   }
 
-  /** Makes every failed delivery of the webhook created since `since` due now; returns how many. */
-  redeliverFailed(webhookId: string, since: number, now: number): number {
+  /** Makes every failed delivery of the webhook created since `since` due at once; returns how many. */
+  redeliverFailed(webhookId: string, since: number): number {
     return this.db
       .prepare(
         `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, trigger = 'manual', finished_at = NULL
       WHERE webhook_id = ? AND status = 'failed' AND status <> 'delivered' AND created_at >= ?`,
       )
-      .run(now, webhookId, since).changes;
+      .run(DUE_AT_ONCE, webhookId, since).changes;
   }
 
-  /** Pending deliveries of a webhook become failed (when it is disabled or deleted). */
-  failPending(webhookId: string, now: number = Date.now()): void {
+  /** Pending deliveries of a webhook become failed (when it is disabled or deleted); `now` is a recorded time. */
+  failPending(webhookId: string, now: number): void {
     // `status <> 'delivered'` lets SQLite use the partial index deliveries_open
     this.db
       .prepare(
@@ -341,6 +354,19 @@ export class Outbox implements DeliveryLog, PrunableOutbox {
   /** One node: it always prunes on its own timer. */
   myTurn(): boolean {
     return true;
+  }
+
+  /**
+   * Retries due more than LONGEST_RETRY_MS after `now` (the retry clock) were scheduled by a clock
+   * that was ahead (an earlier run started with the wall clock ahead): due at once. Returns how many.
+   */
+  dueTooFarAhead(now: number): number {
+    return this.db
+      .prepare(
+        `UPDATE deliveries SET next_attempt_at = ? WHERE seq IN
+       (SELECT seq FROM deliveries WHERE status = 'pending' AND leased = 0 AND attempts > 0 AND next_attempt_at > ? LIMIT 500)`,
+      )
+      .run(DUE_AT_ONCE, now + LONGEST_RETRY_MS).changes;
   }
 
   /** Deletes up to `limit` rows of the status that finished before `before`; returns how many. */

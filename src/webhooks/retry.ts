@@ -24,7 +24,10 @@ export function retryAfterMs(value: string | null, nowMs: number): number | null
 }
 
 /**
- * `nowMs` (wall time) schedules the next attempt; `decisionNowMs` (a TrustedClock reading, default
+ * `nowMs` is the retry clock (a SteadyClock: no step of the wall clock moves it): the next attempt
+ * is due `atMs` on that clock, compared against it again when due rows are looked for, so a retry
+ * waits its backoff in real time whatever the wall clock does. `wallNowMs` (default nowMs) only
+ * reads a Retry-After given as an HTTP date. `decisionNowMs` (a TrustedClock reading, default
  * nowMs) judges "failing for 5 days", so that a forward clock step cannot disable endpoints.
  */
 export function verdict(opts: {
@@ -36,6 +39,7 @@ export function verdict(opts: {
   scale: number;
   random?: () => number;
   decisionNowMs?: number;
+  wallNowMs?: number;
 }): Verdict {
   const { statusCode, attempt, nowMs, scale } = opts;
   if (isSuccess(statusCode)) return { kind: "delivered" };
@@ -47,7 +51,7 @@ export function verdict(opts: {
   const base = RETRY_DELAYS_MS[attempt - 1] ?? RETRY_DELAYS_MS[RETRY_DELAYS_MS.length - 1];
   let delay = (base * (1 + 0.1 * (opts.random ?? Math.random)())) / scale;
   // the receiver's own wish is in real seconds and is never scaled
-  const asked = statusCode === 429 || statusCode === 503 ? retryAfterMs(opts.retryAfter, nowMs) : null;
+  const asked = statusCode === 429 || statusCode === 503 ? retryAfterMs(opts.retryAfter, opts.wallNowMs ?? nowMs) : null;
   if (asked !== null) delay = Math.max(delay, asked);
   return { kind: "retry", atMs: nowMs + Math.round(delay) };
 }

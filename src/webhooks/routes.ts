@@ -13,6 +13,7 @@ import { randomKey } from "../store/persisted-key.js";
 import { guardWrites } from "../store/write-failure.js";
 import type { DispatchCenter } from "./dispatch-center.js";
 import { IntakeError } from "./event-plan.js";
+import { normalAddress } from "./mailbox.js";
 import { registerInboundRoutes } from "./inbound-routes.js";
 import type { MailEvent } from "./intake-protocol.js";
 import { SMALL_BODY, validators } from "./schemas.js";
@@ -255,7 +256,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     if (body.enabled === true) Object.assign(change, { status: "enabled", disabled_reason: null, failing_since: null });
     if (body.enabled === false) Object.assign(change, { status: "disabled", disabled_reason: "disabled by the tenant" });
     const next = await area.webhooks.update(w, change);
-    if (body.enabled === false) await area.log.failPending(w.id);
+    if (body.enabled === false) await area.log.failPending(w.id, area.nowMs());
     reply.json(200, JSON.stringify(publicWebhook(next)));
   });
   route("del", "/v1/webhooks/:id", "webhooks-delete", "tenant", null, async ({ req, reply, tenantId }) => {
@@ -265,7 +266,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       return;
     }
     await area.webhooks.delete(w);
-    await area.log.failPending(w.id);
+    await area.log.failPending(w.id, area.nowMs());
     reply.json(200, JSON.stringify({ id: w.id, deleted: true }));
   });
   route("post", "/v1/webhooks/:id/rotate-secret", "webhooks-rotate", "tenant", null, async ({ req, reply, tenantId }) => {
@@ -339,7 +340,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
         reply.error(409, "webhook is disabled; enable it first");
         return;
       }
-      if (!(await area.log.redeliver(w.id, req.params[1], area.nowMs()))) {
+      if (!(await area.log.redeliver(w.id, req.params[1]))) {
         reply.error(404, "no such delivery");
         return;
       }
@@ -361,7 +362,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       reply.error(409, "webhook is disabled; enable it first");
       return;
     }
-    const n = await area.log.redeliverFailed(w.id, body.since * 1000, area.nowMs());
+    const n = await area.log.redeliverFailed(w.id, body.since * 1000);
     area.dispatch.kick();
     reply.json(202, JSON.stringify({ redelivering: n }));
   });
@@ -421,7 +422,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       return;
     }
     const limit = Number(limitRaw);
-    const rows = await area.suppressions.list(tenantId, limit, (q.get("after") ?? "").toLowerCase());
+    const rows = await area.suppressions.list(tenantId, limit, normalAddress(q.get("after") ?? ""));
     reply.json(200, JSON.stringify({ suppressions: rows, next_after: rows.length === limit ? rows[rows.length - 1].address : null }));
   });
   route("get", "/v1/suppressions/:address", "suppressions-get", "tenant", null, async ({ req, reply, tenantId }) => {
@@ -442,7 +443,7 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
       reply.error(404, "address is not suppressed");
       return;
     }
-    reply.json(200, JSON.stringify({ address: req.params[0].toLowerCase(), deleted: true }));
+    reply.json(200, JSON.stringify({ address: normalAddress(req.params[0]), deleted: true }));
   });
 
   // Another method on a path of the area is a 405 naming the ones it takes (uWS prefers a

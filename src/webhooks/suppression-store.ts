@@ -1,7 +1,9 @@
-// The per-tenant suppression list: addresses (compared lower-case) that mail must not go to, with
-// the reason they were added. Hard bounces and unsubscribes add themselves; tenants add and remove.
+// The per-tenant suppression list: addresses (in their normal form, mailbox.ts) that mail must not
+// go to, with the reason they were added. Hard bounces and unsubscribes add themselves; tenants
+// add and remove.
 
 import { migrate, type StateDb } from "../store/state-db.js";
+import { normalAddress } from "./mailbox.js";
 import type { SuppressionReason } from "./model.js";
 
 export interface Suppression {
@@ -9,8 +11,6 @@ export interface Suppression {
   reason: SuppressionReason;
   created_at: string;
 }
-
-export const normalAddress = (address: string): string => address.trim().toLowerCase();
 
 export class SuppressionStore {
   constructor(private readonly db: StateDb) {

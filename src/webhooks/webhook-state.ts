@@ -70,10 +70,12 @@ export interface Suppressions {
 /** The tenant's side of the outbox: the delivery log and redeliveries. */
 export interface DeliveryLog {
   attempts(webhookId: string, outcome: string | null, before: number, limit: number): Eventually<(Attempt & { row: number })[]>;
-  redeliver(webhookId: string, deliveryId: string, now: number): Eventually<boolean>;
-  redeliverFailed(webhookId: string, since: number, now: number): Eventually<number>;
-  /** pending deliveries of the endpoint become failed (it was disabled or deleted) */
-  failPending(endpointId: string, now?: number): Eventually<void>;
+  /** the delivery due at once, as a manual redelivery; false when unknown */
+  redeliver(webhookId: string, deliveryId: string): Eventually<boolean>;
+  /** the endpoint's failed deliveries created since `since` due at once; how many */
+  redeliverFailed(webhookId: string, since: number): Eventually<number>;
+  /** pending deliveries of the endpoint become failed (it was disabled or deleted), finished at `now` (a recorded time) */
+  failPending(endpointId: string, now: number): Eventually<void>;
 }
 
 export interface EventIntake {
@@ -119,6 +121,8 @@ export interface PrunableOutbox {
   myTurn(everyMs: number): Eventually<boolean>;
   pruneFinished(status: "delivered" | "failed", before: number, limit: number): Eventually<number>;
   pruneLog(before: number, limit: number): Eventually<number>;
+  /** retries due more than a day after `now` (the retry clock) made due at once, up to a batch; how many */
+  dueTooFarAhead(now: number): Eventually<number>;
 }
 
 /** Everything area C keeps, on one store. */

@@ -15,9 +15,9 @@ import { IntakeError, planEvent, type KnownMessage } from "../event-plan.js";
 import type { InboundRoute } from "../inbound-store.js";
 import type { IntakeResult, MailEvent } from "../intake-protocol.js";
 import type { SuppressionReason } from "../model.js";
-import { newDeliveryId, type Delivery } from "../outbox.js";
+import { DUE_AT_ONCE, newDeliveryId, type Delivery } from "../outbox.js";
 import { MAX_BATCH_EVENTS } from "../schemas.js";
-import { normalAddress } from "../suppression-store.js";
+import { normalAddress } from "../mailbox.js";
 import type { EventIntake, InboundIntake, InboundStored } from "../webhook-state.js";
 import { inTransaction, type Query, type SharedDb } from "../../store/pg/shared-db.js";
 import { PgOutbox } from "./pg-outbox.js";
@@ -218,7 +218,7 @@ async function writeBatch(
         body: plan.body,
         status: "pending",
         attempts: 0,
-        next_attempt_at: now,
+        next_attempt_at: DUE_AT_ONCE,
         trigger: "scheduled",
         created_at: now,
       });
@@ -283,7 +283,7 @@ async function insertDeliveries(
 ): Promise<{ rows: Delivery[]; over: string | null }> {
   const { rows: stored } = await q(
     `INSERT INTO deliveries (id, webhook_id, tenant_id, event_id, event_type, body, status, attempts, next_attempt_at, trigger, created_at)
-     SELECT id, w, t, e, k, b, 'pending', 0, at, 'scheduled', at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+     SELECT id, w, t, e, k, b, 'pending', 0, $8::bigint, 'scheduled', at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[])
        AS x(id, w, t, e, k, b, at)
      RETURNING seq, id`,
     [
@@ -294,6 +294,7 @@ async function insertDeliveries(
       rows.map((r) => r.event_type),
       rows.map((r) => r.body),
       rows.map((r) => r.created_at),
+      DUE_AT_ONCE,
     ],
   );
   const seqOf = new Map(stored.map((r) => [r.id as string, r.seq as number]));
@@ -336,7 +337,7 @@ export class PgInboundIntake implements InboundIntake {
           body,
           status: "pending",
           attempts: 0,
-          next_attempt_at: now,
+          next_attempt_at: DUE_AT_ONCE,
           trigger: "scheduled",
           created_at: now,
         };

@@ -7,7 +7,7 @@
 // Pruning runs on one node a period (maintenance_runs).
 
 import { inTransaction, type Query, type SharedDb } from "../../store/pg/shared-db.js";
-import type { Attempt, Delivery, Outcome } from "../outbox.js";
+import { DUE_AT_ONCE, LONGEST_RETRY_MS, type Attempt, type Delivery, type Outcome } from "../outbox.js";
 import type { DeliveryLog, DispatchQueue, HealthChange, PrunableOutbox } from "../webhook-state.js";
 import type { EndpointLeases } from "./endpoint-leases.js";
 import type { PgWebhookConfig } from "./pg-webhook-config.js";
@@ -194,23 +194,23 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
     });
   }
 
-  async redeliver(webhookId: string, deliveryId: string, now: number): Promise<boolean> {
+  async redeliver(webhookId: string, deliveryId: string): Promise<boolean> {
     const n = await this.makeDue(
       "UPDATE deliveries SET status = 'pending', next_attempt_at = $1, trigger = 'manual', finished_at = NULL WHERE id = $2 AND webhook_id = $3",
-      [now, deliveryId, webhookId],
+      [DUE_AT_ONCE, deliveryId, webhookId],
     );
     return n > 0;
   }
 
-  redeliverFailed(webhookId: string, since: number, now: number): Promise<number> {
+  redeliverFailed(webhookId: string, since: number): Promise<number> {
     return this.makeDue(
       `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, trigger = 'manual', finished_at = NULL
        WHERE webhook_id = $2 AND status = 'failed' AND created_at >= $3`,
-      [now, webhookId, since],
+      [DUE_AT_ONCE, webhookId, since],
     );
   }
 
-  async failPending(endpointId: string, now: number = Date.now()): Promise<void> {
+  async failPending(endpointId: string, now: number): Promise<void> {
     await this.db.pool.query("UPDATE deliveries SET status = 'failed', finished_at = $2 WHERE webhook_id = $1 AND status = 'pending'", [
       endpointId,
       now,
@@ -232,6 +232,22 @@ export class PgOutbox implements DeliveryLog, DispatchQueue, PrunableOutbox {
       [status, Math.floor(before), limit],
     );
     return r.rowCount ?? 0;
+  }
+
+  /**
+   * Retries due more than a day ahead of both this node's retry clock and the database's clock
+   * were scheduled by a node whose clock was ahead: due at once (one wrong clock alone never
+   * makes rows due early).
+   */
+  async dueTooFarAhead(now: number): Promise<number> {
+    const r = await this.makeDue(
+      `UPDATE deliveries SET next_attempt_at = $1 WHERE seq IN (
+         SELECT seq FROM deliveries WHERE status = 'pending' AND attempts > 0 AND leased_by IS NULL
+           AND next_attempt_at > GREATEST($2::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) + $3
+         LIMIT 500)`,
+      [DUE_AT_ONCE, Math.floor(now), LONGEST_RETRY_MS],
+    );
+    return r;
   }
 
   async pruneLog(before: number, limit: number): Promise<number> {

@@ -1,9 +1,10 @@
 // The per-tenant suppression lists in the shared PostgreSQL store, read where they are stored
-// (a list can be long): addresses compared lower-case, the first reason kept.
+// (a list can be long): addresses in their normal form (mailbox.ts), the first reason kept.
 
 import type { SharedDb } from "../../store/pg/shared-db.js";
 import type { SuppressionReason } from "../model.js";
-import { normalAddress, type Suppression } from "../suppression-store.js";
+import { normalAddress } from "../mailbox.js";
+import type { Suppression } from "../suppression-store.js";
 import type { Suppressions } from "../webhook-state.js";
 
 export class PgSuppressions implements Suppressions {
@@ -37,7 +38,7 @@ export class PgSuppressions implements Suppressions {
 
   async list(tenantId: string, limit: number, after: string): Promise<Suppression[]> {
     const { rows } = await this.db.pool.query<Suppression>(
-      'SELECT address, reason, created_at FROM suppressions WHERE tenant_id = $1 AND address > $2 ORDER BY address COLLATE "C" LIMIT $3',
+      'SELECT address, reason, created_at FROM suppressions WHERE tenant_id = $1 AND address COLLATE "C" > $2 ORDER BY address COLLATE "C" LIMIT $3',
       [tenantId, after, limit],
     );
     return rows;

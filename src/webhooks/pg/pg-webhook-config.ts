@@ -9,6 +9,7 @@ import { VersionedTable, type Query } from "../../store/pg/versioned.js";
 import { Replica } from "../../store/replica.js";
 import { Directory, DirectoryReads, matchRoute, oldestFirst } from "../endpoint-directory.js";
 import { newInboundRoute, type InboundRoute } from "../inbound-store.js";
+import { normalRouteMatch } from "../mailbox.js";
 import { hashKey, TENANT_KEY_PREFIX, type Tenant } from "../tenant-store.js";
 import type { HealthChange, InboundChange, InboundRoutes, TenantKeyInfo, Tenants, WebhookChange, Webhooks } from "../webhook-state.js";
 import { newWebhook, WEBHOOK_INSERT_COLUMNS, webhookInsertValues, type Webhook } from "../webhook-store.js";
@@ -244,7 +245,7 @@ export class PgInboundRoutes extends DirectoryReads<InboundRoute> implements Inb
   }
 
   async update(r: InboundRoute, change: InboundChange): Promise<InboundRoute> {
-    const next = { ...r, ...change, match: (change.match ?? r.match).toLowerCase() };
+    const next = { ...r, ...change, match: normalRouteMatch(change.match ?? r.match) };
     await this.c.one(
       "UPDATE inbound_routes SET match = $2, url = $3, max_concurrency = $4 WHERE id = $1 RETURNING id",
       [next.id, next.match, next.url, next.max_concurrency],
