@@ -43,14 +43,14 @@ const lowerPriorityCheck = !existsSync("/proc/self/task")
   : getPriority() > 14
     ? "already running at nice 15 or more"
     : false;
-t.test("shard threads run at a lower priority than the front", { skip: lowerPriorityCheck }, async (t) => {
+t.test("shard and MCP threads run at a lower priority than the front", { skip: lowerPriorityCheck }, async (t) => {
   const pid = srv.child.pid!;
   const niceOf = (tid: string): number => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ")[16]);
   const base = getPriority(); // the server inherits the test runner's
   const tids = readdirSync(`/proc/${pid}/task`);
   t.equal(niceOf(String(pid)), base, "the front (main thread) keeps the process's priority");
   const lowered = tids.filter((tid) => niceOf(tid) === base + 5);
-  t.equal(lowered.length, 2, "each of the 2 shard threads runs 5 nice levels lower");
+  t.equal(lowered.length, 3, "each of the 2 shard threads and the MCP thread runs 5 nice levels lower");
 });
 
 /** GET from a given local source address (127.0.0.x), to be a different client IP. */
