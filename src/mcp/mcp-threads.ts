@@ -10,13 +10,13 @@
 // - a thread that dies, or that has answered nothing for STALL_MS while it had work and owed the
 //   front nothing (it is then terminated): its waiting requests get a 503 at once, and it is
 //   started again, at once after a long life, later while it keeps dying quickly (the
-//   dispatchers' back-off, webhooks/restart-backoff.ts); until then the other threads serve.
+//   dispatchers' back-off, os/restart-backoff.ts); until then the other threads serve.
 
 import { Worker } from "node:worker_threads";
 import { JSON_RPC_TRANSPORT_ERROR, jsonRpcError } from "../http/error-shapes.js";
 import type { Metrics } from "../http/metrics.js";
 import type { Reply } from "../http/server.js";
-import { RestartBackoff } from "../webhooks/restart-backoff.js";
+import { RestartBackoff } from "../os/restart-backoff.js";
 import type { DataCallMessage, FromMcpThread, McpRequestMessage, McpResponseMessage, ToMcpThread } from "./thread-protocol.js";
 import type { DataAnswer, DataOp, ToolData } from "./tool-data.js";
 

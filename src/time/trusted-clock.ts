@@ -4,20 +4,20 @@
 // never ahead of the wall time seen at start plus the monotonic time elapsed since: a forward step
 // is ignored (until the next start), a backward step makes decisions later, never earlier.
 
+import { SteadyClock } from "./steady-clock.js";
+
 export class TrustedClock {
-  private readonly wallAtStart: number;
-  private readonly monoAtStart: number;
+  private readonly steady: SteadyClock;
 
   constructor(
     private readonly wallNow: () => number = () => Date.now(),
-    private readonly monoNow: () => number = () => performance.now(),
+    monoNow: () => number = () => performance.now(),
   ) {
-    this.wallAtStart = wallNow();
-    this.monoAtStart = monoNow();
+    this.steady = new SteadyClock(wallNow, monoNow);
   }
 
   /** ms since the epoch, for deciding whether something is old enough to delete or give up on. */
   now(): number {
-    return Math.min(this.wallNow(), this.wallAtStart + (this.monoNow() - this.monoAtStart));
+    return Math.min(this.wallNow(), this.steady.now());
   }
 }

@@ -28,7 +28,7 @@ import type { Delivery, Outcome } from "./outbox.js";
 import { fairShare, handBound, type Want } from "./fair-share.js";
 import type { DirectRooms } from "./intake-protocol.js";
 import { ownerOf, type DispatcherWorkerData, type DispatchJob, type DispatchResult, type FromWorker, type ToWorker } from "./protocol.js";
-import { RestartBackoff } from "./restart-backoff.js";
+import { RestartBackoff } from "../os/restart-backoff.js";
 import { isSuccess, verdict } from "./retry.js";
 import type { DispatchQueue, HealthChange, InboundRoutes, WebhookChange, Webhooks } from "./webhook-state.js";
 import type { Webhook } from "./webhook-store.js";

@@ -21,7 +21,7 @@ import { Backlog, type BacklogCaps } from "./backlog.js";
 import type { HandOff } from "./dispatch-center.js";
 import type { DirectRooms, FromIntakeWorker, IntakeResult, IntakeWorkerData, MailEvent, ToIntakeWorker } from "./intake-protocol.js";
 import { IntakeError, migrateIntake } from "./intake-writer.js";
-import { RestartBackoff } from "./restart-backoff.js";
+import { RestartBackoff } from "../os/restart-backoff.js";
 import { MAX_BATCH_EVENTS } from "./schemas.js";
 
 export { IntakeError } from "./intake-writer.js";
