@@ -1,7 +1,6 @@
 // When to start again a worker thread that died (the webhook dispatchers and intake writer, the
 // MCP threads): at once after a death that ends a long enough life, with a growing delay while it
-// keeps dying quickly,
-// so a crash loop cannot spin the front.
+// keeps dying quickly, so a crash loop cannot spin the front.
 
 /** a thread that lived less than this before dying counts as crash-looping */
 const QUICK_DEATH_MS = 10_000;
