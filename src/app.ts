@@ -77,9 +77,9 @@ export interface App {
 }
 
 export async function buildApp(config: Config, log: (line: string) => void): Promise<App> {
-  const pool = new ShardPool(config.shards ?? availableParallelism());
+  const pool = new ShardPool(config.workers ?? availableParallelism());
   await pool.ready();
-  const collection = new Collection(pool, { threads: pool.threads, fixed: config.shards !== null });
+  const collection = new Collection(pool, { fixed: config.shards });
   const metrics = new Metrics();
   const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
   const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
@@ -123,6 +123,12 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     await peers.start(() => reloader.reloadInBackground(false));
   }
   registerHealthRoutes(server, collection, metrics, peers);
+  metrics.counterFrom(
+    "leidex_shard_requests_total",
+    "Search, facet and export requests sent to each shard worker (every worker serves every slice).",
+    () => pool.requestsSent.map((n, w) => [{ worker: String(w) }, n]),
+    ["worker"],
+  );
   const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
   const familyService = new FamilyService(collection, leiService);
   // batch lookups, match and reconcile batches share the front's turns of bulk work

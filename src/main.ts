@@ -44,19 +44,12 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 
-  // A shard worker that dies takes its slice with it: until the collection is served again (from
-  // its segments), requests that need that slice get 503, never a partial answer.
-  pool.onSliceLost = (slice) => {
-    // a thread beyond the live collection's slices (engine/slice-count.ts) held none of it
-    if (slice >= (app.collection.current?.sliceDocs.length ?? 0)) {
-      log(`shard thread ${slice}, which holds no slice of the live collection, died; replaced`);
-      return;
-    }
-    log(`shard worker of slice ${slice} died; serving the collection again`);
-    void pool
-      .ready()
-      .then(() => reloader.recoverSlices())
-      .catch((err: Error) => console.error(`recovery failed: ${err.message}`));
+  // A shard worker that dies loses none of the index (its memory is shared): its successor serves
+  // every slice again, and takes requests once it does. A successor that cannot serve them is
+  // left out of the rotation; the other workers go on answering.
+  pool.onWorkerReplaced = (w, error) => {
+    if (error) console.error(`shard worker ${w} died and its successor cannot serve: ${error.message}`);
+    else log(`shard worker ${w} died; its successor serves every slice`);
   };
   process.on("SIGHUP", () => {
     log("SIGHUP: checking the source for a new publication");

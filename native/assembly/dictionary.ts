@@ -124,9 +124,16 @@ const TERMINAL: u32 = 0x80000000;
 // arithmetic, and most children it looks at are rejected.
 let nodeBytes: usize = 0;
 
-export function prepareTrie(): void {
+/**
+ * The node bytes live with the index, in the word at `slot`: the first instance on a memory
+ * builds them there, and the instances of other threads find them.
+ */
+export function prepareTrie(slot: usize): void {
+  nodeBytes = <usize>load<u32>(slot);
+  if (nodeBytes != 0) return;
   nodeBytes = allocate(<usize>trieNodes + 1);
   for (let n: u32 = 0; n < trieNodes; n++) store<u8>(nodeBytes + <usize>n, <u8>(nodeWord(n, 3) & 0xff));
+  store<u32>(slot, <u32>nodeBytes);
 }
 @inline function nodeByte(n: u32): i32 { return <i32>load<u8>(nodeBytes + <usize>n); }
 

@@ -1,14 +1,16 @@
 // WASM entry points of the full-text engine. The host (src/engine/wasm-slice.ts) allocates and
 // fills the slice's arrays, passes a descriptor to `configure`, then writes queries into
-// `queryBuffer()` and reads results from `resultBuffer()`.
+// `queryBuffer()` and reads results from `resultBuffer()`. Instances on other threads share the
+// same memory (shared-heap.ts): each configures itself from the same descriptor and gets its own
+// scratch and buffers.
 
 import { allocate } from "./memory";
-import { readDescriptor } from "./slice";
+import { readDescriptor, sharedSlot } from "./slice";
 import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr, docsConsidered, docsScored } from "./query";
 import { nodesVisited, prepareTrie, rangeCount } from "./dictionary";
 
 export function alloc(size: u32): u32 { return <u32>allocate(<usize>size); }
-export function configure(desc: u32): void { readDescriptor(<usize>desc); prepareTrie(); prepareScratch(); }
+export function configure(desc: u32): void { readDescriptor(<usize>desc); prepareTrie(sharedSlot(<usize>desc)); prepareScratch(); }
 export function queryBuffer(): u32 { return <u32>queryBuf; }
 export function resultBuffer(): u32 { return <u32>outBuf; }
 export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }

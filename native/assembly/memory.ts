@@ -1,10 +1,11 @@
-// Linear-memory allocation. An engine instance holds one immutable slice: index arrays are
-// allocated once when the slice is loaded and never freed; the whole instance is dropped when its
-// generation is retired. The stub runtime's heap is exactly that bump allocator, and sharing it
-// keeps our arrays clear of the runtime's own static arrays.
+// Linear-memory allocation (shared-heap.ts): the index arrays, allocated once by the instance
+// that loads a slice, and each instance's own scratch, are never freed; the memory is dropped
+// whole when its generation is retired.
+
+import { allocateRaw } from "./shared-heap";
 
 export function allocate(size: usize): usize {
-  return heap.alloc(size);
+  return allocateRaw(size);
 }
 
 export function zero(ptr: usize, size: usize): void {

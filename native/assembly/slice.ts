@@ -8,6 +8,8 @@
 //   15 docRank (u8 per doc: 2 registration issued, 1 entity active),
 //   16 nCols, 17 + 5c: column c -> codes[nDocs], bytes a code (1, 2 or 4: as few as its values
 //      allow), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+//   17 + 5 nCols: 0 from the host; the engine writes there where it put what it derives once per
+//      slice (dictionary.ts's node bytes), for the instances of other threads
 // A term's postings are its docs by legal name length, then doc id; value lists are sorted doc
 // ids. Docs are numbered in LEI order, so the doc id is also the deterministic tie-break.
 
@@ -65,6 +67,8 @@ export function readDescriptor(desc: usize): void {
     colValDocs[c] = load<u32>(base + 16);
   }
 }
+
+export function sharedSlot(desc: usize): usize { return desc + 68 + <usize>nCols * 20; }
 
 @inline export function termStart(t: u32): u32 { return load<u32>(termOffs + (<usize>t << 2)); }
 @inline export function termLength(t: u32): u32 { return load<u32>(termOffs + (<usize>(t + 1) << 2)) - termStart(t); }

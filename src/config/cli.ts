@@ -16,8 +16,10 @@ export interface Config {
   database: string | null;
   /** with --database: how long a node lets PostgreSQL keep it waiting before a write answers 503 */
   databaseLimits: { lockTimeoutMs: number; statementTimeoutMs: number; poolWaitMs: number };
-  /** shard threads and slices, fixed (`--shards`); null = one thread per core, slices sized to the data (engine/slice-count.ts) */
+  /** slices of the index, fixed (`--shards`); null = sized to the data (engine/slice-count.ts) */
   shards: number | null;
+  /** shard worker threads (`--workers`); null = one per core */
+  workers: number | null;
   rateLimit: number;
   rateWindowSeconds: number;
   cacheMegabytes: number;
@@ -151,7 +153,12 @@ const FLAGS: Record<string, FlagSpec> = {
   },
   shards: {
     env: "LEIDEX_SHARDS",
-    help: "shard worker threads and slices of the index, fixed (default: a thread per core, and slices sized to the data)",
+    help: "slices of the index, fixed (default: sized to the data: one slice up to 8,000,000 records)",
+    fallback: () => null,
+  },
+  workers: {
+    env: "LEIDEX_WORKERS",
+    help: "shard worker threads; each serves every slice, from one copy of the index in memory (default: one per core)",
     fallback: () => null,
   },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
@@ -249,6 +256,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
       int("database-pool-wait", 1, 3_600),
     ),
     shards: get("shards") === null ? null : int("shards", 1, 256),
+    workers: get("workers") === null ? null : int("workers", 1, 256),
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
     cacheMegabytes: int("cache-mb", 0, 65_536),

@@ -6,9 +6,9 @@
 
 import { DocStoreReader } from "./doc-store.js";
 import { LeiTable } from "./lei-table.js";
-import type { ShardPool } from "./pool.js";
+import { allSettledOrFirstError, type ShardPool } from "./pool.js";
 import type { SlicePlan } from "./slice-count.js";
-import type { FinishResult, HitRef, SearchAnswer, ShardRequest, ShardResponse, ShardTask, WireHit } from "./protocol.js";
+import type { FinishResult, HitRef, SearchAnswer, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
 import { docFileOf } from "./segment.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
@@ -89,6 +89,8 @@ export class Collection {
   private readonly holds = new Map<number, number>();
   /** per generation, each slice's document file and LEI table */
   private readonly readers = new Map<number, SliceReader[]>();
+  /** per generation, each served slice as its opening worker shared it: what every other worker serves */
+  private readonly served = new Map<number, FinishResult[]>();
   /** per generation, its Level 2 data: closed with it */
   private readonly families = new Map<number, FamilyData>();
   private nextGen = 1;
@@ -100,16 +102,23 @@ export class Collection {
     private readonly pool: ShardPool,
     /** how many slices a generation may have (slice-count.ts) */
     readonly slicePlan: SlicePlan,
-  ) {}
+  ) {
+    pool.adoptInto = (w) => this.adoptInto(w);
+  }
+
+  /** The worker that builds and opens slice s; every other worker adopts it. */
+  private workerOf(slice: number): number {
+    return slice % this.pool.threads;
+  }
 
   get current(): LiveGeneration | null {
     return this.live;
   }
 
   /**
-   * Starts building a new generation on every shard thread, its documents growing in scratchDir;
-   * returns its id. How many slices it gets is the loader's to say, once it knows the source's
-   * size: finish() keeps that many and drops the rest, which never received a record.
+   * Starts building a new generation, its documents growing in scratchDir; returns its id. How
+   * many slices it gets is the loader's to say, once it knows the source's size: each slice is
+   * built by the worker workerOf() names, from the batches add() gives it.
    */
   async begin(scratchDir: string): Promise<number> {
     const gen = this.nextGen++;
@@ -118,30 +127,45 @@ export class Collection {
   }
 
   add(gen: number, slice: number, payload: Uint8Array): Promise<void> {
-    return this.pool.run(slice, { op: "add", gen, payload }, [payload.buffer as ArrayBuffer]);
+    return this.pool.run(this.workerOf(slice), { op: "add", gen, slice, payload }, [payload.buffer as ArrayBuffer]);
   }
 
   /**
-   * Finishes slices 0 … slices-1 of gen, each persisted to segmentOf(slice), and drops gen on the
-   * other threads; docs per slice. Finishing is a slice's memory peak, so a reload finishes one
-   * slice at a time: the live collection holds its share of memory already, and a daily reload
-   * is in no hurry.
+   * Finishes slices 0 … slices-1 of gen, each persisted to segmentOf(slice), and has every
+   * worker serve them; docs per slice. Finishing is a slice's memory peak, so a reload finishes
+   * one slice at a time: the live collection holds its share of memory already, and a daily
+   * reload is in no hurry.
    */
   async finish(gen: number, slices: number, segmentOf: (slice: number) => string): Promise<number[]> {
-    const task = (s: number): ShardTask => ({ op: "finish", gen, segment: segmentOf(s) });
-    for (let s = slices; s < this.pool.threads; s++) await this.pool.run(s, { op: "drop", gen });
+    const finishSlice = (s: number): Promise<FinishResult> =>
+      this.pool.run<FinishResult>(this.workerOf(s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
     const served: FinishResult[] = [];
     if (this.live !== null) {
       for (let s = 0; s < slices; s++) {
-        served.push(await this.pool.run<FinishResult>(s, task(s)));
+        served.push(await finishSlice(s));
         returnFreedMemory(); // the finished slice's build memory, before the next slice needs its own
       }
     } else {
-      served.push(...(await this.pool.broadcast<FinishResult>(task, slices)));
+      served.push(...(await allSettledOrFirstError(Array.from({ length: slices }, (_, s) => finishSlice(s)))));
       returnFreedMemory();
     }
+    await this.shareWithEveryWorker(gen, served);
     this.openReaders(gen, segmentOf, served);
     return served.map((r) => r.docs);
+  }
+
+  /** Every worker serves each slice of gen from the memory its opening worker filled. */
+  private async shareWithEveryWorker(gen: number, served: FinishResult[]): Promise<void> {
+    this.served.set(gen, served);
+    await allSettledOrFirstError(
+      served.map((r, s) => this.pool.broadcast({ op: "adopt", gen, slice: s, share: r.share }, new Set([this.workerOf(s)]))),
+    );
+  }
+
+  /** Worker w, new in place of one that died, serves every slice of every generation held. */
+  private async adoptInto(w: number): Promise<void> {
+    for (const [gen, served] of this.served)
+      for (let s = 0; s < served.length; s++) await this.pool.run(w, { op: "adopt", gen, slice: s, share: served[s].share });
   }
 
   /** Once the shards have checked them and serve gen: each slice's document file and LEI table. */
@@ -156,7 +180,12 @@ export class Collection {
   async open(slices: number, segmentOf: (slice: number) => string): Promise<{ gen: number; sliceDocs: number[] }> {
     const gen = this.nextGen++;
     try {
-      const results = await this.pool.broadcast<FinishResult>((s) => ({ op: "open", gen, segment: segmentOf(s) }), slices);
+      const results = await allSettledOrFirstError(
+        Array.from({ length: slices }, (_, s) =>
+          this.pool.run<FinishResult>(this.workerOf(s), { op: "open", gen, slice: s, segment: segmentOf(s) }),
+        ),
+      );
+      await this.shareWithEveryWorker(gen, results);
       this.openReaders(gen, segmentOf, results);
       return { gen, sliceDocs: results.map((r) => r.docs) };
     } catch (err) {
@@ -166,6 +195,7 @@ export class Collection {
   }
 
   async abandon(gen: number): Promise<void> {
+    this.served.delete(gen);
     const held = this.closeReaders(gen);
     this.families.get(gen)?.close();
     this.families.delete(gen);

@@ -1,25 +1,27 @@
 // Messages between the front and the shard workers: tasks through Piscina, request batches
-// through each slice's query channel. Payloads are bytes, transferred rather than
+// through each worker's query channel. Payloads are bytes, transferred rather than
 // structured-cloned; a stored document travels as where it lies in its slice's document file,
 // which the front reads once the merged page is known.
 
 import type { MessagePort } from "node:worker_threads";
 import { Packr } from "msgpackr";
 import type { FacetParam, FilterParam } from "./schema.js";
-import type { EngineQuery, QueryPlanFacts } from "./wasm-slice.js";
+import type { EngineQuery, QueryPlanFacts, SliceShare } from "./wasm-slice.js";
 import type { LeiTableShare } from "./lei-table.js";
 
 export type ShardTask =
   /** scratchDir: where the build's document files grow until finish moves them beside the segment */
   | { op: "begin"; gen: number; scratchDir: string }
-  /** payload: a record batch (record-batch.ts) */
-  | { op: "add"; gen: number; payload: Uint8Array }
+  /** payload: a record batch (record-batch.ts) of the slice */
+  | { op: "add"; gen: number; slice: number; payload: Uint8Array }
   /** segment: where to persist the built slice */
-  | { op: "finish"; gen: number; segment: string }
-  /** serve a generation from a persisted segment */
-  | { op: "open"; gen: number; segment: string }
+  | { op: "finish"; gen: number; slice: number; segment: string }
+  /** serve a slice of a generation from its persisted segment */
+  | { op: "open"; gen: number; slice: number; segment: string }
+  /** serve a slice another worker opened, from the same memory */
+  | { op: "adopt"; gen: number; slice: number; share: SliceShare }
   | { op: "drop"; gen: number }
-  /** the worker's end of the slice's query channel (slice-channel.ts) */
+  /** the worker's end of its query channel (slice-channel.ts) */
   | { op: "attach"; port: MessagePort };
 
 export type ShardRequest =
@@ -77,10 +79,11 @@ export type ShardResponse<Hits = HitRef[]> =
 /** A response as a shard writes it. */
 export type ShardReply = ShardResponse<HitSource>;
 
-/** A served slice: its docs, and where the front finds them by LEI. */
+/** A served slice: its docs, where the front finds them by LEI, and how other workers serve it too. */
 export interface FinishResult {
   docs: number;
   leis: LeiTableShare;
+  share: SliceShare;
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: false });

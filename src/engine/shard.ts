@@ -1,7 +1,9 @@
-// What a shard worker does: it claims one slice at start-up, builds generations of that slice
-// from record batches, and answers batched requests, arriving on its query channel, against the
-// generation each one names.
-// A slice is owned by exactly one worker, so there are no locks.
+// What a shard worker does: it builds the slices of a generation it is given from record batches,
+// opens slices from their segments, serves the slices other workers opened from their memory
+// (adopt), and answers batched requests, arriving on its query channel, against the generation
+// and slice each batch names. Every worker serves every slice of a live generation: a slice's
+// index is in memory once, shared, and each worker's engine instance has its own scratch, so
+// there are no locks. A worker claims a number at start-up, which routes its tasks (pool.ts).
 
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
@@ -20,54 +22,56 @@ export interface ShardWorkerData {
 }
 
 const claims = new Int32Array((workerData as ShardWorkerData).claims);
-const slice = claimSlice();
+const worker = claimNumber();
 
-function claimSlice(): number {
-  for (let s = 0; s < claims.length; s++) {
-    if (Atomics.compareExchange(claims, s, 0, threadId) === 0) {
-      Atomics.notify(claims, s);
-      return s;
+function claimNumber(): number {
+  for (let w = 0; w < claims.length; w++) {
+    if (Atomics.compareExchange(claims, w, 0, threadId) === 0) {
+      Atomics.notify(claims, w);
+      return w;
     }
   }
   return -1;
 }
 
-const building = new Map<number, SliceBuilder>();
+/** Slices being built, by generation and slice. */
+const building = new Map<number, Map<number, SliceBuilder>>();
+const scratchDirs = new Map<number, string>();
 /**
  * LEIDEX_TEST_FAIL_FINISH_SLICE=<s> (test-only, read once here): slice s fails its first finish
  * at once, and every other slice pauses 500 ms between moving its document file and writing its
  * segment, so tests see how a load failing while slices are mid-write cleans up.
  */
 const testFailSlice = process.env.LEIDEX_TEST_FAIL_FINISH_SLICE === undefined ? null : Number(process.env.LEIDEX_TEST_FAIL_FINISH_SLICE);
-let failNextFinish = testFailSlice === slice;
-const pauseBeforeSegmentMs = testFailSlice !== null && testFailSlice !== slice ? 500 : 0;
+let failNextFinish = testFailSlice !== null;
 const EXPORT_PAGE_BYTES = 256 * 1024;
-const generations = new Map<number, WasmSlice>();
+/** Served slices, by generation and slice. */
+const generations = new Map<number, Map<number, WasmSlice>>();
 
 export default function handle(task: ShardTask): unknown {
   switch (task.op) {
     case "begin":
-      building.set(task.gen, new SliceBuilder(join(task.scratchDir, `build-${task.gen}-slice-${slice}.docs`)));
-      return slice;
-    case "add": {
-      const builder = building.get(task.gen);
-      if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
-      builder.addBatch(task.payload);
+      scratchDirs.set(task.gen, task.scratchDir);
+      return worker;
+    case "add":
+      builderOf(task.gen, task.slice).addBatch(task.payload);
       releaseMemoryWhenGrown();
       return null;
-    }
     case "finish": {
-      const builder = building.get(task.gen);
-      if (!builder) throw new Error(`slice ${slice}: generation ${task.gen} is not being built`);
-      building.delete(task.gen);
-      return thenReleaseMemory(finish(task.gen, builder, task.segment));
+      const builder = builderOf(task.gen, task.slice);
+      building.get(task.gen)?.delete(task.slice);
+      return thenReleaseMemory(finish(task.gen, task.slice, builder, task.segment));
     }
     case "open":
-      return thenReleaseMemory(WasmSlice.open(task.segment, false).then((opened) => serveGeneration(task.gen, opened)));
+      return thenReleaseMemory(WasmSlice.open(task.segment, false).then((opened) => serve(task.gen, task.slice, opened)));
+    case "adopt":
+      serve(task.gen, task.slice, WasmSlice.adopt(task.share));
+      return null;
     case "drop":
-      building.get(task.gen)?.abandon();
+      for (const builder of building.get(task.gen)?.values() ?? []) builder.abandon();
       building.delete(task.gen);
-      // collected once retire() has returned: nothing on this stack may still hold the slice
+      scratchDirs.delete(task.gen);
+      // collected once retire() has returned: nothing on this stack may still hold the slices
       if (retire(task.gen)) releaseMemory();
       return null;
     case "attach": {
@@ -80,6 +84,17 @@ export default function handle(task: ShardTask): unknown {
   }
 }
 
+/** The slice's builder, made on its first batch: a slice of a small load may get none. */
+function builderOf(gen: number, slice: number): SliceBuilder {
+  const scratchDir = scratchDirs.get(gen);
+  if (scratchDir === undefined) throw new Error(`worker ${worker}: generation ${gen} is not being built`);
+  let slices = building.get(gen);
+  if (!slices) building.set(gen, (slices = new Map()));
+  let builder = slices.get(slice);
+  if (!builder) slices.set(slice, (builder = new SliceBuilder(join(scratchDir, `build-${gen}-slice-${slice}.docs`))));
+  return builder;
+}
+
 /**
  * A batch's answers leave in parts once it has worked PART_AFTER_MS since the last part: after a
  * long query, the batch's answered requests do not wait for the rest of it.
@@ -87,13 +102,14 @@ export default function handle(task: ShardTask): unknown {
 const PART_AFTER_MS = 1;
 
 function answerBatch(batch: ChannelBatch, reply: (r: ChannelReply) => void): void {
+  const slice = batch.slice;
   try {
-    const gen = generations.get(batch.gen);
+    const gen = generations.get(batch.gen)?.get(slice);
     const requests = decodeRequests(batch.payload);
     let answers: ShardReply[] = [];
     let partStart = performance.now();
     for (let i = 0; i < requests.length; i++) {
-      answers.push(answer(gen, batch.gen, requests[i]));
+      answers.push(answer(gen, batch.gen, slice, requests[i]));
       if (i + 1 < requests.length && performance.now() - partStart >= PART_AFTER_MS) {
         reply(encodeResponses(answers, slice, false));
         answers = [];
@@ -110,7 +126,7 @@ function retire(gen: number): boolean {
   const retired = generations.get(gen);
   if (!retired) return false;
   generations.delete(gen);
-  retired.close();
+  for (const slice of retired.values()) slice.close();
   return true;
 }
 
@@ -119,27 +135,30 @@ function retire(gen: number): boolean {
  * read straight into the engine's memory, so the built arrays and the engine's copy of them are
  * never in memory together.
  */
-async function finish(gen: number, builder: SliceBuilder, segment: string): Promise<FinishResult> {
-  if (failNextFinish) {
+async function finish(gen: number, slice: number, builder: SliceBuilder, segment: string): Promise<FinishResult> {
+  if (failNextFinish && slice === testFailSlice) {
     failNextFinish = false;
     builder.abandon();
     throw new Error(`test: slice ${slice} refuses to finish (LEIDEX_TEST_FAIL_FINISH_SLICE)`);
   }
-  await persist(builder, segment);
+  await persist(builder, segment, testFailSlice !== null && testFailSlice !== slice ? 500 : 0);
   releaseMemory();
-  return serveGeneration(gen, await WasmSlice.open(segment, true));
+  return serve(gen, slice, await WasmSlice.open(segment, true));
 }
 
 /** Its own frame, so that the built arrays are unreachable once it returns, before finish() collects. */
-async function persist(builder: SliceBuilder, segment: string): Promise<void> {
+async function persist(builder: SliceBuilder, segment: string, pauseBeforeSegmentMs: number): Promise<void> {
   const data = builder.finish(docFileOf(segment));
   if (pauseBeforeSegmentMs > 0) await new Promise((r) => setTimeout(r, pauseBeforeSegmentMs));
   await writeSegment(segment, data);
 }
 
-function serveGeneration(gen: number, built: WasmSlice): FinishResult {
-  generations.set(gen, built);
-  return { docs: built.docs, leis: built.leiTable };
+function serve(gen: number, slice: number, served: WasmSlice): FinishResult {
+  let slices = generations.get(gen);
+  if (!slices) generations.set(gen, (slices = new Map()));
+  slices.get(slice)?.close();
+  slices.set(slice, served);
+  return { docs: served.docs, leis: served.leiTable, share: served.share };
 }
 
 /**
@@ -153,7 +172,7 @@ async function thenReleaseMemory<T>(work: Promise<T>): Promise<T> {
   return result;
 }
 
-function answer(gen: WasmSlice | undefined, genId: number, request: ShardRequest): ShardReply {
+function answer(gen: WasmSlice | undefined, genId: number, slice: number, request: ShardRequest): ShardReply {
   if (!gen) return { kind: "error", message: `slice ${slice} has no generation ${genId}` };
   try {
     switch (request.kind) {

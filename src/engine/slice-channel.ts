@@ -8,9 +8,10 @@
 import type { MessagePort } from "node:worker_threads";
 import { isLastPart } from "./shard-codec.js";
 
-/** A batch of encoded requests against one generation (shard-codec.ts). */
+/** A batch of encoded requests against one slice of one generation (shard-codec.ts). */
 export interface ChannelBatch {
   gen: number;
+  slice: number;
   payload: Uint8Array;
 }
 

@@ -1,14 +1,16 @@
-// One slice generation inside its own WASM engine instance: reads its segment straight into
-// linear memory, then answers queries with no allocation beyond the engine's scratch. Stored
-// documents stay in the slice's document file: a hit answers where its JSON lies, and only an
-// export reads them here. The engine's memory is shared, so that the front can look up LEIs in it
+// One slice generation in a WASM engine instance. The thread that opens it reads its segment
+// straight into a new shared memory (open); every other shard thread serves the same memory with
+// an engine instance of its own (adopt), so the index is in memory once however many threads
+// answer from it, and any of them answers a whole query. Queries allocate nothing beyond each
+// instance's scratch. Stored documents stay in the slice's document file: a hit answers where its
+// JSON lies, and only an export reads them here. The front looks up LEIs in the same memory
 // (lei-table.ts). Never a JSON.stringify, never all documents in memory.
 
 import { readFileSync } from "node:fs";
-import type { DocStoreReader } from "./doc-store.js";
+import { DocStoreReader } from "./doc-store.js";
 import type { HitSource, SearchAnswer } from "./protocol.js";
 import { buildLeiIndex, LeiTable, type LeiTableShare } from "./lei-table.js";
-import { ARRAY_TYPES, padTo, readSegment, type ArrayPlacer } from "./segment.js";
+import { ARRAY_TYPES, docFileOf, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
 import { LEI_TERM_MARKER, REPEAT_MARKER, type CodeArray, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
@@ -99,18 +101,147 @@ interface WrittenQuery {
   typoProbes: { at: number; token: string; chars: number }[];
 }
 
+/**
+ * Completes the index the segment's arrays (at `at`) began, in the engine's memory: the LEI
+ * table's hash index, each doc's rank, and the engine's descriptor. Done once per slice, by the
+ * thread that opens it.
+ */
+function placeIndex(
+  engine: EngineExports,
+  memory: WebAssembly.Memory,
+  data: SliceData,
+  at: ReadonlyMap<string, number>,
+  docFile: string,
+): SliceShare {
+  const ptr = (name: string): number => {
+    const p = at.get(name);
+    if (p === undefined) throw new Error(`the engine's array ${name} is not in its memory`);
+    return p;
+  };
+  // term d < docs of the dictionary is doc d's LEI; none of it moves once placed
+  const table = { docs: data.nDocs, termBytesAt: ptr("termBytes"), termOffsAt: ptr("termOffs") };
+  const index = buildLeiIndex(
+    table,
+    (bytes) => engine.alloc(bytes),
+    () => sharedBuffer(memory),
+  );
+  const leis: LeiTableShare = {
+    memory: sharedBuffer(memory),
+    ...table,
+    docStartAt: ptr("docStart"),
+    docLenAt: ptr("docLen"),
+    ...index,
+  };
+  const words: number[] = [
+    data.nDocs,
+    data.termOffs.length - 1,
+    ptr("termBytes"),
+    ptr("termOffs"),
+    ptr("postOffs"),
+    ptr("postDocs"),
+    ptr("fwdOffs"),
+    ptr("fwdTerms"),
+    ptr("fwdMeta"),
+    ptr("nameLen"),
+    ptr("postMeta"),
+    data.trie.nodes,
+    ptr("trie"),
+    ptr("nameKeys"),
+    data.nameKeys.length / 3,
+    placeDocRanks(engine, memory, data),
+    data.columns.length,
+  ];
+  data.columns.forEach((col, c) =>
+    words.push(ptr(`col${c}.codes`), col.codes.BYTES_PER_ELEMENT, col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)),
+  );
+  words.push(0); // the engine's own word (native/assembly/slice.ts)
+  const descriptor = Uint32Array.from(words);
+  const descriptorAt = engine.alloc(descriptor.byteLength);
+  new Uint32Array(sharedBuffer(memory), descriptorAt, descriptor.length).set(descriptor);
+  const columns = data.columns.map((col, c) => ({
+    values: col.values,
+    codesAt: ptr(`col${c}.codes`),
+    codeBytes: col.codes.BYTES_PER_ELEMENT,
+    valOffsAt: ptr(`col${c}.valOffs`),
+  }));
+  return { memory, descriptorAt, docs: data.nDocs, docFile, leis, columns };
+}
+
+/**
+ * Each doc's standing for ranking ties, in WASM memory: 2 when its registration is current
+ * (ISSUED or pending a transfer or archival), 1 when the entity is ACTIVE.
+ */
+function placeDocRanks(engine: EngineExports, memory: WebAssembly.Memory, data: SliceData): number {
+  const nDocs = data.nDocs;
+  const at = engine.alloc(Math.max(nDocs, 1));
+  const ranks = new Uint8Array(sharedBuffer(memory), at, nDocs);
+  const standing = (param: FilterParam, good: readonly string[], weight: number): void => {
+    const col = data.columns[columnIndex(param)];
+    const codeWeight = col.values.map((v) => (v !== null && good.includes(v) ? weight : 0));
+    for (let d = 0; d < nDocs; d++) ranks[d] |= codeWeight[col.codes[d]];
+  };
+  ranks.fill(0);
+  standing("registrationStatus", CURRENT_REGISTRATIONS, 2);
+  standing("status", ["ACTIVE"], 1);
+  return at;
+}
+
+/**
+ * What another shard thread needs to serve the same slice from the same memory: structured-
+ * cloneable, and sent once per thread when a generation is served (shard.ts "adopt").
+ */
+export interface SliceShare {
+  memory: WebAssembly.Memory;
+  /** the engine's descriptor of the slice, in that memory */
+  descriptorAt: number;
+  docs: number;
+  docFile: string;
+  leis: LeiTableShare;
+  /** per column: its values, and where its per-doc codes and value offsets lie in the memory */
+  columns: { values: (string | null)[]; codesAt: number; codeBytes: number; valOffsAt: number }[];
+}
+
+interface EngineColumn {
+  values: (string | null)[];
+  codes: CodeArray;
+  valOffs: Uint32Array;
+}
+
+/** A new engine instance on `memory`: its own globals and scratch, the memory's index. */
+function instantiate(memory: WebAssembly.Memory): EngineExports {
+  return new WebAssembly.Instance(engineModule, {
+    env: {
+      memory,
+      abort: () => {
+        throw new Error("engine abort");
+      },
+    },
+  }).exports as unknown as EngineExports;
+}
+
+function codeView(buffer: SharedArrayBuffer, bytes: number, at: number, docs: number): CodeArray {
+  if (bytes === 1) return new Uint8Array(buffer, at, docs);
+  return bytes === 2 ? new Uint16Array(buffer, at, docs) : new Uint32Array(buffer, at, docs);
+}
+
+function sharedBuffer(memory: WebAssembly.Memory): SharedArrayBuffer {
+  const buffer = memory.buffer as unknown;
+  if (!(buffer instanceof SharedArrayBuffer)) throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
+  return buffer;
+}
+
 export class WasmSlice {
   readonly docs: number;
+  /** how another thread serves this slice from the same memory */
+  readonly share: SliceShare;
   private readonly engine: EngineExports;
   private readonly docStore: DocStoreReader;
   /** each doc's LEI and where its stored JSON lies, read in the engine's memory (lei-table.ts) */
   private readonly leis: LeiTable;
   /** what LeiTable.warm() read: kept, so that its reads are not optimised away */
   private warmed = 0;
-  /** where the front finds the same table */
-  readonly leiTable: LeiTableShare;
   /** per column: its values, and its per-doc codes (a view of WASM memory, as narrow as stored) */
-  private readonly columns: { values: (string | null)[]; codes: CodeArray; valOffs: Uint32Array }[];
+  private readonly columns: EngineColumn[];
   private readonly codeByKey: Map<string, number>[];
   private readonly scratch: number;
   private readonly bitmapAt: number[];
@@ -118,17 +249,12 @@ export class WasmSlice {
   private lastQuery: WrittenQuery | null = null;
 
   /**
-   * A slice served from its segment. The engine's arrays are read straight into WASM memory,
-   * so a slice never exists twice in memory, not even while it loads.
+   * A slice served from its segment, in a new shared memory. The engine's arrays are read
+   * straight into it, so a slice never exists twice in memory, not even while it loads.
    */
   static async open(segment: string, docsJustWritten: boolean): Promise<WasmSlice> {
-    const engine = new WebAssembly.Instance(engineModule, {
-      env: {
-        abort: () => {
-          throw new Error("engine abort");
-        },
-      },
-    }).exports as unknown as EngineExports;
+    const memory = new WebAssembly.Memory({ initial: 2, maximum: 65536, shared: true });
+    const engine = instantiate(memory);
     const at = new Map<string, number>();
     const place: ArrayPlacer = (arrays) => {
       let size = 0;
@@ -142,101 +268,51 @@ export class WasmSlice {
       return (a) => new ARRAY_TYPES[a.kind](engine.memory.buffer, at.get(a.name)!, a.length);
     };
     const { data, docs } = await readSegment(segment, place, docsJustWritten);
-    return new WasmSlice(engine, data, at, docs);
+    const share = placeIndex(engine, memory, data, at, docFileOf(segment));
+    return new WasmSlice(engine, share, docs, data.columns);
   }
 
-  /** `data`'s engine arrays lie in WASM memory at `at`. */
-  private constructor(engine: EngineExports, data: SliceData, at: ReadonlyMap<string, number>, docStore: DocStoreReader) {
+  /** The slice another thread opened, served here from the same memory. */
+  static adopt(share: SliceShare): WasmSlice {
+    const engine = instantiate(share.memory);
+    const buffer = sharedBuffer(share.memory);
+    const columns = share.columns.map((col) => ({
+      values: col.values,
+      codes: codeView(buffer, col.codeBytes, col.codesAt, share.docs),
+      valOffs: new Uint32Array(buffer, col.valOffsAt, col.values.length + 1),
+    }));
+    return new WasmSlice(engine, share, DocStoreReader.open(share.docFile), columns);
+  }
+
+  private constructor(engine: EngineExports, share: SliceShare, docStore: DocStoreReader, columns: EngineColumn[]) {
     this.engine = engine;
-    this.docs = data.nDocs;
+    this.share = share;
+    this.docs = share.docs;
     this.docStore = docStore;
-    const ptr = (name: string): number => {
-      const p = at.get(name);
-      if (p === undefined) throw new Error(`the engine's array ${name} is not in its memory`);
-      return p;
-    };
-    const sharedMemory = (): SharedArrayBuffer => {
-      const memory = engine.memory.buffer as unknown;
-      if (!(memory instanceof SharedArrayBuffer))
-        throw new Error("the engine's memory is not shared: native/asconfig.json must declare it so");
-      return memory;
-    };
-    // term d < docs of the dictionary is doc d's LEI; none of it moves once placed
-    const table = { docs: data.nDocs, termBytesAt: ptr("termBytes"), termOffsAt: ptr("termOffs") };
-    const index = buildLeiIndex(table, (bytes) => engine.alloc(bytes), sharedMemory);
-    this.leiTable = {
-      memory: sharedMemory(),
-      ...table,
-      docStartAt: ptr("docStart"),
-      docLenAt: ptr("docLen"),
-      ...index,
-    };
-    this.leis = new LeiTable(this.leiTable);
-    // the segment's arrays were read straight into WASM memory: these are views of it
-    this.columns = data.columns.map((col) => ({ values: col.values, codes: col.codes, valOffs: col.valOffs }));
-    this.codeByKey = data.columns.map((col, c) => {
+    this.leis = new LeiTable(share.leis);
+    this.columns = columns.map((col) => ({ values: col.values, codes: col.codes, valOffs: col.valOffs }));
+    this.codeByKey = columns.map((col, c) => {
       const m = new Map<string, number>();
       col.values.forEach((v, code) => {
         if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code);
       });
       return m;
     });
-
-    const words: number[] = [
-      data.nDocs,
-      data.termOffs.length - 1,
-      ptr("termBytes"),
-      ptr("termOffs"),
-      ptr("postOffs"),
-      ptr("postDocs"),
-      ptr("fwdOffs"),
-      ptr("fwdTerms"),
-      ptr("fwdMeta"),
-      ptr("nameLen"),
-      ptr("postMeta"),
-      data.trie.nodes,
-      ptr("trie"),
-      ptr("nameKeys"),
-      data.nameKeys.length / 3,
-      this.placeDocRanks(data.nDocs),
-      data.columns.length,
-    ];
-    data.columns.forEach((col, c) =>
-      words.push(ptr(`col${c}.codes`), col.codes.BYTES_PER_ELEMENT, col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)),
-    );
-    const descriptor = Uint32Array.from(words);
-    const descriptorAt = engine.alloc(descriptor.byteLength);
-    new Uint32Array(engine.memory.buffer, descriptorAt, descriptor.length).set(descriptor);
-    engine.configure(descriptorAt);
-
-    // query scratch: token bytes, then one filter bitmap per column
-    this.bitmapAt = [];
+    engine.configure(share.descriptorAt);
+    // this instance's query scratch: token bytes, then one filter bitmap per column
     let size = MAX_TOKENS * 2 * 64;
-    const bitmapOffsets = data.columns.map((col) => {
+    const bitmapOffsets = columns.map((col) => {
       const at = size;
       size += (Math.ceil(col.values.length / 32) + 1) * 4;
       return at;
     });
-    this.scratch = this.engine.alloc(size);
+    this.scratch = engine.alloc(size);
     this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
   }
 
-  /**
-   * Each doc's standing for ranking ties, in WASM memory: 2 when its registration is current
-   * (ISSUED or pending a transfer or archival), 1 when the entity is ACTIVE.
-   */
-  private placeDocRanks(nDocs: number): number {
-    const at = this.engine.alloc(Math.max(nDocs, 1));
-    const ranks = new Uint8Array(this.engine.memory.buffer, at, nDocs);
-    const standing = (param: FilterParam, good: readonly string[], weight: number): void => {
-      const col = this.columns[columnIndex(param)];
-      const codeWeight = col.values.map((v) => (v !== null && good.includes(v) ? weight : 0));
-      for (let d = 0; d < nDocs; d++) ranks[d] |= codeWeight[col.codes[d]];
-    };
-    ranks.fill(0);
-    standing("registrationStatus", CURRENT_REGISTRATIONS, 2);
-    standing("status", ["ACTIVE"], 1);
-    return at;
+  /** The LEI table, where the front finds the slice's docs by LEI. */
+  get leiTable(): LeiTableShare {
+    return this.share.leis;
   }
 
   private doc(d: number): Uint8Array {

@@ -171,12 +171,6 @@ export class Reloader {
     return Math.max(1, Math.floor((this.realLive()?.docs ?? 0) * MIN_SHARE_OF_LAST_LOAD));
   }
 
-  /** A shard worker died: serve its collection again from the segments, or load it anew. */
-  async recoverSlices(): Promise<void> {
-    const onDisk = this.files.current();
-    if (!onDisk || !(await this.openOrRebuild(onDisk))) await this.loadSource(true);
-  }
-
   stop(): void {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
@@ -209,9 +203,8 @@ export class Reloader {
         this.opts.log(`segments of ${manifest.name} cannot be served: ${(err as Error).message}`);
       }
     } else {
-      const { threads, fixed } = this.collection.slicePlan;
       this.opts.log(
-        `${manifest.name} was built for ${manifest.sliceDocs.length} slices, this server runs ${fixed ? "" : "at most "}${threads}`,
+        `${manifest.name} was built for ${manifest.sliceDocs.length} slices, --shards asks for ${this.collection.slicePlan.fixed}`,
       );
     }
     if (!manifest.download || !existsSync(manifest.download)) {

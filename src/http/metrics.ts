@@ -79,6 +79,20 @@ export class Metrics {
     });
   }
 
+  /** A counter whose values `read` gives whenever the metrics are scraped (counts kept elsewhere). */
+  counterFrom(name: string, help: string, read: GaugeRead, labelNames: string[] = []): void {
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [labels, value] of read()) this.inc(labels, value);
+      },
+    });
+  }
+
   render(): Promise<string> {
     return this.registry.metrics();
   }

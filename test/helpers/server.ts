@@ -27,6 +27,8 @@ export interface StartOptions {
   source?: string | null;
   /** --shards; default 2; "auto" = no flag, the server sizes its slices to the data */
   shards?: number | "auto";
+  /** --workers; omitted = no flag, a worker per core */
+  workers?: number;
   rateLimit?: number;
   rateWindow?: number;
   /** extra raw flags */
@@ -151,6 +153,7 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
     String(opts.rateWindow ?? 60),
   ];
   if (opts.shards !== "auto") args.push("--shards", String(opts.shards ?? 2));
+  if (opts.workers !== undefined) args.push("--workers", String(opts.workers));
   const shared = process.env.LEIDEX_TEST_POSTGRES;
   if (shared && !(opts.args ?? []).includes("--database")) args.push("--database", await databaseOf(shared, dataDir));
   if (opts.source !== null) args.push("--source", opts.source ?? "sample");

@@ -1,0 +1,76 @@
+// Every shard worker serves every slice from one copy of the index in shared memory
+// (src/engine/wasm-slice.ts, pool.ts): whatever the worker count the defaults or --workers choose,
+// the answers are the same, byte for byte but for their timing, and every worker answers its share
+// of concurrent searches. With more slices than workers, each worker serves several.
+
+import { availableParallelism } from "node:os";
+import t from "tap";
+import { metric, startServer, type RunningServer } from "./helpers/server.js";
+
+const QUERIES = [
+  "q=bank",
+  "q=deutsche%20bank",
+  "q=bnak",
+  "q=siemns",
+  "q=holding%20gmbh",
+  "q=appl",
+  "q=volkswagen%20ag",
+  "q=fund&jurisdiction=LU&facets=status,registrationStatus",
+  "q=societe%20generale&limit=5&page=2",
+  "q=invest&registrationStatus=LAPSED&facets=jurisdiction",
+  "q=xqzzyv",
+  "q=banco%20santandr",
+  "q=%D0%B1%D0%B0%D0%BD%D0%BA",
+];
+
+/** Every query's answer without its timing. */
+async function answers(srv: RunningServer): Promise<string[]> {
+  const out: string[] = [];
+  for (const q of QUERIES) {
+    const r = await srv.get(`/v1/entities?${q}`);
+    if (r.status !== 200) throw new Error(`${q}: ${r.status} ${r.text}`);
+    out.push(r.text.replace(/"searchTimeMs":\d+(\.\d+)?,?/, ""));
+  }
+  out.push((await srv.get("/v1/facets/jurisdiction")).text);
+  return out;
+}
+
+/** Requests each worker was sent, from /metrics. */
+async function perWorker(srv: RunningServer, workers: number): Promise<number[]> {
+  const text = (await srv.get("/metrics")).text;
+  return Array.from({ length: workers }, (_, w) => metric(text, "leidex_shard_requests_total", { worker: String(w) }) ?? -1);
+}
+
+const cores = availableParallelism();
+const counts = [...new Set([1, 2, 4, 8, cores])].sort((a, b) => a - b);
+const baseline = await startServer(t, { shards: "auto", workers: 1 });
+const expected = await answers(baseline);
+await baseline.stop();
+
+for (const workers of counts) {
+  t.test(`${workers} worker(s), one slice: the same answers, and every worker answers`, async (t) => {
+    const srv = await startServer(t, { shards: "auto", workers: workers === cores ? undefined : workers });
+    t.same(await answers(srv), expected, "identical answers to one worker's");
+    // distinct searches at once: the pool spreads each turn's batch over the idle workers
+    const before = await perWorker(srv, workers);
+    t.ok(
+      before.every((n) => n >= 0),
+      `/metrics counts requests for each of the ${workers} worker(s)`,
+    );
+    const burst = Array.from({ length: 40 * workers }, (_, i) => srv.get(`/v1/entities?q=bank%20${i}x&limit=1`));
+    t.ok(
+      (await Promise.all(burst)).every((r) => r.status === 200),
+      "a burst of distinct searches answers 200",
+    );
+    const after = await perWorker(srv, workers);
+    t.ok(
+      after.every((n, w) => n > before[w]),
+      `every worker answered part of the burst: ${after.map((n, w) => n - before[w]).join(", ")}`,
+    );
+  });
+}
+
+t.test("3 slices on 2 workers: each worker serves every slice; answers as on one slice", async (t) => {
+  const srv = await startServer(t, { shards: 3, workers: 2 });
+  t.same(await answers(srv), expected, "identical answers");
+});
