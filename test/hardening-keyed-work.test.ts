@@ -117,11 +117,12 @@ t.test("merged synonym variants read only the page's documents", async (t) => {
   const variantsSeen: string[] = [];
   const pool = {
     threads: 1,
-    // an empty LEI table: this test looks nothing up
-    broadcast: async () => [
-      { docs: DOCS, leis: { memory: new SharedArrayBuffer(16), docs: 0, termBytesAt: 0, termOffsAt: 0, docStartAt: 8, docLenAt: 8 } },
-    ],
-    run: async () => ({ docs: DOCS }),
+    // an empty LEI table: this test looks nothing up; the one worker opens the one slice
+    run: async () => ({
+      docs: DOCS,
+      leis: { memory: new SharedArrayBuffer(16), docs: 0, termBytesAt: 0, termOffsAt: 0, docStartAt: 8, docLenAt: 8 },
+    }),
+    broadcast: async () => [],
     request: async (_slice: number, _gen: number, request: ShardRequest): Promise<ShardResponse> => {
       if (request.kind !== "search") throw new Error(`unexpected ${request.kind}`);
       const v = Number(/v(\d)/.exec(request.query.q ?? "")?.[1] ?? 0);
@@ -139,7 +140,7 @@ t.test("merged synonym variants read only the page's documents", async (t) => {
       };
     },
   } as unknown as ShardPool;
-  const collection = new Collection(pool, { threads: 1, fixed: true });
+  const collection = new Collection(pool, { fixed: 1 });
   const { gen, sliceDocs } = await collection.open(1, () => segment);
   collection.swap(gen, sliceDocs, {
     name: "fake",
