@@ -105,6 +105,30 @@ export function readMemory(pid: number): Memory | null {
   }
 }
 
+/** utime + stime of a process (all its threads), in seconds. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy time of all CPUs (everything but idle and iowait), in seconds, from /proc/stat. */
+export function machineBusySeconds(): number {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    return (total - ticks[3]! - ticks[4]!) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** Samples a process's RSS every `everyMs` and keeps the peak. */
 export class RssSampler {
   private peak = 0;

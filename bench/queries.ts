@@ -123,6 +123,16 @@ export function makeTypoQuery(rng: Rng, name: string): string | null {
   return q;
 }
 
+/** The first two words of a name with one typing error in a word of 4+ letters, or null when neither has one. */
+export function firstWordsTypo(rng: Rng, name: string): string | null {
+  const words = queryTokens(name).slice(0, 2);
+  const eligible = words.map((w, k) => (typoEligible(w) ? k : -1)).filter((k) => k >= 0);
+  if (words.length < 2 || eligible.length === 0) return null;
+  const k = rng.pick(eligible);
+  words[k] = typo(rng, words[k]!);
+  return words.join(" ");
+}
+
 export function makePrefixQuery(rng: Rng, name: string): string | null {
   const tokens = queryTokens(name);
   if (tokens.length === 0) return null;

@@ -24,7 +24,19 @@ import { fileURLToPath } from "node:url";
 import { Args, buildList, isMain, type Build } from "./args.js";
 import { Histogram, type LatencySummary } from "./histogram.js";
 import { runLoad, type LoadResult } from "./loadgen.js";
-import { freePort, readMemory, removeDirLater, runCli, startWatchdog, startServer, onCleanup, type ServerProcess } from "./proc.js";
+import {
+  cpuSeconds,
+  freePort,
+  machineBusySeconds,
+  readMemory,
+  removeDirLater,
+  runCli,
+  startWatchdog,
+  startServer,
+  onCleanup,
+  type ServerProcess,
+} from "./proc.js";
+import { median, table } from "./table.js";
 import { startBareUws } from "./bare-uws.js";
 import { Rng } from "./prng.js";
 import { otherWidth } from "./registry-corpus.js";
@@ -340,30 +352,6 @@ function buildMixes(queries: RegistryQueries, seed: number, slices: number): Mix
   };
 }
 
-/** utime + stime of a process (all its threads), in seconds. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime are fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** Busy time of all CPUs (everything but idle and iowait), in seconds, from /proc/stat. */
-function machineBusySeconds(): number {
-  try {
-    const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
-    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = ticks.reduce((a, b) => a + b, 0);
-    return (total - ticks[3]! - ticks[4]!) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 // ---------------------------------------------------------------- one run
 
 async function runOnce(
@@ -591,12 +579,6 @@ function metrics(opts: Options): Metric[] {
 
 const cpuPerAnswerUs = (x: LoadRun): number => (x.serverCores * 1e6) / x.load.rps;
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 function report(opts: Options, runs: readonly RunResult[]): string {
   const ms = metrics(opts);
   const labels = opts.builds.map((b) => b.label);
@@ -700,17 +682,6 @@ function recallReport(opts: Options, runs: readonly RunResult[], pgr: RegistryPg
     "",
     table(byMode),
   ].join("\n");
-}
-
-/** Left-aligned first column, right-aligned others, a rule under the header. */
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows
-    .map((r, i) => {
-      const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
-      return i === 0 ? `${line}\n${widths.map((w) => "-".repeat(w)).join("  ")}` : line;
-    })
-    .join("\n");
 }
 
 // ---------------------------------------------------------------- main

@@ -35,6 +35,7 @@ import { freePort, readMemory, removeDirLater, RssSampler, runCli, startWatchdog
 import { Rng } from "./prng.js";
 import { buildQuerySet, type QueryEntry } from "./queries.js";
 import { RecordFactory } from "./records.js";
+import { table } from "./table.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
@@ -423,16 +424,6 @@ async function leidexRecall(base: string, items: ReadonlyArray<{ q: string; lei:
 const fmtInt = (n: number): string => Math.round(n).toLocaleString("en-US");
 const fmtMs = (n: number): string => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows
-    .map((r, i) => {
-      const line = r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
-      return i === 0 ? `${line}\n${widths.map((w) => "-".repeat(w)).join("  ")}` : line;
-    })
-    .join("\n");
-}
 
 const signed = (n: number, digits: number): string => `${n >= 0 ? "+" : "−"}${Math.abs(n).toFixed(digits)}`;
 
