@@ -77,6 +77,8 @@ interface ClassRun {
   readonly cls: CoresClass;
   readonly answers: number;
   readonly cpuUsPerAnswer: number;
+  /** less what the idle server spent over the same window (its timers, metrics, GC) */
+  readonly netCpuUsPerAnswer?: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly unsent: number;
@@ -85,6 +87,8 @@ interface ClassRun {
 
 interface WorkersRun {
   readonly workers: number;
+  /** the server's CPU while idle, in cores, measured over IDLE_S before the classes */
+  readonly idleCores: number;
   readonly readySeconds: number;
   readonly rssReadyBytes: number;
   readonly rssAfterBytes: number;
@@ -136,6 +140,8 @@ const enc = encodeURIComponent;
 /** Distinct searches for the closed loops, per core of the largest --pin: more than such a server answers in a window. */
 const CLOSED_NAMES_PER_CORE = 60_000;
 const CLOSED_LEIS = 200_000;
+/** Seconds the server is watched idle, before the classes, to tell its own background CPU from the answers'. */
+const IDLE_S = 3;
 
 // ---------------------------------------------------------------- corpus and queries
 
@@ -273,8 +279,9 @@ async function openLoop(
   server: ServerProcess,
   paths: readonly string[],
   warmupS: number,
-): Promise<{ load: LoadResult; cpuUs: number }> {
+): Promise<{ load: LoadResult; cpuUs: number; seconds: number }> {
   const cpu0 = cpuSeconds(server.pid);
+  const t0 = performance.now();
   const load = await runLoad({
     host: "127.0.0.1",
     port: server.port,
@@ -287,7 +294,7 @@ async function openLoop(
   });
   const cpuUs = ((cpuSeconds(server.pid) - cpu0) * 1e6) / Math.max(1, load.requests);
   if (server.child.exitCode !== null) throw new Error(`server exited under load:\n${server.tail()}`);
-  return { load, cpuUs };
+  return { load, cpuUs, seconds: (performance.now() - t0) / 1000 };
 }
 
 async function measureWorkers(bench: Bench, build: BuildRuns, dataDir: string, workers: number): Promise<WorkersRun> {
@@ -296,25 +303,30 @@ async function measureWorkers(bench: Bench, build: BuildRuns, dataDir: string, w
   try {
     const rssReadyBytes = readMemory(server.pid)?.rssBytes ?? 0;
     await openLoop(opts, server, paths.warmup, opts.warmupS);
+    const idleCpu0 = cpuSeconds(server.pid);
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    const idleCores = (cpuSeconds(server.pid) - idleCpu0) / IDLE_S;
+    log(`  ${workers} workers, idle: ${(idleCores * 1000).toFixed(1)} ms CPU a second`);
     const classes: ClassRun[] = [];
     for (const cls of CLASSES) {
-      const { load, cpuUs } = await openLoop(opts, server, paths.classes[cls], 0);
+      const { load, cpuUs, seconds } = await openLoop(opts, server, paths.classes[cls], 0);
       const run = {
         cls,
         answers: load.requests,
         cpuUsPerAnswer: cpuUs,
+        netCpuUsPerAnswer: cpuUs - (idleCores * seconds * 1e6) / Math.max(1, load.requests),
         p50Ms: load.latency.p50Ms,
         p99Ms: load.latency.p99Ms,
         unsent: load.backlog,
         failed: failedOf(load),
       };
       log(
-        `  ${workers} workers, ${CLASS_NAMES[cls]}: ${cpuUs.toFixed(0)} µs CPU/answer over ${run.answers}, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, unsent ${run.unsent}, failed ${run.failed}`,
+        `  ${workers} workers, ${CLASS_NAMES[cls]}: ${cpuUs.toFixed(0)} µs CPU/answer (${run.netCpuUsPerAnswer!.toFixed(0)} net of idle) over ${run.answers}, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, unsent ${run.unsent}, failed ${run.failed}`,
       );
       classes.push(run);
     }
     const rssAfterBytes = readMemory(server.pid)?.rssBytes ?? 0;
-    return { workers, readySeconds: server.readySeconds, rssReadyBytes, rssAfterBytes, classes };
+    return { workers, idleCores, readySeconds: server.readySeconds, rssReadyBytes, rssAfterBytes, classes };
   } finally {
     await server.stop();
   }
@@ -454,14 +466,18 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
         .map((w) => w.classes.find((c) => c.cls === cls))
         .map((c) => (c === undefined ? undefined : pick(c))),
     );
-  const cpu = (b: BuildRuns, [cls, n]: [CoresClass, number]): number | null => classFig(b, n, cls, (c) => c.cpuUsPerAnswer);
+  const gross = (b: BuildRuns, [cls, n]: [CoresClass, number]): number | null => classFig(b, n, cls, (c) => c.cpuUsPerAnswer);
+  // older result files have no idle figure: their gross one stands in
+  const cpu = (b: BuildRuns, [cls, n]: [CoresClass, number]): number | null =>
+    classFig(b, n, cls, (c) => c.netCpuUsPerAnswer ?? c.cpuUsPerAnswer);
   const cpuTable = sideBySide(
     builds,
     ["class", "workers"],
-    ["µs/answer", `÷${w1}w`, "p50 ms", "p99 ms", "unsent", "failed"],
+    ["µs/answer", "net of idle", `÷${w1}w`, "p50 ms", "p99 ms", "unsent", "failed"],
     CLASSES.flatMap((cls) => opts.workers.map((n): [CoresClass, number] => [cls, n])),
     ([cls, n]) => [CLASS_NAMES[cls], String(n)],
     (b, [cls, n]) => [
+      fmt(gross(b, [cls, n])),
       fmt(cpu(b, [cls, n])),
       ratio(cpu(b, [cls, n]), cpu(b, [cls, w1])),
       fmt(
@@ -530,7 +546,7 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
       ? `the load generator on core(s) ${allowed.slice(maxPin).join(",")}, apart from the server's`
       : `the load generator shares the server's cores: this box has ${allowed.length}, and a core of its own needs ${maxPin + 1}`;
   return [
-    `Server CPU (utime + stime, all threads) per answer, open loop at ${opts.rate}/s for ${opts.durationS} s per class, distinct queries; medians of ${opts.rounds} round(s); worker flag: ${builds.map((b) => `${b.label} ${b.flag}`).join(", ")}`,
+    `Server CPU (utime + stime, all threads) per answer, open loop at ${opts.rate}/s for ${opts.durationS} s per class, distinct queries; net of idle: less the idle server's CPU over the same window (measured ${IDLE_S} s before the classes); medians of ${opts.rounds} round(s); worker flag: ${builds.map((b) => `${b.label} ${b.flag}`).join(", ")}`,
     "",
     cpuTable,
     "",
