@@ -67,30 +67,32 @@ export class Metrics {
 
   /** A gauge whose values `read` gives whenever the metrics are scraped. */
   gauge(name: string, help: string, read: GaugeRead, labelNames: string[] = []): void {
-    new Gauge({
-      name,
-      help,
-      labelNames,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [labels, value] of read()) this.set(labels, value);
-      },
-    });
+    this.readAtScrape("gauge", name, help, read, labelNames);
   }
 
   /** A counter whose values `read` gives whenever the metrics are scraped (counts kept elsewhere). */
   counterFrom(name: string, help: string, read: GaugeRead, labelNames: string[] = []): void {
-    new Counter({
-      name,
-      help,
-      labelNames,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [labels, value] of read()) this.inc(labels, value);
-      },
-    });
+    this.readAtScrape("counter", name, help, read, labelNames);
+  }
+
+  private readAtScrape(type: "gauge" | "counter", name: string, help: string, read: GaugeRead, labelNames: string[]): void {
+    const options = { name, help, labelNames, registers: [this.registry] };
+    if (type === "gauge")
+      new Gauge({
+        ...options,
+        collect() {
+          this.reset();
+          for (const [labels, value] of read()) this.set(labels, value);
+        },
+      });
+    else
+      new Counter({
+        ...options,
+        collect() {
+          this.reset();
+          for (const [labels, value] of read()) this.inc(labels, value);
+        },
+      });
   }
 
   render(): Promise<string> {
