@@ -33,20 +33,13 @@ interface Pending {
   request: ShardRequest;
   resolve: (r: ShardResponse) => void;
 }
-interface SliceQueue {
-  gen: number;
-  slice: number;
-  items: Pending[];
-}
-
-export class ShardUnavailableError extends Error {}
 
 export class ShardPool {
   readonly threads: number;
   private readonly claims: Int32Array;
   private readonly piscina: Piscina;
   /** waiting requests by generation, then slice */
-  private readonly queues = new Map<number, Map<number, SliceQueue>>();
+  private readonly queues = new Map<number, Map<number, Pending[]>>();
   private readonly inFlight: number[];
   /** requests sent to each worker since start */
   readonly requestsSent: number[];
@@ -154,9 +147,10 @@ export class ShardPool {
       let bySlice = this.queues.get(gen);
       if (!bySlice) this.queues.set(gen, (bySlice = new Map()));
       let queue = bySlice.get(slice);
-      if (!queue) bySlice.set(slice, (queue = { gen, slice, items: [] }));
-      queue.items.push({ request, resolve });
-      this.scheduleFlush();
+      if (!queue) bySlice.set(slice, (queue = []));
+      queue.push({ request, resolve });
+      // with every worker busy, the next batch to finish sends what waits (send's finally)
+      if (this.leastBusy() >= 0) this.scheduleFlush();
     });
   }
 
@@ -187,11 +181,11 @@ export class ShardPool {
   private flush(): void {
     for (const [gen, bySlice] of this.queues) {
       for (const [slice, queue] of bySlice) {
-        while (queue.items.length > 0) {
+        while (queue.length > 0) {
           const w = this.leastBusy();
           if (w < 0) return;
-          const size = Math.min(MAX_BATCH, Math.ceil(queue.items.length / Math.max(1, this.idleWorkers())));
-          this.send(w, queue.gen, queue.slice, queue.items.splice(0, size));
+          const size = Math.min(MAX_BATCH, Math.ceil(queue.length / Math.max(1, this.idleWorkers())));
+          this.send(w, gen, slice, queue.splice(0, size));
         }
         bySlice.delete(slice);
       }

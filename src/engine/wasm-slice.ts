@@ -290,7 +290,7 @@ export class WasmSlice {
     this.docs = share.docs;
     this.docStore = docStore;
     this.leis = new LeiTable(share.leis);
-    this.columns = columns.map((col) => ({ values: col.values, codes: col.codes, valOffs: col.valOffs }));
+    this.columns = columns;
     this.codeByKey = columns.map((col, c) => {
       const m = new Map<string, number>();
       col.values.forEach((v, code) => {
