@@ -2,55 +2,41 @@
 // number -> thread id), and a task for worker w goes to its holder: the tasks that build and open
 // a slice go to the worker that holds its builder or opens its memory (see Collection), and every
 // other worker then serves the slice from that same memory (shard.ts "adopt").
-// Requests may go to any worker, since every worker serves every slice of a live generation.
-// They are queued per slice and generation and leave in batches once the current event-loop turn
-// has handed over every request it parsed (setImmediate): to the least busy workers, split
-// evenly among the idle ones, at most MAX_IN_FLIGHT batches a worker. Each batch travels over the
-// worker's query channel (slice-channel.ts); that keeps the per-message cost off each query.
+// Requests may go to any worker, since every worker serves every slice of a live generation:
+// this thread's go through its QueryRouter (query-router.ts); a front thread gets query ports of
+// its own (openPort) for a router of its own.
 
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
-import { decodeResponses, encodeRequests } from "./shard-codec.js";
-import { type ShardRequest, type ShardResponse, type ShardTask } from "./protocol.js";
-import { SliceChannel } from "./slice-channel.js";
+import type { ShardRequest, ShardResponse, ShardTask } from "./protocol.js";
+import { QueryRouter } from "./query-router.js";
 
 type PiscinaWorker = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[1][number];
 type PiscinaTask = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[0];
 
-const MAX_IN_FLIGHT = 2;
 /**
  * A shard's young generation, in MB. V8's default (about 48 MB a thread) is sized for
  * throughput; a shard's garbage is a query's few KB, or a record being indexed, so a smaller
  * nursery costs little and keeps a reload's peak lower: each thread holds its nursery in full.
  */
 export const WORKER_YOUNG_GENERATION_MB = 12;
-const MAX_BATCH = 128;
 /** How long a replaced worker's successor may take to claim its number. */
 const CLAIM_TIMEOUT_MS = 30_000;
-
-interface Pending {
-  request: ShardRequest;
-  resolve: (r: ShardResponse) => void;
-}
 
 export class ShardPool {
   readonly threads: number;
   private readonly claims: Int32Array;
   private readonly piscina: Piscina;
-  /** waiting requests by generation, then slice */
-  private readonly queues = new Map<number, Map<number, Pending[]>>();
-  private readonly inFlight: number[];
-  /** requests sent to each worker since start */
-  readonly requestsSent: number[];
-  /** whether the worker serves every live slice: false while a replaced worker's successor adopts them */
-  private readonly serving: boolean[];
-  private flushScheduled = false;
-  private readonly channels: (SliceChannel | null)[];
-  private readonly attaching: (Promise<SliceChannel> | null)[];
+  /** this thread's requests */
+  private readonly router: QueryRouter;
   private closing = false;
   /** Serves every live slice on worker w, whose thread was replaced; it takes requests once this settles. */
   adoptInto: ((worker: number) => Promise<void>) | null = null;
+  /** Called when a worker died, before its successor serves. */
+  onWorkerDown: ((worker: number) => void) | null = null;
+  /** Called when a dead worker's successor serves every live slice. */
+  onWorkerServes: ((worker: number) => void) | null = null;
   /** Called when a worker died, with what became of its successor. */
   onWorkerReplaced: ((worker: number, error: Error | null) => void) | null = null;
 
@@ -58,11 +44,7 @@ export class ShardPool {
     this.threads = threads;
     const shared = new SharedArrayBuffer(4 * threads);
     this.claims = new Int32Array(shared);
-    this.inFlight = new Array<number>(threads).fill(0);
-    this.requestsSent = new Array<number>(threads).fill(0);
-    this.serving = new Array<boolean>(threads).fill(true);
-    this.channels = new Array<SliceChannel | null>(threads).fill(null);
-    this.attaching = new Array<Promise<SliceChannel> | null>(threads).fill(null);
+    this.router = new QueryRouter(threads, (w) => this.openPort(w));
     this.piscina = new Piscina({
       filename: new URL("../../workers/shard.js", import.meta.url).href,
       minThreads: threads,
@@ -81,8 +63,8 @@ export class ShardPool {
     this.piscina.on("workerDestroy", (worker: PiscinaWorker) => {
       for (let w = 0; w < threads; w++) {
         if (Atomics.compareExchange(this.claims, w, worker.id, 0) !== worker.id) continue;
-        this.serving[w] = false;
-        this.dropChannel(w, `shard worker ${w} is gone`);
+        this.router.down(w, `shard worker ${w} is gone`);
+        this.onWorkerDown?.(w);
         if (!this.closing) void this.replaced(w);
       }
     });
@@ -114,8 +96,8 @@ export class ShardPool {
         await new Promise((r) => setTimeout(r, 10));
       }
       await this.adoptInto?.(w);
-      this.serving[w] = true;
-      this.scheduleFlush();
+      this.router.serve(w);
+      this.onWorkerServes?.(w);
     } catch (err) {
       error = err as Error;
     }
@@ -143,97 +125,16 @@ export class ShardPool {
 
   /** One request to one slice of a generation, batched with its neighbours in time. */
   request(slice: number, gen: number, request: ShardRequest): Promise<ShardResponse> {
-    return new Promise((resolve) => {
-      let bySlice = this.queues.get(gen);
-      if (!bySlice) this.queues.set(gen, (bySlice = new Map()));
-      let queue = bySlice.get(slice);
-      if (!queue) bySlice.set(slice, (queue = []));
-      queue.push({ request, resolve });
-      // with every worker busy, the next batch to finish sends what waits (send's finally)
-      if (this.leastBusy() >= 0) this.scheduleFlush();
-    });
+    return this.router.request(slice, gen, request);
   }
 
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
+  /** Requests this thread sent to each worker since start. */
+  get requestsSent(): readonly number[] {
+    return this.router.requestsSent;
   }
 
-  /** The serving worker with the fewest batches in flight and room for one more, or -1. */
-  private leastBusy(): number {
-    let best = -1;
-    for (let w = 0; w < this.threads; w++)
-      if (this.serving[w] && this.inFlight[w] < MAX_IN_FLIGHT && (best < 0 || this.inFlight[w] < this.inFlight[best])) best = w;
-    return best;
-  }
-
-  private idleWorkers(): number {
-    let idle = 0;
-    for (let w = 0; w < this.threads; w++) if (this.serving[w] && this.inFlight[w] === 0) idle++;
-    return idle;
-  }
-
-  /** Sends queued requests as batches while some worker has room for one. */
-  private flush(): void {
-    for (const [gen, bySlice] of this.queues) {
-      for (const [slice, queue] of bySlice) {
-        while (queue.length > 0) {
-          const w = this.leastBusy();
-          if (w < 0) return;
-          const size = Math.min(MAX_BATCH, Math.ceil(queue.length / Math.max(1, this.idleWorkers())));
-          this.send(w, gen, slice, queue.splice(0, size));
-        }
-        bySlice.delete(slice);
-      }
-      this.queues.delete(gen);
-    }
-  }
-
-  private send(w: number, gen: number, slice: number, items: Pending[]): void {
-    this.inFlight[w]++;
-    this.requestsSent[w] += items.length;
-    const payload = encodeRequests(items.map((p) => p.request));
-    // answers come in order, possibly in parts: each resolves the next waiting requests
-    let answered = 0;
-    const onPart = (bytes: Uint8Array): void => {
-      for (const response of decodeResponses(bytes)) if (answered < items.length) items[answered++].resolve(response);
-    };
-    const channel = this.channels[w];
-    const batch = { gen, slice, payload };
-    const batchSent = channel?.open ? channel.ask(batch, onPart) : this.attach(w).then((c) => c.ask(batch, onPart));
-    batchSent
-      .then(
-        () => {
-          for (; answered < items.length; answered++) items[answered].resolve({ kind: "error", message: "missing response" });
-        },
-        (err: Error) => {
-          for (; answered < items.length; answered++)
-            items[answered].resolve({ kind: "error", message: `shard worker ${w} failed: ${err.message}` });
-        },
-      )
-      .finally(() => {
-        this.inFlight[w]--;
-        this.flush();
-      });
-  }
-
-  /** Worker w's query channel, once opened; concurrent callers share one attempt. */
-  private attach(w: number): Promise<SliceChannel> {
-    const pending = this.attaching[w];
-    if (pending) return pending;
-    // cleared once settled, so that a failed attempt is not the answer for good
-    const attempt = this.openChannel(w).finally(() => {
-      this.attaching[w] = null;
-    });
-    this.attaching[w] = attempt;
-    return attempt;
-  }
-
-  private async openChannel(w: number): Promise<SliceChannel> {
+  /** A fresh query port to worker w, for a router on another thread (a front thread's). */
+  async openPort(w: number): Promise<MessagePort> {
     const { port1, port2 } = new MessageChannel();
     try {
       await this.run(w, { op: "attach", port: port2 }, [port2]);
@@ -241,17 +142,12 @@ export class ShardPool {
       port1.close();
       throw err;
     }
-    return (this.channels[w] = new SliceChannel(port1));
-  }
-
-  private dropChannel(w: number, reason: string): void {
-    this.channels[w]?.close(reason);
-    this.channels[w] = null;
+    return port1;
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    for (let w = 0; w < this.threads; w++) this.dropChannel(w, "the shard pool is closing");
+    this.router.close("the shard pool is closing");
     await this.piscina.destroy();
   }
 }

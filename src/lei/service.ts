@@ -1,7 +1,7 @@
 // The LEI area's core API, shared by the HTTP routes and the MCP tools so both give the same
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
-import type { Collection, LiveGeneration, SearchOutcome } from "../engine/collection.js";
+import type { CollectionView, LiveGeneration, SearchOutcome } from "../engine/collection-view.js";
 import type { SearchRequest } from "../engine/planner.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { AnswerCache } from "./answer-cache.js";
@@ -38,7 +38,7 @@ export class LeiService {
   private readonly pageScratch = new ScratchBytes();
 
   constructor(
-    private readonly collection: Collection,
+    private readonly collection: CollectionView,
     cacheBytes = 64 << 20,
     /** whether a licence is active here (license/license-state.ts), for the stats */
     private readonly licensed: () => boolean = () => false,

@@ -1,0 +1,370 @@
+// What a thread reads of the live collection: which generation queries go to, scatter/gather
+// over its slices, and each slice's document file and LEI table. A query pins the generation it
+// started on; a generation replaced by a swap is retired once no query here holds it. The slices
+// answer where their hits' stored documents lie; only the merged page's are read, here. A lookup
+// by LEI needs no shard: each slice's LEI table is read in its shared memory (lei-table.ts).
+// The main thread's Collection (collection.ts) builds and opens generations; each front thread
+// has a view of its own, fed the generations the main thread serves (http/front-threads.ts).
+
+import { DocStoreReader } from "./doc-store.js";
+import { LeiTable, type LeiTableShare } from "./lei-table.js";
+import type { HitRef, SearchAnswer, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
+import { sliceOf } from "./partition.js";
+import type { FacetParam, FilterParam } from "./schema.js";
+import type { EngineQuery } from "./wasm-slice.js";
+import { mergeByLei } from "./lei-order-merge.js";
+import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
+import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
+import { ScratchBytes } from "./scratch-bytes.js";
+import type { FamilyData } from "../level2/family-data.js";
+
+export interface CollectionMeta {
+  name: string;
+  source: string;
+  published: string | null;
+  downloadSeconds: number | null;
+  ingestSeconds: number | null;
+  loadedAt: string;
+  /** a stand-in (the bundled sample while the real source is unreachable) */
+  fallback: boolean;
+}
+
+export interface LiveGeneration extends CollectionMeta {
+  gen: number;
+  docs: number;
+  sliceDocs: number[];
+  /** its Level 2 data (relationships, exceptions, ISIN and BIC maps); null when it was loaded without */
+  family: FamilyData | null;
+}
+
+export interface SearchOutcome {
+  found: number;
+  outOf: number;
+  /** best first: the caller's window from the `from` given to searchWith() on */
+  hits: WireHit[];
+  facets: Partial<Record<FacetParam, [string, number][]>>;
+  tookMs: number;
+}
+
+/** Where a thread asks a slice of a generation (query-router.ts). */
+export interface ShardRequests {
+  request(slice: number, gen: number, request: ShardRequest): Promise<ShardResponse>;
+}
+
+/** What a thread needs to read one slice of a served generation. */
+export interface SliceFiles {
+  docFile: string;
+  leis: LeiTableShare;
+}
+
+type SearchPart = Extract<ShardResponse, { kind: "search" }>;
+
+/**
+ * One round's engine query, written out field by field. Not `{ ...request, typoMask, … }`: in
+ * Node 20's V8 an object literal that starts with a spread keeps whole runs of such short-lived
+ * objects alive through young-generation collections, so under load the front's old generation
+ * filled every two or three seconds and its full collections stalled every thread for tens of ms.
+ */
+function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolean, maxTypos: number | undefined): EngineQuery {
+  return {
+    q: request.q,
+    fields: request.fields,
+    filters: request.filters,
+    facets: request.facets,
+    window: request.window,
+    typoMask,
+    dropTokens,
+    maxTypos,
+    prefix: request.prefix,
+    exclude: request.exclude,
+  };
+}
+
+/** What the front reads of one slice of a generation. */
+interface SliceReader {
+  docs: DocStoreReader;
+  leis: LeiTable;
+}
+
+/** Hits whose documents lie at most this many bytes apart are read in one go (withDocs). */
+const NEIGHBOUR_GAP = 4096;
+
+export class NotReadyError extends Error {}
+export class ShardFailedError extends Error {}
+
+export class CollectionView {
+  protected live: LiveGeneration | null = null;
+  private readonly holds = new Map<number, number>();
+  /** per generation, each slice's document file and LEI table */
+  private readonly readers = new Map<number, SliceReader[]>();
+  private readonly swapListeners: ((live: LiveGeneration) => void)[] = [];
+  /** the documents of the search or lookup being answered (searchWith, lookupWith) */
+  private readonly docScratch = new ScratchBytes();
+
+  constructor(private readonly shards: ShardRequests) {}
+
+  get current(): LiveGeneration | null {
+    return this.live;
+  }
+
+  /** Opens the document files and LEI tables of gen's slices, which the shards serve. */
+  openReaders(gen: number, slices: SliceFiles[]): void {
+    this.readers.set(
+      gen,
+      slices.map((s) => ({ docs: DocStoreReader.open(s.docFile), leis: new LeiTable(s.leis) })),
+    );
+  }
+
+  /** A generation no query here holds any more, after a swap: its readers are closed (Collection also drops it from the shards). */
+  protected retire(gen: number): void {
+    this.closeReaders(gen);
+  }
+
+  /** Closes gen's readers once it is not live and no query here holds it (a view asked to let go of it). */
+  async release(gen: number): Promise<void> {
+    while (this.live?.gen === gen || (this.holds.get(gen) ?? 0) > 0) await new Promise((r) => setTimeout(r, 50));
+    this.closeReaders(gen);
+  }
+
+  /** Whether gen had readers. Its own frame: none of them may be on the stack of a collection. */
+  protected closeReaders(gen: number): boolean {
+    const readers = this.readers.get(gen);
+    if (!readers) return false;
+    for (const reader of readers) reader.docs.close();
+    return this.readers.delete(gen);
+  }
+
+  private readersOf(gen: number): SliceReader[] {
+    const readers = this.readers.get(gen);
+    if (!readers) throw new ShardFailedError(`generation ${gen} has no document files open`);
+    return readers;
+  }
+
+  /**
+   * The hits from `from` on with their stored JSON, read into the scratch: views valid until its
+   * next use. A slice's document file is in name order (slice-builder.ts), so a page of names
+   * alike lies mostly in neighbouring documents: hits within NEIGHBOUR_GAP bytes of each other
+   * are read as one run, a read per run rather than per hit.
+   */
+  private withDocs(gen: number, hits: HitRef[], from: number): WireHit[] {
+    const readers = this.readersOf(gen);
+    const page = from === 0 ? hits : hits.slice(from);
+    const byPlace = page.map((_, i) => i).sort((a, b) => page[a][2] - page[b][2] || page[a][3] - page[b][3]);
+    const runs: { slice: number; at: number; end: number; first: number; last: number }[] = [];
+    let size = 0;
+    for (let k = 0; k < byPlace.length; k++) {
+      const [, , slice, at, length] = page[byPlace[k]];
+      const run = runs[runs.length - 1];
+      if (run !== undefined && run.slice === slice && at - run.end <= NEIGHBOUR_GAP) {
+        size += Math.max(run.end, at + length) - run.end;
+        run.end = Math.max(run.end, at + length);
+        run.last = k;
+      } else {
+        runs.push({ slice, at, end: at + length, first: k, last: k });
+        size += length;
+      }
+    }
+    const into = this.docScratch.take(size);
+    const out = new Array<WireHit>(page.length);
+    let offset = 0;
+    for (const run of runs) {
+      readers[run.slice].docs.readInto(run.at, run.end - run.at, into, offset);
+      for (let k = run.first; k <= run.last; k++) {
+        const i = byPlace[k];
+        const [score, lei, , at, length] = page[i];
+        const start = offset + at - run.at;
+        out[i] = [score, lei, into.subarray(start, start + length)];
+      }
+      offset += run.end - run.at;
+    }
+    return out;
+  }
+
+  /** Makes gen the live generation, with its Level 2 data. Queries already running finish on the old one. */
+  swap(gen: number, sliceDocs: number[], meta: CollectionMeta, family: FamilyData | null = null): void {
+    const old = this.live;
+    const live: LiveGeneration = { ...meta, gen, sliceDocs, docs: sliceDocs.reduce((a, b) => a + b, 0), family };
+    this.live = live;
+    if (old) this.retireWhenIdle(old.gen);
+    for (const listener of this.swapListeners) listener(live);
+  }
+
+  /** Calls `listener` with each generation that goes live. */
+  onSwap(listener: (live: LiveGeneration) => void): void {
+    this.swapListeners.push(listener);
+  }
+
+  private retireWhenIdle(gen: number): void {
+    if ((this.holds.get(gen) ?? 0) > 0) {
+      setTimeout(() => this.retireWhenIdle(gen), 50);
+      return;
+    }
+    this.retire(gen);
+  }
+
+  private hold(gen: number, delta: 1 | -1): void {
+    const n = (this.holds.get(gen) ?? 0) + delta;
+    if (n === 0) this.holds.delete(gen);
+    else this.holds.set(gen, n);
+  }
+
+  private async pinned<T>(work: (live: LiveGeneration) => Promise<T>): Promise<T> {
+    const live = this.live;
+    if (!live) throw new NotReadyError("no collection is loaded yet");
+    this.hold(live.gen, 1);
+    try {
+      return await work(live);
+    } finally {
+      this.hold(live.gen, -1);
+    }
+  }
+
+  private async ask(slice: number, gen: number, request: ShardRequest): Promise<ShardResponse> {
+    const response = await this.shards.request(slice, gen, request);
+    if (response.kind === "error") throw new ShardFailedError(response.message);
+    return response;
+  }
+
+  /**
+   * Exact terms first, on every slice. Only when that finds nothing, or only prefix matches,
+   * comes a typo round (and, when nothing matched, fewer required tokens): decided here, over
+   * all slices, so the answer does not depend on how the data is sliced. Each slice guesses the
+   * typo round alongside the exact one; only slices that guessed wrong are asked again.
+   *
+   * The outcome goes to `use` while its generation is pinned. Its hits are the window's from
+   * `from` on (a page's first hit: the ones before it are ranked and counted, their documents
+   * never read), and their stored JSON are views into scratch memory the next search or lookup
+   * reuses (scratch-bytes.ts says why): valid during `use` only.
+   */
+  searchWith<T>(request: SearchRequest, from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
+    return this.pinned(async (live) => {
+      const started = performance.now();
+      const merged = await this.searchRefs(live, request);
+      return use({
+        found: merged.found,
+        outOf: live.docs,
+        hits: this.withDocs(live.gen, merged.hits, from),
+        facets: merged.facets,
+        tookMs: performance.now() - started,
+      });
+    });
+  }
+
+  /**
+   * A query's synonym variants (one window), as searchWith() for one: each is ranked on the same
+   * pinned generation, their hits are merged (merge.ts), and only then are the documents of the
+   * page, from `from` on, read. No variant's window of documents is ever read.
+   */
+  searchVariantsWith<T>(requests: SearchRequest[], from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
+    return this.pinned(async (live) => {
+      const started = performance.now();
+      const window = Math.max(...requests.map((r) => r.window));
+      const parts: MergedSearch[] = await Promise.all(requests.map((request) => this.searchRefs(live, request)));
+      const merged = mergeVariants(parts, window);
+      return use({
+        found: merged.found,
+        outOf: live.docs,
+        hits: this.withDocs(live.gen, merged.hits, from),
+        facets: merged.facets,
+        tookMs: performance.now() - started,
+      });
+    });
+  }
+
+  /** The slices' answers to one request, merged: hit references only, no document read. */
+  private async searchRefs(live: LiveGeneration, request: SearchRequest): Promise<MergedSearch> {
+    const exact = await Promise.all(
+      live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, roundQuery(request, 0, false, request.maxTypos), true)),
+    );
+    return mergeSearchParts(await this.typoRounds(live, request, exact), request.window);
+  }
+
+  /** The exact round's answers, or the typo round's: one typo a token first, when so planned. */
+  private async typoRounds(live: LiveGeneration, request: SearchRequest, exact: SearchPart[]): Promise<SearchAnswer[]> {
+    const full = planFallback(exact);
+    if (!full) return exact;
+    const first = oneTypoFirst(exact, full);
+    if (first) {
+      const oneTypo = await this.typoRound(live, request, first, exact);
+      if (oneTypo.some((p) => p.plan.matched)) return keepBestRequired(oneTypo);
+    }
+    return keepBestRequired(await this.typoRound(live, request, full, exact));
+  }
+
+  /**
+   * A right guess (the same round) is the slice's answer when it matched every token, or
+   * when fewer may not be required, or when another slice matched every token: answers that
+   * required fewer would be dropped by keepBestRequired anyway.
+   */
+  private typoRound(live: LiveGeneration, request: SearchRequest, plan: TypoRound, exact: SearchPart[]): Promise<SearchAnswer[]> {
+    const guesses = exact.map((p) => (p.guess && sameRound(p.guess, plan) ? p.guess : null));
+    const allMatchedSomewhere = guesses.some((g) => g?.plan.matched === true);
+    const dropTokens = plan.dropTokens && !allMatchedSomewhere;
+    const query = roundQuery(request, plan.typoMask, dropTokens, plan.maxTypos ?? request.maxTypos);
+    return Promise.all(guesses.map((g, s) => (g && (g.plan.matched || !dropTokens) ? g : this.askSearch(s, live.gen, query, false))));
+  }
+
+  /** One promise hop, not two async layers: every search asks each slice at least once. */
+  private askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
+    return this.shards.request(slice, gen, { kind: "search", query, guess }).then((response) => {
+      if (response.kind === "error") throw new ShardFailedError(response.message);
+      if (response.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${response.kind}`);
+      return response;
+    });
+  }
+
+  /**
+   * The hottest path, on this thread: the LEI's slice, its LEI table, its document file. The
+   * stored JSON goes to `use` as scratch (scratch-bytes.ts), valid during `use` only. Nothing
+   * waits, so the generation needs no pin.
+   */
+  lookupWith<T>(lei: string, use: (doc: Uint8Array | null) => T): T {
+    const reader = this.liveReaderOf(lei);
+    const doc = reader.leis.find(lei);
+    if (doc === null) return use(null);
+    const into = this.docScratch.take(doc.length);
+    reader.docs.readInto(doc.at, doc.length, into, 0);
+    return use(into.subarray(0, doc.length));
+  }
+
+  /** Whether the live collection holds the LEI: its LEI table only, no document read. */
+  hasLei(lei: string): boolean {
+    return this.liveReaderOf(lei).leis.find(lei) !== null;
+  }
+
+  private liveReaderOf(lei: string): SliceReader {
+    const live = this.live;
+    if (!live) throw new NotReadyError("no collection is loaded yet");
+    return this.readersOf(live.gen)[sliceOf(lei, live.sliceDocs.length)];
+  }
+
+  /**
+   * Every stored document passing the filters, as JSON lines in LEI order across the slices
+   * (lei-order-merge.ts: a page per slice at a time), handed to `sink` chunk by chunk; a sink
+   * answering false stops it. The generation stays pinned throughout.
+   */
+  exportLines(
+    filters: Partial<Record<FilterParam, string[]>>,
+    exclude: Partial<Record<FilterParam, string[]>>,
+    sink: (chunk: Uint8Array) => Promise<boolean>,
+  ): Promise<void> {
+    return this.pinned((live) =>
+      mergeByLei(
+        live.sliceDocs.length,
+        async (slice, from) => {
+          const page = await this.ask(slice, live.gen, { kind: "export", filters, exclude, from });
+          if (page.kind !== "export") throw new ShardFailedError(`slice ${slice} answered an export with ${page.kind}`);
+          return page;
+        },
+        sink,
+      ),
+    );
+  }
+
+  facetValues(field: FacetParam): Promise<[string, number][]> {
+    return this.pinned(async (live) => {
+      const parts = await Promise.all(live.sliceDocs.map((_, s) => this.ask(s, live.gen, { kind: "facet", field })));
+      return mergeFacetValues(parts.flatMap((p) => (p.kind === "facet" ? [p.values] : [])));
+    });
+  }
+}
