@@ -18,6 +18,7 @@ import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
 import { FrontWork } from "./http/front-work.js";
+import { FrontThreads } from "./http/front-threads.js";
 import { Metrics } from "./http/metrics.js";
 import { RateLimiter } from "./http/rate-limit.js";
 import { SharedRateLimits } from "./http/shared-rate-limits.js";
@@ -63,6 +64,8 @@ export const BUNDLED_LEVEL2 = {
 
 export interface App {
   server: HttpServer;
+  /** the threads besides the main one that serve HTTP; null when the main thread serves alone */
+  frontThreads: FrontThreads | null;
   pool: ShardPool;
   reloader: Reloader;
   /** the live collection: which slices it has */
@@ -123,13 +126,18 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     await peers.start(() => reloader.reloadInBackground(false));
   }
   registerHealthRoutes(server, collection, metrics, peers);
+  /** made once every route is registered (below) */
+  let frontThreads: FrontThreads | null = null;
   metrics.counterFrom(
     "leidex_shard_requests_total",
     "Search, facet and export requests sent to each shard worker (every worker serves every slice).",
-    () => pool.requestsSent.map((n, w) => [{ worker: String(w) }, n]),
+    () => pool.requestsSent.map((n, w) => [{ worker: String(w) }, n + (frontThreads?.shardRequestsSent(w) ?? 0)]),
     ["worker"],
   );
-  const leiService = new LeiService(collection, config.cacheMegabytes * 1024 * 1024, () => license.isActive);
+  // each front thread has an answer cache of its own: the budget is shared out
+  const frontCount = config.frontThreads ?? availableParallelism();
+  const cacheBytesPerThread = Math.floor((config.cacheMegabytes * 1024 * 1024) / frontCount);
+  const leiService = new LeiService(collection, cacheBytesPerThread, () => license.isActive);
   const familyService = new FamilyService(collection, leiService);
   // batch lookups, match and reconcile batches share the front's turns of bulk work
   const bulkWork = new FrontWork(metrics);
@@ -206,8 +214,37 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   });
   registerFallback(server);
 
+  // every route is registered: the front threads register the same, and answer the hottest themselves
+  frontThreads =
+    frontCount > 1
+      ? new FrontThreads({
+          count: frontCount - 1,
+          pool,
+          collection,
+          server,
+          metrics,
+          limiter,
+          trustProxy: config.trustProxy,
+          cacheBytes: cacheBytesPerThread,
+          entitlement: () => license.rateEntitlement(),
+          log,
+        })
+      : null;
+  const threads = frontThreads;
+  if (threads) metrics.countsOf(() => threads.refreshCounts());
+  metrics.counterFrom(
+    "leidex_front_requests_total",
+    "Requests that arrived on each front thread's connections (thread 0 is the main thread, which also answers what the others relay).",
+    () => [
+      [{ thread: "0" }, server.received],
+      ...(threads?.received() ?? []).map(([i, n]): [Record<string, string>, number] => [{ thread: String(i) }, n]),
+    ],
+    ["thread"],
+  );
+
   return {
     server,
+    frontThreads,
     pool,
     reloader,
     collection,
@@ -217,6 +254,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     async close() {
       clearInterval(housekeeping);
       reloader.stop();
+      await frontThreads?.close();
       await dispatch.stop();
       await mcp.stop();
       await pool.close();

@@ -26,8 +26,8 @@ async function main(): Promise<void> {
 
   if (!pinMmapThreshold()) log("no glibc malloc controls here: memory a load frees may stay with the process until a restart");
   const app = await buildApp(config, log);
-  const { server, pool, reloader, dispatch } = app;
-  const port = await server.listen(config.host, config.port);
+  const { server, pool, reloader, dispatch, frontThreads } = app;
+  const port = await server.listen(config.host, config.port, (await frontThreads?.start()) ?? []);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -35,7 +35,9 @@ async function main(): Promise<void> {
     stopping = true;
     log(`${signal}: draining requests in flight`);
     reloader.stop();
+    frontThreads?.drain();
     await server.drain();
+    await frontThreads?.close();
     await dispatch.stop();
     await pool.close();
     log("stopped");
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
     console.error(`load failed: ${(err as Error).message}`);
     reloader.stop();
     await server.drain(1000);
+    await frontThreads?.close();
     await pool.close();
     process.exit(1);
   }

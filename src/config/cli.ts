@@ -20,6 +20,8 @@ export interface Config {
   shards: number | null;
   /** shard worker threads (`--workers`); null = one per core */
   workers: number | null;
+  /** threads that serve HTTP (`--front-threads`), the main one included; null = one per core */
+  frontThreads: number | null;
   rateLimit: number;
   rateWindowSeconds: number;
   cacheMegabytes: number;
@@ -161,6 +163,11 @@ const FLAGS: Record<string, FlagSpec> = {
     help: "shard worker threads; each serves every slice, from one copy of the index in memory (default: one per core)",
     fallback: () => null,
   },
+  "front-threads": {
+    env: "LEIDEX_FRONT_THREADS",
+    help: "threads that serve HTTP, the main one included: each answers lookups and searches itself (default: one per core)",
+    fallback: () => null,
+  },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
   "cache-mb": { env: "LEIDEX_CACHE_MB", help: "memory for cached search answers in MB; 0 disables", fallback: () => "64" },
@@ -257,6 +264,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     ),
     shards: get("shards") === null ? null : int("shards", 1, 256),
     workers: get("workers") === null ? null : int("workers", 1, 256),
+    frontThreads: get("front-threads") === null ? null : int("front-threads", 1, 64),
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
     cacheMegabytes: int("cache-mb", 0, 65_536),

@@ -6,6 +6,7 @@
 // in plain arrays here, which the registry reads only when it is scraped.
 
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from "prom-client";
+import type { FrontCounts } from "./front-protocol.js";
 
 const BUCKETS_SECONDS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
@@ -29,9 +30,15 @@ interface RouteRequests {
 export class Metrics {
   private readonly registry = new Registry();
   private readonly routes = new Map<string, RouteRequests>();
-  private readonly counters = new Map<string, Counter>();
+  private readonly counters = new Map<string, { help: string; value: number }>();
+  /** what the front threads counted, as of the last scrape */
+  private remote: FrontCounts[] = [];
+  /** asks the front threads for their counts (front-threads.ts) */
+  private remoteSource: (() => Promise<FrontCounts[]>) | null = null;
 
-  constructor() {
+  /** `process`: the process's and Node's own metrics too (a front thread leaves them to the main thread) */
+  constructor(process = true) {
+    if (!process) return;
     collectDefaultMetrics({ register: this.registry });
     // gauges named like counters, which `promtool check metrics` refuses; the same counts stay
     // by type in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources
@@ -60,9 +67,33 @@ export class Metrics {
 
   /** Adds `by` to a counter, made at its first use (an increment of 0 makes it show from the start). */
   increment(name: string, help: string, by = 1): void {
+    this.counterNamed(name, help).value += by;
+  }
+
+  private counterNamed(name: string, help: string): { help: string; value: number } {
     let counter = this.counters.get(name);
-    if (!counter) this.counters.set(name, (counter = new Counter({ name, help: help || name, registers: [this.registry] })));
-    counter.inc(by);
+    if (!counter) {
+      const made = (counter = { help: help || name, value: 0 });
+      this.counters.set(name, made);
+      const remoteValue = (): number => this.remote.reduce((sum, c) => sum + (c.counters.find(([n]) => n === name)?.[2] ?? 0), 0);
+      this.scraped(name, made.help, "counter", () => [{ labels: {}, value: made.value + remoteValue() }]);
+    }
+    return counter;
+  }
+
+  /** What this thread counted, for the main thread's scrape (a front thread's). */
+  counts(shardRequests: readonly number[], received: number): FrontCounts {
+    return {
+      received,
+      routes: [...this.routes].map(([route, r]) => [route, { byStatus: [...r.byStatus], buckets: r.buckets, sum: r.sum, count: r.count }]),
+      counters: [...this.counters].map(([name, c]) => [name, c.help, c.value]),
+      shardRequests: [...shardRequests],
+    };
+  }
+
+  /** Where the front threads' counts come from: asked at every scrape, and added to this thread's. */
+  countsOf(source: () => Promise<FrontCounts[]>): void {
+    this.remoteSource = source;
   }
 
   /** A gauge whose values `read` gives whenever the metrics are scraped. */
@@ -95,8 +126,30 @@ export class Metrics {
       });
   }
 
-  render(): Promise<string> {
+  async render(): Promise<string> {
+    if (this.remoteSource) {
+      this.remote = await this.remoteSource();
+      for (const c of this.remote) for (const [name, help] of c.counters) this.counterNamed(name, help);
+    }
     return this.registry.metrics();
+  }
+
+  /** Every thread's requests of each route: this one's and the front threads' as of this scrape. */
+  private allRoutes(): Map<string, RouteRequests> {
+    if (this.remote.length === 0) return this.routes;
+    const all = new Map<string, RouteRequests>();
+    const add = (route: string, r: { byStatus: Iterable<[number, number]>; buckets: number[]; sum: number; count: number }): void => {
+      let into = all.get(route);
+      if (!into)
+        all.set(route, (into = { byStatus: new Map(), buckets: new Array<number>(BUCKETS_SECONDS.length).fill(0), sum: 0, count: 0 }));
+      for (const [status, n] of r.byStatus) into.byStatus.set(status, (into.byStatus.get(status) ?? 0) + n);
+      r.buckets.forEach((n, i) => (into.buckets[i] += n));
+      into.sum += r.sum;
+      into.count += r.count;
+    };
+    for (const [route, r] of this.routes) add(route, r);
+    for (const c of this.remote) for (const [route, r] of c.routes) add(route, r);
+    return all;
   }
 
   /** A metric whose values are read at each scrape: prom-client's registry takes any object with get(). */
@@ -107,14 +160,14 @@ export class Metrics {
 
   private requestValues(): ScrapedValue[] {
     const out: ScrapedValue[] = [];
-    for (const [route, r] of this.routes) for (const [status, value] of r.byStatus) out.push({ labels: { route, status }, value });
+    for (const [route, r] of this.allRoutes()) for (const [status, value] of r.byStatus) out.push({ labels: { route, status }, value });
     return out;
   }
 
   private latencyValues(): ScrapedValue[] {
     const name = "leidex_http_request_duration_seconds";
     const out: ScrapedValue[] = [];
-    for (const [route, r] of this.routes) {
+    for (const [route, r] of this.allRoutes()) {
       let cumulative = 0;
       BUCKETS_SECONDS.forEach((le, i) => {
         cumulative += r.buckets[i];

@@ -31,10 +31,15 @@ export class RateLimiter {
 
   constructor(
     readonly limit: number,
-    private readonly windowSeconds: number,
+    readonly windowSeconds: number,
     private readonly now: () => number = () => performance.now(),
+    _shared?: SharedArrayBuffer,
   ) {
     this.perMs = limit / (windowSeconds * 1000);
+  }
+
+  get sharedBuffer(): SharedArrayBuffer | null {
+    return null;
   }
 
   get enabled(): boolean {

@@ -419,6 +419,12 @@ export class HttpServer {
   private readonly bodyBudget = new BodyBudget(BODY_BUDGET_BYTES);
   /** every route registered, in order: the OpenAPI document is generated from them */
   readonly routes: DeclaredRoute[] = [];
+  /** each route's pipeline, in the order of `routes`: what a request a front thread forwards runs through */
+  private readonly pipelines: ((res: UWS.HttpResponse, raw: UWS.HttpRequest) => void)[] = [];
+  /** requests that arrived on this thread's connections (a relayed one counts where it arrived) */
+  received = 0;
+  /** with front threads: the app that accepts connections and hands them round robin to every thread's app */
+  private acceptor: UWS.TemplatedApp | null = null;
 
   constructor(
     private readonly metrics: Metrics,
@@ -429,8 +435,25 @@ export class HttpServer {
   route<P = undefined>(method: Method | "any", pattern: string, options: RouteOptions<P>, handler: Handler<P>): void {
     const paramCount = pattern.split("/").filter((part) => part.startsWith(":")).length;
     this.routes.push({ method, pattern, options: options as RouteOptions<unknown> });
-    this.app[method](pattern, (res, req) => this.dispatch(res, req, paramCount, options, handler));
+    const pipeline = (res: UWS.HttpResponse, req: UWS.HttpRequest): void => this.dispatch(res, req, paramCount, options, handler);
+    this.pipelines.push(pipeline);
+    this.app[method](pattern, pipeline);
     if (options.cors) this.allowPreflight(pattern, method);
+  }
+
+  /**
+   * A route a front thread does not answer itself: uWS matches it here as on the main thread,
+   * and `relay` hands the request over (http/front-thread.ts).
+   */
+  relayRoute(method: Method | "any", pattern: string, cors: boolean, relay: (res: UWS.HttpResponse, raw: UWS.HttpRequest) => void): void {
+    this.app[method](pattern, relay);
+    if (cors) this.allowPreflight(pattern, method);
+  }
+
+  /** A request a front thread relayed for routes[index], run through that route's pipeline here. */
+  dispatchRelayed(index: number, res: UWS.HttpResponse, raw: UWS.HttpRequest): void {
+    this.received--;
+    this.pipelines[index](res, raw);
   }
 
   /** CORS preflight for a pattern, naming every method its CORS routes take (uWS aborts on a duplicate route: one handler a pattern). */
@@ -490,6 +513,7 @@ export class HttpServer {
     handler: Handler<P>,
   ): void {
     const started = performance.now();
+    this.received++;
     const req = new UwsRequest(res, raw, paramCount, this.proxies);
     // Only routes that take a body pay for one. uWS hands the body over in chunks right after
     // the handler is called; the handler claims it (after checking the caller's key) before its
@@ -549,14 +573,34 @@ export class HttpServer {
     }
   }
 
-  listen(host: string, port: number): Promise<number> {
+  /**
+   * Listens on host:port. With the descriptors of front threads' apps, an acceptor app listens
+   * instead, and hands each connection round robin to this app and theirs (uWS's own way to share
+   * a listen socket between threads).
+   */
+  listen(host: string, port: number, frontApps: number[] = []): Promise<number> {
+    let listener = this.app;
+    if (frontApps.length > 0) {
+      this.acceptor = listener = uWS.App();
+      this.acceptor.addChildAppDescriptor(this.app.getDescriptor());
+      for (const descriptor of frontApps) this.acceptor.addChildAppDescriptor(descriptor);
+    }
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
+      listener.listen(host, port, (socket) => {
         if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
         this.listenSocket = socket;
         resolve(uWS.us_socket_local_port(socket as unknown as UWS.us_socket));
       });
     });
+  }
+
+  /** A front thread's app joins (or, gone, leaves) the ones connections are handed to. */
+  addFrontApp(descriptor: number): void {
+    this.acceptor?.addChildAppDescriptor(descriptor);
+  }
+
+  removeFrontApp(descriptor: number): void {
+    this.acceptor?.removeChildAppDescriptor(descriptor);
   }
 
   /**

@@ -53,3 +53,13 @@ function load(): typeof UWS {
 
 const uWS: typeof UWS = load();
 export default uWS;
+
+// in the addon, not in its typings: sharing one listen socket between threads' apps
+declare module "uWebSockets.js" {
+  interface TemplatedApp {
+    /** this app, as a number another thread's acceptor can take */
+    getDescriptor(): number;
+    addChildAppDescriptor(descriptor: number): TemplatedApp;
+    removeChildAppDescriptor(descriptor: number): TemplatedApp;
+  }
+}

@@ -35,80 +35,7 @@ export function registerLeiRoutes(
   resolve: IdentifierResolver = () => null,
   work: FrontWork = new FrontWork(),
 ): void {
-  const options = (name: string, doc?: OperationDoc): RouteOptions => ({
-    name,
-    area: "public",
-    cors: true,
-    rateLimited: true,
-    ...(doc ? { doc } : {}),
-  });
-
-  server.route(
-    "get",
-    "/v1/entities",
-    options("search", {
-      summary: "Search legal entities (free text, typo tolerant, relevance order)",
-      query: Object.entries(searchQuerySchema.properties).map(([name, schema]) => ({
-        name,
-        description: schema.description,
-        schema: { ...schema, "x-hint": undefined },
-      })),
-      responses: {
-        200: { description: "A page of entities", schema: ref("SearchPage"), headers: CONDITIONAL_HEADERS },
-        304: NOT_MODIFIED,
-        400: { description: "A bad parameter; the message says which and how it is written" },
-        503: NOT_READY_RESPONSE,
-      },
-    }),
-    (req, reply) => {
-      const params = guard(reply, () => parseSearchParams(req.rawQuery));
-      if (!params || answeredNotModified(req, reply, service.liveEtag())) return;
-      // the page's bytes are valid during the callback only: sent there
-      return service.search(params, (page) => reply.json(200, page)).catch((err: unknown) => unavailable(reply, err));
-    },
-  );
-
-  // the entity's bytes are valid during the callback only: sent there
-  server.route(
-    "get",
-    "/v1/entities/:lei",
-    options("entity", {
-      summary: "Fetch one legal entity by LEI",
-      params: [
-        {
-          name: "lei",
-          description: "ISO 17442 LEI; check digits are verified, but an LEI that fails them is still served when it is in the data",
-          example: "529900SIW684OP07HP11",
-        },
-      ],
-      responses: {
-        200: { description: "The entity", schema: ref("LegalEntity"), headers: CONDITIONAL_HEADERS },
-        304: NOT_MODIFIED,
-        400: { description: "Malformed LEI, or failed check digits and not in the data" },
-        404: { description: "No such entity" },
-        503: NOT_READY_RESPONSE,
-      },
-    }),
-    (req, reply) => {
-      if (answeredNotModified(req, reply, service.liveEtag())) return;
-      try {
-        service.entity(req.params[0], (result) => {
-          switch (result.kind) {
-            case "found":
-              return reply.json(200, result.json);
-            case "malformed":
-            case "bad-check-digits":
-              return reply.error(400, result.message);
-            case "not-found":
-              return reply.error(404, result.message);
-          }
-        });
-      } catch (err) {
-        unavailable(reply, err);
-      }
-    },
-  );
-
+  registerLookupRoutes(server, service);
   const exportSlots = new ExportSlots(MAX_EXPORTS_PER_ADDRESS);
   const stallMs = exportStallMs();
   server.route(
@@ -289,4 +216,81 @@ function unavailable(reply: Reply, err: unknown): void {
     return;
   }
   throw err;
+}
+
+/** A public route: open CORS, one rate-limit token a request. */
+function options(name: string, doc?: OperationDoc): RouteOptions {
+  return { name, area: "public", cors: true, rateLimited: true, ...(doc ? { doc } : {}) };
+}
+
+/**
+ * The hottest routes, search and lookup by LEI: every front thread answers them itself
+ * (front-thread.ts), from its own view of the collection.
+ */
+export function registerLookupRoutes(server: HttpServer, service: LeiService): void {
+  server.route(
+    "get",
+    "/v1/entities",
+    options("search", {
+      summary: "Search legal entities (free text, typo tolerant, relevance order)",
+      query: Object.entries(searchQuerySchema.properties).map(([name, schema]) => ({
+        name,
+        description: schema.description,
+        schema: { ...schema, "x-hint": undefined },
+      })),
+      responses: {
+        200: { description: "A page of entities", schema: ref("SearchPage"), headers: CONDITIONAL_HEADERS },
+        304: NOT_MODIFIED,
+        400: { description: "A bad parameter; the message says which and how it is written" },
+        503: NOT_READY_RESPONSE,
+      },
+    }),
+    (req, reply) => {
+      const params = guard(reply, () => parseSearchParams(req.rawQuery));
+      if (!params || answeredNotModified(req, reply, service.liveEtag())) return;
+      // the page's bytes are valid during the callback only: sent there
+      return service.search(params, (page) => reply.json(200, page)).catch((err: unknown) => unavailable(reply, err));
+    },
+  );
+
+  // the entity's bytes are valid during the callback only: sent there
+  server.route(
+    "get",
+    "/v1/entities/:lei",
+    options("entity", {
+      summary: "Fetch one legal entity by LEI",
+      params: [
+        {
+          name: "lei",
+          description: "ISO 17442 LEI; check digits are verified, but an LEI that fails them is still served when it is in the data",
+          example: "529900SIW684OP07HP11",
+        },
+      ],
+      responses: {
+        200: { description: "The entity", schema: ref("LegalEntity"), headers: CONDITIONAL_HEADERS },
+        304: NOT_MODIFIED,
+        400: { description: "Malformed LEI, or failed check digits and not in the data" },
+        404: { description: "No such entity" },
+        503: NOT_READY_RESPONSE,
+      },
+    }),
+    (req, reply) => {
+      if (answeredNotModified(req, reply, service.liveEtag())) return;
+      try {
+        service.entity(req.params[0], (result) => {
+          switch (result.kind) {
+            case "found":
+              return reply.json(200, result.json);
+            case "malformed":
+            case "bad-check-digits":
+              return reply.error(400, result.message);
+            case "not-found":
+              return reply.error(404, result.message);
+          }
+        });
+      } catch (err) {
+        unavailable(reply, err);
+      }
+    },
+  );
 }

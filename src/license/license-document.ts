@@ -60,6 +60,13 @@ export function publicKeyFrom(text: string): KeyObject {
 }
 
 /** The clients a licence names, as a BlockList; LicenseRefused on an entry that is no address or block. */
+/** Whether the list holds the client's address (an IPv4 client on a dual-stack socket as IPv4). */
+export function listsClient(list: BlockList, ip: string): boolean {
+  if (ip === "") return false;
+  const v4 = ip.startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip;
+  return list.check(v4, v4.includes(":") ? "ipv6" : "ipv4");
+}
+
 export function clientList(clients: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of clients) {

@@ -11,7 +11,7 @@
 import type { KeyObject } from "node:crypto";
 import type { BlockList } from "node:net";
 import { ReplicatedState, type ReplicaSource } from "../store/replica.js";
-import { clientList, LicenseRefused, verifyLicense, type LicenseDocument } from "./license-document.js";
+import { clientList, listsClient, LicenseRefused, verifyLicense, type LicenseDocument } from "./license-document.js";
 
 export interface Activation {
   state: "none" | "active" | "expired";
@@ -134,9 +134,15 @@ export class LicenseState extends ReplicatedState<LicenseSnapshot> {
   private entitlement(ip: string, which: "rate_limit" | "batch_size"): number | null {
     const active = this.active;
     const value = active?.document.entitlements[which];
-    if (value === undefined || !this.valid() || ip === "") return null;
-    const v4 = ip.startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip; // an IPv4 client on a dual-stack socket
-    return active!.clients.check(v4, v4.includes(":") ? "ipv6" : "ipv4") ? value : null;
+    if (value === undefined || !this.valid()) return null;
+    return listsClient(active!.clients, ip) ? value : null;
+  }
+
+  /** The rate limit a valid licence gives its client addresses, with those addresses; null without one. */
+  rateEntitlement(): { clients: string[]; limit: number } | null {
+    const limit = this.active?.document.entitlements.rate_limit;
+    if (limit === undefined || !this.valid()) return null;
+    return { clients: this.active!.document.entitlements.clients, limit };
   }
 
   rateLimitFor(ip: string): number | null {
