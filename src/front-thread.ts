@@ -191,7 +191,7 @@ main.on("message", (m: ToFront) => {
     case "counts":
       return post({ op: "counts", id: m.id, counts: metrics.counts(router.requestsSent, server.received) });
     case "drain":
-      void server.drain();
+      void server.drain().then(() => post({ op: "done", id: m.id }));
       return;
   }
 });

@@ -35,8 +35,7 @@ async function main(): Promise<void> {
     stopping = true;
     log(`${signal}: draining requests in flight`);
     reloader.stop();
-    frontThreads?.drain();
-    await server.drain();
+    await Promise.all([server.drain(), frontThreads?.drain()]);
     await frontThreads?.close();
     await dispatch.stop();
     await pool.close();

@@ -58,7 +58,7 @@ export type ToFront =
   | { op: "serve"; worker: number }
   | { op: "entitlement"; entitlement: RateEntitlement | null }
   | { op: "counts"; id: number }
-  | { op: "drain" }
+  | { op: "drain"; id: number }
   // the answer to a relayed request: its head (status line and headers), then its body
   | { op: "head"; rid: number; status: string; headers: [string, string][] }
   | { op: "write"; rid: number; chunk: Uint8Array }

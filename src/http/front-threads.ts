@@ -204,10 +204,10 @@ export class FrontThreads {
     return this.threads.reduce((sum, t) => sum + (t.counts?.shardRequests[w] ?? 0), 0);
   }
 
-  /** Tells every thread to close each connection after its next answer. */
-  drain(): void {
+  /** Has every thread answer what it holds, closing each connection after its answer, as HttpServer.drain does. */
+  async drain(): Promise<void> {
     this.stopping = true;
-    this.broadcast({ op: "drain" });
+    await this.everyThread((id) => ({ op: "drain", id }));
   }
 
   async close(): Promise<void> {
