@@ -226,7 +226,8 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
           limiter,
           trustProxy: config.trustProxy,
           cacheBytes: cacheBytesPerThread,
-          entitlement: () => license.rateEntitlement(),
+          status: () => ({ entitlement: license.rateEntitlement(), licensed: license.isActive, behind: peers?.behind() ?? null }),
+          openApi,
           log,
         })
       : null;

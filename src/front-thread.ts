@@ -1,6 +1,8 @@
 // A front thread (workers/front.ts): the main thread's acceptor hands it connections, and it
-// answers lookups and searches itself (lei/routes.ts registerLookupRoutes) from a view of the
-// collection the main thread keeps up to date, over query ports of its own to the shard workers.
+// answers lookups, searches and stats itself (lei/routes.ts registerLookupRoutes) from a view of
+// the collection the main thread keeps up to date, over query ports of its own to the shard
+// workers; and health, readiness, the API description and 404s, which are answered at once, so
+// that they pipeline as on the main thread.
 // Every other route is registered too, with the same pattern, so uWS matches a request here as it
 // does on the main thread; such a request is relayed there, body and all, and its answer written
 // back here (http/relayed-request.ts). The per-IP limit spends from buckets every thread shares.
@@ -9,7 +11,9 @@ import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type * as UWS from "uWebSockets.js";
 import { CollectionView } from "./engine/collection-view.js";
 import { QueryRouter } from "./engine/query-router.js";
-import type { FromFront, FrontRoute, FrontThreadData, RateEntitlement, ToFront } from "./http/front-protocol.js";
+import { registerApiReference } from "./http/api-reference.js";
+import type { FromFront, FrontRoute, FrontStatus, FrontThreadData, RateEntitlement, ToFront } from "./http/front-protocol.js";
+import { registerFallback, registerProbes } from "./http/health.js";
 import { Metrics } from "./http/metrics.js";
 import { RateLimiter } from "./http/rate-limit.js";
 import { HttpServer } from "./http/server.js";
@@ -44,7 +48,11 @@ const metrics = new Metrics(false);
 const limiter = new RateLimiter(data.rateLimit, data.rateWindowSeconds, undefined, data.buckets ?? undefined);
 limiter.drainSpent(); // starts the count the main thread collects
 const server = new HttpServer(metrics, limiter, data.trustProxy.length > 0 ? new TrustedProxies(data.trustProxy) : null);
-registerLookupRoutes(server, new LeiService(view, data.cacheBytes));
+let status: FrontStatus = { entitlement: null, licensed: false, behind: null };
+registerLookupRoutes(server, new LeiService(view, data.cacheBytes, () => status.licensed));
+registerProbes(server, view, () => status.behind);
+registerApiReference(server, {}, data.openApi);
+registerFallback(server);
 
 /** A relayed request's connection here, while its answer comes. */
 interface Relayed {
@@ -186,8 +194,9 @@ main.on("message", (m: ToFront) => {
       return router.down(m.worker, `shard worker ${m.worker} is gone`);
     case "serve":
       return router.serve(m.worker);
-    case "entitlement":
-      return entitle(m.entitlement);
+    case "status":
+      status = m.status;
+      return entitle(m.status.entitlement);
     case "counts":
       return post({ op: "counts", id: m.id, counts: metrics.counts(router.requestsSent, server.received) });
     case "drain":

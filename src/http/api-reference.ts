@@ -39,11 +39,12 @@ function swaggerUiAssets(): Map<string, StaticAsset> {
 
 /**
  * Register last but the fallback: the document covers the routes registered before. Returns
- * what /openapi.json serves, as an object.
+ * what /openapi.json serves, as an object. A front thread, which registers only some routes
+ * itself, serves the main thread's document as it is given (`given`).
  */
-export function registerApiReference(server: HttpServer, schemas: Record<string, JsonSchema>): () => object {
-  const describe = (): object => openApiDocument(server.routes, schemas);
-  let document: string | null = null;
+export function registerApiReference(server: HttpServer, schemas: Record<string, JsonSchema>, given: string | null = null): () => object {
+  const describe = (): object => (given === null ? openApiDocument(server.routes, schemas) : (JSON.parse(given) as object));
+  let document: string | null = given;
   server.route(
     "get",
     "/openapi.json",

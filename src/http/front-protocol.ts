@@ -4,6 +4,7 @@
 
 import type { MessagePort } from "node:worker_threads";
 import type { LiveGeneration, SliceFiles } from "../engine/collection.js";
+import type { Behind } from "../golden-copy/peer-publications.js";
 import type { Method } from "./route.js";
 
 /** A route as a front thread registers it: answered there (`local`), or relayed by its index. */
@@ -26,6 +27,8 @@ export interface FrontThreadData {
   buckets: SharedArrayBuffer | null;
   trustProxy: string[];
   cacheBytes: number;
+  /** the main thread's OpenAPI document, which the thread serves as it is */
+  openApi: string;
   /** the generations served when the thread starts, and the live one */
   generations: [number, SliceFiles[]][];
   live: LiveMeta | null;
@@ -38,6 +41,15 @@ export type LiveMeta = Omit<LiveGeneration, "family">;
 export interface RateEntitlement {
   clients: string[];
   limit: number;
+}
+
+/** What a front thread's own answers need of the main thread's state, posted whenever it changes. */
+export interface FrontStatus {
+  entitlement: RateEntitlement | null;
+  /** whether a licence is active (the stats say so) */
+  licensed: boolean;
+  /** with --database: a peer serving a newer publication (readiness says so) */
+  behind: Behind | null;
 }
 
 /** What a front thread counted: requests by route (latency buckets), counters, shard requests sent. */
@@ -56,7 +68,7 @@ export type ToFront =
   | { op: "port"; id: number; port?: MessagePort; error?: string }
   | { op: "down"; worker: number }
   | { op: "serve"; worker: number }
-  | { op: "entitlement"; entitlement: RateEntitlement | null }
+  | { op: "status"; status: FrontStatus }
   | { op: "counts"; id: number }
   | { op: "drain"; id: number }
   // the answer to a relayed request: its head (status line and headers), then its body

@@ -4,8 +4,8 @@
 // searches itself, from a view of the collection this side keeps up with every generation, over
 // query ports of its own to the shard workers; every other request it relays here, where the
 // route's pipeline answers it (relayed-request.ts). This side also:
-// - gives each thread the rate limiter's shared buckets, the licence's rate entitlement as it
-//   changes, and (with --database) collects what each address spent there;
+// - gives each thread the rate limiter's shared buckets, and what its own answers need of this
+//   thread's state as it changes (the licence's rate entitlement, readiness); and (with --database) collects what each address spent there;
 // - asks the threads for their counts when /metrics is scraped;
 // - starts a thread that died again, its app leaving the acceptor meanwhile: its clients'
 //   connections are cut, nothing it answers is stored, so nothing accepted is lost.
@@ -14,7 +14,7 @@ import { Worker, type MessagePort } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
 import type { ShardPool } from "../engine/pool.js";
 import { RestartBackoff } from "../os/restart-backoff.js";
-import type { FromFront, FrontCounts, FrontRoute, FrontThreadData, LiveMeta, RateEntitlement, ToFront } from "./front-protocol.js";
+import type { FromFront, FrontCounts, FrontRoute, FrontThreadData, LiveMeta, FrontStatus, ToFront } from "./front-protocol.js";
 import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { RelayedResponse, relayedPair } from "./relayed-request.js";
@@ -26,8 +26,8 @@ type Transferable = ArrayBuffer | MessagePort;
 const ANSWER_TIMEOUT_MS = 60_000;
 /** How long a scrape waits for a thread's counts. */
 const COUNTS_TIMEOUT_MS = 2_000;
-/** How often the licence's entitlement is compared with what the threads were given. */
-const ENTITLEMENT_CHECK_MS = 1_000;
+/** How often the state the threads were given (licence, readiness) is compared with this thread's. */
+const STATUS_CHECK_MS = 1_000;
 
 export interface FrontThreadsOptions {
   /** threads besides the main one */
@@ -40,8 +40,10 @@ export interface FrontThreadsOptions {
   trustProxy: string[];
   /** each thread's answer cache */
   cacheBytes: number;
-  /** the licence's rate entitlement now */
-  entitlement: () => RateEntitlement | null;
+  /** what the threads' own answers need of this thread's state, now */
+  status: () => FrontStatus;
+  /** the OpenAPI document */
+  openApi: () => object;
   log: (line: string) => void;
 }
 
@@ -59,8 +61,8 @@ export class FrontThreads {
   private readonly waiting = new Map<number, { thread: FrontThread; resolve: () => void }>();
   /** relayed requests being answered, by thread and relay id */
   private readonly relayed = new Map<string, RelayedResponse>();
-  private entitlement: string = "null";
-  private entitlementTimer: NodeJS.Timeout | null = null;
+  private status = "";
+  private statusTimer: NodeJS.Timeout | null = null;
   private stopping = false;
 
   constructor(private readonly options: FrontThreadsOptions) {
@@ -78,9 +80,8 @@ export class FrontThreads {
   /** Starts every thread; resolves with their apps' descriptors once each is ready. */
   async start(): Promise<number[]> {
     const descriptors = await Promise.all(this.threads.map((t) => this.startThread(t)));
-    this.entitlementTimer = setInterval(() => this.checkEntitlement(), ENTITLEMENT_CHECK_MS);
-    this.entitlementTimer.unref();
-    this.checkEntitlement();
+    this.statusTimer = setInterval(() => this.checkStatus(), STATUS_CHECK_MS);
+    this.statusTimer.unref();
     return descriptors;
   }
 
@@ -102,6 +103,7 @@ export class FrontThreads {
       buckets: limiter.sharedBuffer,
       trustProxy: options.trustProxy,
       cacheBytes: options.cacheBytes,
+      openApi: JSON.stringify(options.openApi()),
       generations: collection.servedFiles(),
       live: live ? metaOf(live) : null,
     };
@@ -114,7 +116,7 @@ export class FrontThreads {
         if (m.op === "ready") {
           ready = true;
           thread.descriptor = m.descriptor;
-          this.post(thread, { op: "entitlement", entitlement: this.options.entitlement() });
+          this.post(thread, { op: "status", status: this.options.status() });
           resolve(m.descriptor);
         } else this.onMessage(thread, m);
       });
@@ -212,16 +214,16 @@ export class FrontThreads {
 
   async close(): Promise<void> {
     this.stopping = true;
-    if (this.entitlementTimer) clearInterval(this.entitlementTimer);
+    if (this.statusTimer) clearInterval(this.statusTimer);
     await Promise.all(this.threads.map((t) => t.worker?.terminate()));
   }
 
-  private checkEntitlement(): void {
-    const entitlement = this.options.entitlement();
-    const text = JSON.stringify(entitlement);
-    if (text === this.entitlement) return;
-    this.entitlement = text;
-    this.broadcast({ op: "entitlement", entitlement });
+  private checkStatus(): void {
+    const status = this.options.status();
+    const text = JSON.stringify(status);
+    if (text === this.status) return;
+    this.status = text;
+    this.broadcast({ op: "status", status });
   }
 
   private post(thread: FrontThread, message: ToFront, transfer: Transferable[] = []): void {

@@ -1,7 +1,7 @@
 // Operational endpoints that need no credential: liveness, readiness and Prometheus metrics.
 
-import type { Collection } from "../engine/collection.js";
-import type { PeerPublications } from "../golden-copy/peer-publications.js";
+import type { CollectionView } from "../engine/collection-view.js";
+import type { Behind, PeerPublications } from "../golden-copy/peer-publications.js";
 import type { Metrics } from "./metrics.js";
 import type { HttpServer } from "./server.js";
 
@@ -11,7 +11,41 @@ const status = (values: string[]): Record<string, unknown> => ({
   properties: { status: { type: "string", enum: values } },
 });
 
-export function registerHealthRoutes(server: HttpServer, collection: Collection, metrics: Metrics, peers: PeerPublications | null): void {
+export function registerHealthRoutes(server: HttpServer, collection: CollectionView, metrics: Metrics, peers: PeerPublications | null): void {
+  registerProbes(server, collection, () => peers?.behind() ?? null);
+  server.route(
+    "get",
+    "/metrics",
+    {
+      name: "metrics",
+      area: "ops",
+      doc: {
+        summary: "Prometheus metrics",
+        description:
+          "Request durations per route and status, rate-limit refusals, load failures, collection sizes, webhook dispatch, and the process's and Node.js's own metrics.",
+        responses: {
+          200: { description: "The Prometheus text format", contentType: "text/plain; version=0.0.4", schema: { type: "string" } },
+        },
+      },
+    },
+    (_req, reply) => {
+      return metrics.render().then((text) => reply.send(200, text, metrics.contentType));
+    },
+  );
+  metrics.gauge(
+    "leidex_slice_documents",
+    "Documents per slice of the live collection.",
+    () => (collection.current?.sliceDocs ?? []).map((n, s) => [{ slice: String(s) }, n]),
+    ["slice"],
+  );
+  metrics.gauge("leidex_collection_documents", "Documents in the live collection.", () => [[{}, collection.current?.docs ?? 0]]);
+}
+
+/**
+ * Liveness and readiness, answered at once: on every front thread too (`behind`: with --database,
+ * whether a peer serves a newer publication).
+ */
+export function registerProbes(server: HttpServer, collection: CollectionView, behind: () => Behind | null): void {
   server.route(
     "get",
     "/health",
@@ -77,40 +111,14 @@ export function registerHealthRoutes(server: HttpServer, collection: Collection,
     (_req, reply) => {
       const live = collection.current;
       if (!live) return reply.json(503, '{"status":"loading"}');
-      const behind = peers?.behind();
-      if (behind) {
-        const { peer, reason } = behind;
+      const late = behind();
+      if (late) {
+        const { peer, reason } = late;
         return reply.json(503, JSON.stringify({ status: "behind", collection: live.name, published: live.published, peer, reason }));
       }
       reply.json(200, JSON.stringify({ status: "ready", collection: live.name, records: live.docs }));
     },
   );
-  server.route(
-    "get",
-    "/metrics",
-    {
-      name: "metrics",
-      area: "ops",
-      doc: {
-        summary: "Prometheus metrics",
-        description:
-          "Request durations per route and status, rate-limit refusals, load failures, collection sizes, webhook dispatch, and the process's and Node.js's own metrics.",
-        responses: {
-          200: { description: "The Prometheus text format", contentType: "text/plain; version=0.0.4", schema: { type: "string" } },
-        },
-      },
-    },
-    (_req, reply) => {
-      return metrics.render().then((text) => reply.send(200, text, metrics.contentType));
-    },
-  );
-  metrics.gauge(
-    "leidex_slice_documents",
-    "Documents per slice of the live collection.",
-    () => (collection.current?.sliceDocs ?? []).map((n, s) => [{ slice: String(s) }, n]),
-    ["slice"],
-  );
-  metrics.gauge("leidex_collection_documents", "Documents in the live collection.", () => [[{}, collection.current?.docs ?? 0]]);
 }
 
 export function registerFallback(server: HttpServer): void {

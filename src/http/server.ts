@@ -3,7 +3,7 @@
 // snapshot (uWS requests die when the handler returns), a Reply that knows about aborted
 // connections and corking, and the principal their route's guard admitted.
 
-import uWS from "./uws.js";
+import uWS, { LISTEN_EXCLUSIVE_PORT } from "./uws.js";
 import type * as UWS from "uWebSockets.js";
 import { gzipSync } from "node:zlib";
 import type { Metrics } from "./metrics.js";
@@ -586,8 +586,10 @@ export class HttpServer {
       for (const descriptor of frontApps) this.acceptor.addChildAppDescriptor(descriptor);
     }
     return new Promise((resolve, reject) => {
-      listener.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+      // exclusive: uSockets would otherwise set SO_REUSEPORT, and a second server started on the
+      // same port would silently take half of its connections
+      listener.listen(host, port, LISTEN_EXCLUSIVE_PORT, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
         this.listenSocket = socket;
         resolve(uWS.us_socket_local_port(socket as unknown as UWS.us_socket));
       });

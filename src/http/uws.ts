@@ -54,12 +54,17 @@ function load(): typeof UWS {
 const uWS: typeof UWS = load();
 export default uWS;
 
-// in the addon, not in its typings: sharing one listen socket between threads' apps
+/** uSockets' listen option that leaves SO_REUSEPORT unset */
+export const LISTEN_EXCLUSIVE_PORT = 1;
+
+// in the addon, not in its typings: sharing one listen socket between threads' apps, a host with listen options
 declare module "uWebSockets.js" {
   interface TemplatedApp {
     /** this app, as a number another thread's acceptor can take */
     getDescriptor(): number;
     addChildAppDescriptor(descriptor: number): TemplatedApp;
     removeChildAppDescriptor(descriptor: number): TemplatedApp;
+    /** with LIBUS_LISTEN_EXCLUSIVE_PORT (1): no SO_REUSEPORT */
+    listen(host: RecognizedString, port: number, options: number, cb: (listenSocket: us_listen_socket | false) => void): TemplatedApp;
   }
 }

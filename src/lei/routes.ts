@@ -166,19 +166,6 @@ export function registerLeiRoutes(
     },
   );
 
-  server.route(
-    "get",
-    "/v1/stats",
-    options("stats", {
-      summary: "Dataset statistics: records, publication, load times",
-      responses: { 200: { description: "The live dataset", schema: ref("DatasetStats"), headers: CONDITIONAL_HEADERS }, 304: NOT_MODIFIED },
-    }),
-    (req, reply) => {
-      if (answeredNotModified(req, reply, service.liveEtag())) return;
-      reply.json(200, JSON.stringify(service.stats()));
-    },
-  );
-
   for (const [pattern, allowed] of [
     ["/v1/entities", "GET"],
     ["/v1/entities/:lei", "GET"],
@@ -224,8 +211,8 @@ function options(name: string, doc?: OperationDoc): RouteOptions {
 }
 
 /**
- * The hottest routes, search and lookup by LEI: every front thread answers them itself
- * (front-thread.ts), from its own view of the collection.
+ * The routes every front thread answers itself (front-thread.ts), from its own view of the
+ * collection: the hottest, search and lookup by LEI, and the dataset's stats.
  */
 export function registerLookupRoutes(server: HttpServer, service: LeiService): void {
   server.route(
@@ -291,6 +278,19 @@ export function registerLookupRoutes(server: HttpServer, service: LeiService): v
       } catch (err) {
         unavailable(reply, err);
       }
+    },
+  );
+
+  server.route(
+    "get",
+    "/v1/stats",
+    options("stats", {
+      summary: "Dataset statistics: records, publication, load times",
+      responses: { 200: { description: "The live dataset", schema: ref("DatasetStats"), headers: CONDITIONAL_HEADERS }, 304: NOT_MODIFIED },
+    }),
+    (req, reply) => {
+      if (answeredNotModified(req, reply, service.liveEtag())) return;
+      reply.json(200, JSON.stringify(service.stats()));
     },
   );
 }
