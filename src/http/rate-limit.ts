@@ -2,7 +2,7 @@
 // burst up to the limit and then sustains limit/window per second. Buckets live in a fixed-size
 // table in shared memory (shared-buckets.ts): a flood of distinct addresses costs bounded memory,
 // and every front thread's limiter over the same buffer spends from the same buckets. Refills are
-// timed by the monotonic clock, aligned across threads by its time origin: with the wall clock, a
+// timed by the monotonic clock, the same in every thread: with the wall clock, a
 // backward step refused known clients for the length of the step. With several nodes
 // (shared-rate-limits.ts), each node's spending is counted for the others, which charge it to
 // their own buckets.
@@ -16,10 +16,11 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-// performance.now() from this thread's time origin, which is read once: it costs as much as now()
-const origin = performance.timeOrigin;
-/** Milliseconds on a monotonic clock that every thread of the process reads alike. */
-const sharedClock = (): number => origin + performance.now();
+// The monotonic clock every thread reads alike (process.hrtime's, in ms): performance.now() counts
+// from this thread's start, so its offset is read once. (performance.timeOrigin would carry the wall
+// clock as it stood at each thread's start, a step between two starts setting them apart.)
+const offset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+const sharedClock = (): number => offset + performance.now();
 
 export class RateLimiter {
   /** allocated at first use: a limiter that never takes costs no table */
