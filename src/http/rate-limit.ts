@@ -1,11 +1,13 @@
 // Per-IP token buckets: `limit` tokens refilled evenly over `window` seconds, so a client may
-// burst up to the limit and then sustains limit/window per second. Buckets live in an LRU, so a
-// flood of distinct addresses costs bounded memory. Refills are timed by the monotonic clock:
-// with the wall clock, a backward step refused known clients for the length of the step. With
-// several nodes (shared-rate-limits.ts), each node's spending is counted for the others, which
-// charge it to their own buckets.
+// burst up to the limit and then sustains limit/window per second. Buckets live in a fixed-size
+// table in shared memory (shared-buckets.ts): a flood of distinct addresses costs bounded memory,
+// and every front thread's limiter over the same buffer spends from the same buckets. Refills are
+// timed by the monotonic clock, the same in every thread: with the wall clock, a
+// backward step refused known clients for the length of the step. With several nodes
+// (shared-rate-limits.ts), each node's spending is counted for the others, which charge it to
+// their own buckets.
 
-import { LRUCache } from "lru-cache";
+import { SharedBuckets } from "./shared-buckets.js";
 
 export interface RateDecision {
   allowed: boolean;
@@ -14,15 +16,15 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at: number;
-  /** the limit the bucket was filled for: a client granted a higher one gets the difference at once */
-  limit: number;
-}
+// The monotonic clock every thread reads alike (process.hrtime's, in ms): performance.now() counts
+// from this thread's start, so its offset is read once. (performance.timeOrigin would carry the wall
+// clock as it stood at each thread's start, a step between two starts setting them apart.)
+const offset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+const sharedClock = (): number => offset + performance.now();
 
 export class RateLimiter {
-  private readonly buckets = new LRUCache<string, Bucket>({ max: 200_000 });
+  /** allocated at first use: a limiter that never takes costs no table */
+  private table: SharedBuckets | null;
   private readonly perMs: number;
   /** A client's own limit per window where it has one (a licence's entitlement), else null. */
   limitFor: ((ip: string) => number | null) | null = null;
@@ -32,14 +34,21 @@ export class RateLimiter {
   constructor(
     readonly limit: number,
     readonly windowSeconds: number,
-    private readonly now: () => number = () => performance.now(),
-    _shared?: SharedArrayBuffer,
+    private readonly now: () => number = sharedClock,
+    /** another thread's sharedBuffer (a limiter with the same limit and window): spend from its buckets */
+    shared?: SharedArrayBuffer,
   ) {
     this.perMs = limit / (windowSeconds * 1000);
+    this.table = shared ? new SharedBuckets(shared) : null;
   }
 
-  get sharedBuffer(): SharedArrayBuffer | null {
-    return null;
+  /** The buckets' buffer, for another thread's `new RateLimiter(limit, windowSeconds, undefined, buffer)`. */
+  get sharedBuffer(): SharedArrayBuffer {
+    return this.buckets.buffer;
+  }
+
+  private get buckets(): SharedBuckets {
+    return (this.table ??= new SharedBuckets(SharedBuckets.create()));
   }
 
   get enabled(): boolean {
@@ -52,29 +61,16 @@ export class RateLimiter {
     const limit = own ?? this.limit;
     const perMs = own === null ? this.perMs : own / (this.windowSeconds * 1000);
     const cost = Math.min(weight, limit);
-    const now = this.now();
-    let b = this.buckets.get(ip);
-    if (!b) {
-      b = { tokens: limit, at: now, limit };
-      this.buckets.set(ip, b);
-    } else {
-      if (b.limit !== limit) {
-        b.tokens = Math.max(0, b.tokens + limit - b.limit);
-        b.limit = limit;
-      }
-      b.tokens = Math.min(limit, b.tokens + (now - b.at) * perMs);
-      b.at = now;
-    }
-    if (b.tokens >= cost) {
-      b.tokens -= cost;
+    const tokens = this.buckets.take(ip, limit, perMs, cost, this.now());
+    if (tokens >= cost) {
       this.addSpent(ip, cost);
-      return { allowed: true, limit, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
+      return { allowed: true, limit, remaining: Math.floor(tokens - cost), retryAfterSeconds: 0 };
     }
     return {
       allowed: false,
       limit,
-      remaining: Math.max(0, Math.floor(b.tokens)),
-      retryAfterSeconds: Math.max(1, Math.ceil((cost - b.tokens) / perMs / 1000)),
+      remaining: Math.max(0, Math.floor(tokens)),
+      retryAfterSeconds: Math.max(1, Math.ceil((cost - tokens) / perMs / 1000)),
     };
   }
 
@@ -92,9 +88,6 @@ export class RateLimiter {
 
   /** Tokens an address spent on another node: taken from its bucket here, into debt if need be. */
   charge(ip: string, tokens: number): void {
-    const limit = this.limitFor?.(ip) ?? this.limit;
-    const b = this.buckets.get(ip);
-    if (b) b.tokens -= tokens;
-    else this.buckets.set(ip, { tokens: limit - tokens, at: this.now(), limit });
+    this.buckets.charge(ip, tokens, this.limitFor?.(ip) ?? this.limit, this.now());
   }
 }
