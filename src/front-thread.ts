@@ -202,12 +202,32 @@ main.on("message", (m: ToFront) => {
     case "drain":
       void server.drain().then(() => post({ op: "done", id: m.id }));
       return;
+    case "stop":
+      return end();
   }
 });
 
-setInterval(() => {
+const spentTimer = setInterval(() => {
   const spent = limiter.drainSpent();
   if (spent.size > 0) post({ op: "spent", spent: [...spent] });
-}, SPENT_EVERY_MS).unref();
+}, SPENT_EVERY_MS);
+spentTimer.unref();
+
+/**
+ * Ends the thread: its connections closed first, since a thread whose loop ends with uWS's
+ * sockets still open aborts the whole process. The main thread starts it again if it must.
+ */
+function end(): void {
+  clearInterval(spentTimer);
+  server.app.close();
+  router.close("the front thread is ending");
+  main.close();
+}
+
+// what would end the thread anyway ends it this way, said on the main thread's log
+process.on("uncaughtException", (err) => {
+  post({ op: "log", line: `front thread failed: ${err.stack ?? err.message}` });
+  end();
+});
 
 post({ op: "ready", descriptor: server.app.getDescriptor() });

@@ -71,6 +71,8 @@ export type ToFront =
   | { op: "status"; status: FrontStatus }
   | { op: "counts"; id: number }
   | { op: "drain"; id: number }
+  /** close every connection and end: a thread's loop may not end with uWS's sockets open */
+  | { op: "stop" }
   // the answer to a relayed request: its head (status line and headers), then its body
   | { op: "head"; rid: number; status: string; headers: [string, string][] }
   | { op: "write"; rid: number; chunk: Uint8Array }
@@ -83,6 +85,7 @@ export type FromFront =
   | { op: "port"; id: number; worker: number }
   | { op: "counts"; id: number; counts: FrontCounts }
   | { op: "spent"; spent: [string, number][] }
+  | { op: "log"; line: string }
   // a relayed request: its line, headers and the client's address, then its body's chunks
   | {
       op: "request";

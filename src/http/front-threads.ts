@@ -24,6 +24,8 @@ type Transferable = ArrayBuffer | MessagePort;
 
 /** How long a thread may take to open a generation, or let go of one, before it is left out. */
 const ANSWER_TIMEOUT_MS = 60_000;
+/** How long a thread may take to close its connections and end. */
+const CLOSE_TIMEOUT_MS = 5_000;
 /** How long a scrape waits for a thread's counts. */
 const COUNTS_TIMEOUT_MS = 2_000;
 /** How often the state the threads were given (licence, readiness) is compared with this thread's. */
@@ -162,6 +164,9 @@ export class FrontThreads {
           (err: Error) => this.post(thread, { op: "port", id: m.id, error: err.message }),
         );
         return;
+      case "log":
+        this.options.log(m.line);
+        return;
       case "spent":
         for (const [ip, tokens] of m.spent) this.options.limiter.addSpent(ip, tokens);
         return;
@@ -212,10 +217,22 @@ export class FrontThreads {
     await this.everyThread((id) => ({ op: "drain", id }));
   }
 
+  /** Ends every thread, each closing its connections first (terminated only if it does not end in time). */
   async close(): Promise<void> {
     this.stopping = true;
     if (this.statusTimer) clearInterval(this.statusTimer);
-    await Promise.all(this.threads.map((t) => t.worker?.terminate()));
+    await Promise.all(
+      this.threads.map(async (t) => {
+        const worker = t.worker;
+        if (!worker) return;
+        const ended = new Promise<boolean>((resolve) => {
+          worker.once("exit", () => resolve(true));
+          setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS).unref();
+        });
+        this.post(t, { op: "stop" });
+        if (!(await ended)) await worker.terminate();
+      }),
+    );
   }
 
   private checkStatus(): void {

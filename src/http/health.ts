@@ -11,7 +11,12 @@ const status = (values: string[]): Record<string, unknown> => ({
   properties: { status: { type: "string", enum: values } },
 });
 
-export function registerHealthRoutes(server: HttpServer, collection: CollectionView, metrics: Metrics, peers: PeerPublications | null): void {
+export function registerHealthRoutes(
+  server: HttpServer,
+  collection: CollectionView,
+  metrics: Metrics,
+  peers: PeerPublications | null,
+): void {
   registerProbes(server, collection, () => peers?.behind() ?? null);
   server.route(
     "get",
