@@ -239,14 +239,7 @@ export class CollectionView {
   searchWith<T>(request: SearchRequest, from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
     return this.pinned(async (live) => {
       const started = performance.now();
-      const merged = await this.searchRefs(live, request);
-      return use({
-        found: merged.found,
-        outOf: live.docs,
-        hits: this.withDocs(live.gen, merged.hits, from),
-        facets: merged.facets,
-        tookMs: performance.now() - started,
-      });
+      return use(this.outcomeOf(live, await this.searchRefs(live, request), from, started));
     });
   }
 
@@ -260,15 +253,19 @@ export class CollectionView {
       const started = performance.now();
       const window = Math.max(...requests.map((r) => r.window));
       const parts: MergedSearch[] = await Promise.all(requests.map((request) => this.searchRefs(live, request)));
-      const merged = mergeVariants(parts, window);
-      return use({
-        found: merged.found,
-        outOf: live.docs,
-        hits: this.withDocs(live.gen, merged.hits, from),
-        facets: merged.facets,
-        tookMs: performance.now() - started,
-      });
+      return use(this.outcomeOf(live, mergeVariants(parts, window), from, started));
     });
+  }
+
+  /** The merged hits as an outcome: the documents of those from `from` on read into the scratch. */
+  private outcomeOf(live: LiveGeneration, merged: MergedSearch, from: number, started: number): SearchOutcome {
+    return {
+      found: merged.found,
+      outOf: live.docs,
+      hits: this.withDocs(live.gen, merged.hits, from),
+      facets: merged.facets,
+      tookMs: performance.now() - started,
+    };
   }
 
   /** The slices' answers to one request, merged: hit references only, no document read. */
