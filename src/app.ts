@@ -232,7 +232,11 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
         })
       : null;
   const threads = frontThreads;
-  if (threads) metrics.countsOf(() => threads.refreshCounts());
+  if (threads) {
+    metrics.countsOf(() => threads.refreshCounts());
+    // a licence activated or removed, here or on another node, holds on every thread at once
+    license.changed = () => threads.publishStatus();
+  }
   metrics.counterFrom(
     "leidex_front_requests_total",
     "Requests that arrived on each front thread's connections (thread 0 is the main thread, which also answers what the others relay).",

@@ -7,12 +7,14 @@
 // does on the main thread; such a request is relayed there, body and all, and its answer written
 // back here (http/relayed-request.ts). The per-IP limit spends from buckets every thread shares.
 
+import type { BlockList } from "node:net";
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type * as UWS from "uWebSockets.js";
 import { CollectionView } from "./engine/collection-view.js";
 import { QueryRouter } from "./engine/query-router.js";
 import { registerApiReference } from "./http/api-reference.js";
-import type { FromFront, FrontRoute, FrontStatus, FrontThreadData, RateEntitlement, ToFront } from "./http/front-protocol.js";
+import type { FromFront, FrontRoute, FrontStatus, FrontThreadData, ToFront } from "./http/front-protocol.js";
+import { SharedStatus } from "./http/shared-status.js";
 import { registerFallback, registerProbes } from "./http/health.js";
 import { Metrics } from "./http/metrics.js";
 import { RateLimiter } from "./http/rate-limit.js";
@@ -48,9 +50,11 @@ const metrics = new Metrics(false);
 const limiter = new RateLimiter(data.rateLimit, data.rateWindowSeconds, undefined, data.buckets ?? undefined);
 limiter.drainSpent(); // starts the count the main thread collects
 const server = new HttpServer(metrics, limiter, data.trustProxy.length > 0 ? new TrustedProxies(data.trustProxy) : null);
-let status: FrontStatus = { entitlement: null, licensed: false, behind: null };
-registerLookupRoutes(server, new LeiService(view, data.cacheBytes, () => status.licensed));
-registerProbes(server, view, () => status.behind);
+const shared = new SharedStatus<FrontStatus>(data.status);
+const status = (): FrontStatus => shared.read() ?? { entitlement: null, licensed: false, behind: null };
+registerLookupRoutes(server, new LeiService(view, data.cacheBytes, () => status().licensed));
+registerProbes(server, view, () => status().behind);
+limiter.limitFor = entitled();
 registerApiReference(server, {}, data.openApi);
 registerFallback(server);
 
@@ -159,13 +163,18 @@ function answer(m: Extract<ToFront, { rid: number }>): void {
   }
 }
 
-function entitle(entitlement: RateEntitlement | null): void {
-  if (entitlement === null) {
-    limiter.limitFor = null;
-    return;
-  }
-  const clients = clientList(entitlement.clients);
-  limiter.limitFor = (ip) => (listsClient(clients, ip) ? entitlement.limit : null);
+/** A client's own rate limit under the licence, its address list made again only when the status changes. */
+function entitled(): (ip: string) => number | null {
+  let version = -2;
+  let clients: { list: BlockList; limit: number } | null = null;
+  return (ip) => {
+    const entitlement = status().entitlement;
+    if (shared.version !== version) {
+      version = shared.version;
+      clients = entitlement ? { list: clientList(entitlement.clients), limit: entitlement.limit } : null;
+    }
+    return clients !== null && listsClient(clients.list, ip) ? clients.limit : null;
+  };
 }
 
 main.on("message", (m: ToFront) => {
@@ -194,9 +203,6 @@ main.on("message", (m: ToFront) => {
       return router.down(m.worker, `shard worker ${m.worker} is gone`);
     case "serve":
       return router.serve(m.worker);
-    case "status":
-      status = m.status;
-      return entitle(m.status.entitlement);
     case "counts":
       return post({ op: "counts", id: m.id, counts: metrics.counts(router.requestsSent, server.received) });
     case "drain":

@@ -27,6 +27,8 @@ export interface FrontThreadData {
   buckets: SharedArrayBuffer | null;
   trustProxy: string[];
   cacheBytes: number;
+  /** the main thread's state the thread's own answers need, as it changes (shared-status.ts) */
+  status: SharedArrayBuffer;
   /** the main thread's OpenAPI document, which the thread serves as it is */
   openApi: string;
   /** the generations served when the thread starts, and the live one */
@@ -68,7 +70,6 @@ export type ToFront =
   | { op: "port"; id: number; port?: MessagePort; error?: string }
   | { op: "down"; worker: number }
   | { op: "serve"; worker: number }
-  | { op: "status"; status: FrontStatus }
   | { op: "counts"; id: number }
   | { op: "drain"; id: number }
   /** close every connection and end: a thread's loop may not end with uWS's sockets open */

@@ -18,6 +18,7 @@ import type { FromFront, FrontCounts, FrontRoute, FrontThreadData, LiveMeta, Fro
 import type { Metrics } from "./metrics.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { RelayedResponse, relayedPair } from "./relayed-request.js";
+import { SharedStatus } from "./shared-status.js";
 import type { HttpServer } from "./server.js";
 
 type Transferable = ArrayBuffer | MessagePort;
@@ -64,6 +65,8 @@ export class FrontThreads {
   /** relayed requests being answered, by thread and relay id */
   private readonly relayed = new Map<string, RelayedResponse>();
   private status = "";
+  /** what the threads' own answers read of this thread's state */
+  private readonly shared = new SharedStatus<FrontStatus>(SharedStatus.create());
   private statusTimer: NodeJS.Timeout | null = null;
   private stopping = false;
 
@@ -82,7 +85,8 @@ export class FrontThreads {
   /** Starts every thread; resolves with their apps' descriptors once each is ready. */
   async start(): Promise<number[]> {
     const descriptors = await Promise.all(this.threads.map((t) => this.startThread(t)));
-    this.statusTimer = setInterval(() => this.checkStatus(), STATUS_CHECK_MS);
+    this.publishStatus();
+    this.statusTimer = setInterval(() => this.publishStatus(), STATUS_CHECK_MS);
     this.statusTimer.unref();
     return descriptors;
   }
@@ -106,6 +110,7 @@ export class FrontThreads {
       trustProxy: options.trustProxy,
       cacheBytes: options.cacheBytes,
       openApi: JSON.stringify(options.openApi()),
+      status: this.shared.buffer,
       generations: collection.servedFiles(),
       live: live ? metaOf(live) : null,
     };
@@ -118,7 +123,6 @@ export class FrontThreads {
         if (m.op === "ready") {
           ready = true;
           thread.descriptor = m.descriptor;
-          this.post(thread, { op: "status", status: this.options.status() });
           resolve(m.descriptor);
         } else this.onMessage(thread, m);
       });
@@ -235,12 +239,13 @@ export class FrontThreads {
     );
   }
 
-  private checkStatus(): void {
+  /** Writes this thread's state for the front threads when it has changed: the next request on any of them reads it. */
+  publishStatus(): void {
     const status = this.options.status();
     const text = JSON.stringify(status);
     if (text === this.status) return;
     this.status = text;
-    this.broadcast({ op: "status", status });
+    this.shared.write(status);
   }
 
   private post(thread: FrontThread, message: ToFront, transfer: Transferable[] = []): void {

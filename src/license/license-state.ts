@@ -46,6 +46,8 @@ export interface LicenseBackend extends ReplicaSource<LicenseSnapshot> {
 
 export class LicenseState extends ReplicatedState<LicenseSnapshot> {
   private active: Active | null = null;
+  /** Called whenever the licence that applies changes (here or, with --database, on another node): the front threads read it at once. */
+  changed: (() => void) | null = null;
 
   private constructor(
     private readonly backend: LicenseBackend,
@@ -68,7 +70,12 @@ export class LicenseState extends ReplicatedState<LicenseSnapshot> {
     return state;
   }
 
-  protected apply({ stored }: LicenseSnapshot): void {
+  protected apply(snapshot: LicenseSnapshot): void {
+    this.applyStored(snapshot);
+    this.changed?.();
+  }
+
+  private applyStored({ stored }: LicenseSnapshot): void {
     this.active = null;
     if (!stored) return;
     if (this.publicKey === null) {
@@ -105,6 +112,7 @@ export class LicenseState extends ReplicatedState<LicenseSnapshot> {
     const version = await this.backend.put({ document, signature });
     this.active = active;
     this.replica.wrote(version);
+    this.changed?.();
     return this.activation();
   }
 
@@ -113,6 +121,7 @@ export class LicenseState extends ReplicatedState<LicenseSnapshot> {
     const version = await this.backend.remove();
     this.active = null;
     if (version !== null) this.replica.wrote(version);
+    this.changed?.();
     return version !== null;
   }
 
