@@ -234,8 +234,10 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const threads = frontThreads;
   if (threads) {
     metrics.countsOf(() => threads.refreshCounts());
-    // a licence activated or removed, here or on another node, holds on every thread at once
+    // a licence activated or removed, here or on another node, holds on every thread at once; so does readiness
     license.changed = () => threads.publishStatus();
+    if (peers) peers.onNewest = () => threads.publishStatus();
+    collection.onSwap(() => threads.publishStatus());
   }
   metrics.counterFrom(
     "leidex_front_requests_total",

@@ -39,6 +39,9 @@ export class PeerPublications {
     private readonly log: (line: string) => void,
   ) {}
 
+  /** Called whenever the newest publication has been read again (what behind() says may have changed). */
+  onNewest: (() => void) | null = null;
+
   /** Reads the newest publication, then follows it; `catchUp` runs once per newer publication than this node's. */
   async start(catchUp: () => void): Promise<void> {
     // read again only when the records moved on (this node's own swap included)
@@ -90,6 +93,7 @@ export class PeerPublications {
     );
     this.newest =
       rows.length === 0 ? null : { node: rows[0].node, collection: rows[0].collection, published: isoSeconds(rows[0].published) };
+    this.onNewest?.();
   }
 
   close(): void {
