@@ -228,6 +228,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
           cacheBytes: cacheBytesPerThread,
           status: () => ({ entitlement: license.rateEntitlement(), licensed: license.isActive, behind: peers?.behind() ?? null }),
           openApi,
+          acceptsLicenses: license.acceptsLicenses,
           log,
         })
       : null;

@@ -18,7 +18,7 @@ import { SharedStatus } from "./http/shared-status.js";
 import { registerFallback, registerProbes } from "./http/health.js";
 import { Metrics } from "./http/metrics.js";
 import { RateLimiter } from "./http/rate-limit.js";
-import { HttpServer } from "./http/server.js";
+import { HttpServer, paramCountOf } from "./http/server.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
 import { registerLookupRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
@@ -54,7 +54,8 @@ const shared = new SharedStatus<FrontStatus>(data.status);
 const status = (): FrontStatus => shared.read() ?? { entitlement: null, licensed: false, behind: null };
 registerLookupRoutes(server, new LeiService(view, data.cacheBytes, () => status().licensed));
 registerProbes(server, view, () => status().behind);
-limiter.limitFor = entitled();
+// as on the main thread: a server that takes no licences asks nothing more of its limiter per request
+if (data.acceptsLicenses) limiter.limitFor = entitled();
 registerApiReference(server, {}, data.openApi);
 registerFallback(server);
 
@@ -71,7 +72,7 @@ const relayed = new Map<number, Relayed>();
 let nextRid = 1;
 
 function relay(index: number, route: FrontRoute): (res: UWS.HttpResponse, raw: UWS.HttpRequest) => void {
-  const paramCount = route.pattern.split("/").filter((part) => part.startsWith(":")).length;
+  const paramCount = paramCountOf(route.pattern);
   return (res, raw) => {
     const rid = nextRid++;
     server.received++;

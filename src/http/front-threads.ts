@@ -45,6 +45,8 @@ export interface FrontThreadsOptions {
   cacheBytes: number;
   /** what the threads' own answers need of this thread's state, now */
   status: () => FrontStatus;
+  /** whether the server takes licences */
+  acceptsLicenses: boolean;
   /** the OpenAPI document */
   openApi: () => object;
   log: (line: string) => void;
@@ -111,6 +113,7 @@ export class FrontThreads {
       cacheBytes: options.cacheBytes,
       openApi: JSON.stringify(options.openApi()),
       status: this.shared.buffer,
+      acceptsLicenses: options.acceptsLicenses,
       generations: collection.servedFiles(),
       live: live ? metaOf(live) : null,
     };

@@ -433,7 +433,7 @@ export class HttpServer {
   ) {}
 
   route<P = undefined>(method: Method | "any", pattern: string, options: RouteOptions<P>, handler: Handler<P>): void {
-    const paramCount = pattern.split("/").filter((part) => part.startsWith(":")).length;
+    const paramCount = paramCountOf(pattern);
     this.routes.push({ method, pattern, options: options as RouteOptions<unknown> });
     const pipeline = (res: UWS.HttpResponse, req: UWS.HttpRequest): void => this.dispatch(res, req, paramCount, options, handler);
     this.pipelines.push(pipeline);
@@ -667,6 +667,11 @@ function framingRefusal(
     }
   }
   return null;
+}
+
+/** How many parameters (`:name` segments) a route pattern has. */
+export function paramCountOf(pattern: string): number {
+  return pattern.split("/").filter((part) => part.startsWith(":")).length;
 }
 
 function decodeURIComponentSafe(s: string): string {
