@@ -21,8 +21,8 @@
 
 import { allocate, zero } from "./memory";
 import {
-  nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colValDocs,
-  postingStart, postingEnd, postingDoc, postingMeta, docCode, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift,
+  nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colListOffs, colListDocs,
+  postingStart, postingEnd, postingDoc, postingMeta, docCode, codeAt, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
@@ -804,10 +804,12 @@ function updateFloorAll(): void { floorAll = ceilingOf((<u32>1 << nTokens) - 1, 
 
 function consider(doc: u32, minMatch: i32, nl: i32): void {
   docsConsidered++;
+  // the marks first: most docs a drive brings lack a token, and the marks answer the same each
+  // time the doc comes again, so such a doc need not be remembered as seen
+  const held = markedMask != 0 ? heldIn(doc, markedMask, tokenDocs) : 0;
+  if (markedMask != 0 && <i32>popcnt(held) + unmarkedTokens < minMatch) return;
   if (!firstSight(doc) || !passesFilters(doc)) return;
   if (markedMask != 0) {
-    const held = heldIn(doc, markedMask, tokenDocs);
-    if (<i32>popcnt(held) + unmarkedTokens < minMatch) return;
     if (unmarkedTokens == 0 && (minMatch < nTokens || excludes(floorAll)) && excludesDoc(docCeiling(doc, held, nl), doc)) {
       tally(doc);
       return;
@@ -871,18 +873,28 @@ function cheapestFilter(): u32 {
   return best;
 }
 
+/** The docs of each allowed value of the cheapest filter, value by value, each value's in doc order. */
 function driveByFilter(minMatch: i32): void {
   const c = bestFilterCol;
   const bm = filterBitmap(c);
-  const offs = unchecked(colValOffs[c]), docs = unchecked(colValDocs[c]);
+  const offs = unchecked(colListOffs[c]), docs = unchecked(colListDocs[c]);
   const n = unchecked(colNCodes[c]);
-  for (let code: u32 = 0; code < n; code++) {
+  for (let code: u32 = 0; code < n && !stopped; code++) {
     if (!bitSet(bm, code)) continue;
-    const end = load<u32>(offs + (<usize>(code + 1) << 2));
-    for (let i = load<u32>(offs + (<usize>code << 2)); i < end && !stopped; i++) {
+    const from = load<u32>(offs + (<usize>code << 2)), end = load<u32>(offs + (<usize>(code + 1) << 2));
+    if (end - from < valueCount(c, code)) { scanColumn(c, code, minMatch); continue; }
+    for (let i = from; i < end && !stopped; i++) {
       const doc = load<u32>(docs + (<usize>i << 2));
       consider(doc, minMatch, <i32>load<u8>(nameLen + <usize>doc));
     }
+  }
+}
+
+/** driveByFilter() for a frequent value, which lists no docs: the column's codes, read in doc order. */
+function scanColumn(c: i32, code: u32, minMatch: i32): void {
+  const codes = unchecked(colCodes[c]), shift = unchecked(colCodeShift[c]);
+  for (let doc: u32 = 0; doc < nDocs && !stopped; doc++) {
+    if (codeAt(codes, shift, doc) == code) consider(doc, minMatch, <i32>load<u8>(nameLen + <usize>doc));
   }
 }
 

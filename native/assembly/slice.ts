@@ -7,7 +7,8 @@
 //   13 nameKeys ((hi, lo, doc) u32 triples sorted by hi: exact-name keys, see name-key.ts), 14 their count,
 //   15 docRank (u8 per doc: 2 registration issued, 1 entity active),
 //   16 nCols, 17 + 5c: column c -> codes[nDocs], bytes a code (1, 2 or 4: as few as its values
-//      allow), nCodes, valOffs[nCodes+1], valDocs[nDocs]
+//      allow), nCodes, valOffs[nCodes+1], listed: the rare values' docs, as offsets[nCodes+1]
+//      then docs; a value whose offsets hold fewer docs than its valOffs (a frequent one) lists none
 //   17 + 5 nCols: 0 from the host; the engine writes there where it put what it derives once per
 //      slice (dictionary.ts's node bytes), for the instances of other threads
 // A term's postings are its docs by legal name length, then doc id; value lists are sorted doc
@@ -37,7 +38,8 @@ export const colCodes = new StaticArray<usize>(MAX_COLS);
 export const colCodeShift = new StaticArray<u32>(MAX_COLS); // log2 of a code's bytes
 export const colNCodes = new StaticArray<u32>(MAX_COLS);
 export const colValOffs = new StaticArray<usize>(MAX_COLS);
-export const colValDocs = new StaticArray<usize>(MAX_COLS);
+export const colListOffs = new StaticArray<usize>(MAX_COLS);
+export const colListDocs = new StaticArray<usize>(MAX_COLS);
 
 export function readDescriptor(desc: usize): void {
   nDocs = load<u32>(desc);
@@ -64,7 +66,8 @@ export function readDescriptor(desc: usize): void {
     colCodeShift[c] = bytes == 1 ? 0 : bytes == 2 ? 1 : 2;
     colNCodes[c] = load<u32>(base + 8);
     colValOffs[c] = load<u32>(base + 12);
-    colValDocs[c] = load<u32>(base + 16);
+    colListOffs[c] = load<u32>(base + 16);
+    colListDocs[c] = colListOffs[c] + ((<usize>colNCodes[c] + 1) << 2);
   }
 }
 

@@ -12,7 +12,7 @@ import type { HitSource, SearchAnswer } from "./protocol.js";
 import { buildLeiIndex, LeiTable, type LeiTableShare } from "./lei-table.js";
 import { ARRAY_TYPES, docFileOf, padTo, readSegment, type ArrayPlacer } from "./segment.js";
 import { columnIndex, columnKey, COLUMNS, SEARCH_FIELDS, type FacetParam, type FilterParam, type SearchField } from "./schema.js";
-import { LEI_TERM_MARKER, REPEAT_MARKER, type CodeArray, type SliceData } from "./slice-builder.js";
+import { LEI_TERM_MARKER, REPEAT_MARKER, type CodeArray, type ColumnData, type SliceData } from "./slice-builder.js";
 import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
 import { NAMED_PAGE } from "./planner.js";
@@ -152,7 +152,13 @@ function placeIndex(
     data.columns.length,
   ];
   data.columns.forEach((col, c) =>
-    words.push(ptr(`col${c}.codes`), col.codes.BYTES_PER_ELEMENT, col.values.length, ptr(`col${c}.valOffs`), ptr(`col${c}.valDocs`)),
+    words.push(
+      ptr(`col${c}.codes`),
+      col.codes.BYTES_PER_ELEMENT,
+      col.values.length,
+      ptr(`col${c}.valOffs`),
+      listedDocs(engine, memory, col, data.nDocs),
+    ),
   );
   words.push(0); // the engine's own word (native/assembly/slice.ts)
   const descriptor = Uint32Array.from(words);
@@ -165,6 +171,36 @@ function placeIndex(
     valOffsAt: ptr(`col${c}.valOffs`),
   }));
   return { memory, descriptorAt, docs: data.nDocs, docFile, leis, columns };
+}
+
+/** A column's value lists in the segment: the engine keeps only the rare values' (listedDocs). */
+const VALUE_DOCS = /^col\d+\.valDocs$/;
+
+/**
+ * The docs of a column's rare values, in the engine's memory: offsets (a u32 per code, and one
+ * more), then the docs. A value held by more than a 64th of the docs lists none: a filter on it
+ * that drives a query scans the column's codes instead, which costs less than considering those
+ * docs does, and the lists of such values would be most of the memory the lists take.
+ */
+function listedDocs(engine: EngineExports, memory: WebAssembly.Memory, col: ColumnData, nDocs: number): number {
+  const { valOffs, valDocs } = col;
+  const codes = valOffs.length - 1;
+  const most = Math.max(1, Math.floor(nDocs / 64));
+  const listed = (code: number): boolean => valOffs[code + 1] - valOffs[code] <= most;
+  let total = 0;
+  for (let code = 0; code < codes; code++) if (listed(code)) total += valOffs[code + 1] - valOffs[code];
+  const at = engine.alloc((codes + 1 + total) * 4);
+  const offs = new Uint32Array(sharedBuffer(memory), at, codes + 1);
+  const docs = new Uint32Array(sharedBuffer(memory), at + (codes + 1) * 4, total);
+  let n = 0;
+  for (let code = 0; code < codes; code++) {
+    offs[code] = n;
+    if (!listed(code)) continue;
+    docs.set(valDocs.subarray(valOffs[code], valOffs[code + 1]), n);
+    n += valOffs[code + 1] - valOffs[code];
+  }
+  offs[codes] = n;
+  return at;
 }
 
 /**
@@ -259,17 +295,27 @@ export class WasmSlice {
     const place: ArrayPlacer = (arrays) => {
       let size = 0;
       const offsets: [string, number][] = [];
+      // a column's value lists stay out of the engine's memory: placeIndex() keeps the rare values' (listedDocs)
       for (const a of arrays) {
+        if (VALUE_DOCS.test(a.name)) continue;
         offsets.push([a.name, size]);
         size += padTo(a.length * ARRAY_TYPES[a.kind].BYTES_PER_ELEMENT);
       }
       const base = engine.alloc(size);
       for (const [name, offset] of offsets) at.set(name, base + offset);
-      return (a) => new ARRAY_TYPES[a.kind](engine.memory.buffer, at.get(a.name)!, a.length);
+      return (a) =>
+        VALUE_DOCS.test(a.name)
+          ? new ARRAY_TYPES[a.kind](a.length)
+          : new ARRAY_TYPES[a.kind](engine.memory.buffer, at.get(a.name)!, a.length);
     };
     const { data, docs } = await readSegment(segment, place, docsJustWritten);
     const share = placeIndex(engine, memory, data, at, docFileOf(segment));
-    return new WasmSlice(engine, share, docs, data.columns);
+    return new WasmSlice(
+      engine,
+      share,
+      docs,
+      data.columns.map(({ values, codes, valOffs }) => ({ values, codes, valOffs })),
+    );
   }
 
   /** The slice another thread opened, served here from the same memory. */
