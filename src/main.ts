@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   // A shard worker that dies loses none of the index (its memory is shared): its successor serves
   // every slice again, and takes requests once it does. A successor that cannot serve them is
   // left out of the rotation; the other workers go on answering.
+  pool.onWorkerError = (error) => console.error(`a shard worker failed: ${error.message}`);
   pool.onWorkerReplaced = (w, error) => {
     if (error) console.error(`shard worker ${w} died and its successor cannot serve: ${error.message}`);
     else log(`shard worker ${w} died; its successor serves every slice`);

@@ -7,7 +7,7 @@
 
 import t, { type Test } from "tap";
 import { connect } from "node:net";
-import { WebSocket } from "undici";
+import { Inspector } from "./helpers/inspector.js";
 import { metric, startServer } from "./helpers/server.js";
 
 const srv = await startServer(t, {
@@ -18,6 +18,7 @@ const srv = await startServer(t, {
 
 /** The bound of calls waiting on one MCP thread (src/mcp/mcp-threads.ts) */
 const MAX_WAITING = 1024;
+const MCP_SCRIPT = /\/workers\/mcp\.js$/;
 const QUERIES = ["bank", "fund", "capital", "holding", "trust"];
 
 // ---------------------------------------------------------------- raw HTTP, one connection per request
@@ -132,87 +133,6 @@ function tally(t: Test, what: string, problems: string[]): void {
   t.equal(wrong.length, 0, `${what}: every answer is right`, { examples: wrong.slice(0, 5) });
 }
 
-// ---------------------------------------------------------------- the inspector, to fail the MCP thread from outside
-
-interface AttachedWorker {
-  sessionId: string;
-  workerInfo: { url: string; title: string };
-}
-
-/** A Chrome DevTools Protocol session with the server's inspector, attached to its worker threads. */
-class Inspector {
-  private readonly ws: WebSocket;
-  private ids = 0;
-  private readonly replies = new Map<number, (result: unknown) => void>();
-  private readonly workerReplies = new Map<number, (result: unknown) => void>();
-  private readonly attached: AttachedWorker[] = [];
-  private onAttach: (() => void) | null = null;
-
-  private constructor(url: string) {
-    this.ws = new WebSocket(url);
-    this.ws.onmessage = (event) => {
-      const m = JSON.parse(String(event.data)) as { id?: number; result?: unknown; method?: string; params?: Record<string, unknown> };
-      if (m.id !== undefined) this.replies.get(m.id)?.(m.result);
-      if (m.method === "NodeWorker.attachedToWorker") {
-        this.attached.push(m.params as unknown as AttachedWorker);
-        this.onAttach?.();
-      }
-      if (m.method === "NodeWorker.receivedMessageFromWorker") {
-        const inner = JSON.parse(String(m.params?.message)) as { id?: number; result?: unknown };
-        if (inner.id !== undefined) this.workerReplies.get(inner.id)?.(inner.result);
-      }
-    };
-  }
-
-  static async open(url: string): Promise<Inspector> {
-    const inspector = new Inspector(url);
-    await new Promise((resolve, reject) => {
-      inspector.ws.onopen = resolve;
-      inspector.ws.onerror = reject;
-    });
-    await inspector.send("NodeWorker.enable", { waitForDebuggerOnStart: false });
-    return inspector;
-  }
-
-  send(method: string, params: object = {}): Promise<unknown> {
-    const id = ++this.ids;
-    return new Promise((resolve) => {
-      this.replies.set(id, resolve);
-      this.ws.send(JSON.stringify({ id, method, params }));
-    });
-  }
-
-  /** The MCP thread attached most recently after `known` threads had been (waits 30 s for it at most). */
-  async mcpThread(known: number): Promise<string> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const mcp = this.attached.filter((w) => w.workerInfo.url.endsWith("/workers/mcp.js"));
-      if (mcp.length > known) return mcp[mcp.length - 1].sessionId;
-      if (Date.now() > deadline) throw new Error(`no MCP thread (${known + 1} expected) among the server's threads`);
-      await new Promise<void>((resolve) => {
-        this.onAttach = resolve;
-        setTimeout(resolve, 1000);
-      });
-    }
-  }
-
-  /** Evaluates `expression` on a worker thread; resolves with what it returned. */
-  evaluate(sessionId: string, expression: string): Promise<unknown> {
-    const id = ++this.ids;
-    return new Promise((resolve) => {
-      this.workerReplies.set(id, resolve);
-      void this.send("NodeWorker.sendMessageToWorker", {
-        sessionId,
-        message: JSON.stringify({ id, method: "Runtime.evaluate", params: { expression } }),
-      });
-    });
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
-
 /** The server's log once it has a line matching `pattern` (its pipe may lag behind the answers); "" after 10 s. */
 async function logged(pattern: RegExp): Promise<string> {
   for (let i = 0; i < 200 && !pattern.test(srv.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -262,14 +182,12 @@ t.test("a flood of MCP calls: /health and /v1 answer before it, and every MCP ca
 });
 
 t.test("an MCP thread that crashes, then one that hangs, is replaced; the calls waiting on it are answered", async (t) => {
-  const url = /Debugger listening on (ws:\/\/\S+)/.exec(srv.stderr())?.[1];
-  if (!url) throw new Error(`the server printed no inspector address:\n${srv.stderr()}`);
-  const inspector = await Inspector.open(url);
+  const inspector = await Inspector.of(srv.stderr());
   t.teardown(() => inspector.close());
   t.equal(await restarts(), 0, "no MCP thread has been replaced yet");
 
   // 1. the thread is busy for 3 s, then throws an uncaught error, as a bug would
-  const first = await inspector.mcpThread(0);
+  const first = await inspector.thread(MCP_SCRIPT, 0);
   await inspector.evaluate(
     first,
     `setTimeout(() => { const end = Date.now() + 3000; while (Date.now() < end); throw new Error("crashed through the inspector"); }, 0); "armed"`,
@@ -292,7 +210,7 @@ t.test("an MCP thread that crashes, then one that hangs, is replaced; the calls 
   t.equal(await restarts(), 1, "leidex_mcp_thread_restarts_total counts the crash");
 
   // 2. the new thread hangs for good: at most MAX_WAITING calls wait on it, then it is replaced
-  const second = await inspector.mcpThread(1);
+  const second = await inspector.thread(MCP_SCRIPT, 1);
   await inspector.evaluate(second, `setTimeout(() => { for (;;); }, 0); "armed"`);
   const stuck = Array.from({ length: MAX_WAITING + 50 }, (_, i) => ({ id: 20_000 + i, shot: oneShot(initialize(20_000 + i)) }));
   const stuckAnswers = await Promise.all(stuck.map((c) => c.shot.answer));

@@ -37,6 +37,8 @@ export class ShardPool {
   onWorkerDown: ((worker: number) => void) | null = null;
   /** Called when a dead worker's successor serves every live slice. */
   onWorkerServes: ((worker: number) => void) | null = null;
+  /** Called with the uncaught error that ended a worker (its successor follows: onWorkerReplaced). */
+  onWorkerError: ((error: Error) => void) | null = null;
   /** Called when a worker died, with what became of its successor. */
   onWorkerReplaced: ((worker: number, error: Error | null) => void) | null = null;
 
@@ -59,6 +61,8 @@ export class ShardPool {
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       loadBalancer: (task, workers) => this.owner(task, workers),
     });
+    // Piscina re-emits a worker's uncaught error on the pool: unheard, it would end the process
+    this.piscina.on("error", (err: Error) => this.onWorkerError?.(err));
     // a dead worker's number is released for its successor, which serves the live slices again
     this.piscina.on("workerDestroy", (worker: PiscinaWorker) => {
       for (let w = 0; w < threads; w++) {
