@@ -5,10 +5,11 @@
 // installation, which may be read-only.
 // A binary that loads neither way stops the process with the reason: there is no slow fallback.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type * as UWS from "uWebSockets.js";
+import { StartupError } from "../config/startup-error.js";
 import { cachedDerivative } from "../os/native-cache.js";
 import { glibcCompatCopy } from "./uws-glibc-compat.js";
 
@@ -28,11 +29,16 @@ function load(): typeof UWS {
   } catch (err) {
     packageError = err as Error;
   }
-  const runtime = glibcRuntime();
-  if (runtime === null || !/GLIBC_\d+\.\d+' not found/.test(packageError.message)) throw packageError;
   const packageDir = dirname(require.resolve("uWebSockets.js"));
   const version = (JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string }).version;
   const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  // the addon is built per Node ABI: a Node line the package has no build for cannot run the server
+  if (!existsSync(join(packageDir, binary)))
+    throw new StartupError(
+      `uWebSockets.js ${version} has no build for Node ${process.version} on ${process.platform}-${process.arch} (${binary}): run this server on Node 20, 22 or 24`,
+    );
+  const runtime = glibcRuntime();
+  if (runtime === null || !/GLIBC_\d+\.\d+' not found/.test(packageError.message)) throw packageError;
   const name = `uws-${version}-glibc-${runtime}-${binary}`;
   const compat = cachedDerivative(name, join(packageDir, binary), (original) => glibcCompatCopy(original, runtime));
   return require(compat) as typeof UWS;

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { StartupError } from "../config/startup-error.js";
 import { writeFileAtomically } from "../store/durable-file.js";
 
 export function nativeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -50,7 +51,9 @@ export function cachedDerivative(name: string, originalPath: string, derive: (or
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stats = lstatSync(dir);
   if (!stats.isDirectory() || !trusted(stats))
-    throw new Error(`the cache directory ${dir} is not a directory that only this user can write: native code is not loaded from it`);
+    throw new StartupError(
+      `the cache directory ${dir} is not a directory that only this user can write: native code is not loaded from it`,
+    );
   const original = readFileSync(originalPath);
   const expected = sha256(original);
   const path = join(dir, name);
