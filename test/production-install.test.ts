@@ -45,6 +45,12 @@ const install = join(top, "leidex");
 
 /** what a clone of this checkout would hold, uncommitted edits included */
 function copyCheckout(): void {
+  if (!existsSync(join(ROOT, ".git"))) {
+    // a copy that is no git checkout (scripts/with-node.sh makes one): all but what builds and installs make
+    const skip = new Set(["node_modules", "dist", ".tap"].map((d) => join(ROOT, d)));
+    cpSync(ROOT, install, { recursive: true, filter: (from) => !skip.has(from) });
+    return;
+  }
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" })
     .split("\0")
     .filter((f) => f !== "" && !f.startsWith("node_modules"));
