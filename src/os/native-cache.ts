@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { StartupError } from "../config/startup-error.js";
 import { writeFileAtomically } from "../store/durable-file.js";
 
@@ -48,6 +48,8 @@ function readTrusted(path: string): Buffer | null {
  * checks pass, else written anew. Throws when the directory is writable by others.
  */
 export function cachedDerivative(name: string, originalPath: string, derive: (original: Buffer) => Buffer, dir = nativeCacheDir()): string {
+  // the data directory (or another parent) as any other start makes it; the cache itself private
+  mkdirSync(dirname(dir), { recursive: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stats = lstatSync(dir);
   if (!stats.isDirectory() || !trusted(stats))
