@@ -1,6 +1,6 @@
 // Leidex entry point: configuration, the shard pool, the first load, then the HTTP front.
 
-import { buildApp } from "./app.js";
+import { join, resolve } from "node:path";
 import { ConfigError, parseConfig, usage, type Config } from "./config/cli.js";
 import { StartupError } from "./config/startup-error.js";
 import { pinMmapThreshold } from "./os/native-heap.js";
@@ -24,6 +24,10 @@ async function main(): Promise<void> {
     return;
   }
 
+  // what the server derives at run time goes under the data directory, never the installation
+  // (src/os/native-cache.ts); set before the app and its threads load the HTTP addon
+  process.env.LEIDEX_CACHE_DIR ??= join(resolve(config.dataDir), "cache");
+  const { buildApp } = await import("./app.js");
   if (!pinMmapThreshold()) log("no glibc malloc controls here: memory a load frees may stay with the process until a restart");
   const app = await buildApp(config, log);
   const { server, pool, reloader, dispatch, frontThreads } = app;

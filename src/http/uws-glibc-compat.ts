@@ -1,12 +1,9 @@
 // uWebSockets.js 20.57's Linux binaries are linked against glibc 2.38, where C23 renamed a few
 // parsing functions (__isoc23_strtol & co.). On an older glibc (Debian 12 has 2.36) the addon
-// fails to load for those few symbols alone. This writes a copy of the addon whose references to
+// fails to load for those few symbols alone. This makes a copy of the addon whose references to
 // them name the pre-C23 functions (same behaviour except for "0b" prefixes, which uWS never
 // parses) and whose need for the newer glibc version is marked weak. Any other symbol from a
 // newer glibc is refused: then the copy would not be equivalent.
-
-import { readFileSync } from "node:fs";
-import { writeFileAtomically } from "../store/durable-file.js";
 
 const SHT_DYNSYM = 11;
 const SHT_GNU_VERNEED = 0x6ffffffe;
@@ -46,11 +43,11 @@ function cString(buf: Buffer, offset: number): string {
 }
 
 /**
- * Writes `target`, a copy of the ELF64 addon at `source` that loads on glibc `runtime`
- * ("2.36"). Throws when the addon needs anything else from a newer glibc.
+ * A copy of the ELF64 addon `original` that loads on glibc `runtime` ("2.36"). Throws when the
+ * addon needs anything else from a newer glibc.
  */
-export function writeGlibcCompatCopy(source: string, target: string, runtime: string): void {
-  const elf = Buffer.from(readFileSync(source));
+export function glibcCompatCopy(original: Uint8Array, runtime: string): Buffer {
+  const elf = Buffer.from(original);
   if (elf.readUInt32BE(0) !== 0x7f454c46 || elf[4] !== 2 || elf[5] !== 1) throw new Error("not a little-endian ELF64 file");
   const shoff = Number(elf.readBigUInt64LE(0x28));
   const shentsize = elf.readUInt16LE(0x3a);
@@ -105,6 +102,5 @@ export function writeGlibcCompatCopy(source: string, target: string, runtime: st
     elf.write(`${older}\0`, dynstr.offset + start, "latin1");
     elf.writeUInt16LE(VER_NDX_GLOBAL, versionAt);
   }
-  // synced before its rename: a torn copy under the final name would fail every later start
-  writeFileAtomically(target, elf, 0o644);
+  return elf;
 }

@@ -1,20 +1,21 @@
 // The uWebSockets.js addon, loaded once for the front and the bench. Where the package's binary
 // needs a newer glibc than this machine's (only for C23's renamed parsing functions, see
-// uws-glibc-compat.ts), an adapted copy is written once into native/build/ and loaded instead.
+// uws-glibc-compat.ts), an adapted copy is written once into the cache directory (under the data
+// directory; src/os/native-cache.ts), checked, and loaded instead. Nothing is written under the
+// installation, which may be read-only.
 // A binary that loads neither way stops the process with the reason: there is no slow fallback.
 
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type * as UWS from "uWebSockets.js";
-import { writeGlibcCompatCopy } from "./uws-glibc-compat.js";
+import { StartupError } from "../config/startup-error.js";
+import { cachedDerivative } from "../os/native-cache.js";
+import { glibcCompatCopy } from "./uws-glibc-compat.js";
 
 const require = createRequire(import.meta.url);
 // uWS answers 431 to a request line plus headers over this size (its default is 4 KiB); read when the addon loads
 process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(16 * 1024);
-const BUILD_DIR = fileURLToPath(new URL("../../../native/build/", import.meta.url));
 
 function glibcRuntime(): string | null {
   const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
@@ -28,27 +29,19 @@ function load(): typeof UWS {
   } catch (err) {
     packageError = err as Error;
   }
-  const runtime = glibcRuntime();
-  if (runtime === null || !/GLIBC_\d+\.\d+' not found/.test(packageError.message)) throw packageError;
   const packageDir = dirname(require.resolve("uWebSockets.js"));
   const version = (JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string }).version;
   const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  // the addon is built per Node ABI: a Node line the package has no build for cannot run the server
+  if (!existsSync(join(packageDir, binary)))
+    throw new StartupError(
+      `uWebSockets.js ${version} has no build for Node ${process.version} on ${process.platform}-${process.arch} (${binary}): run this server on Node 20, 22 or 24`,
+    );
+  const runtime = glibcRuntime();
+  if (runtime === null || !/GLIBC_\d+\.\d+' not found/.test(packageError.message)) throw packageError;
   const name = `uws-${version}-glibc-${runtime}-${binary}`;
-  // next to the engine's build; where the installation is read-only, in the temp directory
-  for (const dir of [BUILD_DIR, join(tmpdir(), "leidex-uws")]) {
-    const compat = join(dir, name);
-    try {
-      if (!existsSync(compat)) {
-        mkdirSync(dir, { recursive: true });
-        writeGlibcCompatCopy(join(packageDir, binary), compat, runtime);
-      }
-    } catch (err) {
-      if (["EACCES", "EPERM", "EROFS"].includes((err as NodeJS.ErrnoException).code ?? "")) continue;
-      throw err;
-    }
-    return require(compat) as typeof UWS;
-  }
-  throw packageError;
+  const compat = cachedDerivative(name, join(packageDir, binary), (original) => glibcCompatCopy(original, runtime));
+  return require(compat) as typeof UWS;
 }
 
 const uWS: typeof UWS = load();

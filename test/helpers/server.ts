@@ -39,6 +39,20 @@ export interface StartOptions {
   timeoutMs?: number;
   /** extra environment for the server (read at spawn) */
   env?: NodeJS.ProcessEnv;
+  /** another installation, Node or user to run it with */
+  launch?: Launch;
+}
+
+/** How the server is run: by default this checkout's dist/src/main.js on this Node, from the checkout. */
+export interface Launch {
+  /** the entry point (default MAIN) */
+  main?: string;
+  /** the node binary (default this test's) */
+  node?: string;
+  /** a command the node runs under, e.g. setpriv to another user */
+  prefix?: string[];
+  /** the working directory (default ROOT) */
+  cwd?: string;
 }
 
 export interface RunningServer {
@@ -69,14 +83,16 @@ export interface Got {
 export function spawnLeidex(
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  launch: Launch = {},
 ): {
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
   exited: Promise<number | string>;
 } {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    cwd: ROOT,
+  const [command, ...rest] = [...(launch.prefix ?? []), launch.node ?? process.execPath, launch.main ?? MAIN, ...args];
+  const child = spawn(command, rest, {
+    cwd: launch.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -95,8 +111,13 @@ export function spawnLeidex(
 }
 
 /** Runs the binary to completion (for --help, bad flags, failing loads). */
-export async function runLeidex(args: string[], timeoutMs = 60_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const p = spawnLeidex(args);
+export async function runLeidex(
+  args: string[],
+  timeoutMs = 60_000,
+  launch: Launch = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const p = spawnLeidex(args, env, launch);
   const timer = setTimeout(() => p.child.kill("SIGKILL"), timeoutMs);
   const code = await p.exited;
   clearTimeout(timer);
@@ -159,7 +180,7 @@ export async function startServer(t: Teardownable, opts: StartOptions = {}): Pro
   if (opts.source !== null) args.push("--source", opts.source ?? "sample");
   if (opts.args) args.push(...opts.args);
   // a LEIDEX_API_KEY inherited from the environment running the tests must not leak in
-  const p = spawnLeidex(args, { LEIDEX_API_KEY: undefined, LEIDEX_SHARDS: undefined, ...opts.env });
+  const p = spawnLeidex(args, { LEIDEX_API_KEY: undefined, LEIDEX_SHARDS: undefined, ...opts.env }, opts.launch);
   let killed = false;
   const stop = async (): Promise<number | string> => {
     if (p.child.exitCode === null && p.child.signalCode === null && !killed) {

@@ -9,12 +9,34 @@
 // answer 503 with Retry-After (store/write-failure.ts), so a table another session holds locked
 // refuses writes within seconds instead of hanging them, and the pool never fills for good.
 
-import pg from "pg";
+import type pg from "pg";
 import { StartupError } from "../../config/startup-error.js";
 import { MIGRATIONS } from "./migrations.js";
 
-// BIGINT columns hold ids, versions, counters and ms timestamps, all far below 2^53: read them as numbers
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+type Pg = typeof pg;
+let loaded: Pg | undefined;
+
+/**
+ * The driver, imported only when --database is given: a server without it never needs the
+ * package, and an installation that left it out refuses --database in one line.
+ */
+async function loadPg(): Promise<Pg> {
+  if (loaded) return loaded;
+  let driver: Pg;
+  try {
+    driver = (await import("pg")).default;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw err;
+    throw new StartupError(
+      `--database needs the package pg, which this installation lacks (${(err as Error).message.split("\n")[0]}): install it with npm install pg`,
+    );
+  }
+  // BIGINT columns hold ids, versions, counters and ms timestamps, all far below 2^53: read them as numbers
+  driver.types.setTypeParser(driver.types.builtins.INT8, (v) => Number(v));
+  loaded = driver;
+  return driver;
+}
 
 /** The advisory lock every node takes while it migrates (any constant; "LXMG"). */
 const MIGRATION_LOCK = 0x4c584d47;
@@ -96,8 +118,9 @@ async function transactionOnce<T>(db: SharedDb, work: (q: Query) => Promise<T>):
 /** Opens the pool and migrates; a StartupError (one line) when the database cannot be used. */
 export async function openSharedDb(url: string, log: (line: string) => void, limits: DbLimits = DEFAULT_DB_LIMITS): Promise<SharedDb> {
   const describe = describeUrl(url);
+  const pg = await loadPg();
   try {
-    const applied = await migrate(url, limits);
+    const applied = await migrate(pg, url, limits);
     if (applied.length > 0) log(`database ${describe}: applied migrations ${applied.join(", ")}`);
   } catch (err) {
     throw new StartupError(`cannot use the database ${describe} (--database): ${(err as Error).message}`);
@@ -113,14 +136,14 @@ export async function openSharedDb(url: string, log: (line: string) => void, lim
   });
   // an idle connection that the server drops must not crash the process; the next query reconnects
   pool.on("error", (err) => log(`database ${describe}: an idle connection failed (${err.message})`));
-  return new PgSharedDb(pool, url, describe, log);
+  return new PgSharedDb(pg, pool, url, describe, log);
 }
 
 /**
  * Applies the migrations not yet applied, on a connection of its own without the pool's time
  * limits: a node waits its turn at the advisory lock, and a migration takes as long as it takes.
  */
-async function migrate(url: string, limits: DbLimits): Promise<string[]> {
+async function migrate(pg: Pg, url: string, limits: DbLimits): Promise<string[]> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: Math.max(limits.poolWaitMs, 10_000) });
   const failed = (): undefined => undefined; // the query under way fails with it
   client.on("error", failed);
@@ -170,6 +193,7 @@ class PgSharedDb implements SharedDb {
   private listening: Promise<unknown> = Promise.resolve();
 
   constructor(
+    private readonly pg: Pg,
     readonly pool: pg.Pool,
     private readonly url: string,
     readonly describe: string,
@@ -191,7 +215,7 @@ class PgSharedDb implements SharedDb {
   /** One connection for every channel; when it fails it is made again (callers poll meanwhile). */
   private async connectListener(): Promise<void> {
     if (this.closed || this.client) return;
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new this.pg.Client({ connectionString: this.url });
     this.client = client;
     const retry = (err: Error): void => {
       if (this.client !== client) return;
