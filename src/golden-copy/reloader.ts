@@ -34,6 +34,8 @@ export interface ReloaderOptions {
   retrySeconds: number;
   /** deadlines, size caps and the disk floor of GLEIF's APIs and downloads */
   limits: UpstreamLimits;
+  /** the ELF code list the legal-form names come from (bundled, or --legal-forms) */
+  legalForms: { file: string; digest: string };
   log: (line: string) => void;
 }
 
@@ -180,7 +182,9 @@ export class Reloader {
   /** Opens the persisted collection; a broken or mismatched one is rebuilt from its kept download. */
   private async openOrRebuild(manifest: CollectionManifest): Promise<boolean> {
     const started = Date.now();
-    if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
+    if (manifest.legalForms !== this.opts.legalForms.digest) {
+      this.opts.log(`${manifest.name} was built with another legal-form list`);
+    } else if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
       try {
         const family = FamilyData.open(this.files.level2(manifest.name));
         const { gen, sliceDocs } = await this.collection
@@ -321,7 +325,9 @@ export class Reloader {
   }
 
   /** The loaded collection's manifest; null when a fallback load found a real one live already. */
-  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits">): Promise<CollectionManifest | null> {
+  private run(
+    req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits" | "legalForms">,
+  ): Promise<CollectionManifest | null> {
     this.queuedSources.push(req.source);
     const next = this.queue
       .then(() => this.runNow(req))
@@ -332,7 +338,9 @@ export class Reloader {
     return next;
   }
 
-  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits">): Promise<CollectionManifest | null> {
+  private async runNow(
+    req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits" | "legalForms">,
+  ): Promise<CollectionManifest | null> {
     if (req.fallback && this.collection.current && !this.collection.current.fallback) return null; // a real load won meanwhile
     const started = Date.now();
     this.opts.log(`loading ${req.source}`);
@@ -343,6 +351,7 @@ export class Reloader {
       files: this.files,
       log: this.opts.log,
       limits: this.opts.limits,
+      legalForms: this.opts.legalForms,
     });
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart
