@@ -95,6 +95,9 @@ export interface App {
 }
 
 export async function buildApp(config: Config, log: (line: string) => void): Promise<App> {
+  // before anything starts: a list that is not one stops the start in one line
+  const legalForms = readLegalForms(config.legalForms);
+  log(`legal-form names from ${legalForms.file} (${legalForms.list.codes} codes)`);
   const pool = new ShardPool(config.workers ?? availableParallelism());
   await pool.ready();
   const collection = new Collection(pool, { fixed: config.shards });
@@ -103,8 +106,6 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
   const server = new HttpServer(metrics, limiter, proxies);
   diskFloor.set(config.upstream.diskFloorBytes); // uploads keep it too
-  const legalForms = readLegalForms(config.legalForms);
-  log(`legal-form names from ${legalForms.file} (${legalForms.list.codes} codes)`);
   const reloader = new Reloader(
     collection,
     {
