@@ -52,9 +52,9 @@ function withinEdits(a: string, b: string, max: number): boolean {
   return prev[b.length] <= max;
 }
 
-const typosAllowed = (word: string): number => (word.length >= 9 ? 2 : word.length >= 5 ? 1 : 0);
+export const typosAllowed = (word: string): number => (word.length >= 9 ? 2 : word.length >= 5 ? 1 : 0);
 
-function wordsAlike(a: string, b: string): boolean {
+export function wordsAlike(a: string, b: string): boolean {
   return a === b || withinEdits(a, b, Math.min(typosAllowed(a), typosAllowed(b)));
 }
 

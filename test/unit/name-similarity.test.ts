@@ -28,6 +28,17 @@ t.test("legal forms in one spelling, country by country, apart from the distinct
   );
   t.same(analyseName("Société Anonyme", words.of("FR")), { core: ["sa"], forms: [] }, "a name of legal-form words only keeps them");
   t.same(analyseName("Acme AG", words.of("ZZ")), { core: ["acme"], forms: ["ag"] }, "an unknown country: every country's forms");
+  t.same(
+    analyseName("Acme Limited", words.of("IN")),
+    analyseName("Acme Ltd", words.of("IN")),
+    "India's Ltd, spelt out as English rows spell it",
+  );
+  t.same(analyseName("SITL s.r.o.", words.of("CZ")).core, ["sitl", "sro"], "a form the list gives no abbreviation for stays a word");
+  t.same(
+    analyseName("Nowak Spółka z ograniczoną odopwiedzialnością", words.of("PL")),
+    { core: ["nowak"], forms: ["sp zoo"] },
+    "a form's words within a typo",
+  );
   t.equal(withoutLegalForms("Acme Holdings Ltd.", words.of("GB")), "acme holdings");
   t.equal(withoutLegalForms("Acme Holdings", words.of("GB")), null, "no legal form: nothing to strip");
   t.equal(withoutLegalForms("Limited", words.of("GB")), null, "nothing would be left");
