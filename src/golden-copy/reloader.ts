@@ -179,12 +179,13 @@ export class Reloader {
     if (this.dailyTimer) clearTimeout(this.dailyTimer);
   }
 
-  /** Opens the persisted collection; a broken or mismatched one is rebuilt from its kept download. */
+  /**
+   * Opens the persisted collection; a broken or mismatched one is rebuilt from its kept download.
+   * One whose legal-form names come from another ELF list is served, and rebuilt meanwhile.
+   */
   private async openOrRebuild(manifest: CollectionManifest): Promise<boolean> {
     const started = Date.now();
-    if (manifest.legalForms !== this.opts.legalForms.digest) {
-      this.opts.log(`${manifest.name} was built with another legal-form list`);
-    } else if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
+    if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
       try {
         const family = FamilyData.open(this.files.level2(manifest.name));
         const { gen, sliceDocs } = await this.collection
@@ -202,6 +203,10 @@ export class Reloader {
         this.opts.log(
           `serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`,
         );
+        if (manifest.legalForms !== this.opts.legalForms.digest && manifest.download && existsSync(manifest.download)) {
+          this.opts.log(`${manifest.name} was built with another legal-form list: rebuilding it from ${manifest.download}`);
+          void this.run(this.rebuildOf(manifest, manifest.download)).catch((err: unknown) => this.failed(err));
+        }
         return true;
       } catch (err) {
         this.opts.log(`segments of ${manifest.name} cannot be served: ${(err as Error).message}`);
@@ -217,21 +222,26 @@ export class Reloader {
     }
     this.opts.log(`rebuilding ${manifest.name} from ${manifest.download}`);
     try {
-      await this.run({
-        source: manifest.download,
-        published: manifest.published,
-        describe: manifest.source,
-        expectedRows: null,
-        level2: this.level2Input(manifest.level2.files, null, null, false),
-        minRecords: 1,
-        fallback: manifest.fallback,
-        sample: manifest.name === "lei_sample",
-      });
+      await this.run(this.rebuildOf(manifest, manifest.download));
       return true;
     } catch (err) {
       this.failed(err);
       return false;
     }
+  }
+
+  /** A load of the download a persisted collection was built from, as it was loaded. */
+  private rebuildOf(manifest: CollectionManifest, download: string): Parameters<Reloader["run"]>[0] {
+    return {
+      source: download,
+      published: manifest.published,
+      describe: manifest.source,
+      expectedRows: null,
+      level2: this.level2Input(manifest.level2.files, null, null, false),
+      minRecords: 1,
+      fallback: manifest.fallback,
+      sample: manifest.name === "lei_sample",
+    };
   }
 
   /** One load of the configured source. */

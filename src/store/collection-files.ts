@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { writeFileAtomically } from "./durable-file.js";
 import { LEVEL2_DIR, type Level2Counts } from "../level2/layout.js";
 
-export const MANIFEST_FORMAT = 3;
+export const MANIFEST_FORMAT = 2;
 
 export interface CollectionManifest {
   format: number;
@@ -34,8 +34,11 @@ export interface CollectionManifest {
   origin: string;
   /** what its Level 2 tables hold, and the files they were built from */
   level2: Level2Counts;
-  /** the SHA-256 of the ELF code list its legal-form names come from: another list rebuilds it */
-  legalForms: string;
+  /**
+   * the SHA-256 of the ELF code list its legal-form names come from: another list (or none, in a
+   * manifest written before the names) rebuilds it from its kept download
+   */
+  legalForms?: string;
 }
 
 export class CollectionFiles {
