@@ -6,6 +6,7 @@
 // country. `npm run bench:match [-- --registry N]`; `npm run bench` runs it last. With
 // --registry N the server holds the registry-shaped corpus of N records (bench:registry's: the
 // real records among near-twin distractors) and the rows are built from its real records.
+// --server PATH runs another build's dist/src/main.js on the same rows (a before-and-after).
 
 import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
@@ -13,6 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { analyseName, withoutLegalForms } from "../src/match/name-similarity.js";
+import { LegalFormWords } from "../src/match/legal-form-words.js";
 import { defaultSamplePath } from "./csv.js";
 import { Rng } from "./prng.js";
 import { ensureRegistryZip } from "./registry-shaped.js";
@@ -72,9 +74,11 @@ async function pooled<T, R>(items: readonly T[], work: (item: T) => Promise<R>):
 }
 
 /** The name with two neighbouring letters of its longest distinctive word swapped, or null. */
-function withTypo(name: string, rng: Rng): string | null {
+const FORMS = LegalFormWords.bundled();
+
+function withTypo(name: string, country: string | null, rng: Rng): string | null {
   const words = name.split(" ");
-  const core = new Set(analyseName(name).core);
+  const core = new Set(analyseName(name, FORMS.of(country)).core);
   let at = -1;
   words.forEach((w, i) => {
     const folded = w.toLowerCase();
@@ -90,7 +94,7 @@ function withTypo(name: string, rng: Rng): string | null {
 
 function rowsOf(entities: Entity[], seed: number): Row[] {
   const rng = Rng.at(seed, 7, 0);
-  const usable = entities.filter((e) => e.legalName !== null && analyseName(e.legalName).core.length > 0);
+  const usable = entities.filter((e) => e.legalName !== null && analyseName(e.legalName, FORMS.of(e.country)).core.length > 0);
   const picked: Entity[] = [];
   const taken = new Set<number>();
   while (picked.length < Math.min(PICKED, usable.length)) {
@@ -105,8 +109,8 @@ function rowsOf(entities: Entity[], seed: number): Row[] {
     const name = e.legalName!;
     const variants: [string, string | null][] = [
       ["as registered", name],
-      ["with a typo", withTypo(name, rng)],
-      ["without the legal form", withoutLegalForms(name)],
+      ["with a typo", withTypo(name, e.country, rng)],
+      ["without the legal form", withoutLegalForms(name, FORMS.of(e.country))],
     ];
     for (const [kind, variant] of variants) {
       if (variant === null) continue;
@@ -125,14 +129,14 @@ function sampleLeis(): string[] {
 }
 
 /** `registry`: records of the registry-shaped corpus to serve, or 0 for the bundled sample alone. */
-export async function runMatchBench(seed = 1, registry = 0): Promise<void> {
+export async function runMatchBench(seed = 1, registry = 0, serverMain = SERVER_MAIN): Promise<void> {
   const source = registry > 0 ? (await ensureRegistryZip(OUT, registry, seed, (l) => console.log(l))).zip : "sample";
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "leidex-bench-match-"));
   const cleanup = removeDirLater(dataDir);
   const port = await freePort();
   const server = await startServer({
     command: process.execPath,
-    args: [SERVER_MAIN, "--host", "127.0.0.1", "--port", String(port), "--source", source, "--data-dir", dataDir, "--rate-limit", "0"],
+    args: [serverMain, "--host", "127.0.0.1", "--port", String(port), "--source", source, "--data-dir", dataDir, "--rate-limit", "0"],
     readyTimeoutMs: 600_000,
   });
   const base = `http://127.0.0.1:${port}`;
@@ -215,5 +219,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const at = process.argv.indexOf(`--${name}`);
     return at > 0 ? Number(process.argv[at + 1]) : fallback;
   };
-  runCli("bench:match", () => runMatchBench(flag("seed", 1), flag("registry", 0)));
+  const server = process.argv.indexOf("--server");
+  runCli("bench:match", () =>
+    runMatchBench(flag("seed", 1), flag("registry", 0), server > 0 ? path.resolve(process.argv[server + 1]) : SERVER_MAIN),
+  );
 }

@@ -40,6 +40,10 @@ import { warmUp, type WarmUpResult } from "./lei/warm-up.js";
 import { RECONCILE_SCHEMAS, registerReconcileRoutes } from "./match/reconcile.js";
 import { MATCH_SCHEMAS, registerMatchRoutes } from "./match/routes.js";
 import { FrontData } from "./mcp/front-data.js";
+import { BUNDLED_ELF_LIST, ElfListError, readElfList, type ElfList } from "./legal-forms/elf-list.js";
+import { StartupError } from "./config/startup-error.js";
+import { LegalFormWords } from "./match/legal-form-words.js";
+import { Matcher } from "./match/matcher.js";
 import { McpThreads } from "./mcp/mcp-threads.js";
 import { registerMcpRoutes } from "./mcp/routes.js";
 import { registerWebPage } from "./web/routes.js";
@@ -62,6 +66,17 @@ export const BUNDLED_LEVEL2 = {
   bic: bundled("bic-lei.csv"),
 };
 
+/** The ELF code list: --legal-forms, else the bundled one; a file that is not one stops the start. */
+function readLegalForms(given: string | null): { file: string; list: ElfList } {
+  const file = given ?? BUNDLED_ELF_LIST;
+  try {
+    return { file, list: readElfList(file) };
+  } catch (err) {
+    if (err instanceof ElfListError) throw new StartupError(`--legal-forms: ${err.message}`);
+    throw err;
+  }
+}
+
 export interface App {
   server: HttpServer;
   /** the threads besides the main one that serve HTTP; null when the main thread serves alone */
@@ -80,6 +95,9 @@ export interface App {
 }
 
 export async function buildApp(config: Config, log: (line: string) => void): Promise<App> {
+  // before anything starts: a list that is not one stops the start in one line
+  const legalForms = readLegalForms(config.legalForms);
+  log(`legal-form names from ${legalForms.file} (${legalForms.list.codes} codes)`);
   const pool = new ShardPool(config.workers ?? availableParallelism());
   await pool.ready();
   const collection = new Collection(pool, { fixed: config.shards });
@@ -98,6 +116,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       reloadAtMinutes: config.reloadAtMinutes,
       retrySeconds: config.retrySeconds,
       limits: config.upstream,
+      legalForms: { file: legalForms.file, digest: legalForms.list.digest },
       log,
     },
     metrics,
@@ -149,10 +168,12 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     bulkWork,
   );
   registerFamilyRoutes(server, familyService);
-  registerMatchRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork);
-  registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork);
+  const formWords = new LegalFormWords(legalForms.list);
+  registerMatchRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork, formWords);
+  registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork, formWords);
   // the MCP SDK runs on threads of its own; the tools' data calls come back here (src/mcp/mcp-threads.ts)
-  const mcp = new McpThreads(new FrontData(leiService, familyService), { threads: config.mcpThreads, log, metrics });
+  const matcher = new Matcher(leiService, (input) => familyService.resolve(input), formWords);
+  const mcp = new McpThreads(new FrontData(leiService, familyService, matcher), { threads: config.mcpThreads, log, metrics });
   mcp.start();
   registerMcpRoutes(server, mcp, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, (lei) => familyService.knows(lei));

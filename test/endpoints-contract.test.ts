@@ -69,6 +69,8 @@ t.test("field mapping details", async (t) => {
       entityCategory: "GENERAL",
       registrationStatus: "ISSUED",
       legalForm: "2HBR",
+      legalFormName: "Gesellschaft mit beschränkter Haftung",
+      legalFormAbbreviations: "GmbH",
       jurisdiction: "DE",
       country: "DE",
       region: "DE-BY",
@@ -100,6 +102,7 @@ t.test("field mapping details", async (t) => {
 
   const io = await srv.json(`/v1/entities/${synth("International Zeltrane Commodities Organization").entity.lei}`);
   t.equal(io.legalForm, null, "empty column -> null");
+  t.equal(io.legalFormName, null, "no code, no name");
   t.equal(io.entityCategory, "INTERNATIONAL_ORGANIZATION");
   t.equal(io.region, "CH-GE");
 

@@ -376,6 +376,20 @@ else {
     t.same(errors, []);
   });
 
+  t.test("the entity page names the legal form from the ELF list, and 8888 by the record's text", async (t) => {
+    const sample = await startServer(t, { shards: 1 });
+    const { page, errors } = await open(t);
+    const formOf = async (lei: string): Promise<string> => {
+      await page.goto(`${sample.base}/entity/${lei}`);
+      await page.waitForSelector("article.entity");
+      return page.locator("dl.fields dt:text-is('Legal form') + dd").innerText();
+    };
+    t.equal(await formOf("391200VK8A8FKEOTCN77"), "Gesellschaft mit beschränkter Haftung (GmbH) (ISO 20275 ELF code 2HBR)");
+    t.match(await formOf("2138002Z2N3GIS5ZUN17"), /^Trust \(ELF code 8888: no code applies, the form is given as text in the record\)$/);
+    t.match(await formOf("254900GSNKM4F03KHS08"), /^Société anonyme \(SA\) /, "a Belgian record with a French legal name: the French row");
+    t.same(errors, []);
+  });
+
   t.test("an LEI failing ISO 17442 says so on its page", async (t) => {
     const { page } = await open(t);
     const response = await page.goto(`${server.base}/entity/${BAD_CHECK_LEI}`);

@@ -48,6 +48,8 @@ export interface Config {
   webhookAllowHosts: string[];
   webhookCaFile: string | null;
   webhookTimeoutSeconds: number;
+  /** the ELF code list file (--legal-forms); null: the bundled one */
+  legalForms: string | null;
   /** null: POST /license/activate refuses every licence */
   licensePublicKey: KeyObject | null;
   /** reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges) */
@@ -193,6 +195,11 @@ const FLAGS: Record<string, FlagSpec> = {
     help: "comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For names the client",
     fallback: () => "",
   },
+  "legal-forms": {
+    env: "LEIDEX_LEGAL_FORMS",
+    help: "GLEIF's ISO 20275 ELF code list (CSV, GLEIF's layout) to name legal forms by, newer than the bundled v1.6 (default: data/elf/)",
+    fallback: () => null,
+  },
   "license-public-key": {
     env: "LEIDEX_LICENSE_PUBLIC_KEY",
     help: "Ed25519 public key that signs licences for POST /license/activate: a PEM file, or the key's 32 bytes in base64 (default: no licences)",
@@ -291,6 +298,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     webhookCaFile: get("webhook-ca-file"),
     webhookTimeoutSeconds: int("webhook-timeout", 1, 120),
     trustProxy: proxies("trust-proxy", get("trust-proxy")!),
+    legalForms: get("legal-forms") || null,
     licensePublicKey: licenseKey("license-public-key", get("license-public-key")),
   };
 }

@@ -28,6 +28,18 @@ export const ENTITY_FIELD_TABLE = [
     description: "ISO 20275 entity legal form (ELF) code, or 8888 and 9999 as GLEIF uses them",
   },
   {
+    name: "legalFormName",
+    column: "(ELF code list) Entity Legal Form name Local name",
+    description:
+      "The legal form's name from GLEIF's ELF code list, for the record's jurisdiction and in its legal name's language where the list has several; for 8888, the record's OtherLegalForm; null for 9999 and codes not on the list",
+  },
+  {
+    name: "legalFormAbbreviations",
+    column: "(ELF code list) Abbreviations Local language",
+    description:
+      'The legal form\'s abbreviations from the same row of the ELF code list, several separated by "; "; null where it lists none',
+  },
+  {
     name: "jurisdiction",
     column: "Entity.LegalJurisdiction",
     description: "Legal jurisdiction: ISO 3166-1 country or ISO 3166-2 subdivision code",

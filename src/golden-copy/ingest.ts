@@ -39,6 +39,8 @@ export interface LoadRequest {
   /** what GLEIF's API announced of the files to download */
   announced?: Partial<Record<DownloadPart, Announced>>;
   limits: UpstreamLimits;
+  /** the ELF code list the records' legal-form names come from: its file, and its digest for the manifest */
+  legalForms: { file: string; digest: string };
 }
 
 export class LoadCheckError extends Error {}
@@ -89,6 +91,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       fallback: req.fallback,
       origin: req.origin,
       level2: done.level2,
+      legalForms: req.legalForms.digest,
     };
     try {
       req.files.commit(manifest);
@@ -147,6 +150,7 @@ function runLoaderThread(collection: Collection, gen: number, req: LoadRequest):
     level2: { ...req.level2, dir: req.files.scratchLevel2 },
     announced: req.announced,
     limits: req.limits,
+    legalForms: req.legalForms.file,
   };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
     workerData: input,

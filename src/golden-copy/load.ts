@@ -12,6 +12,7 @@ import { download, isUrl, openLocal } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
 import type { Level2Counts, Level2Files } from "../level2/layout.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
+import { readElfList } from "../legal-forms/elf-list.js";
 
 /** The files one load may download: Level 1 (lei2) and the four Level 2 parts. */
 export type DownloadPart = "lei2" | keyof Level2Files;
@@ -37,6 +38,8 @@ export interface LoaderInput {
   /** what GLEIF's API announced of each file, when it did */
   announced?: Partial<Record<DownloadPart, Announced>>;
   limits: UpstreamLimits;
+  /** the ELF code list file (bundled, or --legal-forms) */
+  legalForms: string;
 }
 
 export type LoaderMessage =
@@ -112,6 +115,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   const slices = slicesFor(input.slicing, expected);
   post({ type: "log", message: `${slices} slice(s) for ${expected === null ? "an unknown number of" : `about ${expected}`} records` });
   const pending = Array.from({ length: slices }, () => new RecordBatchWriter());
+  const legalForms = readElfList(input.legalForms);
   let encoder: RowEncoder | null = null;
   let records = 0;
   let skipped = 0;
@@ -122,6 +126,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       encoder = rowEncoder(
         Array.from({ length: row.length }, (_, i) => row.field(i)),
         level2.parents,
+        legalForms,
       );
       return;
     }

@@ -1,13 +1,15 @@
 // Golden-copy columns -> LegalEntity. Columns are found by name in the header, so any order and
 // any extra columns work. Values are reproduced as published; the only rewrites are the literal
 // `NULL` of Entity.EntityStatus, which is how the file says "no status", and a headquarters
-// address that repeats the legal one, which is left out.
+// address that repeats the legal one, which is left out. The legal form's name and abbreviations
+// are added from GLEIF's ELF code list (legal-forms/elf-list.ts).
 
 import { sliceOfBytes } from "../engine/partition.js";
 import type { RecordBatchWriter } from "../engine/record-batch.js";
 import { ENTITY_FIELD_TABLE, ENTITY_FIELDS } from "../engine/schema.js";
 import type { CsvRow } from "./csv.js";
 import { ParentIndex } from "../level2/parent-index.js";
+import { ElfList, OTHER_LEGAL_FORM, type LegalFormName } from "../legal-forms/elf-list.js";
 
 export const REQUIRED_COLUMNS = ["LEI", "Entity.LegalName"] as const;
 
@@ -30,8 +32,11 @@ export interface RowEncoder {
   write(row: CsvRow, batch: RecordBatchWriter): void;
 }
 
-/** Builds the row -> record encoding from the header row; the parent fields come from `parents` (Level 2). */
-export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.EMPTY): RowEncoder {
+/**
+ * Builds the row -> record encoding from the header row; the parent fields come from `parents`
+ * (Level 2), the legal form's name from `legalForms`.
+ */
+export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.EMPTY, legalForms: ElfList | null = null): RowEncoder {
   const index = new Map<string, number>();
   header.forEach((name, i) => index.set(name.trim(), i));
   const missing = REQUIRED_COLUMNS.filter((c) => !index.has(c));
@@ -46,6 +51,15 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
   const HQ_ADDRESS = ENTITY_FIELDS.indexOf("hqAddress");
   const DIRECT_PARENT = ENTITY_FIELDS.indexOf("directParent");
   const ULTIMATE_PARENT = ENTITY_FIELDS.indexOf("ultimateParent");
+  const FORM_NAME = ENTITY_FIELDS.indexOf("legalFormName");
+  const FORM_ABBREVIATIONS = ENTITY_FIELDS.indexOf("legalFormAbbreviations");
+  const formName = legalFormNamer(legalForms, {
+    code: columns[ENTITY_FIELDS.indexOf("legalForm")],
+    jurisdiction: columns[ENTITY_FIELDS.indexOf("jurisdiction")],
+    country: columns[ENTITY_FIELDS.indexOf("country")],
+    language: at(LEGAL_NAME_LANGUAGE),
+    other: at(OTHER_LEGAL_FORM_COLUMN),
+  });
   const parent = (of: Uint8Array, slot: number, batch: RecordBatchWriter): void => {
     if (slot >= 0 && of[slot * LEI_LENGTH] !== 0) batch.value(of, slot * LEI_LENGTH, (slot + 1) * LEI_LENGTH);
     else batch.empty();
@@ -67,8 +81,17 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
     write(row, batch) {
       batch.beginRecord();
       const slot = parents.find(row.buf, row.starts[LEI]);
+      let form: NamedForm | null = null;
       for (let f = 0; f < columns.length; f++) {
-        if (f === DIRECT_PARENT) parent(parents.direct, slot, batch);
+        if (f === FORM_NAME) {
+          form = formName(row);
+          if (form === "other") append(row, at(OTHER_LEGAL_FORM_COLUMN), batch);
+          else if (form) batch.value(form.name, 0, form.name.length);
+          else batch.empty();
+        } else if (f === FORM_ABBREVIATIONS) {
+          if (form !== null && form !== "other" && form.abbreviations) batch.value(form.abbreviations, 0, form.abbreviations.length);
+          else batch.empty();
+        } else if (f === DIRECT_PARENT) parent(parents.direct, slot, batch);
         else if (f === ULTIMATE_PARENT) parent(parents.ultimate, slot, batch);
         else if (f === STATUS && isNullLiteral(row, columns[f])) batch.empty();
         else append(row, columns[f], batch);
@@ -77,6 +100,56 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
       }
       for (const i of otherNames) if (present(row, i)) append(row, i, batch);
     },
+  };
+}
+
+const LEGAL_NAME_LANGUAGE = "Entity.LegalName.xmllang";
+const OTHER_LEGAL_FORM_COLUMN = "Entity.LegalForm.OtherLegalForm";
+
+/** A legal form's name and abbreviations as bytes, or "other": the row's OtherLegalForm is its name. */
+type NamedForm = { name: Buffer; abbreviations: Buffer | null } | "other";
+
+/**
+ * The row's legal form as named by the list. Most codes have one named row, whatever the
+ * record's place and language: those are looked up by the code alone; the others by code,
+ * jurisdiction, country and language. Each answer is kept, so a row costs a map lookup or two.
+ */
+function legalFormNamer(
+  list: ElfList | null,
+  at: { code: number; jurisdiction: number; country: number; language: number; other: number },
+): (row: CsvRow) => NamedForm | null {
+  if (list === null) return () => null;
+  const bytes = (n: LegalFormName | null): NamedForm | null =>
+    n === null ? null : { name: Buffer.from(n.name), abbreviations: n.abbreviations === null ? null : Buffer.from(n.abbreviations) };
+  const byCode = new Map<string, NamedForm | null | undefined>();
+  const byPlace = new Map<string, NamedForm | null>();
+  const text = (row: CsvRow, i: number): string | null => (present(row, i) ? row.field(i) : null);
+  return (row) => {
+    const code = text(row, at.code);
+    if (code === null) return null;
+    if (code === OTHER_LEGAL_FORM) return present(row, at.other) ? "other" : null;
+    let known = byCode.get(code);
+    if (known === undefined && !byCode.has(code)) {
+      known = list.namesOneWay(code)
+        ? bytes(list.nameOf({ code, jurisdiction: null, country: null, language: null, otherLegalForm: null }))
+        : undefined;
+      byCode.set(code, known);
+    }
+    if (known !== undefined) return known;
+    const form = {
+      code,
+      jurisdiction: text(row, at.jurisdiction),
+      country: text(row, at.country),
+      language: text(row, at.language),
+      otherLegalForm: null,
+    };
+    const key = `${code}|${form.jurisdiction}|${form.country}|${form.language}`;
+    let named = byPlace.get(key);
+    if (named === undefined) {
+      named = bytes(list.nameOf(form));
+      byPlace.set(key, named);
+    }
+    return named;
   };
 }
 

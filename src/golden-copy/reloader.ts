@@ -34,6 +34,8 @@ export interface ReloaderOptions {
   retrySeconds: number;
   /** deadlines, size caps and the disk floor of GLEIF's APIs and downloads */
   limits: UpstreamLimits;
+  /** the ELF code list the legal-form names come from (bundled, or --legal-forms) */
+  legalForms: { file: string; digest: string };
   log: (line: string) => void;
 }
 
@@ -177,7 +179,10 @@ export class Reloader {
     if (this.dailyTimer) clearTimeout(this.dailyTimer);
   }
 
-  /** Opens the persisted collection; a broken or mismatched one is rebuilt from its kept download. */
+  /**
+   * Opens the persisted collection; a broken or mismatched one is rebuilt from its kept download.
+   * One whose legal-form names come from another ELF list is served, and rebuilt meanwhile.
+   */
   private async openOrRebuild(manifest: CollectionManifest): Promise<boolean> {
     const started = Date.now();
     if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
@@ -198,6 +203,10 @@ export class Reloader {
         this.opts.log(
           `serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`,
         );
+        if (manifest.legalForms !== this.opts.legalForms.digest && manifest.download && existsSync(manifest.download)) {
+          this.opts.log(`${manifest.name} was built with another legal-form list: rebuilding it from ${manifest.download}`);
+          void this.run(this.rebuildOf(manifest, manifest.download)).catch((err: unknown) => this.failed(err));
+        }
         return true;
       } catch (err) {
         this.opts.log(`segments of ${manifest.name} cannot be served: ${(err as Error).message}`);
@@ -213,21 +222,26 @@ export class Reloader {
     }
     this.opts.log(`rebuilding ${manifest.name} from ${manifest.download}`);
     try {
-      await this.run({
-        source: manifest.download,
-        published: manifest.published,
-        describe: manifest.source,
-        expectedRows: null,
-        level2: this.level2Input(manifest.level2.files, null, null, false),
-        minRecords: 1,
-        fallback: manifest.fallback,
-        sample: manifest.name === "lei_sample",
-      });
+      await this.run(this.rebuildOf(manifest, manifest.download));
       return true;
     } catch (err) {
       this.failed(err);
       return false;
     }
+  }
+
+  /** A load of the download a persisted collection was built from, as it was loaded. */
+  private rebuildOf(manifest: CollectionManifest, download: string): Parameters<Reloader["run"]>[0] {
+    return {
+      source: download,
+      published: manifest.published,
+      describe: manifest.source,
+      expectedRows: null,
+      level2: this.level2Input(manifest.level2.files, null, null, false),
+      minRecords: 1,
+      fallback: manifest.fallback,
+      sample: manifest.name === "lei_sample",
+    };
   }
 
   /** One load of the configured source. */
@@ -321,7 +335,9 @@ export class Reloader {
   }
 
   /** The loaded collection's manifest; null when a fallback load found a real one live already. */
-  private run(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits">): Promise<CollectionManifest | null> {
+  private run(
+    req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits" | "legalForms">,
+  ): Promise<CollectionManifest | null> {
     this.queuedSources.push(req.source);
     const next = this.queue
       .then(() => this.runNow(req))
@@ -332,7 +348,9 @@ export class Reloader {
     return next;
   }
 
-  private async runNow(req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits">): Promise<CollectionManifest | null> {
+  private async runNow(
+    req: Omit<LoadRequest, "origin" | "dataDir" | "files" | "log" | "limits" | "legalForms">,
+  ): Promise<CollectionManifest | null> {
     if (req.fallback && this.collection.current && !this.collection.current.fallback) return null; // a real load won meanwhile
     const started = Date.now();
     this.opts.log(`loading ${req.source}`);
@@ -343,6 +361,7 @@ export class Reloader {
       files: this.files,
       log: this.opts.log,
       limits: this.opts.limits,
+      legalForms: this.opts.legalForms,
     });
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart

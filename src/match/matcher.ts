@@ -1,14 +1,17 @@
 // Entity matching: for each row (a name, and what else the caller knows) the candidates the
 // search engine finds by name, each scored in [0, 1] and explained, and a verdict. The engine
-// ranks as search does; the score then weighs the names' distinctive words and legal forms
-// (name-similarity.ts) and lifts or lowers a candidate whose country, city or postal code
-// agrees or differs. An LEI given in the row is looked up and compared directly.
+// ranks as search does; the score then weighs the names' distinctive words and legal forms, as
+// the ELF code list spells them in the candidate's country (name-similarity.ts), and lifts or
+// lowers a candidate whose country, city or postal code
+// agrees or differs. An LEI given in the row is looked up and compared directly. Among equal
+// scores, a legal name equal to the row's name character for character leads.
 
 import type { LegalEntity } from "../engine/schema.js";
 import type { SearchParams } from "../lei/search-params.js";
 import type { LeiService } from "../lei/service.js";
 import type { IdentifierResolver } from "../lei/batch-lookup.js";
-import { analyseName, nameSimilarity, withoutLegalForms } from "./name-similarity.js";
+import { analyseName, nameSimilarity, withoutLegalForms, type AnalysedName } from "./name-similarity.js";
+import { LegalFormWords } from "./legal-form-words.js";
 
 export interface MatchRow {
   name: string;
@@ -68,9 +71,31 @@ const ADJUST: Record<"country" | "city" | "postalCode", { agrees: number; differ
   postalCode: { agrees: 0.03, differs: -0.05 },
 };
 
-function scored(row: MatchRow, entity: LegalEntity, query: ReturnType<typeof analyseName>): Candidate {
-  const similarity = nameSimilarity(query, analyseName(entity.legalName ?? ""));
-  const country = agreement(row.country, entity.country, (a, b) => a.trim().toUpperCase() === b);
+/** The entity's country of formation: its jurisdiction's, else its legal address's. */
+const formationCountry = (entity: LegalEntity): string | null => entity.jurisdiction ?? entity.country;
+
+/** The row's name read with each candidate country's legal forms, each country once. */
+class QueryNames {
+  private readonly byCountry = new Map<string | null, AnalysedName>();
+  constructor(
+    private readonly name: string,
+    private readonly forms: LegalFormWords,
+  ) {}
+  in(country: string | null): AnalysedName {
+    const key = country?.slice(0, 2).toUpperCase() ?? null;
+    let analysed = this.byCountry.get(key);
+    if (!analysed) {
+      analysed = analyseName(this.name, this.forms.of(key));
+      this.byCountry.set(key, analysed);
+    }
+    return analysed;
+  }
+}
+
+function scored(row: MatchRow, entity: LegalEntity, query: QueryNames, forms: LegalFormWords): Candidate {
+  const country = formationCountry(entity);
+  const similarity = nameSimilarity(query.in(country), analyseName(entity.legalName ?? "", forms.of(country)));
+  const countryAgrees = agreement(row.country, entity.country, (a, b) => a.trim().toUpperCase() === b);
   const city = agreement(row.city, entity.city, (a, b) => fold(a) === fold(b));
   const postalCode = agreement(
     row.postalCode,
@@ -80,7 +105,7 @@ function scored(row: MatchRow, entity: LegalEntity, query: ReturnType<typeof ana
   const lei = agreement(row.lei, entity.lei, (a, b) => a.trim().toUpperCase() === b);
   let score = similarity;
   for (const [field, value] of [
-    ["country", country],
+    ["country", countryAgrees],
     ["city", city],
     ["postalCode", postalCode],
   ] as const) {
@@ -94,7 +119,7 @@ function scored(row: MatchRow, entity: LegalEntity, query: ReturnType<typeof ana
     score: Math.round(Math.min(1, Math.max(0, score)) * 1000) / 1000,
     explanation: {
       name: { matched: similarity >= LEGAL_NAME_FLOOR ? "legalName" : "otherName", similarity: Math.round(similarity * 1000) / 1000 },
-      country,
+      country: countryAgrees,
       city,
       postalCode,
       lei,
@@ -146,6 +171,8 @@ export class Matcher {
     private readonly service: LeiService,
     /** a row's `lei` may be an ISIN or BIC: the LEI it maps to is the one compared */
     private readonly resolve: IdentifierResolver = () => null,
+    /** the legal-form words of each country (the ELF code list given at start-up) */
+    private readonly forms: LegalFormWords = LegalFormWords.bundled(),
   ) {}
 
   /** The hits' documents are copied out as text at once: they are scratch memory, and parsing waits for the row's turn. */
@@ -164,7 +191,7 @@ export class Matcher {
   search(given: MatchRow): RowSearch {
     const mapped = given.lei === undefined ? null : this.resolve(given.lei);
     const row = mapped && mapped.kind !== "LEI" && mapped.lei !== null ? withLei(given, mapped.lei) : given;
-    const stripped = withoutLegalForms(row.name);
+    const stripped = withoutLegalForms(row.name, this.forms.of(row.country ?? null));
     const searches = [this.found(searchFor(row.name))];
     if (stripped) searches.push(this.found(searchFor(stripped)));
     return new RowSearch(row, Promise.all(searches));
@@ -176,12 +203,14 @@ export class Matcher {
     const direct = this.lookedUp(row.lei);
     if (direct) byLei.set(direct.lei, direct);
     for (const hits of found) for (const hit of hits) if (!byLei.has(hit.lei)) byLei.set(hit.lei, JSON.parse(hit.json) as LegalEntity);
-    const query = analyseName(row.name);
-    // equal scores keep the engine's order: it ranks the exact name, then the closest length,
-    // then current registrations first (a given LEI's entity leads)
+    const query = new QueryNames(row.name, this.forms);
+    const pasted = row.name.trim();
+    // equal scores: a legal name equal to the row's as typed first (CRUNA S.R.L. before CRUNA SRL,
+    // which the analysis makes equal), then the engine's order: it ranks the exact name, then the
+    // closest length, then current registrations first (a given LEI's entity leads)
     const candidates = [...byLei.values()]
-      .map((e, rank) => ({ candidate: scored(row, e, query), rank }))
-      .sort((a, b) => b.candidate.score - a.candidate.score || a.rank - b.rank)
+      .map((e, rank) => ({ candidate: scored(row, e, query, this.forms), rank, exact: e.legalName?.trim() === pasted ? 0 : 1 }))
+      .sort((a, b) => b.candidate.score - a.candidate.score || a.exact - b.exact || a.rank - b.rank)
       .map(({ candidate }) => candidate);
     return { verdict: verdictOf(candidates), candidates: candidates.slice(0, limit) };
   }

@@ -1,78 +1,11 @@
 // How alike two entity names are, in [0, 1], after the analysis search uses (engine/text.ts:
-// NFKC, case, diacritics, S.R.L. = SRL) and with legal-form words brought to one spelling
-// ("Limited" = "Ltd", "Aktiengesellschaft" = "AG", "S.A." = "SA"), so that the distinctive
-// words weigh most. Words match when equal or within a typo (one edit from 5 letters, two from 9).
+// NFKC, case, diacritics, S.R.L. = SRL) and with legal-form words brought to one spelling, as the
+// ELF code list spells them in the entity's country (legal-form-words.ts: "Limited" = "Ltd" in
+// Britain, "Aktiengesellschaft" = "AG" in Germany), so that the distinctive words weigh most.
+// Words match when equal or within a typo (one edit from 5 letters, two from 9).
 
 import { tokenize } from "../engine/text.js";
-
-/** Spellings of legal forms (already folded and tokenized) → one canonical token. */
-const FORM_PHRASES: [string[], string][] = [
-  [["limited", "liability", "company"], "llc"],
-  [["public", "limited", "company"], "plc"],
-  [["gesellschaft", "mit", "beschrankter", "haftung"], "gmbh"],
-  [["societe", "anonyme"], "sa"],
-  [["sociedad", "anonima"], "sa"],
-  [["societa", "per", "azioni"], "spa"],
-  [["societe", "a", "responsabilite", "limitee"], "sarl"],
-  [["besloten", "vennootschap"], "bv"],
-  [["naamloze", "vennootschap"], "nv"],
-  [["limited", "partnership"], "lp"],
-  [["kommanditgesellschaft"], "kg"],
-  [["aktiengesellschaft"], "ag"],
-  [["aktiebolag"], "ab"],
-  [["aktieselskab"], "as"],
-  [["aksjeselskap"], "as"],
-  [["osakeyhtio"], "oy"],
-  [["limited"], "ltd"],
-  [["incorporated"], "inc"],
-  [["corporation"], "corp"],
-  [["company"], "co"],
-  [["sarl"], "sarl"],
-];
-const FORMS = new Set([
-  ...FORM_PHRASES.map(([, canonical]) => canonical),
-  "gmbh",
-  "ag",
-  "se",
-  "kgaa",
-  "ug",
-  "mbh",
-  "ltd",
-  "plc",
-  "llc",
-  "llp",
-  "lp",
-  "inc",
-  "corp",
-  "co",
-  "sa",
-  "sas",
-  "sasu",
-  "sca",
-  "spa",
-  "srl",
-  "sl",
-  "slu",
-  "bv",
-  "nv",
-  "cv",
-  "oy",
-  "oyj",
-  "ab",
-  "as",
-  "asa",
-  "aps",
-  "sro",
-  "kft",
-  "zrt",
-  "doo",
-  "ooo",
-  "pte",
-  "pty",
-  "bhd",
-  "sdn",
-  "kk",
-]);
+import type { FormTable } from "./legal-form-words.js";
 
 export interface AnalysedName {
   /** the distinctive words, in order */
@@ -81,24 +14,21 @@ export interface AnalysedName {
   forms: string[];
 }
 
-/** The name's words with legal forms in one spelling, split into distinctive words and forms. */
-export function analyseName(name: string): AnalysedName {
-  const words = tokenize(name);
-  const out: string[] = [];
-  for (let i = 0; i < words.length;) {
-    const phrase = FORM_PHRASES.find(([ws]) => ws.every((w, k) => words[i + k] === w));
-    if (phrase) {
-      out.push(phrase[1]);
-      i += phrase[0].length;
-    } else out.push(words[i++]);
-  }
-  return { core: out.filter((w) => !FORMS.has(w)), forms: out.filter((w) => FORMS.has(w)) };
+/**
+ * The name's words with legal forms in one spelling (the country's, `forms`), split into
+ * distinctive words and forms. A name of legal-form words only ("Trust Company") keeps them as its
+ * distinctive words: two such names are not alike for having no other words.
+ */
+export function analyseName(name: string, forms: FormTable): AnalysedName {
+  const out = forms.fold(tokenize(name));
+  const core = out.filter((w) => !forms.forms.has(w));
+  return core.length > 0 ? { core, forms: out.filter((w) => forms.forms.has(w)) } : { core: out, forms: [] };
 }
 
 /** The name without its legal-form words (for a second search), or null when it has none. */
-export function withoutLegalForms(name: string): string | null {
-  const { core, forms } = analyseName(name);
-  return forms.length > 0 && core.length > 0 ? core.join(" ") : null;
+export function withoutLegalForms(name: string, forms: FormTable): string | null {
+  const { core, forms: found } = analyseName(name, forms);
+  return found.length > 0 && core.length > 0 ? core.join(" ") : null;
 }
 
 /** Whether a and b are within `max` edits, a swap of neighbours counting one (optimal string alignment). */
@@ -122,9 +52,9 @@ function withinEdits(a: string, b: string, max: number): boolean {
   return prev[b.length] <= max;
 }
 
-const typosAllowed = (word: string): number => (word.length >= 9 ? 2 : word.length >= 5 ? 1 : 0);
+export const typosAllowed = (word: string): number => (word.length >= 9 ? 2 : word.length >= 5 ? 1 : 0);
 
-function wordsAlike(a: string, b: string): boolean {
+export function wordsAlike(a: string, b: string): boolean {
   return a === b || withinEdits(a, b, Math.min(typosAllowed(a), typosAllowed(b)));
 }
 

@@ -16,6 +16,7 @@ import type { IdentifierResolver } from "../lei/batch-lookup.js";
 import { AnswerBytes } from "../http/answer-bytes.js";
 import { FrontWork, sendJson } from "../http/front-work.js";
 import { Matcher, type MatchRow, type RowMatch } from "./matcher.js";
+import { LegalFormWords } from "./legal-form-words.js";
 import { matchRowsInTurns, type MatchSink } from "./routes.js";
 
 export const MAX_RECONCILE_QUERIES = 1000;
@@ -212,8 +213,9 @@ export function registerReconcileRoutes(
   service: LeiService,
   resolve: IdentifierResolver = () => null,
   work: FrontWork = new FrontWork(),
+  forms: LegalFormWords = LegalFormWords.bundled(),
 ): void {
-  const matcher = new Matcher(service, resolve);
+  const matcher = new Matcher(service, resolve, forms);
   const manifest = (base: string): object => {
     return {
       versions: ["0.2"],

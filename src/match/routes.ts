@@ -11,6 +11,7 @@ import type { LeiService } from "../lei/service.js";
 import type { IdentifierResolver } from "../lei/batch-lookup.js";
 import { AnswerBytes } from "../http/answer-bytes.js";
 import { FrontWork, sendJson, type BulkJob } from "../http/front-work.js";
+import { LegalFormWords } from "./legal-form-words.js";
 import { Matcher, MATCH_LEAD, MATCH_SCORE, POSSIBLE_SCORE, type MatchRow, type RowMatch, type RowSearch } from "./matcher.js";
 
 export const MAX_MATCH_ROWS = 1000;
@@ -163,8 +164,9 @@ export function registerMatchRoutes(
   service: LeiService,
   resolve: IdentifierResolver = () => null,
   work: FrontWork = new FrontWork(),
+  forms: LegalFormWords = LegalFormWords.bundled(),
 ): void {
-  const matcher = new Matcher(service, resolve);
+  const matcher = new Matcher(service, resolve, forms);
   server.route(
     "post",
     "/v1/match",

@@ -44,11 +44,18 @@ export function searchPageText(page: SearchPage): string {
   return lines.join("\n");
 }
 
+/** "Gesellschaft mit beschränkter Haftung (GmbH; ELF 2HBR)": the ELF list's name where it has one, the code after. */
+function formText(entity: LegalEntity): string {
+  if (!entity.legalFormName) return show(entity.legalForm);
+  const detail = [entity.legalFormAbbreviations, `ELF ${entity.legalForm}`].filter(Boolean).join("; ");
+  return `${entity.legalFormName} (${detail})`;
+}
+
 export function entityText(entity: LegalEntity, checkDigitsValid: boolean): string {
   const lines = [
     entityLine(entity),
     `legal name: ${show(entity.legalName)}`,
-    `status: ${show(entity.entityStatus)}; registration: ${show(entity.registrationStatus)}; category: ${show(entity.entityCategory)}; legal form: ${show(entity.legalForm)}`,
+    `status: ${show(entity.entityStatus)}; registration: ${show(entity.registrationStatus)}; category: ${show(entity.entityCategory)}; legal form: ${formText(entity)}`,
     `jurisdiction: ${show(entity.jurisdiction)}; country: ${show(entity.country)}; region: ${show(entity.region)}`,
     `legal address: ${[entity.legalAddress, entity.postalCode, entity.city].filter(Boolean).join(", ") || NONE}`,
   ];

@@ -34,6 +34,11 @@ export interface CollectionManifest {
   origin: string;
   /** what its Level 2 tables hold, and the files they were built from */
   level2: Level2Counts;
+  /**
+   * the SHA-256 of the ELF code list its legal-form names come from: another list (or none, in a
+   * manifest written before the names) rebuilds it from its kept download
+   */
+  legalForms?: string;
 }
 
 export class CollectionFiles {

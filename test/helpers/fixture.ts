@@ -102,8 +102,11 @@ export type Entity = LegalEntity;
 /** The Level 2 fields, from the relationship records rather than a Level 1 column. */
 export const PARENT_KEYS = ["directParent", "ultimateParent"] as const;
 type ParentKey = (typeof PARENT_KEYS)[number];
+/** The legal form's name and abbreviations, from the ELF code list rather than a column. */
+export const FORM_KEYS = ["legalFormName", "legalFormAbbreviations"] as const;
+type FormKey = (typeof FORM_KEYS)[number];
 
-export const COLUMN_OF: Record<Exclude<keyof Entity, ParentKey>, string> = {
+export const COLUMN_OF: Record<Exclude<keyof Entity, ParentKey | FormKey>, string> = {
   lei: "LEI",
   legalName: "Entity.LegalName",
   entityStatus: "Entity.EntityStatus",
@@ -121,8 +124,70 @@ export const COLUMN_OF: Record<Exclude<keyof Entity, ParentKey>, string> = {
   registeredAt: "Registration.InitialRegistrationDate",
   lastUpdatedAt: "Registration.LastUpdateDate",
 };
-const LEVEL1_KEYS = Object.keys(COLUMN_OF) as Exclude<keyof Entity, ParentKey>[];
-export const ENTITY_KEYS = [...LEVEL1_KEYS, ...PARENT_KEYS] as (keyof Entity)[];
+const LEVEL1_KEYS = Object.keys(COLUMN_OF) as Exclude<keyof Entity, ParentKey | FormKey>[];
+export const ENTITY_KEYS = [...LEVEL1_KEYS, ...FORM_KEYS, ...PARENT_KEYS] as (keyof Entity)[];
+
+/** The columns the legal form's name is chosen by, besides those COLUMN_OF maps. */
+const FORM_COLUMNS = ["Entity.LegalName.xmllang", "Entity.LegalForm.OtherLegalForm"];
+
+export const ELF_CSV = new URL("../../data/elf/2026-02-19-elf-code-list-v1.6.csv", import.meta.url);
+
+interface ElfModelRow {
+  code: string;
+  country: string;
+  subdivision: string;
+  name: string;
+  language: string;
+  abbreviations: string;
+  active: boolean;
+}
+let elfCache: Map<string, ElfModelRow[]> | null = null;
+/** The bundled ELF list's named rows by code, read here independently of the server. */
+function elfRows(): Map<string, ElfModelRow[]> {
+  if (elfCache) return elfCache;
+  const [header, ...rows] = parseCsv(readFileSync(ELF_CSV, "utf8"));
+  const c = (name: string): number => header.indexOf(name);
+  elfCache = new Map();
+  for (const r of rows) {
+    if (r.length < header.length || r[c("Entity Legal Form name Local name")] === "") continue;
+    const row: ElfModelRow = {
+      code: r[c("ELF Code")],
+      country: r[c("Country Code (ISO 3166-1)")],
+      subdivision: r[c("Country sub-division code (ISO 3166-2)")],
+      name: r[c("Entity Legal Form name Local name")].trim(),
+      language: r[c("Language Code (ISO 639-1)")],
+      abbreviations: r[c("Abbreviations Local language")]
+        .split(";")
+        .map((a) => a.trim())
+        .filter(Boolean)
+        .join("; "),
+      active: r[c("ELF Status ACTV/INAC")] === "ACTV",
+    };
+    elfCache.set(row.code, [...(elfCache.get(row.code) ?? []), row]);
+  }
+  return elfCache;
+}
+
+/**
+ * The legal form's name as docs/public-api.md says it is chosen: 8888 reads OtherLegalForm; else
+ * the code's rows for the jurisdiction's subdivision, else its country, in the legal name's
+ * language, else the first active row.
+ */
+export function legalFormModel(raw: Record<string, string>): Pick<Entity, FormKey> {
+  const none = { legalFormName: null, legalFormAbbreviations: null };
+  const code = raw["Entity.LegalForm.EntityLegalFormCode"] ?? "";
+  if (code === "8888") return { legalFormName: raw["Entity.LegalForm.OtherLegalForm"]?.trim() || null, legalFormAbbreviations: null };
+  const rows = elfRows().get(code) ?? [];
+  if (rows.length === 0) return none;
+  const jurisdiction = raw["Entity.LegalJurisdiction"] ?? "";
+  const country = jurisdiction.slice(0, 2) || (raw["Entity.LegalAddress.Country"] ?? "");
+  const language = (raw["Entity.LegalName.xmllang"] ?? "").toLowerCase().split("-")[0];
+  const inSubdivision = rows.filter((r) => r.subdivision !== "" && r.subdivision === jurisdiction);
+  const inCountry = rows.filter((r) => r.country === country);
+  const place = inSubdivision.length ? inSubdivision : inCountry.length ? inCountry : rows;
+  const row = place.find((r) => r.language === language) ?? place.find((r) => r.active) ?? place[0];
+  return { legalFormName: row.name, legalFormAbbreviations: row.abbreviations || null };
+}
 
 /** Each entity's parents as the model sees them: by LEI, the direct and ultimate parent's LEI. */
 export type ParentModel = Map<string, { directParent: string | null; ultimateParent: string | null }>;
@@ -177,13 +242,14 @@ export function mapRow(header: string[], row: string[], parents: ParentModel = n
   // raw keeps the mapped and name columns only (all 338 for 6,000 rows is needlessly slow)
   const raw: Record<string, string> = {};
   header.forEach((h, i) => {
-    if (MAPPED.has(h) || OTHER_NAME_RE.test(h)) raw[h] = row[i] ?? "";
+    if (MAPPED.has(h) || OTHER_NAME_RE.test(h) || FORM_COLUMNS.includes(h)) raw[h] = row[i] ?? "";
   });
   const entity = {} as Entity;
   for (const k of LEVEL1_KEYS) {
     const v = raw[COLUMN_OF[k]] ?? "";
     (entity as any)[k] = v === "" ? null : v;
   }
+  Object.assign(entity, legalFormModel(raw));
   const family = parents.get(entity.lei);
   entity.directParent = family?.directParent ?? null;
   entity.ultimateParent = family?.ultimateParent ?? null;

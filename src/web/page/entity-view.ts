@@ -146,8 +146,10 @@ export class EntityView {
       case "registrationStatus":
       case "entityCategory":
         return codeWords(text);
-      case "legalForm":
-        return legalFormWords(text);
+      case "legalForm": {
+        const form = legalFormWords(entity);
+        return h("span", {}, h("span", { class: "legal-form" }, form.words), " ", h("span", { class: "note" }, `(${form.code})`));
+      }
       case "country":
         return `${countryName(text)} (${text})`;
       case "jurisdiction":

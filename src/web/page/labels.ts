@@ -1,19 +1,21 @@
 // Words a person reads for the registry's codes: field labels, statuses, categories, and country
 // names from the browser's own Intl data (nothing fetched).
 
-import type { EntityField, FacetParam } from "../../engine/schema.js";
+import type { EntityField, FacetParam, LegalEntity } from "../../engine/schema.js";
 
 /** The Level 2 fields of the entity (its parents' LEIs): the page shows them in its family section, named. */
 type Level2Field = "directParent" | "ultimateParent";
+/** The legal form's name and abbreviations: shown in the legal form's row. */
+type FormNameField = "legalFormName" | "legalFormAbbreviations";
 
 /** Every Level 1 field of the entity, in the order the entity page lists them (the type checks none is missing). */
-export const FIELD_LABELS: Record<Exclude<EntityField, Level2Field>, string> = {
+export const FIELD_LABELS: Record<Exclude<EntityField, Level2Field | FormNameField>, string> = {
   lei: "LEI",
   legalName: "Legal name",
   entityStatus: "Entity status",
   registrationStatus: "Registration status",
   entityCategory: "Entity category",
-  legalForm: "Legal form (ISO 20275 ELF code)",
+  legalForm: "Legal form",
   jurisdiction: "Legal jurisdiction",
   country: "Country (legal address)",
   region: "Region (legal address)",
@@ -85,11 +87,32 @@ export function placeName(code: string): string {
   return code.length > 2 ? `${name}, ${code}` : `${name} (${code})`;
 }
 
-/** The ELF code in words where the code itself says it; other codes are ISO 20275's list. */
-export function legalFormWords(code: string): string {
-  if (code === "8888") return "8888: no ELF code applies (GLEIF placeholder; the legal form is given as text in the record)";
-  if (code === "9999") return "9999: legal form not applicable or not known (GLEIF placeholder)";
-  return code;
+/**
+ * The legal form in words: its name from GLEIF's ELF code list with its abbreviations
+ * ("Gesellschaft mit beschränkter Haftung (GmbH)"), the record's own text for 8888, the code
+ * itself where the list does not know it; the code follows in `code`.
+ */
+export function legalFormWords(entity: Pick<LegalEntity, "legalForm" | "legalFormName" | "legalFormAbbreviations">): {
+  words: string;
+  code: string;
+} {
+  const code = entity.legalForm ?? "";
+  const abbreviations =
+    entity.legalFormAbbreviations
+      ?.split(";")
+      .map((a) => a.trim())
+      .filter((a) => a !== "") ?? [];
+  if (code === "8888")
+    return {
+      words: entity.legalFormName ?? "not given as text in the record",
+      code: "ELF code 8888: no code applies, the form is given as text in the record",
+    };
+  if (code === "9999") return { words: "Legal form not applicable or not known", code: "ELF code 9999 (GLEIF placeholder)" };
+  if (!entity.legalFormName) return { words: code, code: "ISO 20275 ELF code, not on the code list this server holds" };
+  return {
+    words: abbreviations.length > 0 ? `${entity.legalFormName} (${abbreviations.join(", ")})` : entity.legalFormName,
+    code: `ISO 20275 ELF code ${code}`,
+  };
 }
 
 const dateFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZone: "UTC" });
