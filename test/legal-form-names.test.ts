@@ -158,6 +158,15 @@ t.test("a pasted name equal to a record ranks it before its equals after folding
     "CRUNA SRL first for CRUNA SRL",
   );
   t.equal(dotsIt.candidates[0].lei, CRUNA, "with the country given too");
+  // the search's first page too: both are exact names to the engine, the stored names decide
+  for (const [q, first, second] of [
+    ["CRUNA S.R.L.", CRUNA, CRUNA_PLAIN.lei],
+    ["CRUNA SRL", CRUNA_PLAIN.lei, CRUNA],
+  ]) {
+    const r = await srv.get(`/v1/entities${qs({ q, limit: 5 })}`);
+    const leis = (r.body as { results: { lei: string }[] }).results.map((h) => h.lei);
+    t.same(leis.slice(0, 2), [first, second], `search for ${q}: the record named so first`);
+  }
 });
 
 t.test("matching folds the country's legal forms from the list", async (t) => {

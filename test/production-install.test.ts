@@ -31,6 +31,9 @@ import { dirname, join, relative } from "node:path";
 import { POSTGRES_MISSING, privatePostgres } from "./helpers/postgres.js";
 import { ROOT, runLeidex, startServer, tempDir, type Launch } from "./helpers/server.js";
 
+// a copy, a build and a prune of the whole checkout: minutes on a busy 2-core runner
+t.setTimeout(900_000);
+
 const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
 const SETPRIV = ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--"];

@@ -84,7 +84,9 @@ export class LeiService {
 
   private outcome<T>(params: SearchParams, from: number, use: (outcome: SearchOutcome) => T): Promise<T> {
     if (!searchable(params)) return now(use, this.emptyOutcome());
-    return this.collection.searchWith(engineRequest(params), from, use);
+    const q = params.q;
+    if (from > 0 || q === null) return this.collection.searchWith(engineRequest(params), from, use);
+    return this.collection.searchWith(engineRequest(params), from, (outcome) => use(pastedNameFirst(outcome, q, params.limit)));
   }
 
   /** Every entity passing the search's filters, as JSON lines in LEI order, handed to `write` chunk by chunk. */
@@ -167,6 +169,39 @@ function now<A, T>(use: (value: A) => T, value: A): Promise<T> {
 /** A query with no letter or digit matches nothing: it is answered without the engine. */
 function searchable(params: SearchParams): boolean {
   return params.q === null || SEARCHABLE.test(params.q);
+}
+
+/** The engine's score bit of a doc whose whole name is the query's, legal forms and punctuation folded (native/assembly/query.ts). */
+const EXACT_NAME_SCORE = 2 ** 52;
+
+/**
+ * The first page with the hits whose legal name is the query character for character ahead of
+ * those equal to it only once folded ("CRUNA S.R.L." before "CRUNA SRL" for the first, and the
+ * other way round for the second). The engine ranks both as exact names; only their stored
+ * names tell them apart, and only those few are read. Reordered within the page's leading run of
+ * exact names, when that run ends on the page, so that no hit moves across pages.
+ */
+function pastedNameFirst(outcome: SearchOutcome, q: string, limit: number): SearchOutcome {
+  const hits = outcome.hits;
+  let run = 0;
+  while (run < hits.length && hits[run][0] >= EXACT_NAME_SCORE) run++;
+  // a run as long as a full page may go on past it
+  if (run < 2 || run >= limit) return outcome;
+  const pasted = q.trim();
+  const same = hits.slice(0, run).map((h) => legalNameOf(h[2]) === pasted);
+  if (!same.some((x) => x) || same.every((x) => x)) return outcome;
+  const ordered = [...hits.slice(0, run).filter((_, i) => same[i]), ...hits.slice(0, run).filter((_, i) => !same[i]), ...hits.slice(run)];
+  return { ...outcome, hits: ordered };
+}
+
+function legalNameOf(doc: Uint8Array): string | null {
+  try {
+    const name = (JSON.parse(Buffer.from(doc.buffer, doc.byteOffset, doc.byteLength).toString("utf8")) as { legalName?: unknown })
+      .legalName;
+    return typeof name === "string" ? name.trim() : null;
+  } catch {
+    return null;
+  }
 }
 
 function engineRequest(params: SearchParams): SearchRequest {
