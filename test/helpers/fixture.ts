@@ -248,8 +248,9 @@ export function mapRow(header: string[], row: string[], parents: ParentModel = n
   for (const k of LEVEL1_KEYS) {
     const v = raw[COLUMN_OF[k]] ?? "";
     (entity as any)[k] = v === "" ? null : v;
+    // in the API's order: the form's name and abbreviations follow its code
+    if (k === "legalForm") Object.assign(entity, legalFormModel(raw));
   }
-  Object.assign(entity, legalFormModel(raw));
   const family = parents.get(entity.lei);
   entity.directParent = family?.directParent ?? null;
   entity.ultimateParent = family?.ultimateParent ?? null;
