@@ -17,6 +17,7 @@ import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } 
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
 import { ScratchBytes } from "./scratch-bytes.js";
 import type { FamilyData } from "../level2/family-data.js";
+import type { SourceParts } from "../golden-copy/source-parts.js";
 
 export interface CollectionMeta {
   name: string;
@@ -27,6 +28,8 @@ export interface CollectionMeta {
   loadedAt: string;
   /** a stand-in (the bundled sample while the real source is unreachable) */
   fallback: boolean;
+  /** GLEIF loads: the state of each separately fetched part (rr, repex, isin, bic) */
+  parts?: SourceParts;
 }
 
 export interface LiveGeneration extends CollectionMeta {

@@ -97,6 +97,13 @@ function readPublication(body: unknown, from: string): Publication {
   return { publishDate, url, size: count(field(csv, "size")), recordCount: count(field(csv, "record_count")) };
 }
 
+/** "2026-09-30 08:00:00" -> "2026-09-30T08:00:00Z" */
+export function isoPublished(publishDate: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)/.exec(publishDate);
+  if (!m) return publishDate;
+  return `${m[1]}T${m[2].length === 5 ? `${m[2]}:00` : m[2]}Z`;
+}
+
 function field(value: unknown, key: string): unknown {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }

@@ -13,6 +13,8 @@ import { isUrl } from "./source.js";
 import { renameSync } from "node:fs";
 import { FamilyData } from "../level2/family-data.js";
 import type { Level2Input } from "../level2/build.js";
+import type { Level2Files } from "../level2/layout.js";
+import type { SourceParts } from "./source-parts.js";
 
 export interface LoadRequest {
   /** a local CSV or zip, or an http(s) URL */
@@ -41,6 +43,8 @@ export interface LoadRequest {
   limits: UpstreamLimits;
   /** the ELF code list the records' legal-form names come from: its file, and its digest for the manifest */
   legalForms: { file: string; digest: string };
+  /** the states of the separately fetched parts (source-parts.ts), from what the loader reports; none: not recorded */
+  parts?: (loaded: { failures: Done["partFailures"]; files: Level2Files; loadedAt: string }) => SourceParts | undefined;
 }
 
 export class LoadCheckError extends Error {}
@@ -77,6 +81,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
+    const loadedAt = new Date().toISOString();
     const manifest: CollectionManifest = {
       format: MANIFEST_FORMAT,
       name: collectionName,
@@ -86,12 +91,13 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       sliceDocs,
       downloadSeconds: done.downloadSeconds,
       ingestSeconds,
-      loadedAt: new Date().toISOString(),
+      loadedAt,
       download: done.file,
       fallback: req.fallback,
       origin: req.origin,
       level2: done.level2,
       legalForms: req.legalForms.digest,
+      parts: req.parts?.({ failures: done.partFailures, files: done.level2.files, loadedAt }),
     };
     try {
       req.files.commit(manifest);

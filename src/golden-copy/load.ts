@@ -58,6 +58,8 @@ export type LoaderMessage =
       downloadSeconds: number | null;
       ingestSeconds: number;
       level2: Level2Counts;
+      /** the Level 2 parts that failed (a partial load only: each carried or empty), and why */
+      partFailures: Partial<Record<keyof Level2Files, string>>;
     }
   | { type: "error"; message: string };
 
@@ -78,13 +80,17 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   const post = (m: LoaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
   const downloadStarted = Date.now();
+  const carry = input.level2.carry ?? null;
   const localCopy = async (part: DownloadPart, source: string): Promise<string> => {
     if (!isUrl(source)) return source;
     post({ type: "log", message: `downloading ${source}` });
     const announced = input.announced?.[part];
+    // a file fetched again under the name of the live copy must not replace that copy before it passed its checks
+    const keptPath = part === "lei2" ? null : (carry?.[part] ?? null);
+    const kept = keptPath === null ? null : basename(keptPath);
     return download(source, join(input.dataDir, "downloads"), {
       name: announced?.name ?? null,
-      nameFor: (name) => downloadName(part, name),
+      nameFor: (name) => (downloadName(part, name) === kept ? downloadName(part, `again-${name}`) : downloadName(part, name)),
       announced: announced?.size ?? null,
       limits: input.limits,
       onProgress: (p) => {
@@ -97,19 +103,35 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   const path = await localCopy("lei2", input.source);
   const sources = input.level2.files;
   const level2Files: Level2Files = { rr: null, repex: null, isin: null, bic: null };
+  const failed = { ...input.level2.failed };
   for (const part of ["rr", "repex", "isin", "bic"] as const) {
     const source = sources[part];
-    level2Files[part] = source === null ? null : await localCopy(part, source);
+    if (source === null || failed[part] !== undefined) continue;
+    try {
+      level2Files[part] = await localCopy(part, source);
+    } catch (err) {
+      // in a partial load a part that cannot be downloaded is built from the live copy instead
+      if (!input.level2.partial) throw err;
+      failed[part] = (err as Error).message;
+      post({ type: "log", message: `Level 2 ${part}: ${failed[part]}; the live copy stands in` });
+    }
   }
   const fetched = [input.source, ...Object.values(sources)].some((s) => s !== null && isUrl(s));
   const downloadSeconds = fetched ? (Date.now() - downloadStarted) / 1000 : null;
 
   const started = Date.now();
-  const level2 = await buildLevel2({ ...input.level2, files: level2Files }, input.level2.dir);
+  const level2 = await buildLevel2({ ...input.level2, files: level2Files, failed }, input.level2.dir);
   post({
     type: "log",
     message: `Level 2: ${level2.counts.relationships} relationship records, ${level2.counts.exceptions} reporting exceptions, ${level2.counts.isins} ISIN and ${level2.counts.bics} BIC pairs`,
   });
+  for (const [part, reason] of Object.entries(level2.failures)) {
+    const from = level2.counts.files[part as keyof Level2Files];
+    post({
+      type: "log",
+      message: `Level 2 ${part} failed (${reason}); ${from === null ? "it is empty" : `built from the live copy ${basename(from)}`}`,
+    });
+  }
   const opened = await openLocal(path);
   const expected = expectedRecords(input.announcedRecords, opened.size);
   const slices = slicesFor(input.slicing, expected);
@@ -177,6 +199,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     downloadSeconds,
     ingestSeconds: (Date.now() - started) / 1000,
     level2: level2.counts,
+    partFailures: level2.failures,
   });
 }
 

@@ -2,7 +2,9 @@
 // then a reload every day at --reload-at, on SIGHUP, and after a failure with backoff. With GLEIF
 // as the source, a publication already loaded is skipped; when GLEIF cannot be reached and nothing
 // is on disk, the bundled sample stands in, says so, and is replaced as soon as a load succeeds.
-// One load runs at a time; a load that fails leaves the live collection untouched.
+// One load runs at a time; a load that fails leaves the live collection untouched. A GLEIF load
+// needs Level 1 only: a Level 2 part that cannot be fetched keeps the live copy (source-parts.ts),
+// and the load runs again with backoff until every part is fresh.
 
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -13,7 +15,9 @@ import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { isDiskFull } from "../store/disk-floor.js";
-import { latestMappingFile, latestPublication } from "./gleif-api.js";
+import { isoPublished, latestPublication } from "./gleif-api.js";
+import { fetchPartsMetadata } from "./part-metadata.js";
+import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourceParts } from "./source-parts.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 import type { Level2Input } from "../level2/build.js";
 import { NO_LEVEL2_FILES, type Level2Files } from "../level2/layout.js";
@@ -58,6 +62,8 @@ export class Reloader {
   private dailyTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private lastLoad: { seconds: number; recordsPerSecond: number; at: number } | null = null;
+  /** retries in a row of a load that left a part stale or missing (the backoff's exponent) */
+  private staleRetries = 0;
 
   constructor(
     private readonly collection: Collection,
@@ -75,6 +81,26 @@ export class Reloader {
       this.lastLoad ? [[{}, this.lastLoad.at]] : [],
     );
     metrics.increment(LOAD_FAILURES, LOAD_FAILURES_HELP, 0);
+    const partGauge = (value: (state: PartState) => number | null) => (): [Record<string, string>, number][] => {
+      const parts = this.collection.current?.parts;
+      if (!parts) return [];
+      return SOURCE_PARTS.flatMap((part) => {
+        const v = parts[part] ? value(parts[part]) : null;
+        return v === null ? [] : [[{ part }, v] as [Record<string, string>, number]];
+      });
+    };
+    metrics.gauge(
+      "leidex_source_part_stale",
+      "1 when a part of the live collection (rr, repex, isin, bic) is an earlier load's copy or missing, 0 when fresh",
+      partGauge((state) => (state.status === "fresh" ? 0 : 1)),
+      ["part"],
+    );
+    metrics.gauge(
+      "leidex_source_part_stale_since_timestamp_seconds",
+      "Unix time since which a part is stale (its copy's load) or missing (its first failure)",
+      partGauge((state) => (state.since === null ? null : Date.parse(state.since) / 1000)),
+      ["part"],
+    );
   }
 
   /**
@@ -131,6 +157,7 @@ export class Reloader {
         fallback: false,
         sample: false,
         describe: `GLEIF Level 1 golden copy imported through the keyed API at ${new Date().toISOString()}; the next reload of the configured source replaces it`,
+        parts: () => live?.parts,
       }))!;
     } catch (err) {
       rmSync(path, { force: true });
@@ -241,6 +268,7 @@ export class Reloader {
       minRecords: 1,
       fallback: manifest.fallback,
       sample: manifest.name === "lei_sample",
+      parts: () => manifest.parts,
     };
   }
 
@@ -253,45 +281,10 @@ export class Reloader {
   }
 
   private async loadSourceOnce(force: boolean): Promise<void> {
-    const live = this.collection.current;
     const minRecords = this.minRecords();
     const source = this.opts.source;
     if (source.kind === "gleif") {
-      const seconds = this.opts.limits.apiSeconds;
-      const pub = await latestPublication(source.api, "lei2", seconds);
-      const published = isoPublished(pub.publishDate);
-      if (!force && live && live.published === published && !live.fallback) {
-        this.opts.log(`GLEIF publication ${pub.publishDate} is already loaded`);
-        this.succeeded();
-        return;
-      }
-      this.opts.log(`GLEIF publication ${pub.publishDate}: ${pub.recordCount ?? "?"} records, ${pub.size ?? "?"} bytes at ${pub.url}`);
-      const [rr, repex, isin, bic] = await Promise.all([
-        latestPublication(source.api, "rr", seconds),
-        latestPublication(source.api, "repex", seconds),
-        latestMappingFile(source.mappingApi, "isin-lei", seconds),
-        latestMappingFile(source.mappingApi, "bic-lei", seconds),
-      ]);
-      this.opts.log(
-        `GLEIF Level 2: relationships ${rr.publishDate} (${rr.recordCount ?? "?"} records), exceptions ${repex.publishDate} (${repex.recordCount ?? "?"} records), ISIN map ${isin.fileName ?? isin.url}, BIC map ${bic.fileName ?? bic.url}`,
-      );
-      await this.run({
-        source: pub.url,
-        published,
-        expectedRows: pub.recordCount,
-        level2: this.level2Input({ rr: rr.url, repex: repex.url, isin: isin.url, bic: bic.url }, rr.recordCount, repex.recordCount, true),
-        announced: {
-          lei2: { name: null, size: pub.size },
-          rr: { name: null, size: rr.size },
-          repex: { name: null, size: repex.size },
-          isin: { name: isin.fileName, size: null },
-          bic: { name: bic.fileName, size: null },
-        },
-        minRecords,
-        fallback: false,
-        sample: false,
-        describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC, downloaded from ${pub.url}`,
-      });
+      await this.loadGleif(source, force, minRecords);
     } else if (source.kind === "sample") {
       await this.run({
         source: source.path,
@@ -316,6 +309,91 @@ export class Reloader {
         describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV) loaded from ${source.source}`,
       });
     }
+  }
+
+  /**
+   * One GLEIF load: Level 1 must be fetched, or nothing loads; each other part that cannot be
+   * fetched (its metadata call, download, reading or checks failing) is carried from the live
+   * collection, or empty on a first start, and recorded as stale or missing. With the live
+   * publication still the latest, a load runs only when a stale part can be fetched again: from
+   * the kept Level 1 download, so only the Level 2 files are downloaded anew.
+   */
+  private async loadGleif(source: Extract<SourceSetting, { kind: "gleif" }>, force: boolean, minRecords: number): Promise<void> {
+    const live = this.collection.current;
+    const seconds = this.opts.limits.apiSeconds;
+    const pub = await latestPublication(source.api, "lei2", seconds);
+    const published = isoPublished(pub.publishDate);
+    const liveManifest = this.liveManifest();
+    const stale = staleParts(liveManifest?.parts);
+    const isLive = !force && live !== null && live.published === published && !live.fallback;
+    if (isLive && stale.length === 0) {
+      this.opts.log(`GLEIF publication ${pub.publishDate} is already loaded`);
+      this.succeeded();
+      return;
+    }
+    const keptLevel1 = isLive && liveManifest?.download && existsSync(liveManifest.download) ? liveManifest.download : null;
+    const plan = await fetchPartsMetadata(source, seconds);
+    if (isLive && stale.every((p) => plan.failed[p.part] !== undefined)) {
+      this.opts.log(
+        `GLEIF publication ${pub.publishDate} is already loaded; ${stale.map((p) => `${p.part} still cannot be fetched (${plan.failed[p.part]})`).join("; ")}`,
+      );
+      this.succeeded();
+      this.retryStaleParts(liveManifest?.parts);
+      return;
+    }
+    if (keptLevel1 !== null) {
+      this.opts.log(
+        `GLEIF publication ${pub.publishDate} is already loaded, with ${stale.map((p) => p.part).join(", ")} not fresh: loading it again from its kept download ${keptLevel1}`,
+      );
+    } else {
+      this.opts.log(`GLEIF publication ${pub.publishDate}: ${pub.recordCount ?? "?"} records, ${pub.size ?? "?"} bytes at ${pub.url}`);
+    }
+    this.opts.log(`GLEIF Level 2: ${plan.summary}`);
+    const level2 = this.level2Input(plan.files, plan.expectedRows.rr, plan.expectedRows.repex, true);
+    const carry = liveManifest?.level2.files ?? NO_LEVEL2_FILES;
+    const liveParts = liveManifest?.parts ?? null;
+    const dataDir = this.opts.dataDir;
+    const manifest = await this.run({
+      source: keptLevel1 ?? pub.url,
+      published,
+      expectedRows: pub.recordCount,
+      level2: { ...level2, partial: true, carry, failed: plan.failed },
+      announced: { ...plan.announced, lei2: { name: null, size: pub.size } },
+      minRecords,
+      fallback: false,
+      sample: false,
+      describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC, downloaded from ${pub.url}`,
+      parts: ({ failures, files, loadedAt }) =>
+        partStates(liveParts, { fetched: plan.fetched, failures, files, loadedAt }, (reason) => oneLineReason(reason, dataDir)),
+    });
+    for (const p of staleParts(manifest?.parts)) {
+      this.opts.log(`Level 2 ${p.part} is ${p.status}${p.since ? ` since ${p.since}` : ""}: ${p.reason ?? "not fetched"}`);
+    }
+    this.retryStaleParts(manifest?.parts);
+  }
+
+  /** The live collection's manifest, unless the fallback is live: what a load carries parts from. */
+  private liveManifest(): CollectionManifest | null {
+    const live = this.realLive();
+    const manifest = live ? this.files.current() : null;
+    return manifest && manifest.name === live!.name ? manifest : null;
+  }
+
+  /** With a part stale or missing, the load runs again after --retry-seconds, doubling up to an hour, until it is fresh. */
+  private retryStaleParts(parts: SourceParts | undefined): void {
+    const stale = staleParts(parts);
+    if (stale.length === 0) {
+      this.staleRetries = 0;
+      return;
+    }
+    if (this.stopped || this.retryTimer) return;
+    const wait = Math.min(MAX_RETRY_SECONDS, this.opts.retrySeconds * 2 ** this.staleRetries++);
+    this.opts.log(`fetching ${stale.map((p) => p.part).join(", ")} again in ${wait} s`);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.reloadInBackground(false);
+    }, wait * 1000);
+    this.retryTimer.unref();
   }
 
   private async serveFallback(reason: string): Promise<void> {
@@ -469,13 +547,6 @@ function withoutServerPaths(message: string, upload: string, dataDir: string): s
     .split(upload)
     .join("the upload")
     .replace(under(resolve(dataDir)), "a file of the server");
-}
-
-/** "2026-09-30 08:00:00" -> "2026-09-30T08:00:00Z" */
-export function isoPublished(publishDate: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)/.exec(publishDate);
-  if (!m) return publishDate;
-  return `${m[1]}T${m[2].length === 5 ? `${m[2]}:00` : m[2]}Z`;
 }
 
 export function sourceSetting(

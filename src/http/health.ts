@@ -2,6 +2,7 @@
 
 import type { CollectionView } from "../engine/collection-view.js";
 import type { Behind, PeerPublications } from "../golden-copy/peer-publications.js";
+import { staleParts } from "../golden-copy/source-parts.js";
 import type { Metrics } from "./metrics.js";
 import type { HttpServer } from "./server.js";
 
@@ -76,12 +77,42 @@ export function registerProbes(server: HttpServer, collection: CollectionView, b
         summary: "Readiness: a collection is live (and, with --database, no older than its peers')",
         responses: {
           200: {
-            description: "Serving",
-            example: { status: "ready", collection: "lei_loaded-20261126041144", records: 6147 },
+            description:
+              "Serving. `staleParts`, when there are any, lists the parts fetched apart from Level 1 (rr, repex, isin, bic) that the last load could not fetch: a stale one is an earlier load's copy, a missing one is empty. Level 1 is current, so they do not make the node not ready",
+            example: {
+              status: "ready",
+              collection: "lei_20260930-1600",
+              records: 3430000,
+              staleParts: [
+                {
+                  part: "rr",
+                  status: "stale",
+                  since: "2026-09-30T08:41:12.000Z",
+                  reason: "GLEIF API https://api.gleif.org/api/v2/golden-copies/publishes/rr/latest answered HTTP 503",
+                },
+              ],
+            },
             schema: {
               type: "object",
               required: ["status", "collection", "records"],
-              properties: { status: { const: "ready" }, collection: { type: "string" }, records: { type: "integer" } },
+              properties: {
+                status: { const: "ready" },
+                collection: { type: "string" },
+                records: { type: "integer" },
+                staleParts: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    required: ["part", "status", "since", "reason"],
+                    properties: {
+                      part: { type: "string", enum: ["rr", "repex", "isin", "bic"] },
+                      status: { type: "string", enum: ["stale", "missing"] },
+                      since: { type: ["string", "null"] },
+                      reason: { type: ["string", "null"] },
+                    },
+                  },
+                },
+              },
             },
           },
           503: {
@@ -121,7 +152,9 @@ export function registerProbes(server: HttpServer, collection: CollectionView, b
         const { peer, reason } = late;
         return reply.json(503, JSON.stringify({ status: "behind", collection: live.name, published: live.published, peer, reason }));
       }
-      reply.json(200, JSON.stringify({ status: "ready", collection: live.name, records: live.docs }));
+      const stale = staleParts(live.parts);
+      const body = { status: "ready", collection: live.name, records: live.docs, ...(stale.length > 0 ? { staleParts: stale } : {}) };
+      reply.json(200, JSON.stringify(body));
     },
   );
 }

@@ -48,6 +48,28 @@ export const PUBLIC_SCHEMAS: Record<string, JsonSchema> = {
         type: "boolean",
         description: "Whether an activated licence is valid on this installation (GET /license tells more)",
       },
+      parts: {
+        type: "object",
+        description:
+          "With GLEIF as the source: each part fetched apart from Level 1 (relationship records, reporting exceptions, ISIN and BIC maps). One that could not be fetched does not stop the load: the live copy is kept (stale), or, with none, the part is empty (missing)",
+        required: ["rr", "repex", "isin", "bic"],
+        properties: Object.fromEntries(["rr", "repex", "isin", "bic"].map((p) => [p, { $ref: "#/components/schemas/SourcePartState" }])),
+      },
+    },
+  },
+  SourcePartState: {
+    type: "object",
+    required: ["status", "from", "loadedAt", "since", "reason"],
+    properties: {
+      status: {
+        type: "string",
+        enum: ["fresh", "stale", "missing"],
+        description: "fresh: fetched by the latest load; stale: an earlier load's copy; missing: none, the part is empty",
+      },
+      from: { ...nullableString, description: "The GLEIF publication (rr, repex) or mapping file name (isin, bic) its data comes from" },
+      loadedAt: { ...nullableString, description: "When the load that fetched its data ran" },
+      since: { ...nullableString, description: "Stale: when its copy was loaded; missing: the first failure" },
+      reason: { ...nullableString, description: "Stale or missing: why the latest load could not fetch it" },
     },
   },
 };

@@ -8,6 +8,7 @@ import { AnswerCache } from "./answer-cache.js";
 import type { FacetParam } from "../engine/schema.js";
 import { checkDigitsValid, hasLeiForm } from "./lei-code.js";
 import type { SearchParams } from "./search-params.js";
+import type { SourceParts } from "../golden-copy/source-parts.js";
 
 export const LICENSE = "CC0 1.0";
 const SEARCHABLE = /[\p{L}\p{N}]/u;
@@ -27,6 +28,8 @@ export interface DatasetStats {
   ingestSeconds: number | null;
   /** whether an activated licence is valid on this installation (GET /license tells more) */
   licenseActive: boolean;
+  /** GLEIF loads: each separately fetched part (rr, repex, isin, bic), fresh, stale or missing */
+  parts?: SourceParts;
 }
 
 export class LeiService {
@@ -153,6 +156,7 @@ export class LeiService {
       downloadSeconds: live?.downloadSeconds ?? null,
       ingestSeconds: live?.ingestSeconds === null || live?.ingestSeconds === undefined ? null : round(live.ingestSeconds),
       licenseActive: this.licensed(),
+      ...(live?.parts ? { parts: live.parts } : {}),
     };
   }
 }

@@ -46,30 +46,106 @@ export interface Level2Input {
   expectedRows: { rr: number | null; repex: number | null };
   /** fewer than this is a broken file, not a smaller registry (a share of the last load's) */
   minimum: { relationships: number; exceptions: number; isins: number; bics: number };
+  /**
+   * true: a part whose file fails (reading or checks), or that `failed` names, does not fail the
+   * load: its `carry` file is built instead, unchecked, or, with none, the part is empty
+   */
+  partial?: boolean;
+  /** per part, the live collection's kept file (a partial load's stand-in) */
+  carry?: Level2Files;
+  /** parts that could not be fetched (metadata or download), and why: built from `carry` */
+  failed?: Partial<Record<keyof Level2Files, string>>;
+}
+
+export interface Level2Build {
+  /** what the tables hold, and the files they were built from (a carried part's is the live copy) */
+  counts: Level2Counts;
+  parents: ParentIndex;
+  /** the parts whose own file failed (a partial load only), and why */
+  failures: Partial<Record<keyof Level2Files, string>>;
 }
 
 const LEI_HALF = 10;
 const LEI_BITS = 52;
 
-export async function buildLevel2(input: Level2Input, dir: string): Promise<{ counts: Level2Counts; parents: ParentIndex }> {
+export async function buildLevel2(input: Level2Input, dir: string): Promise<Level2Build> {
   mkdirSync(dir, { recursive: true });
   const skipped = { n: 0 };
-  const { files } = input;
-  const rr = await buildRelationships(files.rr, dir, input.expectedRows.rr, skipped);
-  const exceptions = await buildExceptions(files.repex, dir, input.expectedRows.repex, skipped);
-  const isins = await buildPairs(files.isin, "ISIN", dir, skipped);
-  const bics = await buildPairs(files.bic, "BIC", dir, skipped);
+  const files: Level2Files = { ...input.files };
+  const failures: Partial<Record<keyof Level2Files, string>> = { ...input.failed };
+  const { minimum, expectedRows } = input;
+  /**
+   * One part from its own file, checked against its minimum; in a partial load, a failure builds
+   * the carried copy instead (it passed its checks when it was loaded), or, with none, nothing.
+   */
+  const part = async <T>(
+    name: keyof Level2Files,
+    build: (path: string | null, expected: number | null, skipped: { n: number }) => Promise<T>,
+    count: (built: T) => number,
+    what: string,
+    min: number,
+    expected: number | null,
+  ): Promise<T> => {
+    if (failures[name] === undefined) {
+      const own = { n: 0 };
+      try {
+        const built = await build(files[name], expected, own);
+        const n = count(built);
+        if (n < min) throw new Level2FileError(`Level 2 holds ${n} ${what}, far below the ${min} expected from the last load`);
+        skipped.n += own.n;
+        return built;
+      } catch (err) {
+        if (!input.partial) throw err;
+        failures[name] = (err as Error).message;
+      }
+    }
+    const carried = input.carry?.[name] ?? null;
+    files[name] = carried;
+    const own = { n: 0 };
+    try {
+      const built = await build(carried, null, own);
+      skipped.n += own.n;
+      return built;
+    } catch (err) {
+      files[name] = null;
+      failures[name] = `${failures[name]}; the live copy could not be read either: ${(err as Error).message}`;
+      return build(null, null, { n: 0 });
+    }
+  };
+  const rr = await part(
+    "rr",
+    (p, e, s) => buildRelationships(p, dir, e, s),
+    (r) => r.count,
+    "relationship records",
+    minimum.relationships,
+    expectedRows.rr,
+  );
+  const exceptions = await part(
+    "repex",
+    (p, e, s) => buildExceptions(p, dir, e, s),
+    (n) => n,
+    "reporting exceptions",
+    minimum.exceptions,
+    expectedRows.repex,
+  );
+  const isins = await part(
+    "isin",
+    (p, _e, s) => buildPairs(p, "ISIN", dir, s),
+    (n) => n,
+    "ISIN pairs",
+    minimum.isins,
+    null,
+  );
+  const bics = await part(
+    "bic",
+    (p, _e, s) => buildPairs(p, "BIC", dir, s),
+    (n) => n,
+    "BIC pairs",
+    minimum.bics,
+    null,
+  );
   const counts: Level2Counts = { relationships: rr.count, exceptions, isins, bics, skipped: skipped.n, files };
-  const { minimum } = input;
-  for (const [what, n, min] of [
-    ["relationship records", counts.relationships, minimum.relationships],
-    ["reporting exceptions", counts.exceptions, minimum.exceptions],
-    ["ISIN pairs", counts.isins, minimum.isins],
-    ["BIC pairs", counts.bics, minimum.bics],
-  ] as const) {
-    if (n < min) throw new Level2FileError(`Level 2 holds ${n} ${what}, far below the ${min} expected from the last load`);
-  }
-  return { counts, parents: rr.parents };
+  return { counts, parents: rr.parents, failures };
 }
 
 /**
@@ -170,6 +246,11 @@ class JsonLines {
     closeSync(this.fd);
   }
 
+  /** Closes the file of a part whose reading failed (a partial load goes on without it). */
+  abandon(): void {
+    closeSync(this.fd);
+  }
+
   private flush(): void {
     writeFully(this.fd, this.buffer, 0, this.used);
     this.used = 0;
@@ -243,7 +324,10 @@ async function buildRelationships(
       offsets.push(place.offset);
       lengths.push(place.length);
     },
-  );
+  ).catch((err: unknown) => {
+    records.abandon();
+    throw err;
+  });
   records.finish();
   if (expectedRows !== null && rows !== expectedRows) {
     throw new Level2FileError(`the relationship (RR) file holds ${rows} rows, its publication announces ${expectedRows}`);
@@ -435,7 +519,10 @@ async function buildExceptions(path: string | null, dir: string, expectedRows: n
       offsets.push(place.offset);
       lengths.push(place.length);
     },
-  );
+  ).catch((err: unknown) => {
+    records.abandon();
+    throw err;
+  });
   records.finish();
   if (expectedRows !== null && rows !== expectedRows) {
     throw new Level2FileError(`the reporting exception (REPEX) file holds ${rows} rows, its publication announces ${expectedRows}`);

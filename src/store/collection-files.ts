@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomically } from "./durable-file.js";
 import { LEVEL2_DIR, type Level2Counts } from "../level2/layout.js";
+import type { SourceParts } from "../golden-copy/source-parts.js";
 
 export const MANIFEST_FORMAT = 2;
 
@@ -39,6 +40,8 @@ export interface CollectionManifest {
    * manifest written before the names) rebuilds it from its kept download
    */
   legalForms?: string;
+  /** GLEIF loads: the state of each separately fetched part (fresh, stale or missing, since when, why) */
+  parts?: SourceParts;
 }
 
 export class CollectionFiles {

@@ -72,11 +72,21 @@ export interface ListPage<T> {
   results: T[];
 }
 
+/** One part of a GLEIF load fetched apart from Level 1 (DatasetStats.parts). */
+export interface SourcePartState {
+  status: "fresh" | "stale" | "missing";
+  from: string | null;
+  loadedAt: string | null;
+  since: string | null;
+  reason: string | null;
+}
+
 export interface Stats {
   records: number;
   source: string;
   license: string;
   published: string | null;
+  parts?: Record<"rr" | "repex" | "isin" | "bic", SourcePartState>;
 }
 
 export type Problem =

@@ -65,10 +65,29 @@ async function showFreshness(): Promise<void> {
   const answer = await getJson<Stats>("/v1/stats");
   const el = byId<HTMLElement>("freshness");
   if (!answer.ok) return;
-  const { records, published, source } = answer.value;
+  const { records, published, source, parts } = answer.value;
   el.textContent = published
     ? `${formatCount(records)} entities from the GLEIF golden copy published ${dateWords(published)}.`
     : `${formatCount(records)} entities. Source: ${source}`;
+  showStaleParts(parts);
+}
+
+const PART_WORDS = { rr: "Relationship records", repex: "Reporting exceptions", isin: "ISIN map", bic: "BIC map" } as const;
+
+/** Which parts are older than Level 1 (an earlier load's copy) or missing, since when: none, no line. */
+function showStaleParts(parts: Stats["parts"]): void {
+  const el = byId<HTMLElement>("stale-parts");
+  const lines = Object.entries(PART_WORDS).flatMap(([part, words]) => {
+    const state = parts?.[part as keyof typeof PART_WORDS];
+    if (!state || state.status === "fresh") return [];
+    const since = state.since ? ` since ${dateWords(state.since)}` : "";
+    const copy = state.from ? ` (${dateWords(state.from)})` : "";
+    return [
+      state.status === "stale" ? `${words}: stale${since}, an earlier load's copy${copy}.` : `${words}: missing${since}, not loaded.`,
+    ];
+  });
+  el.textContent = lines.join(" ");
+  el.hidden = lines.length === 0;
 }
 
 route();
