@@ -13,7 +13,10 @@ import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
 import { nodeIdOf, PeerPublications } from "./golden-copy/peer-publications.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
-import { backendsOf, webhookStoresOf } from "./store/backends.js";
+import { backendsOf, changeStoreOf, webhookStoresOf } from "./store/backends.js";
+import { ChangeFeed } from "./changes/feed.js";
+import { CHANGE_SCHEMAS } from "./changes/query.js";
+import { registerChangeRoutes } from "./changes/routes.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
@@ -106,6 +109,8 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
   const server = new HttpServer(metrics, limiter, proxies);
   diskFloor.set(config.upstream.diskFloorBytes); // uploads keep it too
+  // the change feed: each load is compared with the live collection before it goes live (src/changes/)
+  const changeFeed = new ChangeFeed(collection);
   const reloader = new Reloader(
     collection,
     {
@@ -117,6 +122,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       retrySeconds: config.retrySeconds,
       limits: config.upstream,
       legalForms: { file: legalForms.file, digest: legalForms.list.digest },
+      changes: changeFeed,
       log,
     },
     metrics,
@@ -126,6 +132,20 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   // --database: the state every node must share lives in PostgreSQL (docs/scale-out.md)
   const shared = config.database === null ? null : await openSharedDb(config.database, log, config.databaseLimits);
   const backends = backendsOf(stateDb, shared);
+  changeFeed.use(changeStoreOf(stateDb, shared));
+  changeFeed.startRetention(config.changesRetentionDays, log);
+  metrics.gauge(
+    "leidex_changes_detected",
+    "Field changes the last load found against the collection it replaced (the change feed).",
+    () => {
+      const found = collection.current?.changes;
+      return found ? [[{}, found.detected]] : [];
+    },
+  );
+  metrics.gauge("leidex_changes_detection_seconds", "Seconds the last load's change detection took, storing included.", () => {
+    const found = collection.current?.changes;
+    return found ? [[{}, found.seconds]] : [];
+  });
   /** this node's name among the nodes on the shared store */
   const node = shared ? nodeIdOf(config.dataDir) : "";
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -168,12 +188,18 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     bulkWork,
   );
   registerFamilyRoutes(server, familyService);
+  registerChangeRoutes(
+    server,
+    () => changeFeed.changes,
+    (lei) => collection.hasLei(lei),
+  );
   const formWords = new LegalFormWords(legalForms.list);
   registerMatchRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork, formWords);
   registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork, formWords);
   // the MCP SDK runs on threads of its own; the tools' data calls come back here (src/mcp/mcp-threads.ts)
   const matcher = new Matcher(leiService, (input) => familyService.resolve(input), formWords);
-  const mcp = new McpThreads(new FrontData(leiService, familyService, matcher), { threads: config.mcpThreads, log, metrics });
+  const history = { store: () => changeFeed.changes, holds: (lei: string) => collection.hasLei(lei) };
+  const mcp = new McpThreads(new FrontData(leiService, familyService, matcher, history), { threads: config.mcpThreads, log, metrics });
   mcp.start();
   registerMcpRoutes(server, mcp, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, (lei) => familyService.knows(lei));
@@ -232,6 +258,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     ...KEY_SCHEMAS,
     ...LICENSE_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
+    ...CHANGE_SCHEMAS,
   });
   registerFallback(server);
 
@@ -282,6 +309,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     warmUp: () => warmUp(leiService),
     async close() {
       clearInterval(housekeeping);
+      changeFeed.stop();
       reloader.stop();
       await frontThreads?.close();
       await dispatch.stop();

@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
 import { WORKER_YOUNG_GENERATION_MB } from "../engine/pool.js";
-import { MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
+import { DOCUMENT_VERSION, MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import type { Announced, DownloadPart, LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
 import { isUrl } from "./source.js";
@@ -15,6 +15,7 @@ import { FamilyData } from "../level2/family-data.js";
 import type { Level2Input } from "../level2/build.js";
 import type { Level2Files } from "../level2/layout.js";
 import type { SourceParts } from "./source-parts.js";
+import type { ChangeFeed, LoadChanges } from "../changes/feed.js";
 
 export interface LoadRequest {
   /** a local CSV or zip, or an http(s) URL */
@@ -45,6 +46,8 @@ export interface LoadRequest {
   legalForms: { file: string; digest: string };
   /** the states of the separately fetched parts (source-parts.ts), from what the loader reports; none: not recorded */
   parts?: (loaded: { failures: Done["partFailures"]; files: Level2Files; loadedAt: string }) => SourceParts | undefined;
+  /** the change feed: compares the load with the live collection before it goes live */
+  changes?: ChangeFeed;
 }
 
 export class LoadCheckError extends Error {}
@@ -82,6 +85,16 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
     const loadedAt = new Date().toISOString();
+    // the change feed, stored before the manifest and the swap: a kill -9 from here on loses none (changes/feed.ts)
+    let changes: LoadChanges | null = null;
+    try {
+      const dir = req.files.level2(collectionName);
+      const load = { gen, dir, published: done.published, fallback: req.fallback, origin: req.origin, files: req.files, log: req.log };
+      changes = (await req.changes?.compare(load)) ?? null;
+    } catch (err) {
+      family.close();
+      throw err;
+    }
     const manifest: CollectionManifest = {
       format: MANIFEST_FORMAT,
       name: collectionName,
@@ -98,6 +111,8 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       level2: done.level2,
       legalForms: req.legalForms.digest,
       parts: req.parts?.({ failures: done.partFailures, files: done.level2.files, loadedAt }),
+      documents: DOCUMENT_VERSION,
+      changes,
     };
     try {
       req.files.commit(manifest);

@@ -55,6 +55,16 @@ export const PUBLIC_SCHEMAS: Record<string, JsonSchema> = {
         required: ["rr", "repex", "isin", "bic"],
         properties: Object.fromEntries(["rr", "repex", "isin", "bic"].map((p) => [p, { $ref: "#/components/schemas/SourcePartState" }])),
       },
+      changesDetected: {
+        type: ["integer", "null"],
+        format: "int64",
+        description:
+          "Field changes the live collection's load found against the collection it replaced (GET /v1/changes); null where it was not compared",
+      },
+      changeDetectionSeconds: {
+        type: ["number", "null"],
+        description: "Seconds that change detection took, storing included; null where it was not compared",
+      },
     },
   },
   SourcePartState: {

@@ -30,6 +30,10 @@ export interface DatasetStats {
   licenseActive: boolean;
   /** GLEIF loads: each separately fetched part (rr, repex, isin, bic), fresh, stale or missing */
   parts?: SourceParts;
+  /** field changes the live collection's load found against the one it replaced; null: not compared (docs/changes.md) */
+  changesDetected: number | null;
+  /** seconds that change detection took, storing included; null: not compared */
+  changeDetectionSeconds: number | null;
 }
 
 export class LeiService {
@@ -157,6 +161,8 @@ export class LeiService {
       ingestSeconds: live?.ingestSeconds === null || live?.ingestSeconds === undefined ? null : round(live.ingestSeconds),
       licenseActive: this.licensed(),
       ...(live?.parts ? { parts: live.parts } : {}),
+      changesDetected: live?.changes?.detected ?? null,
+      changeDetectionSeconds: live?.changes?.seconds ?? null,
     };
   }
 }

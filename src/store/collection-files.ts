@@ -42,7 +42,17 @@ export interface CollectionManifest {
   legalForms?: string;
   /** GLEIF loads: the state of each separately fetched part (fresh, stale or missing, since when, why) */
   parts?: SourceParts;
+  /**
+   * DOCUMENT_VERSION when it was built: an older one (or none) lacks document fields or the
+   * change feed's tracked records, and is rebuilt from its kept download while it serves
+   */
+  documents?: number;
+  /** what the change feed found comparing this load with the collection it replaced; null: not compared */
+  changes?: { detected: number; seconds: number } | null;
 }
+
+/** Bumped when the stored document or the files a load writes beside it change (2: nextRenewalDate, successorLeis, tracked records). */
+export const DOCUMENT_VERSION = 2;
 
 export class CollectionFiles {
   readonly root: string;
