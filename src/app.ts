@@ -13,7 +13,7 @@ import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
 import { nodeIdOf, PeerPublications } from "./golden-copy/peer-publications.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
-import { backendsOf, webhookStoresOf } from "./store/backends.js";
+import { backendsOf, watchStoreOf, webhookStoresOf } from "./store/backends.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
@@ -55,6 +55,8 @@ import { diskFloor } from "./store/disk-floor.js";
 import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
 import { startWebhookArea, type WebhookAreaHandle } from "./webhooks/area.js";
 import { operatorKey } from "./webhooks/operator-key.js";
+import { WATCHLIST_SCHEMAS } from "./watchlists/api-docs.js";
+import { liveDataOf } from "./watchlists/live-data.js";
 
 export const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
 const bundled = (name: string): string => fileURLToPath(new URL(`../../data/sample/level2/${name}`, import.meta.url));
@@ -220,7 +222,10 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     },
     log,
     metrics,
+    // watchlists: events of watched LEIs from the change feed, and renewal reminders (src/watchlists/)
+    { store: watchStoreOf(stateDb, shared), changes: () => null, live: liveDataOf(collection, leiService), me: node || "node" },
   );
+  collection.onSwap(() => dispatch.loaded());
 
   const openApi = registerApiReference(server, {
     ...PUBLIC_SCHEMAS,
@@ -232,6 +237,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     ...KEY_SCHEMAS,
     ...LICENSE_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
+    ...WATCHLIST_SCHEMAS,
   });
   registerFallback(server);
 

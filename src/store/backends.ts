@@ -13,6 +13,8 @@ import { SqliteLicense } from "../license/sqlite-license.js";
 import { openPgWebhookStores } from "../webhooks/pg/pg-stores.js";
 import { sqliteWebhookStores } from "../webhooks/sqlite-stores.js";
 import type { WebhookStores } from "../webhooks/webhook-state.js";
+import { PgWatchStore } from "../watchlists/pg-watch-store.js";
+import { SqliteWatchStore, type WatchStore } from "../watchlists/watch-store.js";
 import type { SharedDb } from "./pg/shared-db.js";
 import type { StateDb } from "./state-db.js";
 
@@ -35,4 +37,9 @@ export function webhookStoresOf(
   opts: { node: string; attemptTimeoutMs: number; log: (line: string) => void },
 ): Promise<WebhookStores> {
   return shared ? openPgWebhookStores(shared, opts) : Promise.resolve(sqliteWebhookStores(stateDb));
+}
+
+/** The watchlists and their event bookkeeping: state.db, or the shared store every node reads. */
+export function watchStoreOf(stateDb: StateDb, shared: SharedDb | null): WatchStore {
+  return shared ? new PgWatchStore(shared) : new SqliteWatchStore(stateDb);
 }
