@@ -13,7 +13,10 @@ import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
 import { nodeIdOf, PeerPublications } from "./golden-copy/peer-publications.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
-import { backendsOf, watchStoreOf, webhookStoresOf } from "./store/backends.js";
+import { backendsOf, changeStoreOf, watchStoreOf, webhookStoresOf } from "./store/backends.js";
+import { ChangeFeed } from "./changes/feed.js";
+import { CHANGE_SCHEMAS } from "./changes/query.js";
+import { registerChangeRoutes } from "./changes/routes.js";
 import { openSharedDb } from "./store/pg/shared-db.js";
 import { registerApiReference } from "./http/api-reference.js";
 import { registerFallback, registerHealthRoutes } from "./http/health.js";
@@ -108,6 +111,8 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
   const server = new HttpServer(metrics, limiter, proxies);
   diskFloor.set(config.upstream.diskFloorBytes); // uploads keep it too
+  // the change feed: each load is compared with the live collection before it goes live (src/changes/)
+  const changeFeed = new ChangeFeed(collection);
   const reloader = new Reloader(
     collection,
     {
@@ -119,6 +124,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       retrySeconds: config.retrySeconds,
       limits: config.upstream,
       legalForms: { file: legalForms.file, digest: legalForms.list.digest },
+      changes: changeFeed,
       log,
     },
     metrics,
@@ -128,6 +134,20 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   // --database: the state every node must share lives in PostgreSQL (docs/scale-out.md)
   const shared = config.database === null ? null : await openSharedDb(config.database, log, config.databaseLimits);
   const backends = backendsOf(stateDb, shared);
+  changeFeed.use(changeStoreOf(stateDb, shared));
+  changeFeed.startRetention(config.changesRetentionDays, log);
+  metrics.gauge(
+    "leidex_changes_detected",
+    "Field changes the last load found against the collection it replaced (the change feed).",
+    () => {
+      const found = collection.current?.changes;
+      return found ? [[{}, found.detected]] : [];
+    },
+  );
+  metrics.gauge("leidex_changes_detection_seconds", "Seconds the last load's change detection took, storing included.", () => {
+    const found = collection.current?.changes;
+    return found ? [[{}, found.seconds]] : [];
+  });
   /** this node's name among the nodes on the shared store */
   const node = shared ? nodeIdOf(config.dataDir) : "";
   const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -170,12 +190,18 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     bulkWork,
   );
   registerFamilyRoutes(server, familyService);
+  registerChangeRoutes(
+    server,
+    () => changeFeed.changes,
+    (lei) => collection.hasLei(lei),
+  );
   const formWords = new LegalFormWords(legalForms.list);
   registerMatchRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork, formWords);
   registerReconcileRoutes(server, leiService, (input) => familyService.resolve(input), bulkWork, formWords);
   // the MCP SDK runs on threads of its own; the tools' data calls come back here (src/mcp/mcp-threads.ts)
   const matcher = new Matcher(leiService, (input) => familyService.resolve(input), formWords);
-  const mcp = new McpThreads(new FrontData(leiService, familyService, matcher), { threads: config.mcpThreads, log, metrics });
+  const history = { store: () => changeFeed.changes, holds: (lei: string) => collection.hasLei(lei) };
+  const mcp = new McpThreads(new FrontData(leiService, familyService, matcher, history), { threads: config.mcpThreads, log, metrics });
   mcp.start();
   registerMcpRoutes(server, mcp, { allowedOrigins: config.mcpOrigins });
   registerWebPage(server, (lei) => familyService.knows(lei));
@@ -223,7 +249,12 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     log,
     metrics,
     // watchlists: events of watched LEIs from the change feed, and renewal reminders (src/watchlists/)
-    { store: watchStoreOf(stateDb, shared), changes: () => null, live: liveDataOf(collection, leiService), me: node || "node" },
+    {
+      store: watchStoreOf(stateDb, shared),
+      changes: () => changeFeed.changes,
+      live: liveDataOf(collection, leiService),
+      me: node || "node",
+    },
   );
   collection.onSwap(() => dispatch.loaded());
 
@@ -237,6 +268,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     ...KEY_SCHEMAS,
     ...LICENSE_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
+    ...CHANGE_SCHEMAS,
     ...WATCHLIST_SCHEMAS,
   });
   registerFallback(server);
@@ -288,6 +320,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     warmUp: () => warmUp(leiService),
     async close() {
       clearInterval(housekeeping);
+      changeFeed.stop();
       reloader.stop();
       await frontThreads?.close();
       await dispatch.stop();

@@ -81,6 +81,8 @@ t.test("field mapping details", async (t) => {
       managingLou: issued.entity.managingLou,
       registeredAt: issued.raw["Registration.InitialRegistrationDate"],
       lastUpdatedAt: issued.raw["Registration.LastUpdateDate"],
+      nextRenewalDate: issued.raw["Registration.NextRenewalDate"],
+      successorLeis: null,
       // loaded without Level 2: no parents
       directParent: null,
       ultimateParent: null,
@@ -223,7 +225,18 @@ t.test("GET /v1/facets/{field}: a bare, sorted array equal to the data", async (
 
 t.test("GET /v1/stats", async (t) => {
   const s = (await get("/v1/stats")).body;
-  t.same(Object.keys(s).sort(), ["downloadSeconds", "ingestSeconds", "license", "licenseActive", "published", "records", "source"]);
+  t.same(Object.keys(s).sort(), [
+    "changeDetectionSeconds",
+    "changesDetected",
+    "downloadSeconds",
+    "ingestSeconds",
+    "license",
+    "licenseActive",
+    "published",
+    "records",
+    "source",
+  ]);
+  t.equal(s.changesDetected, null, "a first load is compared with nothing");
   t.equal(s.licenseActive, false, "no licence activated");
   t.equal(s.records, fx.model.length, "records = rows");
   t.equal(s.license, "CC0 1.0");

@@ -17,6 +17,7 @@ const TOOL_NAMES = [
   "find_entity_by_identifier",
   "get_corporate_family",
   "get_dataset_stats",
+  "get_entity_changes",
   "get_legal_entities",
   "get_legal_entity",
   "list_facet_values",
@@ -327,6 +328,23 @@ for (const flavour of CLIENT_FLAVOURS) {
       t.same(stats.structuredContent, expected, "structuredContent = GET /v1/stats");
       t.match(text(stats), `${fx.model.length} legal entities`);
       t.match(text(stats), "CC0 1.0");
+    });
+
+    t.test("get_entity_changes: the HTTP history, and the HTTP API's refusals", async (t) => {
+      const history = await client.callTool("get_entity_changes", { lei: VORLANDIA.lei.toLowerCase() });
+      t.notOk(history.isError);
+      t.same(history.structuredContent, await srv.json(`/v1/entities/${VORLANDIA.lei}/changes`), "structuredContent = the HTTP history");
+      t.match(text(history), `no changes of ${VORLANDIA.lei}`);
+      const unknown = await client.callTool("get_entity_changes", { lei: withCheckDigits("LEIDEXMCPNOCHANGE0") });
+      t.equal(unknown.isError, true, "an LEI neither held nor in the feed");
+      t.match(text(unknown), "does not hold");
+      const malformed = await client.callTool("get_entity_changes", { lei: "NOT-AN-LEI" });
+      t.equal(malformed.isError, true);
+      t.match(text(malformed), "is not an LEI");
+      const badField = await client
+        .callTool("get_entity_changes", { lei: VORLANDIA.lei, field: "colour" })
+        .catch((err: Error) => ({ isError: true, content: [{ type: "text", text: err.message }] }));
+      t.equal(badField.isError, true, "a field the feed does not follow is refused");
     });
   });
 }

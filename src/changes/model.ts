@@ -11,15 +11,19 @@ export type RecordType = (typeof RECORD_TYPES)[number];
 /** The fields the feed follows, each with its record type; names are the LegalEntity answer's where it has one. */
 export const CHANGE_FIELD_TABLE = [
   { field: "legalName", recordType: "lei", description: "Entity.LegalName" },
-  { field: "otherNames", recordType: "lei", description: "Entity.OtherEntityNames and TransliteratedOtherEntityNames, joined by \"; \"" },
-  { field: "legalAddress", recordType: "lei", description: "Entity.LegalAddress: first line, city, region, postal code and country, joined by \", \"" },
+  { field: "otherNames", recordType: "lei", description: 'Entity.OtherEntityNames and TransliteratedOtherEntityNames, joined by "; "' },
+  {
+    field: "legalAddress",
+    recordType: "lei",
+    description: 'Entity.LegalAddress: first line, city, region, postal code and country, joined by ", "',
+  },
   { field: "hqAddress", recordType: "lei", description: "Entity.HeadquartersAddress, as legalAddress" },
   { field: "entityStatus", recordType: "lei", description: "Entity.EntityStatus" },
   { field: "registrationStatus", recordType: "lei", description: "Registration.RegistrationStatus" },
   { field: "nextRenewalDate", recordType: "lei", description: "Registration.NextRenewalDate" },
   { field: "managingLou", recordType: "lei", description: "Registration.ManagingLOU" },
   { field: "legalForm", recordType: "lei", description: "Entity.LegalForm.EntityLegalFormCode" },
-  { field: "successorLeis", recordType: "lei", description: "Entity.SuccessorEntity LEIs, joined by \"; \"" },
+  { field: "successorLeis", recordType: "lei", description: 'Entity.SuccessorEntity LEIs, joined by "; "' },
   { field: "directParent", recordType: "relationship", description: "the direct accounting consolidation parent's LEI" },
   { field: "ultimateParent", recordType: "relationship", description: "the ultimate accounting consolidation parent's LEI" },
   { field: "directParentException", recordType: "exception", description: "the reporting exception's reason for the direct parent" },

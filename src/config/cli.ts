@@ -34,6 +34,8 @@ export interface Config {
   reloadAtMinutes: number;
   reloadNow: boolean;
   retrySeconds: number;
+  /** days the change feed keeps a change (--changes-retention-days) */
+  changesRetentionDays: number;
   /** deadlines of GLEIF's APIs and downloads, and the free disk a download or an upload must leave */
   upstream: UpstreamLimits;
   /** web origins allowed to call /mcp besides loopback pages; "*" = any */
@@ -119,6 +121,11 @@ const FLAGS: Record<string, FlagSpec> = {
     env: "LEIDEX_RETRY_SECONDS",
     help: "first wait before retrying a failed load; doubles up to an hour",
     fallback: () => "60",
+  },
+  "changes-retention-days": {
+    env: "LEIDEX_CHANGES_RETENTION_DAYS",
+    help: "days the change feed keeps a change (GET /v1/changes); older ones are pruned at start and daily",
+    fallback: () => "400",
   },
   "upstream-timeout": {
     env: "LEIDEX_UPSTREAM_TIMEOUT",
@@ -281,6 +288,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     reloadAtMinutes: clockMinutes(get("reload-at")!),
     reloadNow: bool("reload-now", get("reload-now")!),
     retrySeconds: int("retry-seconds", 1, 86_400),
+    changesRetentionDays: int("changes-retention-days", 1, 36_500),
     upstream: {
       apiSeconds: int("upstream-timeout", 1, 3600),
       minBytesPerSecond: int("download-min-rate", 1, 10_000_000) * 1024,

@@ -27,6 +27,8 @@ export interface CollectionMeta {
   loadedAt: string;
   /** a stand-in (the bundled sample while the real source is unreachable) */
   fallback: boolean;
+  /** what the change feed found against the generation it replaced (changes/feed.ts); null or absent: not compared */
+  changes?: { detected: number; seconds: number } | null;
 }
 
 export interface LiveGeneration extends CollectionMeta {
@@ -327,6 +329,17 @@ export class CollectionView {
   /** Whether the live collection holds the LEI: its LEI table only, no document read. */
   hasLei(lei: string): boolean {
     return this.liveReaderOf(lei).leis.find(lei) !== null;
+  }
+
+  /**
+   * The stored JSON of `lei` in generation `gen`, live or finished and not yet swapped in (the
+   * change feed compares the two), in a buffer of its own; null when gen does not hold the LEI.
+   */
+  documentIn(gen: number, lei: string): Buffer | null {
+    const readers = this.readersOf(gen);
+    const reader = readers[sliceOf(lei, readers.length)];
+    const doc = reader.leis.find(lei);
+    return doc === null ? null : reader.docs.read(doc.at, doc.length);
   }
 
   private liveReaderOf(lei: string): SliceReader {

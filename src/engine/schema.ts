@@ -66,6 +66,17 @@ export const ENTITY_FIELD_TABLE = [
     description: "Date and time of the registration's last update (ISO 8601)",
   },
   {
+    name: "nextRenewalDate",
+    column: "Registration.NextRenewalDate",
+    description: "Date and time by which the registration must be renewed (ISO 8601); a date in the past means the renewal is overdue",
+  },
+  {
+    name: "successorLeis",
+    column: "Entity.SuccessorEntity.1.SuccessorLEI",
+    description:
+      'LEIs of the successor entities (Entity.SuccessorEntity.1…5.SuccessorLEI), several separated by "; "; null where the record names none',
+  },
+  {
     name: "directParent",
     column: "(Level 2) IS_DIRECTLY_CONSOLIDATED_BY",
     description:

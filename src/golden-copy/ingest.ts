@@ -6,13 +6,14 @@ import { basename } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
 import { WORKER_YOUNG_GENERATION_MB } from "../engine/pool.js";
-import { MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
+import { DOCUMENT_VERSION, MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
 import type { Announced, DownloadPart, LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
 import { isUrl } from "./source.js";
 import { renameSync } from "node:fs";
 import { FamilyData } from "../level2/family-data.js";
 import type { Level2Input } from "../level2/build.js";
+import type { ChangeFeed, LoadChanges } from "../changes/feed.js";
 
 export interface LoadRequest {
   /** a local CSV or zip, or an http(s) URL */
@@ -41,6 +42,8 @@ export interface LoadRequest {
   limits: UpstreamLimits;
   /** the ELF code list the records' legal-form names come from: its file, and its digest for the manifest */
   legalForms: { file: string; digest: string };
+  /** the change feed: compares the load with the live collection before it goes live */
+  changes?: ChangeFeed;
 }
 
 export class LoadCheckError extends Error {}
@@ -77,6 +80,16 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
+    // the change feed, stored before the manifest and the swap: a kill -9 from here on loses none (changes/feed.ts)
+    let changes: LoadChanges | null = null;
+    try {
+      const dir = req.files.level2(collectionName);
+      const load = { gen, dir, published: done.published, fallback: req.fallback, origin: req.origin, files: req.files, log: req.log };
+      changes = (await req.changes?.compare(load)) ?? null;
+    } catch (err) {
+      family.close();
+      throw err;
+    }
     const manifest: CollectionManifest = {
       format: MANIFEST_FORMAT,
       name: collectionName,
@@ -92,6 +105,8 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       origin: req.origin,
       level2: done.level2,
       legalForms: req.legalForms.digest,
+      documents: DOCUMENT_VERSION,
+      changes,
     };
     try {
       req.files.commit(manifest);

@@ -6,7 +6,8 @@ import { basename, join } from "node:path";
 import type { MessagePort } from "node:worker_threads";
 import { RecordBatchWriter } from "../engine/record-batch.js";
 import { CsvReader, type CsvRow } from "./csv.js";
-import { rowEncoder, type RowEncoder } from "./record.js";
+import { OTHER_NAME_COLUMNS, rowEncoder, SUCCESSOR_COLUMNS, type RowEncoder } from "./record.js";
+import { TrackedRecordsWriter } from "../changes/tracked-records.js";
 import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
 import { download, isUrl, openLocal } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
@@ -116,6 +117,8 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   post({ type: "log", message: `${slices} slice(s) for ${expected === null ? "an unknown number of" : `about ${expected}`} records` });
   const pending = Array.from({ length: slices }, () => new RecordBatchWriter());
   const legalForms = readElfList(input.legalForms);
+  // the change feed's fingerprint of each record, beside the Level 2 tables (changes/tracked-records.ts)
+  const tracked = new TrackedRecordsWriter(input.level2.dir);
   let encoder: RowEncoder | null = null;
   let records = 0;
   let skipped = 0;
@@ -123,11 +126,9 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
 
   const reader = new CsvReader((row: CsvRow) => {
     if (!encoder) {
-      encoder = rowEncoder(
-        Array.from({ length: row.length }, (_, i) => row.field(i)),
-        level2.parents,
-        legalForms,
-      );
+      const names = Array.from({ length: row.length }, (_, i) => row.field(i));
+      encoder = rowEncoder(names, level2.parents, legalForms);
+      tracked.header(names, OTHER_NAME_COLUMNS, SUCCESSOR_COLUMNS);
       return;
     }
     const s = encoder.sliceOf(row, slices);
@@ -137,6 +138,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     }
     records++;
     encoder.write(row, pending[s]);
+    tracked.add(row, level2.parents);
     if (pending[s].records === BATCH_RECORDS) full.push(s);
   });
 
@@ -157,10 +159,14 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       while (full.length > 0) await flush(full.shift()!);
     }
     reader.end();
+  } catch (err) {
+    tracked.abandon();
+    throw err;
   } finally {
     opened.close();
   }
   if (!encoder) throw new Error("golden copy is empty: no header row");
+  tracked.finish();
   for (let s = 0; s < slices; s++) await flush(s);
   while (outstanding > 0)
     await new Promise<void>((r) => {

@@ -13,10 +13,14 @@ import { ElfList, OTHER_LEGAL_FORM, type LegalFormName } from "../legal-forms/el
 
 export const REQUIRED_COLUMNS = ["LEI", "Entity.LegalName"] as const;
 
-const OTHER_NAME_COLUMNS = [1, 2, 3, 4, 5].flatMap((i) => [
+export const OTHER_NAME_COLUMNS = [1, 2, 3, 4, 5].flatMap((i) => [
   `Entity.OtherEntityNames.OtherEntityName.${i}`,
   `Entity.TransliteratedOtherEntityNames.TransliteratedOtherEntityName.${i}`,
 ]);
+
+/** Entity.SuccessorEntity.1…5.SuccessorLEI: the successorLeis field, joined by "; " */
+export const SUCCESSOR_COLUMNS = [1, 2, 3, 4, 5].map((i) => `Entity.SuccessorEntity.${i}.SuccessorLEI`);
+const LIST_SEPARATOR = Buffer.from("; ");
 
 export class MissingColumnsError extends Error {}
 
@@ -53,6 +57,8 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
   const ULTIMATE_PARENT = ENTITY_FIELDS.indexOf("ultimateParent");
   const FORM_NAME = ENTITY_FIELDS.indexOf("legalFormName");
   const FORM_ABBREVIATIONS = ENTITY_FIELDS.indexOf("legalFormAbbreviations");
+  const SUCCESSORS = ENTITY_FIELDS.indexOf("successorLeis");
+  const successors = SUCCESSOR_COLUMNS.map(at).filter((i) => i >= 0);
   const formName = legalFormNamer(legalForms, {
     code: columns[ENTITY_FIELDS.indexOf("legalForm")],
     jurisdiction: columns[ENTITY_FIELDS.indexOf("jurisdiction")],
@@ -91,7 +97,8 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
         } else if (f === FORM_ABBREVIATIONS) {
           if (form !== null && form !== "other" && form.abbreviations) batch.value(form.abbreviations, 0, form.abbreviations.length);
           else batch.empty();
-        } else if (f === DIRECT_PARENT) parent(parents.direct, slot, batch);
+        } else if (f === SUCCESSORS) joined(row, successors, batch);
+        else if (f === DIRECT_PARENT) parent(parents.direct, slot, batch);
         else if (f === ULTIMATE_PARENT) parent(parents.ultimate, slot, batch);
         else if (f === STATUS && isNullLiteral(row, columns[f])) batch.empty();
         else append(row, columns[f], batch);
@@ -151,6 +158,25 @@ function legalFormNamer(
     }
     return named;
   };
+}
+
+/** The row's values in columns `at` joined by "; " as one value; absent when none has one. */
+function joined(row: CsvRow, at: number[], batch: RecordBatchWriter): void {
+  let first = -1;
+  let parts: Buffer[] | null = null;
+  for (const i of at) {
+    if (!present(row, i)) continue;
+    if (first < 0) first = i;
+    else {
+      parts ??= [Buffer.from(row.field(first))];
+      parts.push(LIST_SEPARATOR, Buffer.from(row.field(i)));
+    }
+  }
+  if (parts !== null) {
+    const all = Buffer.concat(parts);
+    batch.value(all, 0, all.length);
+  } else if (first >= 0) batch.value(row.buf, row.starts[first], row.ends[first], row.escaped[first] === 1);
+  else batch.empty();
 }
 
 /** Whether row field i exists and is not empty. */

@@ -10,11 +10,12 @@ import type { Collection, LiveGeneration } from "../engine/collection.js";
 import { servesSlices } from "../engine/slice-count.js";
 import { FamilyData } from "../level2/family-data.js";
 import type { Metrics } from "../http/metrics.js";
-import { CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
+import { CollectionFiles, DOCUMENT_VERSION, type CollectionManifest } from "../store/collection-files.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { isDiskFull } from "../store/disk-floor.js";
 import { latestMappingFile, latestPublication } from "./gleif-api.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
+import type { ChangeFeed } from "../changes/feed.js";
 import type { Level2Input } from "../level2/build.js";
 import { NO_LEVEL2_FILES, type Level2Files } from "../level2/layout.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
@@ -36,6 +37,8 @@ export interface ReloaderOptions {
   limits: UpstreamLimits;
   /** the ELF code list the legal-form names come from (bundled, or --legal-forms) */
   legalForms: { file: string; digest: string };
+  /** the change feed each load is compared and recorded by before it goes live */
+  changes?: ChangeFeed;
   log: (line: string) => void;
 }
 
@@ -203,8 +206,14 @@ export class Reloader {
         this.opts.log(
           `serving ${manifest.name} (${manifest.records} records) from its segments in ${((Date.now() - started) / 1000).toFixed(1)} s`,
         );
-        if (manifest.legalForms !== this.opts.legalForms.digest && manifest.download && existsSync(manifest.download)) {
-          this.opts.log(`${manifest.name} was built with another legal-form list: rebuilding it from ${manifest.download}`);
+        const outdated =
+          manifest.legalForms !== this.opts.legalForms.digest
+            ? "with another legal-form list"
+            : manifest.documents !== DOCUMENT_VERSION
+              ? "with older document fields"
+              : null;
+        if (outdated !== null && manifest.download && existsSync(manifest.download)) {
+          this.opts.log(`${manifest.name} was built ${outdated}: rebuilding it from ${manifest.download}`);
           void this.run(this.rebuildOf(manifest, manifest.download)).catch((err: unknown) => this.failed(err));
         }
         return true;
@@ -362,6 +371,7 @@ export class Reloader {
       log: this.opts.log,
       limits: this.opts.limits,
       legalForms: this.opts.legalForms,
+      changes: this.opts.changes,
     });
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart

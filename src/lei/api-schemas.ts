@@ -48,6 +48,16 @@ export const PUBLIC_SCHEMAS: Record<string, JsonSchema> = {
         type: "boolean",
         description: "Whether an activated licence is valid on this installation (GET /license tells more)",
       },
+      changesDetected: {
+        type: ["integer", "null"],
+        format: "int64",
+        description:
+          "Field changes the live collection's load found against the collection it replaced (GET /v1/changes); null where it was not compared",
+      },
+      changeDetectionSeconds: {
+        type: ["number", "null"],
+        description: "Seconds that change detection took, storing included; null where it was not compared",
+      },
     },
   },
 };

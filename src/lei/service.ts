@@ -27,6 +27,10 @@ export interface DatasetStats {
   ingestSeconds: number | null;
   /** whether an activated licence is valid on this installation (GET /license tells more) */
   licenseActive: boolean;
+  /** field changes the live collection's load found against the one it replaced; null: not compared (docs/changes.md) */
+  changesDetected: number | null;
+  /** seconds that change detection took, storing included; null: not compared */
+  changeDetectionSeconds: number | null;
 }
 
 export class LeiService {
@@ -153,6 +157,8 @@ export class LeiService {
       downloadSeconds: live?.downloadSeconds ?? null,
       ingestSeconds: live?.ingestSeconds === null || live?.ingestSeconds === undefined ? null : round(live.ingestSeconds),
       licenseActive: this.licensed(),
+      changesDetected: live?.changes?.detected ?? null,
+      changeDetectionSeconds: live?.changes?.seconds ?? null,
     };
   }
 }

@@ -12,6 +12,14 @@ import { FAMILY_DEFAULT_DEPTH, FAMILY_DEFAULT_LIMIT, type FamilyService } from "
 import { Matcher } from "../match/matcher.js";
 import { matchRows } from "../match/routes.js";
 import { searchParamsOf } from "./search-arguments.js";
+import type { ChangeStore } from "../changes/model.js";
+import { changePage, changeQuery, ChangeQueryError, checkedLei, HISTORY_PARAMS, type ChangePage } from "../changes/query.js";
+
+/** The change feed as the tool reads it: its store (null until state is open), and whether the live collection holds an LEI. */
+export interface ChangeHistory {
+  store(): ChangeStore | null;
+  holds(lei: string): boolean;
+}
 import type { DataAnswer, DataCalls, DataOp, ToolData } from "./tool-data.js";
 
 type Handlers = { [K in DataOp]: (args: DataCalls[K]["args"]) => DataAnswer<K> | Promise<DataAnswer<K>> };
@@ -22,7 +30,12 @@ const failure = (text: string): { failure: string } => ({ failure: text });
 export class FrontData implements ToolData {
   private readonly handlers: Handlers;
 
-  constructor(service: LeiService, family: FamilyService, matcher: Matcher = new Matcher(service, (input) => family.resolve(input))) {
+  constructor(
+    service: LeiService,
+    family: FamilyService,
+    matcher: Matcher = new Matcher(service, (input) => family.resolve(input)),
+    history: ChangeHistory | null = null,
+  ) {
     const resolve = (input: string): ReturnType<FamilyService["resolve"]> => family.resolve(input);
     this.handlers = {
       // the page's bytes are scratch memory the next search reuses: decoded before anything else runs
@@ -41,6 +54,29 @@ export class FrontData implements ToolData {
         const tree = family.family(lei, depth ?? FAMILY_DEFAULT_DEPTH, limit ?? FAMILY_DEFAULT_LIMIT);
         if (!tree.ok) return failure(tree.message);
         return { value: { relationships: relationships.json, family: tree.json } };
+      },
+      changes: async ({ lei, since, field, type, limit }) => {
+        const store = history?.store() ?? null;
+        if (store === null) return failure("temporarily unavailable: the change feed is not open yet; retry in a few seconds");
+        const params: Record<string, string> = {};
+        if (since !== undefined) params.since = since;
+        if (field !== undefined) params.field = field;
+        if (type !== undefined) params.type = type;
+        if (limit !== undefined) params.limit = String(limit);
+        const query = { ...changeQuery(params, HISTORY_PARAMS), lei: checkedLei(lei.trim()) };
+        let page: ChangePage, seen: boolean;
+        try {
+          page = await changePage(store, query);
+          seen = page.changes.length > 0 || (await store.list({ since: "0", lei: query.lei, limit: 1 })).length > 0;
+        } catch (err) {
+          return failure(
+            `temporarily unavailable: the change feed cannot be read now (${(err as Error).message.split("\n")[0]}); retry in a few seconds`,
+          );
+        }
+        if (!seen && !history!.holds(query.lei)) {
+          return failure(`no entity ${query.lei}: the registry does not hold it and the feed has no change of it`);
+        }
+        return { value: JSON.stringify(page) };
       },
       identifier: (identifier) => {
         const resolved = family.resolve(identifier);
@@ -73,7 +109,7 @@ export class FrontData implements ToolData {
  * the HTTP API would tell it.
  */
 function failureText(err: unknown): string {
-  if (err instanceof ParamError) return err.message;
+  if (err instanceof ParamError || err instanceof ChangeQueryError) return err.message;
   if (err instanceof NotReadyError || err instanceof ShardFailedError)
     return `temporarily unavailable: ${err.message}; retry in a few seconds`;
   console.error(`mcp tool: ${(err as Error)?.stack ?? String(err)}`);

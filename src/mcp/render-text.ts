@@ -3,7 +3,16 @@
 // JSON is in structuredContent; repeating it here would only double what a model has to read.
 
 import { MAX_WINDOW } from "../lei/search-params.js";
-import type { BatchAnswer, MatchAnswer, DatasetStats, FacetListing, FacetValue, LegalEntity, SearchPage } from "./tool-schemas.js";
+import type {
+  BatchAnswer,
+  ChangePage,
+  MatchAnswer,
+  DatasetStats,
+  FacetListing,
+  FacetValue,
+  LegalEntity,
+  SearchPage,
+} from "./tool-schemas.js";
 
 const NONE = "-";
 const show = (value: string | null | undefined): string => (value === null || value === undefined || value === "" ? NONE : value);
@@ -61,9 +70,19 @@ export function entityText(entity: LegalEntity, checkDigitsValid: boolean): stri
   ];
   if (entity.hqAddress) lines.push(`headquarters address: ${entity.hqAddress}`);
   lines.push(
-    `managing LOU: ${show(entity.managingLou)}; registered: ${show(entity.registeredAt)}; last updated: ${show(entity.lastUpdatedAt)}`,
+    `managing LOU: ${show(entity.managingLou)}; registered: ${show(entity.registeredAt)}; last updated: ${show(entity.lastUpdatedAt)}; next renewal: ${show(entity.nextRenewalDate)}`,
   );
+  if (entity.successorLeis) lines.push(`successor LEIs: ${entity.successorLeis}`);
   if (!checkDigitsValid) lines.push("note: this LEI fails the ISO 17442 check digits, yet it is in the registry as published");
+  return lines.join("\n");
+}
+
+/** A line per change, oldest first, and the cursor of the next page. */
+export function changesText(lei: string, page: ChangePage): string {
+  if (page.changes.length === 0) return `no changes of ${lei} recorded after cursor; next: ${page.next}`;
+  const lines = [`${page.changes.length} change(s) of ${lei}, oldest first (field: old → new, publication):`];
+  for (const c of page.changes) lines.push(`${c.field}: ${show(c.valueOld)} → ${show(c.valueNew)} (${c.publication})`);
+  lines.push(`next: ${page.next} (pass it as since for later changes)`);
   return lines.join("\n");
 }
 

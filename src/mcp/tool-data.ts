@@ -5,7 +5,7 @@
 
 import type { FacetParam } from "../engine/schema.js";
 import type { DatasetStats } from "../lei/service.js";
-import type { FamilyToolInput, MatchToolInput, SearchToolInput } from "./tool-schemas.js";
+import type { ChangesToolInput, FamilyToolInput, MatchToolInput, SearchToolInput } from "./tool-schemas.js";
 
 export interface DataCalls {
   /** a SearchPage's JSON */
@@ -22,6 +22,8 @@ export interface DataCalls {
   family: { args: FamilyToolInput; value: { relationships: string; family: string } };
   /** the LEI behind an LEI, ISIN or BIC, with its LegalEntity's JSON (null where Level 1 does not hold it) */
   identifier: { args: string; value: IdentifiedLei };
+  /** a ChangePage's JSON: one entity's changes (GET /v1/entities/{lei}/changes) */
+  changes: { args: ChangesToolInput; value: string };
 }
 
 export interface FoundEntity {

@@ -14,6 +14,8 @@ import { FAMILY_DEFAULT_DEPTH, FAMILY_DEFAULT_LIMIT, FAMILY_MAX_DEPTH, FAMILY_MA
 import { CODE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema } from "../lei/search-params.js";
 import type { DatasetStats } from "../lei/service.js";
 import type { MatchRow, RowMatch } from "../match/matcher.js";
+import { CHANGE_FIELDS, RECORD_TYPES, type ChangeField, type RecordType, type StoredChange } from "../changes/model.js";
+import { CHANGE_SCHEMAS, CHANGES_LIMIT } from "../changes/query.js";
 
 // ---------------------------------------------------------------- argument and result types
 
@@ -83,6 +85,18 @@ export interface FamilyToolInput {
 export interface CorporateFamily {
   relationships: Record<string, unknown>;
   family: Record<string, unknown>;
+}
+export interface ChangesToolInput {
+  lei: string;
+  since?: string;
+  field?: ChangeField;
+  type?: RecordType;
+  limit?: number;
+}
+/** ChangePage (changes/query.ts), as parsed JSON */
+export interface ChangePage {
+  changes: StoredChange[];
+  next: string;
 }
 export interface IdentifierToolInput {
   identifier: string;
@@ -241,6 +255,32 @@ export const familyInputSchema: JsonSchemaType = {
   },
 };
 
+export const changesInputSchema: JsonSchemaType = {
+  type: "object",
+  additionalProperties: false,
+  required: ["lei"],
+  properties: {
+    lei: { type: "string", maxLength: 40, description: "The LEI (20 letters or digits; case-insensitive)." },
+    since: {
+      type: "string",
+      pattern: "^[0-9]{1,18}$",
+      description: "The cursor: the `next` of the page before; omit (or 0) for the oldest change kept.",
+    },
+    field: { type: "string", enum: [...CHANGE_FIELDS], description: "Only this field's changes." },
+    type: {
+      type: "string",
+      enum: [...RECORD_TYPES],
+      description: "Only changes of this record type (lei, relationship, exception, isin).",
+    },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: CHANGES_LIMIT.max,
+      description: `Changes per page; default ${CHANGES_LIMIT.default}.`,
+    },
+  },
+};
+
 export const identifierInputSchema: JsonSchemaType = {
   type: "object",
   additionalProperties: false,
@@ -259,7 +299,13 @@ export const identifierInputSchema: JsonSchemaType = {
 
 type SchemaNode = { [key: string]: unknown };
 
-const components: Record<string, SchemaNode> = { ...PUBLIC_SCHEMAS, ...BATCH_SCHEMAS, ...MATCH_SCHEMAS, ...FAMILY_SCHEMAS };
+const components: Record<string, SchemaNode> = {
+  ...PUBLIC_SCHEMAS,
+  ...BATCH_SCHEMAS,
+  ...MATCH_SCHEMAS,
+  ...FAMILY_SCHEMAS,
+  ...(CHANGE_SCHEMAS as unknown as Record<string, SchemaNode>),
+};
 /** components that contain themselves: referred to through $defs, not inlined */
 const RECURSIVE = new Set(["FamilyNode"]);
 
@@ -305,6 +351,7 @@ export const legalEntitySchema = standalone("LegalEntity");
 export const batchAnswerSchema = standalone("BatchAnswer");
 export const matchAnswerSchema = standalone("MatchAnswer");
 export const datasetStatsSchema = standalone("DatasetStats");
+export const changePageSchema = standalone("ChangePage");
 const { $defs: familyDefs, ...familyTree } = standalone("Family") as SchemaNode;
 export const corporateFamilySchema: JsonSchemaType = {
   type: "object",

@@ -6,11 +6,15 @@
 
 import { readFileSync } from "node:fs";
 import { fromJsonSchema, McpServer, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/server";
-import { batchText, matchText, entityText, facetListingText, familyText, searchPageText, statsText } from "./render-text.js";
+import { batchText, changesText, matchText, entityText, facetListingText, familyText, searchPageText, statsText } from "./render-text.js";
 import type { DataAnswer, DataCalls, DataOp, ToolData } from "./tool-data.js";
 import {
   batchAnswerSchema,
   batchInputSchema,
+  changePageSchema,
+  changesInputSchema,
+  type ChangePage,
+  type ChangesToolInput,
   corporateFamilySchema,
   familyInputSchema,
   identifiedEntitySchema,
@@ -49,7 +53,7 @@ const INSTRUCTIONS =
   "Legal entities of the GLEIF LEI registry (Level 1 golden copy, CC0 1.0). " +
   "Find entities by name, address or LEI with search_legal_entities (typo tolerant, filters by country, status and more), " +
   "then read one with get_legal_entity. find_entity_by_identifier reads one by LEI, ISIN or BIC; get_corporate_family tells who owns whom (GLEIF Level 2). " +
-  "list_facet_values lists the codes a filter takes; get_dataset_stats tells how fresh the data is.";
+  "list_facet_values lists the codes a filter takes; get_dataset_stats tells how fresh the data is; get_entity_changes tells what changed in an entity's record, load by load.";
 
 /** Every tool only reads a local, finite dataset: calling it again with the same input is harmless. */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false };
@@ -74,6 +78,8 @@ const schemas = {
   familyOutput: fromJsonSchema<CorporateFamily>(corporateFamilySchema),
   identifierInput: fromJsonSchema<IdentifierToolInput>(identifierInputSchema),
   identifierOutput: fromJsonSchema<IdentifiedEntity>(identifiedEntitySchema),
+  changesInput: fromJsonSchema<ChangesToolInput>(changesInputSchema),
+  changesOutput: fromJsonSchema<ChangePage>(changePageSchema),
 };
 
 export function createLeiMcpServer(data: ToolData): McpServer {
@@ -243,6 +249,30 @@ export function createLeiMcpServer(data: ToolData): McpServer {
           ? `${kind} ${result.identifier} → ${entityText(entity, true)}`
           : `${kind} ${result.identifier} → LEI ${lei} (not in the Level 1 registry)`;
         return { content: [{ type: "text", text }], structuredContent: result as unknown as Record<string, unknown> };
+      }),
+  );
+
+  server.registerTool(
+    "get_entity_changes",
+    {
+      title: "Get the change history of a legal entity",
+      description:
+        "What changed in one LEI's record, load by load, oldest first: legal and other names, addresses, entity and registration status, " +
+        "next renewal date, managing LOU, legal form, successor LEIs, direct and ultimate parent, reporting exceptions and ISIN count, " +
+        "each with its old and new value and the publication that brought it (the same as GET /v1/entities/{lei}/changes). " +
+        "USE WHEN asked whether or when an entity lapsed, was renamed, moved, changed parent or was merged. Pass a page's next as since for later changes. " +
+        "FAILS WHEN the LEI is malformed, a filter is unknown (the message lists the valid ones), or the LEI is neither in the registry nor in the feed.",
+      inputSchema: schemas.changesInput,
+      outputSchema: schemas.changesOutput,
+      annotations: READ_ONLY,
+    },
+    (args) =>
+      answer(data.call("changes", args), (json) => {
+        const page = JSON.parse(json) as ChangePage;
+        return {
+          content: [{ type: "text", text: changesText(args.lei.trim().toUpperCase(), page) }],
+          structuredContent: page as unknown as Record<string, unknown>,
+        };
       }),
   );
 

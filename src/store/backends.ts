@@ -1,6 +1,9 @@
 // Where each area's replicated state is stored: state.db on one node, or the shared PostgreSQL
 // store with --database (docs/scale-out.md).
 
+import type { ChangeStore } from "../changes/model.js";
+import { PgChanges } from "../changes/pg-changes.js";
+import { SqliteChanges } from "../changes/sqlite-changes.js";
 import { PgSettings } from "../engine-api/pg-settings.js";
 import type { SettingsBackend } from "../engine-api/search-settings.js";
 import { SqliteSettings } from "../engine-api/sqlite-settings.js";
@@ -37,6 +40,11 @@ export function webhookStoresOf(
   opts: { node: string; attemptTimeoutMs: number; log: (line: string) => void },
 ): Promise<WebhookStores> {
   return shared ? openPgWebhookStores(shared, opts) : Promise.resolve(sqliteWebhookStores(stateDb));
+}
+
+/** The change feed (src/changes/): state.db, or the shared store that every node appends to and reads. */
+export function changeStoreOf(stateDb: StateDb, shared: SharedDb | null): ChangeStore {
+  return shared ? new PgChanges(shared) : new SqliteChanges(stateDb);
 }
 
 /** The watchlists and their event bookkeeping: state.db, or the shared store every node reads. */

@@ -39,7 +39,17 @@ export interface CollectionManifest {
    * manifest written before the names) rebuilds it from its kept download
    */
   legalForms?: string;
+  /**
+   * DOCUMENT_VERSION when it was built: an older one (or none) lacks document fields or the
+   * change feed's tracked records, and is rebuilt from its kept download while it serves
+   */
+  documents?: number;
+  /** what the change feed found comparing this load with the collection it replaced; null: not compared */
+  changes?: { detected: number; seconds: number } | null;
 }
+
+/** Bumped when the stored document or the files a load writes beside it change (2: nextRenewalDate, successorLeis, tracked records). */
+export const DOCUMENT_VERSION = 2;
 
 export class CollectionFiles {
   readonly root: string;

@@ -49,7 +49,7 @@ export function startWatchlists(
   return {
     routes: (route) => registerWatchlistRoutes(route, w.store),
     loaded: () => {
-      events.run();
+      events.swapped();
       sweep.loaded();
     },
     stop: () => {

@@ -7,7 +7,8 @@
 // position it read, so a node that lost its lease writes nothing.
 //
 // It runs after each load's swap, at start (catching up with what a crash left), and every few
-// seconds (what another node loaded, a lease taken over).
+// seconds (a lease taken over, a failure retried). A load stores its changes before it goes live:
+// they wait for this node's swap, so that an event reads the records it is about.
 
 import type { ChangeStore, StoredChange } from "../changes/model.js";
 import type { Webhooks } from "../webhooks/webhook-state.js";
@@ -44,6 +45,12 @@ export class ChangeEvents {
   private stopped = false;
   /** events written since start, for the log and tests */
   written = 0;
+  /**
+   * Changes detected after this (ms) wait: a load stores its changes before it goes live, and its
+   * events are made once it is (its records are the ones read). At start, what the live collection
+   * came with is live.
+   */
+  private liveSince = Date.now();
 
   constructor(private readonly deps: WatchWorkDeps) {}
 
@@ -56,6 +63,12 @@ export class ChangeEvents {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /** A load went live: its changes are consumed now. */
+  swapped(): void {
+    this.liveSince = Date.now();
+    this.run();
   }
 
   /** Consumes what the feed holds after the cursor; a call while running makes it look once more after. */
@@ -95,9 +108,12 @@ export class ChangeEvents {
       if (feed === null || !live.ready() || this.stopped) return;
       const position = await store.lead(CHANGES_CURSOR, me, LEASE_MS);
       if (position === null) return; // another node consumes
-      const rows = await feed.list({ since: position, limit: BATCH });
+      const read = await feed.list({ since: position, limit: BATCH });
+      // rows of a load not live here yet wait for its swap (the feed is in id order, so is the cut)
+      const early = read.findIndex((r) => Date.parse(r.detectedAt) > this.liveSince);
+      const rows = early < 0 ? read : read.slice(0, early);
       if (rows.length === 0) return;
-      const taken = wholeGroups(rows, BATCH);
+      const taken = early < 0 ? wholeGroups(rows, BATCH) : rows;
       const events = await this.plan(groupChanges(taken));
       const next = taken[taken.length - 1].id;
       if (!(await store.advance(CHANGES_CURSOR, me, position, next, events))) return;

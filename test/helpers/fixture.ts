@@ -106,7 +106,12 @@ type ParentKey = (typeof PARENT_KEYS)[number];
 export const FORM_KEYS = ["legalFormName", "legalFormAbbreviations"] as const;
 type FormKey = (typeof FORM_KEYS)[number];
 
-export const COLUMN_OF: Record<Exclude<keyof Entity, ParentKey | FormKey>, string> = {
+/** The successor LEIs, joined from five columns (SUCCESSOR_COLUMNS) rather than one. */
+export const SUCCESSOR_KEY = "successorLeis" as const;
+type SuccessorKey = typeof SUCCESSOR_KEY;
+export const SUCCESSOR_COLUMNS = [1, 2, 3, 4, 5].map((i) => `Entity.SuccessorEntity.${i}.SuccessorLEI`);
+
+export const COLUMN_OF: Record<Exclude<keyof Entity, ParentKey | FormKey | SuccessorKey>, string> = {
   lei: "LEI",
   legalName: "Entity.LegalName",
   entityStatus: "Entity.EntityStatus",
@@ -123,9 +128,10 @@ export const COLUMN_OF: Record<Exclude<keyof Entity, ParentKey | FormKey>, strin
   managingLou: "Registration.ManagingLOU",
   registeredAt: "Registration.InitialRegistrationDate",
   lastUpdatedAt: "Registration.LastUpdateDate",
+  nextRenewalDate: "Registration.NextRenewalDate",
 };
-const LEVEL1_KEYS = Object.keys(COLUMN_OF) as Exclude<keyof Entity, ParentKey | FormKey>[];
-export const ENTITY_KEYS = [...LEVEL1_KEYS, ...FORM_KEYS, ...PARENT_KEYS] as (keyof Entity)[];
+const LEVEL1_KEYS = Object.keys(COLUMN_OF) as Exclude<keyof Entity, ParentKey | FormKey | SuccessorKey>[];
+export const ENTITY_KEYS = [...LEVEL1_KEYS, SUCCESSOR_KEY, ...FORM_KEYS, ...PARENT_KEYS] as (keyof Entity)[];
 
 /** The columns the legal form's name is chosen by, besides those COLUMN_OF maps. */
 const FORM_COLUMNS = ["Entity.LegalName.xmllang", "Entity.LegalForm.OtherLegalForm"];
@@ -242,7 +248,7 @@ export function mapRow(header: string[], row: string[], parents: ParentModel = n
   // raw keeps the mapped and name columns only (all 338 for 6,000 rows is needlessly slow)
   const raw: Record<string, string> = {};
   header.forEach((h, i) => {
-    if (MAPPED.has(h) || OTHER_NAME_RE.test(h) || FORM_COLUMNS.includes(h)) raw[h] = row[i] ?? "";
+    if (MAPPED.has(h) || OTHER_NAME_RE.test(h) || FORM_COLUMNS.includes(h) || SUCCESSOR_COLUMNS.includes(h)) raw[h] = row[i] ?? "";
   });
   const entity = {} as Entity;
   for (const k of LEVEL1_KEYS) {
@@ -250,6 +256,11 @@ export function mapRow(header: string[], row: string[], parents: ParentModel = n
     (entity as any)[k] = v === "" ? null : v;
     // in the API's order: the form's name and abbreviations follow its code
     if (k === "legalForm") Object.assign(entity, legalFormModel(raw));
+    // the successors' LEIs follow the renewal date, joined as legalFormAbbreviations are
+    if (k === "nextRenewalDate") {
+      const successors = SUCCESSOR_COLUMNS.map((c) => raw[c] ?? "").filter((v) => v !== "");
+      entity[SUCCESSOR_KEY] = successors.length > 0 ? successors.join("; ") : null;
+    }
   }
   const family = parents.get(entity.lei);
   entity.directParent = family?.directParent ?? null;
@@ -328,6 +339,7 @@ function base(n: number, over: SynthSpec): Record<string, string> {
     "Registration.ManagingLOU": SYNTH_LOU,
     "Registration.InitialRegistrationDate": `2019-0${1 + (n % 9)}-1${n % 10}T09:00:00+01:00`,
     "Registration.LastUpdateDate": `2024-0${1 + (n % 9)}-2${n % 10}T10:30:00Z`,
+    "Registration.NextRenewalDate": `2025-0${1 + (n % 9)}-2${n % 10}T10:30:00Z`,
     ...over,
   } as Record<string, string>;
 }

@@ -181,6 +181,26 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 9,
+    name: "change feed",
+    sql: `
+      -- per LEI, field and publication, what a load changed (src/changes/); the id orders the feed and is its cursor
+      CREATE TABLE lei_changes (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        lei TEXT NOT NULL,
+        record_type TEXT NOT NULL,
+        field TEXT NOT NULL,
+        value_old TEXT,
+        value_new TEXT,
+        publication TEXT NOT NULL,
+        detected_at TIMESTAMPTZ NOT NULL,
+        UNIQUE (publication, lei, field)
+      );
+      CREATE INDEX lei_changes_lei ON lei_changes (lei, id);
+      CREATE INDEX lei_changes_detected ON lei_changes (detected_at);
+    `,
+  },
+  {
     version: 10,
     name: "watchlists",
     sql: `

@@ -9,6 +9,7 @@ import { getJson, problemText, type Answer, type Entity, type EntityRelationship
 import { badges } from "./badges.js";
 import { h, leiLine } from "./dom.js";
 import { FamilySection } from "./family-view.js";
+import { ChangesSection } from "./changes-view.js";
 import { FIELD_LABELS, codeWords, countryName, dateWords, legalFormWords, placeName } from "./labels.js";
 
 export interface EntityViewHost {
@@ -39,7 +40,12 @@ export class EntityView {
     try {
       const answer = await getJson<Entity>(`/v1/entities/${encodeURIComponent(lei)}`, controller.signal);
       if (controller.signal.aborted) return;
-      if (answer.ok) this.render(answer.value, this.familySection(answer.value.lei, controller.signal, family));
+      if (answer.ok)
+        this.render(
+          answer.value,
+          this.familySection(answer.value.lei, controller.signal, family),
+          new ChangesSection(answer.value.lei, controller.signal),
+        );
       else if (answer.problem.kind === "refused" && answer.problem.status === 404) {
         // not in Level 1: Level 2 may still name it
         const relationships = await family;
@@ -108,7 +114,7 @@ export class EntityView {
     );
   }
 
-  private render(entity: Entity, family: FamilySection): void {
+  private render(entity: Entity, family: FamilySection, changes: ChangesSection): void {
     document.title = `${entity.legalName}: Leidex`;
     const rows = (Object.keys(FIELD_LABELS) as (keyof typeof FIELD_LABELS)[])
       .filter((field) => field !== "legalName")
@@ -124,6 +130,7 @@ export class EntityView {
         checkDigitVerdict(entity.lei),
         h("dl", { class: "fields" }, ...rows.flat()),
         family.element,
+        changes.element,
         gleifLink(entity.lei),
         h(
           "details",
@@ -158,6 +165,23 @@ export class EntityView {
       case "registeredAt":
       case "lastUpdatedAt":
         return h("time", { datetime: text }, dateWords(text));
+      case "nextRenewalDate": {
+        const date = h("time", { datetime: text }, dateWords(text));
+        const due = Date.parse(text);
+        if (Number.isNaN(due) || due > Date.now()) return date;
+        return h("span", {}, date, " ", h("strong", { class: "renewal-overdue", role: "note" }, "Renewal overdue: this date has passed"));
+      }
+      case "successorLeis":
+        return h(
+          "span",
+          {},
+          ...text
+            .split("; ")
+            .flatMap((lei, i) => [
+              ...(i > 0 ? ["; "] : []),
+              h("a", { href: `/entity/${encodeURIComponent(lei)}`, "data-spa": true }, h("code", {}, lei)),
+            ]),
+        );
       case "managingLou":
         return h("a", { href: `/entity/${text}`, "data-spa": true }, h("code", {}, text));
       default:

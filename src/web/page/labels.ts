@@ -26,6 +26,27 @@ export const FIELD_LABELS: Record<Exclude<EntityField, Level2Field | FormNameFie
   managingLou: "Managing LOU (the issuer of this LEI)",
   registeredAt: "First registered",
   lastUpdatedAt: "Last updated",
+  nextRenewalDate: "Next renewal",
+  successorLeis: "Successor LEIs",
+};
+
+/** The change feed's fields as the page names them (GET /v1/changes `field`). */
+export const CHANGE_LABELS: Record<string, string> = {
+  legalName: "Legal name",
+  otherNames: "Other names",
+  legalAddress: "Legal address",
+  hqAddress: "Headquarters address",
+  entityStatus: "Entity status",
+  registrationStatus: "Registration status",
+  nextRenewalDate: "Next renewal",
+  managingLou: "Managing LOU",
+  legalForm: "Legal form",
+  successorLeis: "Successor LEIs",
+  directParent: "Direct parent",
+  ultimateParent: "Ultimate parent",
+  directParentException: "Direct parent exception",
+  ultimateParentException: "Ultimate parent exception",
+  isinCount: "ISINs",
 };
 
 /** The facets the page offers, in the API's parameter names, with their headings: every facet but hasParent. */

@@ -1,0 +1,339 @@
+// What a load changed, found before it goes live: the live generation's files beside the new
+// one's, read side by side in LEI order, a chunk at a time. Level 1 fields (and the parents) are
+// nominated by their hashes in the tracked records (tracked-records.ts) and confirmed on the
+// values as the API shows them: the stored documents, and the side lines for the other names and
+// a headquarters address. Reporting exceptions and ISIN counts come from the Level 2 tables.
+// Memory stays bounded: a chunk of rows from each file and the changes of one batch, handed to
+// `sink` (the durable store) batch by batch. Neither a new LEI nor one the new load lacks is a
+// field change (docs/changes.md): only LEIs both generations hold are compared.
+
+import { closeSync, existsSync, openSync } from "node:fs";
+import { join } from "node:path";
+import { readFully } from "../os/fd-io.js";
+import { LEI_BYTES, LEI_TO_ISIN, readPlace, REPEX, REPEX_RECORDS } from "../level2/layout.js";
+import { SortedTable } from "../level2/sorted-table.js";
+import { CHANGE_FIELD_TABLE, type ChangeField, type FieldChange, type RecordType } from "./model.js";
+import {
+  HASHES_AT,
+  joinAddress,
+  SIDE_AT,
+  TRACKED_FIELDS,
+  TRACKED_FILE,
+  TRACKED_ROW,
+  TRACKED_SIDE_FILE,
+  type TrackedSide,
+} from "./tracked-records.js";
+
+/** One generation as the comparison reads it. */
+export interface ComparedGeneration {
+  /** its Level 2 directory: the tracked records and the Level 2 tables */
+  dir: string;
+  /** its stored document of `lei`; null when it does not hold the LEI */
+  document(lei: string): Buffer | null;
+}
+
+export interface Detection {
+  /** changes found (appended to the sink) */
+  changes: number;
+  seconds: number;
+}
+
+const CHUNK_ROWS = 8192;
+const BATCH = 2000;
+
+const RECORD_TYPE_OF = new Map<ChangeField, RecordType>(CHANGE_FIELD_TABLE.map((f) => [f.field, f.recordType]));
+
+/** Whether `dir` holds the tracked records a comparison needs (a collection built before the feed has none). */
+export function canCompare(dir: string): boolean {
+  return existsSync(join(dir, TRACKED_FILE)) && existsSync(join(dir, TRACKED_SIDE_FILE));
+}
+
+/**
+ * Compares `old` (live) with `next` and hands the changes to `sink`, in batches; every batch
+ * is awaited, so when this returns every change is stored.
+ */
+export async function detectChanges(
+  old: ComparedGeneration,
+  next: ComparedGeneration,
+  at: { publication: string; detectedAt: string },
+  sink: (changes: FieldChange[]) => Promise<void>,
+): Promise<Detection> {
+  const started = Date.now();
+  const out = new ChangeBatches(at, sink);
+  await compareLevel1(old, next, out);
+  await compareExceptions(old, next, out);
+  await compareIsinCounts(old, next, out);
+  await out.flush();
+  return { changes: out.total, seconds: (Date.now() - started) / 1000 };
+}
+
+class ChangeBatches {
+  private batch: FieldChange[] = [];
+  total = 0;
+
+  constructor(
+    private readonly at: { publication: string; detectedAt: string },
+    private readonly sink: (changes: FieldChange[]) => Promise<void>,
+  ) {}
+
+  async add(lei: string, field: ChangeField, valueOld: string | null, valueNew: string | null): Promise<void> {
+    if (valueOld === valueNew) return;
+    this.batch.push({
+      lei,
+      recordType: RECORD_TYPE_OF.get(field)!,
+      field,
+      valueOld,
+      valueNew,
+      publication: this.at.publication,
+      detectedAt: this.at.detectedAt,
+    });
+    this.total++;
+    if (this.batch.length >= BATCH) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = [];
+    await this.sink(batch);
+  }
+}
+
+/** Lets the event loop run between chunks: the comparison shares the main thread. */
+const breathe = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/**
+ * A sorted table read a chunk at a time, key run by key run. A run is a view of the chunk it lies
+ * in (each chunk is a buffer of its own, so a view outlives the next read), copied only when it
+ * straddles two chunks.
+ */
+class RunReader {
+  private chunk: Buffer = Buffer.alloc(0);
+  private first = 0;
+  private at = 0;
+
+  constructor(
+    private readonly table: SortedTable,
+    private readonly keyWidth: number,
+  ) {}
+
+  /** The rows of the next key; null at the end. */
+  next(): Buffer | null {
+    const width = this.table.rowWidth,
+      key = this.keyWidth;
+    let carried: Buffer | null = null;
+    for (;;) {
+      if (this.at >= this.chunk.length) {
+        if (this.first >= this.table.rows) return carried;
+        this.chunk = this.table.read(this.first, CHUNK_ROWS);
+        this.first += CHUNK_ROWS;
+        this.at = 0;
+      }
+      const start = this.at,
+        chunk = this.chunk;
+      if (carried !== null && chunk.compare(carried, 0, key, start, start + key) !== 0) return carried;
+      let end = start + width;
+      while (end < chunk.length && chunk.compare(chunk, start, start + key, end, end + key) === 0) end += width;
+      this.at = end;
+      const run = chunk.subarray(start, end);
+      if (end < chunk.length) return carried === null ? run : Buffer.concat([carried, run]);
+      // the run reaches the chunk's end: it may go on in the next one
+      carried = carried === null ? Buffer.from(run) : Buffer.concat([carried, run]);
+    }
+  }
+}
+
+function openTable(dir: string, file: string, rowWidth: number, keyWidth: number): SortedTable | null {
+  const path = join(dir, file);
+  return existsSync(path) ? SortedTable.open(path, rowWidth, keyWidth) : null;
+}
+
+/**
+ * Walks two sorted tables by key: `both` for each key they share (with each side's rows), `one`
+ * for a key only one holds.
+ */
+async function mergeTables(
+  a: SortedTable | null,
+  b: SortedTable | null,
+  keyWidth: number,
+  visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
+): Promise<void> {
+  const ra = a ? new RunReader(a, keyWidth) : null,
+    rb = b ? new RunReader(b, keyWidth) : null;
+  let x = ra ? ra.next() : null,
+    y = rb ? rb.next() : null;
+  for (let steps = 1; x !== null || y !== null; steps++) {
+    if (steps % CHUNK_ROWS === 0) await breathe();
+    const cmp = x === null ? 1 : y === null ? -1 : x.compare(y, 0, keyWidth, 0, keyWidth);
+    if (cmp === 0) {
+      const seen = visit(x!.subarray(0, keyWidth), x, y);
+      if (seen !== undefined) await seen;
+      x = ra!.next();
+      y = rb!.next();
+    } else if (cmp < 0) {
+      const seen = visit(x!.subarray(0, keyWidth), x, null);
+      if (seen !== undefined) await seen;
+      x = ra!.next();
+    } else {
+      const seen = visit(y!.subarray(0, keyWidth), null, y);
+      if (seen !== undefined) await seen;
+      y = rb!.next();
+    }
+  }
+}
+
+/** A file of JSON lines read by place. */
+class Lines {
+  private readonly fd: number | null;
+
+  constructor(path: string) {
+    this.fd = existsSync(path) ? openSync(path, "r") : null;
+  }
+
+  read(offset: number, length: number): Buffer | null {
+    if (this.fd === null || length === 0) return null;
+    const out = Buffer.allocUnsafe(length);
+    readFully(this.fd, out, 0, length, offset, "change feed side file");
+    return out;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+  }
+}
+
+type Doc = Record<string, string | null>;
+
+function parsed(doc: Buffer | null): Doc | null {
+  return doc === null ? null : (JSON.parse(doc.toString("utf8")) as Doc);
+}
+
+/** A Level 1 field's value as the feed shows it, from the stored document and the record's side line. */
+function valueOf(field: (typeof TRACKED_FIELDS)[number], doc: Doc, side: TrackedSide): string | null {
+  switch (field) {
+    case "otherNames":
+      return side.otherNames ?? null;
+    case "legalAddress":
+      return joinAddress([doc.legalAddress, doc.city, doc.region, doc.postalCode, doc.country]);
+    case "hqAddress":
+      return side.hqAddress !== undefined
+        ? side.hqAddress
+        : joinAddress([doc.legalAddress, doc.city, doc.region, doc.postalCode, doc.country]);
+    default:
+      return doc[field] ?? null;
+  }
+}
+
+const NEEDS_SIDE = new Set<string>(["otherNames", "hqAddress"]);
+
+async function compareLevel1(old: ComparedGeneration, next: ComparedGeneration, out: ChangeBatches): Promise<void> {
+  const a = openTable(old.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES),
+    b = openTable(next.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES);
+  const oldSide = new Lines(join(old.dir, TRACKED_SIDE_FILE)),
+    newSide = new Lines(join(next.dir, TRACKED_SIDE_FILE));
+  const side = (lines: Lines, row: Buffer): TrackedSide => {
+    const { offset, length } = readPlace(row, SIDE_AT);
+    const line = lines.read(offset, length);
+    return line === null ? {} : (JSON.parse(line.toString("utf8")) as TrackedSide);
+  };
+  try {
+    await mergeTables(a, b, LEI_BYTES, (key, oldRows, newRows) => {
+      if (oldRows === null || newRows === null) return; // a new LEI, or one this load lacks: not a field change
+      // a key's rows are the file's rows with that LEI, in file order: the engine keeps the last
+      const o = oldRows.subarray(oldRows.length - TRACKED_ROW),
+        n = newRows.subarray(newRows.length - TRACKED_ROW);
+      if (o.compare(n, HASHES_AT, SIDE_AT, HASHES_AT, SIDE_AT) === 0) return;
+      return changedRecord(key, o, n);
+    });
+  } finally {
+    a?.close();
+    b?.close();
+    oldSide.close();
+    newSide.close();
+  }
+
+  async function changedRecord(key: Buffer, o: Buffer, n: Buffer): Promise<void> {
+    const lei = key.toString("latin1");
+    const oldDoc = parsed(old.document(lei)),
+      newDoc = parsed(next.document(lei));
+    if (oldDoc === null || newDoc === null) return;
+    let oldSideOf: TrackedSide | null = null,
+      newSideOf: TrackedSide | null = null;
+    for (let f = 0; f < TRACKED_FIELDS.length; f++) {
+      const h = HASHES_AT + 4 * f;
+      if (o.readUInt32LE(h) === n.readUInt32LE(h)) continue;
+      const field = TRACKED_FIELDS[f];
+      if (NEEDS_SIDE.has(field)) {
+        oldSideOf ??= side(oldSide, o);
+        newSideOf ??= side(newSide, n);
+      }
+      await out.add(lei, field, valueOf(field, oldDoc, oldSideOf ?? {}), valueOf(field, newDoc, newSideOf ?? {}));
+    }
+  }
+}
+
+/** The exception fields by REPEX category code (layout.ts: 1 direct, 2 ultimate). */
+const EXCEPTION_FIELD: Record<number, ChangeField> = { 1: "directParentException", 2: "ultimateParentException" };
+
+async function compareExceptions(old: ComparedGeneration, next: ComparedGeneration, out: ChangeBatches): Promise<void> {
+  const a = openTable(old.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth),
+    b = openTable(next.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth);
+  const oldLines = new Lines(join(old.dir, REPEX_RECORDS)),
+    newLines = new Lines(join(next.dir, REPEX_RECORDS));
+  /** the reasons of a key's exception records, joined by "; "; null where there is none */
+  const reasons = (lines: Lines, rows: Buffer | null): string | null => {
+    if (rows === null) return null;
+    const all: string[] = [];
+    for (let at = 0; at < rows.length; at += REPEX.rowWidth) {
+      const { offset, length } = readPlace(rows, at + LEI_BYTES + 1);
+      const line = lines.read(offset, length);
+      if (line !== null) all.push(...(JSON.parse(line.toString("utf8")) as { reasons: string[] }).reasons);
+    }
+    return all.length > 0 ? all.join("; ") : null;
+  };
+  /** the records' bytes, to skip parsing when they are the same */
+  const bytesOf = (lines: Lines, rows: Buffer): Buffer => {
+    const parts: Buffer[] = [];
+    for (let at = 0; at < rows.length; at += REPEX.rowWidth) {
+      const { offset, length } = readPlace(rows, at + LEI_BYTES + 1);
+      parts.push(lines.read(offset, length) ?? Buffer.alloc(0));
+    }
+    return Buffer.concat(parts);
+  };
+  try {
+    await mergeTables(a, b, REPEX.keyWidth, (key, oldRows, newRows) => {
+      const field = EXCEPTION_FIELD[key[LEI_BYTES]];
+      if (field === undefined) return;
+      if (oldRows !== null && newRows !== null && bytesOf(oldLines, oldRows).equals(bytesOf(newLines, newRows))) return;
+      const valueOld = reasons(oldLines, oldRows),
+        valueNew = reasons(newLines, newRows);
+      if (valueOld === valueNew) return;
+      const lei = key.toString("latin1", 0, LEI_BYTES);
+      if (old.document(lei) === null || next.document(lei) === null) return;
+      return out.add(lei, field, valueOld, valueNew);
+    });
+  } finally {
+    a?.close();
+    b?.close();
+    oldLines.close();
+    newLines.close();
+  }
+}
+
+async function compareIsinCounts(old: ComparedGeneration, next: ComparedGeneration, out: ChangeBatches): Promise<void> {
+  const a = openTable(old.dir, LEI_TO_ISIN.file, LEI_TO_ISIN.rowWidth, LEI_TO_ISIN.keyWidth),
+    b = openTable(next.dir, LEI_TO_ISIN.file, LEI_TO_ISIN.rowWidth, LEI_TO_ISIN.keyWidth);
+  try {
+    await mergeTables(a, b, LEI_BYTES, (key, oldRows, newRows) => {
+      const before = oldRows === null ? 0 : oldRows.length / LEI_TO_ISIN.rowWidth,
+        after = newRows === null ? 0 : newRows.length / LEI_TO_ISIN.rowWidth;
+      if (before === after) return;
+      const lei = key.toString("latin1");
+      if (old.document(lei) === null || next.document(lei) === null) return;
+      return out.add(lei, "isinCount", String(before), String(after));
+    });
+  } finally {
+    a?.close();
+    b?.close();
+  }
+}
