@@ -46,11 +46,12 @@ export class ChangeEvents {
   /** events written since start, for the log and tests */
   written = 0;
   /**
-   * Changes detected after this (ms) wait: a load stores its changes before it goes live, and its
-   * events are made once it is (its records are the ones read). At start, what the live collection
-   * came with is live.
+   * A load stores its changes before it goes live, and its events are made once it is (its records
+   * are the ones read): after a swap (and at start) the feed is read to its end; between swaps,
+   * changes detected after the last such read wait for the next swap.
    */
-  private liveSince = Date.now();
+  private drain = true;
+  private liveSince = 0;
 
   constructor(private readonly deps: WatchWorkDeps) {}
 
@@ -67,7 +68,7 @@ export class ChangeEvents {
 
   /** A load went live: its changes are consumed now. */
   swapped(): void {
-    this.liveSince = Date.now();
+    this.drain = true;
     this.run();
   }
 
@@ -108,9 +109,14 @@ export class ChangeEvents {
       if (feed === null || !live.ready() || this.stopped) return;
       const position = await store.lead(CHANGES_CURSOR, me, LEASE_MS);
       if (position === null) return; // another node consumes
+      const draining = this.drain;
       const read = await feed.list({ since: position, limit: BATCH });
+      if (read.length === 0 && draining) {
+        this.drain = false;
+        this.liveSince = Date.now();
+      }
       // rows of a load not live here yet wait for its swap (the feed is in id order, so is the cut)
-      const early = read.findIndex((r) => Date.parse(r.detectedAt) > this.liveSince);
+      const early = draining ? -1 : read.findIndex((r) => Date.parse(r.detectedAt) > this.liveSince);
       const rows = early < 0 ? read : read.slice(0, early);
       if (rows.length === 0) return;
       const taken = early < 0 ? wholeGroups(rows, BATCH) : rows;
