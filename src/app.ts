@@ -13,7 +13,7 @@ import { registerCollectionRoutes } from "./engine-api/collections-routes.js";
 import { SearchSettings } from "./engine-api/search-settings.js";
 import { nodeIdOf, PeerPublications } from "./golden-copy/peer-publications.js";
 import { Reloader, sourceSetting } from "./golden-copy/reloader.js";
-import { backendsOf, changeStoreOf, webhookStoresOf } from "./store/backends.js";
+import { backendsOf, changeStoreOf, watchStoreOf, webhookStoresOf } from "./store/backends.js";
 import { ChangeFeed } from "./changes/feed.js";
 import { CHANGE_SCHEMAS } from "./changes/query.js";
 import { registerChangeRoutes } from "./changes/routes.js";
@@ -58,6 +58,8 @@ import { diskFloor } from "./store/disk-floor.js";
 import { WEBHOOK_SCHEMAS } from "./webhooks/api-docs.js";
 import { startWebhookArea, type WebhookAreaHandle } from "./webhooks/area.js";
 import { operatorKey } from "./webhooks/operator-key.js";
+import { WATCHLIST_SCHEMAS } from "./watchlists/api-docs.js";
+import { liveDataOf } from "./watchlists/live-data.js";
 
 export const BUNDLED_SAMPLE = fileURLToPath(new URL("../../data/sample/real-sample.csv", import.meta.url));
 const bundled = (name: string): string => fileURLToPath(new URL(`../../data/sample/level2/${name}`, import.meta.url));
@@ -246,7 +248,15 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     },
     log,
     metrics,
+    // watchlists: events of watched LEIs from the change feed, and renewal reminders (src/watchlists/)
+    {
+      store: watchStoreOf(stateDb, shared),
+      changes: () => changeFeed.changes,
+      live: liveDataOf(collection, leiService),
+      me: node || "node",
+    },
   );
+  collection.onSwap(() => dispatch.loaded());
 
   const openApi = registerApiReference(server, {
     ...PUBLIC_SCHEMAS,
@@ -259,6 +269,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
     ...LICENSE_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
     ...CHANGE_SCHEMAS,
+    ...WATCHLIST_SCHEMAS,
   });
   registerFallback(server);
 

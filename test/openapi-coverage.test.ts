@@ -99,7 +99,7 @@ t.test("the document: security per area, path parameters, a success and an error
       const expected =
         path.startsWith("/v1/tenants") || path === "/v1/events" || path === "/v1/inbound"
           ? "operatorKey"
-          : path.startsWith("/v1/webhooks") || path.startsWith("/v1/suppressions")
+          : path.startsWith("/v1/webhooks") || path.startsWith("/v1/suppressions") || path.startsWith("/v1/watchlists")
             ? "tenantKey"
             : path.startsWith("/v1/") ||
                 path.startsWith("/reconcile") ||

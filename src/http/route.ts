@@ -56,7 +56,7 @@ export interface OperationDoc {
   responses: Record<number, ResponseDoc>;
 }
 
-export type BodyTypes = "json" | "json-or-form" | "json-or-text";
+export type BodyTypes = "json" | "json-or-form" | "json-or-text" | "json-or-csv";
 
 export interface RouteOptions<P = undefined> {
   /** the metrics label, and the operation's id in the OpenAPI document */
@@ -76,7 +76,8 @@ export interface RouteOptions<P = undefined> {
   maxBodyBytes?: number;
   /**
    * the media types a body may have: JSON (the default); JSON or an HTML form (urlencoded); or
-   * JSON sent as text/plain, as browsers' clients do to spare a CORS preflight (Typesense's)
+   * JSON sent as text/plain, as browsers' clients do to spare a CORS preflight (Typesense's); or
+   * JSON or a CSV upload (text/csv: watchlists)
    */
   bodyTypes?: BodyTypes;
   /** stream request bodies into files in this directory (see Request.upload) */

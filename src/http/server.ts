@@ -628,6 +628,7 @@ const OTHER_BODY_TYPE: Record<BodyTypes, string | null> = {
   json: null,
   "json-or-form": "application/x-www-form-urlencoded",
   "json-or-text": "text/plain",
+  "json-or-csv": "text/csv",
 };
 
 /**

@@ -16,6 +16,8 @@ import { SqliteLicense } from "../license/sqlite-license.js";
 import { openPgWebhookStores } from "../webhooks/pg/pg-stores.js";
 import { sqliteWebhookStores } from "../webhooks/sqlite-stores.js";
 import type { WebhookStores } from "../webhooks/webhook-state.js";
+import { PgWatchStore } from "../watchlists/pg-watch-store.js";
+import { SqliteWatchStore, type WatchStore } from "../watchlists/watch-store.js";
 import type { SharedDb } from "./pg/shared-db.js";
 import type { StateDb } from "./state-db.js";
 
@@ -43,4 +45,9 @@ export function webhookStoresOf(
 /** The change feed (src/changes/): state.db, or the shared store that every node appends to and reads. */
 export function changeStoreOf(stateDb: StateDb, shared: SharedDb | null): ChangeStore {
   return shared ? new PgChanges(shared) : new SqliteChanges(stateDb);
+}
+
+/** The watchlists and their event bookkeeping: state.db, or the shared store every node reads. */
+export function watchStoreOf(stateDb: StateDb, shared: SharedDb | null): WatchStore {
+  return shared ? new PgWatchStore(shared) : new SqliteWatchStore(stateDb);
 }

@@ -2,7 +2,7 @@
 // bodies' schemas are the ones that validate them (schemas.ts).
 
 import { RETRY_AFTER, type JsonSchema, type OperationDoc, type ParamDoc } from "../http/route.js";
-import { EVENT_KINDS, SUPPRESSION_REASONS } from "./model.js";
+import { SUBSCRIBABLE_KINDS, SUPPRESSION_REASONS } from "./model.js";
 import {
   eventBatchSchema,
   inboundCreateSchema,
@@ -31,7 +31,7 @@ const listOf = (key: string, item: string, extra: Record<string, unknown> = {}):
 const webhookFields = {
   id: str,
   url: str,
-  event_types: { type: "array", items: { type: "string", enum: [...EVENT_KINDS] } },
+  event_types: { type: "array", items: { type: "string", enum: [...SUBSCRIBABLE_KINDS] } },
   status: { type: "string", enum: ["enabled", "disabled"] },
   disabled_reason: nullableStr,
   max_concurrency: int,

@@ -14,6 +14,7 @@ import { SteadyClock } from "../time/steady-clock.js";
 import { TrustedClock } from "../time/trusted-clock.js";
 import { UrlGuard } from "./url-guard.js";
 import type { WebhookStores } from "./webhook-state.js";
+import { startWatchlists, type WatchWiring } from "../watchlists/area.js";
 
 export interface WebhookConfig {
   operatorKey: PersistedKey;
@@ -27,6 +28,8 @@ export interface WebhookConfig {
 
 /** What the server keeps of the area: a way to stop its background work. */
 export interface WebhookAreaHandle {
+  /** a load went live: watchlist events and renewal reminders are looked for now */
+  loaded(): void;
   stop(): Promise<void>;
 }
 
@@ -36,6 +39,8 @@ export function startWebhookArea(
   config: WebhookConfig,
   log: (line: string) => void,
   metrics: Metrics | null = null,
+  /** the watchlists (src/watchlists/), with the stores and live data they read */
+  watch: WatchWiring | null = null,
 ): WebhookAreaHandle {
   const op = config.operatorKey;
   log(op.banner);
@@ -67,6 +72,7 @@ export function startWebhookArea(
       [{}, dispatch.inFlight],
     ]);
   }
+  const watchlists = watch ? startWatchlists(watch, { webhooks: stores.webhooks, kick: () => dispatch.kick(), log, metrics }) : null;
   registerWebhookRoutes(server, {
     operatorKey: op.value,
     tenants: stores.tenants,
@@ -80,12 +86,15 @@ export function startWebhookArea(
     guard: new UrlGuard(config.allowHosts),
     guessing: config.guessing,
     nowMs,
+    ...(watchlists ? { more: watchlists.routes } : {}),
   });
   dispatch.start();
   stores.attach(dispatch);
   pruner.start();
   return {
+    loaded: () => watchlists?.loaded(),
     stop: async () => {
+      watchlists?.stop();
       await pruner.stop();
       await intake.stop();
       await dispatch.stop();

@@ -8,6 +8,19 @@ export const ENGAGEMENT_KINDS = ["opened", "clicked", "unsubscribed"] as const;
 /** Every kind can be subscribed to; the lifecycle markers (queued, processed, held, released) are opt-in like the rest. */
 export const EVENT_KINDS = [...DELIVERY_KINDS, ...ENGAGEMENT_KINDS] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
+/** The events of watched LEIs (src/watchlists/): made by the server from the change feed and the renewal sweep, never posted. */
+export const LEI_EVENT_KINDS = [
+  "lei.changed",
+  "lei.lapsed",
+  "lei.renewal_due",
+  "lei.retired",
+  "lei.merged",
+  "lei.parent_changed",
+  "lei.name_changed",
+] as const;
+export type LeiEventKind = (typeof LEI_EVENT_KINDS)[number];
+/** What a webhook's event_types may name: mail events and LEI events. */
+export const SUBSCRIBABLE_KINDS = [...EVENT_KINDS, ...LEI_EVENT_KINDS] as const;
 export type MessageState = (typeof DELIVERY_KINDS)[number];
 
 export const SUPPRESSION_REASONS = ["hard_bounce", "spam_complaint", "unsubscribe", "manual"] as const;

@@ -5,7 +5,7 @@
 
 import { timingSafeEqual, createHash } from "node:crypto";
 import { BAD_JSON, BAD_JSON_MESSAGE, describeSchemaError, parseJsonBody } from "../http/json-schema.js";
-import { REFUSED, type Guard } from "../http/route.js";
+import { REFUSED, type BodyTypes, type Guard, type OperationDoc } from "../http/route.js";
 import type { HttpServer, Reply, Request } from "../http/server.js";
 import { WEBHOOK_DOCS } from "./api-docs.js";
 import type { RateLimiter } from "../http/rate-limit.js";
@@ -47,7 +47,25 @@ export interface WebhookArea {
   /** unknown keys per address (shared with the keyed API), then 429; valid keys still work */
   guessing: RateLimiter;
   nowMs: () => number;
+  /** further tenant routes under the same key, error shape and 405s (watchlists) */
+  more?: (route: TenantRoute) => void;
 }
+
+/** A body that came as text/csv (routes that take it), unparsed. */
+export interface CsvBody {
+  csv: Buffer;
+}
+
+/** A tenant route of another module of area C: its own OpenAPI operation; a body of `bodyTypes` "json-or-csv" may come as CSV. */
+export type TenantRoute = (
+  method: "get" | "post" | "del",
+  pattern: string,
+  name: string,
+  doc: OperationDoc,
+  maxBody: number | null,
+  handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
+  bodyTypes?: BodyTypes,
+) => void;
 
 type Method = "get" | "post" | "patch" | "del";
 type Who = { kind: "operator" } | { kind: "tenant"; tenantId: string };
@@ -115,11 +133,19 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     handler: (ctx: { req: Request; reply: Reply; tenantId: string; body: unknown }) => void | Promise<void>,
     /** asked after the key check and before the body is parsed: a refusal (e.g. a full queue) costs no JSON parsing */
     admit?: () => IntakeError | null,
+    given?: { doc: OperationDoc; bodyTypes?: BodyTypes },
   ): void => {
     methods.set(pattern, [...(methods.get(pattern) ?? []), method]);
-    const doc = WEBHOOK_DOCS[name];
+    const doc = given?.doc ?? WEBHOOK_DOCS[name];
     if (!doc) throw new Error(`no OpenAPI operation for the route ${name}`);
-    const options = { name, area: "webhooks", auth: guards[need], doc, ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}) } as const;
+    const options = {
+      name,
+      area: "webhooks",
+      auth: guards[need],
+      doc,
+      ...(maxBody !== null ? { maxBodyBytes: maxBody } : {}),
+      ...(given?.bodyTypes ? { bodyTypes: given.bodyTypes } : {}),
+    } as const;
     server.route<string>(method, pattern, options, async (req, reply, tenantId) => {
       const refused = admit?.() ?? null;
       if (refused) {
@@ -127,11 +153,14 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
         reply.error(refused.status, refused.message);
         return;
       }
+      // read before the first await (the request's headers are gone after it)
+      const csv = given?.bodyTypes === "json-or-csv" && req.header("content-type").split(";")[0].trim().toLowerCase() === "text/csv";
       // an empty body is undefined: each route's schema says whether it may be absent
       let body: unknown = undefined;
       if (maxBody !== null) {
         const bytes = await req.body();
-        if (bytes.length > 0) {
+        if (csv) body = { csv: bytes } satisfies CsvBody;
+        else if (bytes.length > 0) {
           body = parseJsonBody(bytes);
           if (body === BAD_JSON) {
             reply.error(400, BAD_JSON_MESSAGE);
@@ -380,13 +409,11 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     const type = given.event_type ?? w.event_types[0];
     const eventId = randomKey("evt_test_", 20);
     const now = area.nowMs();
-    const payload = JSON.stringify({
-      id: eventId,
-      type,
-      created_at: new Date(now).toISOString(),
-      tenant_id: tenantId,
-      data: { message_id: "msg_test", recipient: "test@example.com", timestamp: Math.floor(now / 1000), test: true },
-    });
+    // an LEI event's test carries an LEI (the bundled sample's first), a mail event's a message
+    const data = type.startsWith("lei.")
+      ? { lei: "001GPB6A9XPE8XJICC14", test: true }
+      : { message_id: "msg_test", recipient: "test@example.com", timestamp: Math.floor(now / 1000), test: true };
+    const payload = JSON.stringify({ id: eventId, type, created_at: new Date(now).toISOString(), tenant_id: tenantId, data });
     const r = await area.dispatch.test(w.id, type, payload, eventId);
     reply.json(
       200,
@@ -445,6 +472,10 @@ export function registerWebhookRoutes(server: HttpServer, area: WebhookArea): vo
     }
     reply.json(200, JSON.stringify({ address: normalAddress(req.params[0]), deleted: true }));
   });
+
+  area.more?.((method, pattern, name, doc, maxBody, handler, bodyTypes) =>
+    route(method, pattern, name, "tenant", maxBody, handler, undefined, { doc, ...(bodyTypes ? { bodyTypes } : {}) }),
+  );
 
   // Another method on a path of the area is a 405 naming the ones it takes (uWS prefers a
   // method's own handler to `any` on the same pattern); HEAD gets no body.

@@ -1,7 +1,7 @@
 // Request bodies of area C, checked with ajv.
 
 import { ajv } from "../http/json-schema.js";
-import { EVENT_KINDS, MAX_CONCURRENCY, SUPPRESSION_REASONS } from "./model.js";
+import { EVENT_KINDS, MAX_CONCURRENCY, SUBSCRIBABLE_KINDS, SUPPRESSION_REASONS } from "./model.js";
 
 /** The cap on a JSON body of area C, except event batches. */
 export const SMALL_BODY = 64 * 1024;
@@ -20,9 +20,9 @@ export const tenantCreateSchema = {
 const eventTypes = {
   type: "array",
   minItems: 1,
-  maxItems: EVENT_KINDS.length,
+  maxItems: SUBSCRIBABLE_KINDS.length,
   uniqueItems: true,
-  items: { type: "string", enum: [...EVENT_KINDS] },
+  items: { type: "string", enum: [...SUBSCRIBABLE_KINDS] },
 } as const;
 
 export const webhookCreateSchema = {
@@ -99,7 +99,7 @@ export const suppressionCreateSchema = {
 export const testDispatchSchema = {
   type: "object",
   additionalProperties: false,
-  properties: { event_type: { type: "string", enum: [...EVENT_KINDS] } },
+  properties: { event_type: { type: "string", enum: [...SUBSCRIBABLE_KINDS] } },
 } as const;
 
 export const redeliverSchema = {

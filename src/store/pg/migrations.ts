@@ -200,4 +200,24 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX lei_changes_detected ON lei_changes (detected_at);
     `,
   },
+  {
+    version: 10,
+    name: "watchlists",
+    sql: `
+      -- each tenant's watchlists (src/watchlists/), read where they are stored
+      CREATE TABLE watchlists (
+        id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, name TEXT NOT NULL, filter JSONB, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE INDEX watchlists_tenant ON watchlists (tenant_id, created_at);
+      CREATE TABLE watchlist_leis (watchlist_id TEXT NOT NULL, lei TEXT NOT NULL, tenant_id TEXT NOT NULL, PRIMARY KEY (watchlist_id, lei));
+      CREATE INDEX watchlist_leis_lei ON watchlist_leis (lei, watchlist_id);
+      CREATE INDEX watchlist_leis_tenant ON watchlist_leis (tenant_id);
+      -- the change-feed consumer's and the renewal sweep's positions, each with the lease of the node working on it
+      CREATE TABLE watch_cursors (name TEXT PRIMARY KEY, position TEXT NOT NULL, owner TEXT, until TIMESTAMPTZ);
+      INSERT INTO watch_cursors (name, position) VALUES ('changes', '0'), ('renewal sweep', '');
+      -- renewal reminders sent, once each per tenant, LEI, renewal date and threshold
+      CREATE TABLE renewal_notices (
+        tenant_id TEXT NOT NULL, lei TEXT NOT NULL, renewal_date TEXT NOT NULL, threshold INTEGER NOT NULL, sent_at BIGINT NOT NULL,
+        PRIMARY KEY (tenant_id, lei, renewal_date, threshold));
+    `,
+  },
 ];
