@@ -39,7 +39,7 @@ export interface Detection {
 }
 
 const CHUNK_ROWS = 8192;
-const BATCH = 2000;
+const BATCH = 5000;
 
 const RECORD_TYPE_OF = new Map<ChangeField, RecordType>(CHANGE_FIELD_TABLE.map((f) => [f.field, f.recordType]));
 
