@@ -224,6 +224,7 @@ t.test("end to end: signed lei.lapsed, lei.renewal_due and lei.parent_changed, e
   await receiver.waitFor(
     () =>
       of("/a", "lei.lapsed", LINO).length > 0 &&
+      of("/a", "lei.changed", LINO).length > 0 &&
       of("/a", "lei.renewal_due", PETERSHILL).length > 0 &&
       of("/a", "lei.parent_changed", CHILD).length > 0 &&
       of("/b", "lei.parent_changed", CHILD).length > 0,
