@@ -14,6 +14,7 @@ import type { ChangeStore, StoredChange } from "../changes/model.js";
 import type { Webhooks } from "../webhooks/webhook-state.js";
 import { eventBody, eventsOf, groupChanges, type ChangeGroup } from "./lei-events.js";
 import type { LiveData, ParentKind } from "./live-data.js";
+import { SingleFlight } from "./single-flight.js";
 import { CHANGES_CURSOR, type EventRow, type WatchFilter, type WatchStore } from "./watch-store.js";
 
 /** feed rows read per transaction */
@@ -38,11 +39,21 @@ export interface WatchWorkDeps {
 type Watching = Map<string, Set<string>>;
 
 export class ChangeEvents {
-  private running = false;
-  private again = false;
-  private timer: NodeJS.Timeout | null = null;
   private failing = false;
-  private stopped = false;
+  private readonly job = new SingleFlight(
+    () => this.consume(),
+    (err) => {
+      if (err === null) {
+        if (this.failing) this.deps.log("watchlist events: the change feed is consumed again");
+        this.failing = false;
+        return;
+      }
+      // the cursor did not move: the same rows are read at the next run
+      if (!this.failing)
+        this.deps.log(`watchlist events: consuming the change feed failed (${err.message}); retrying every ${POLL_MS / 1000} s`);
+      this.failing = true;
+    },
+  );
   /** events written since start, for the log and tests */
   written = 0;
   /**
@@ -56,14 +67,11 @@ export class ChangeEvents {
   constructor(private readonly deps: WatchWorkDeps) {}
 
   start(): void {
-    this.timer = setInterval(() => this.run(), POLL_MS);
-    this.timer.unref();
-    this.run();
+    this.job.start(POLL_MS);
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.job.stop();
   }
 
   /** A load went live: its changes are consumed now. */
@@ -74,30 +82,7 @@ export class ChangeEvents {
 
   /** Consumes what the feed holds after the cursor; a call while running makes it look once more after. */
   run(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    void this.consume()
-      .then(() => {
-        if (this.failing) this.deps.log("watchlist events: the change feed is consumed again");
-        this.failing = false;
-      })
-      .catch((err: Error) => {
-        // the cursor did not move: the same rows are read at the next run
-        if (!this.failing)
-          this.deps.log(`watchlist events: consuming the change feed failed (${err.message}); retrying every ${POLL_MS / 1000} s`);
-        this.failing = true;
-      })
-      .finally(() => {
-        this.running = false;
-        if (this.again) {
-          this.again = false;
-          setImmediate(() => this.run());
-        }
-      });
+    this.job.run();
   }
 
   private async consume(): Promise<void> {
@@ -106,7 +91,7 @@ export class ChangeEvents {
     const { store, live, me } = this.deps;
     for (;;) {
       const feed = this.deps.changes();
-      if (feed === null || !live.ready() || this.stopped) return;
+      if (feed === null || !live.ready() || this.job.stopped) return;
       const position = await store.lead(CHANGES_CURSOR, me, LEASE_MS);
       if (position === null) return; // another node consumes
       const draining = this.drain;

@@ -10,6 +10,7 @@
 import { TrustedClock } from "../time/trusted-clock.js";
 import type { Webhooks } from "../webhooks/webhook-state.js";
 import { LEASE_MS } from "./change-events.js";
+import { SingleFlight } from "./single-flight.js";
 import type { LiveData, ParentKind } from "./live-data.js";
 import { SWEEP_CURSOR, type RenewalNotice, type WatchStore } from "./watch-store.js";
 
@@ -47,12 +48,14 @@ export interface SweepDeps {
 
 export class RenewalSweep {
   private readonly nowMs: () => number;
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
   /** a load went live since the last sweep: sweep again today */
   private dirty = true;
-  private again = false;
-  private stopped = false;
+  private readonly job = new SingleFlight(
+    () => this.sweep(),
+    (err) => {
+      if (err !== null) this.deps.log(`renewal sweep failed (${err.message}); it runs again within a minute`);
+    },
+  );
   /** reminders written since start (notices; each with a row per subscribed endpoint) */
   sent = 0;
 
@@ -62,14 +65,11 @@ export class RenewalSweep {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.run(), CHECK_MS);
-    this.timer.unref();
-    this.run();
+    this.job.start(CHECK_MS);
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.job.stop();
   }
 
   /** A load went live: its renewal dates are swept (what was sent before is not sent again). */
@@ -79,21 +79,7 @@ export class RenewalSweep {
   }
 
   run(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    void this.sweep()
-      .catch((err: Error) => this.deps.log(`renewal sweep failed (${err.message}); it runs again within a minute`))
-      .finally(() => {
-        this.running = false;
-        if (this.again) {
-          this.again = false;
-          setImmediate(() => this.run());
-        }
-      });
+    this.job.run();
   }
 
   private async sweep(): Promise<void> {
