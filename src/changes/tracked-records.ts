@@ -13,6 +13,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readFully, writeFully } from "../os/fd-io.js";
+import { JsonLines } from "../os/json-lines.js";
 import { writeFileAtomically } from "../store/durable-file.js";
 import type { CsvRow } from "../golden-copy/csv.js";
 import { FNV_OFFSET, FNV_PRIME } from "../engine/fnv.js";
@@ -75,7 +76,7 @@ export class TrackedRecordsWriter {
   private rows = 0;
   private inOrder = true;
   private readonly last = Buffer.alloc(LEI_BYTES);
-  private readonly side: SideLines;
+  private readonly side: JsonLines;
   private lei = -1;
   private columns: number[][] = [];
   private legal: number[] = [];
@@ -86,7 +87,7 @@ export class TrackedRecordsWriter {
   constructor(private readonly dir: string) {
     this.unsorted = join(dir, `${TRACKED_FILE}.unsorted`);
     this.fd = openSync(this.unsorted, "w");
-    this.side = new SideLines(join(dir, TRACKED_SIDE_FILE));
+    this.side = new JsonLines(join(dir, TRACKED_SIDE_FILE));
   }
 
   /** Finds the columns by the header's names. */
@@ -130,7 +131,8 @@ export class TrackedRecordsWriter {
     if (this.inOrder && this.rows % STRIDE === 0) this.index.push(Buffer.from(buf.subarray(at, at + LEI_BYTES)));
     buf.copy(this.last, 0, at, at + LEI_BYTES);
     for (let f = 0; f < hashes.length; f++) buf.writeUInt32LE(hashes[f], at + HASHES_AT + 4 * f);
-    const place = this.side.append(this.sideOf(row));
+    const side = this.sideOf(row);
+    const place = side === null ? null : this.side.append(side);
     writePlace(buf, at + SIDE_AT, place?.offset ?? 0, place?.length ?? 0);
     this.used += TRACKED_ROW;
     this.rows++;
@@ -240,40 +242,4 @@ function sameColumns(row: CsvRow, a: number[], b: number[]): boolean {
     if (la > 0 && row.buf.compare(row.buf, row.starts[j], row.ends[j], row.starts[i], row.ends[i]) !== 0) return false;
   }
   return true;
-}
-
-/** JSON lines appended to a file; where each went. */
-class SideLines {
-  readonly fd: number;
-  private readonly buffer = Buffer.allocUnsafe(1 << 20);
-  private used = 0;
-  private size = 0;
-
-  constructor(path: string) {
-    this.fd = openSync(path, "w");
-  }
-
-  append(json: string | null): { offset: number; length: number } | null {
-    if (json === null) return null;
-    const length = Buffer.byteLength(json);
-    if (length > 0xffff) return null;
-    if (this.used + length + 1 > this.buffer.length) this.flush();
-    this.buffer.write(json, this.used);
-    this.buffer[this.used + length] = 0x0a;
-    this.used += length + 1;
-    const offset = this.size;
-    this.size += length + 1;
-    return { offset, length };
-  }
-
-  finish(): void {
-    this.flush();
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-  }
-
-  private flush(): void {
-    writeFully(this.fd, this.buffer, 0, this.used);
-    this.used = 0;
-  }
 }

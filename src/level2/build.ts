@@ -5,8 +5,8 @@
 // fail is kept (it is an LEI in form), an end node not in Level 1 is kept (shown as a bare LEI).
 // Returns each entity's current parents, for the Level 1 records' parent fields and filters.
 
-import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
-import { writeFully } from "../os/fd-io.js";
+import { mkdirSync } from "node:fs";
+import { JsonLines } from "../os/json-lines.js";
 import { join } from "node:path";
 import { CsvReader, type CsvRow } from "../golden-copy/csv.js";
 import { openLocal } from "../golden-copy/source.js";
@@ -214,47 +214,6 @@ function isUpperAlnum(bytes: Uint8Array, start: number, length: number): boolean
     if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90))) return false;
   }
   return true;
-}
-
-/** Appends JSON lines to a file; where each went. */
-class JsonLines {
-  private readonly fd: number;
-  private readonly buffer = Buffer.allocUnsafe(1 << 20);
-  private used = 0;
-  private size = 0;
-
-  constructor(path: string) {
-    this.fd = openSync(path, "w");
-  }
-
-  /** Appends the record and a newline; its offset and length (without the newline), or null when it is too long to place. */
-  append(json: string): { offset: number; length: number } | null {
-    const length = Buffer.byteLength(json);
-    if (length > 0xffff) return null;
-    if (this.used + length + 1 > this.buffer.length) this.flush();
-    this.buffer.write(json, this.used);
-    this.buffer[this.used + length] = 0x0a;
-    this.used += length + 1;
-    const offset = this.size;
-    this.size += length + 1;
-    return { offset, length };
-  }
-
-  finish(): void {
-    this.flush();
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-  }
-
-  /** Closes the file of a part whose reading failed (a partial load goes on without it). */
-  abandon(): void {
-    closeSync(this.fd);
-  }
-
-  private flush(): void {
-    writeFully(this.fd, this.buffer, 0, this.used);
-    this.used = 0;
-  }
 }
 
 const text = (row: CsvRow, i: number | undefined): string | null => {

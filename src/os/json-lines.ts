@@ -1,0 +1,45 @@
+// A file of JSON lines written through one buffer: each append says where its line went, so a
+// table can point at it, and the file is on disk (fsync) once finished.
+
+import { closeSync, fsyncSync, openSync } from "node:fs";
+import { writeFully } from "./fd-io.js";
+
+export class JsonLines {
+  readonly fd: number;
+  private readonly buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+  private size = 0;
+
+  constructor(path: string) {
+    this.fd = openSync(path, "w");
+  }
+
+  /** Appends the record and a newline; its offset and length (without the newline), or null when it is too long to place. */
+  append(json: string): { offset: number; length: number } | null {
+    const length = Buffer.byteLength(json);
+    if (length > 0xffff) return null;
+    if (this.used + length + 1 > this.buffer.length) this.flush();
+    this.buffer.write(json, this.used);
+    this.buffer[this.used + length] = 0x0a;
+    this.used += length + 1;
+    const offset = this.size;
+    this.size += length + 1;
+    return { offset, length };
+  }
+
+  finish(): void {
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+
+  /** Closes the file unfinished (a load that failed or goes on without it). */
+  abandon(): void {
+    closeSync(this.fd);
+  }
+
+  private flush(): void {
+    writeFully(this.fd, this.buffer, 0, this.used);
+    this.used = 0;
+  }
+}
