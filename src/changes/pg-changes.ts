@@ -5,7 +5,7 @@
 
 import { inTransaction, type SharedDb } from "../store/pg/shared-db.js";
 import type { ChangeQuery, ChangeStore, FieldChange, StoredChange } from "./model.js";
-import { storedOf } from "./sqlite-changes.js";
+import { storedOf, type ChangeRow } from "./sqlite-changes.js";
 
 /** the advisory lock appends take ("LXCH") */
 const APPEND_LOCK = 0x4c584348;
@@ -57,20 +57,7 @@ export class PgChanges implements ChangeStore {
        WHERE ${where.join(" AND ")} ORDER BY id LIMIT $${values.length}`,
       values,
     );
-    return rows.map((r) =>
-      storedOf(
-        r as {
-          id: number;
-          lei: string;
-          record_type: string;
-          field: string;
-          value_old: string | null;
-          value_new: string | null;
-          publication: string;
-          detected_at: Date;
-        },
-      ),
-    );
+    return rows.map((r) => storedOf(r as ChangeRow));
   }
 
   async prune(before: Date): Promise<number> {

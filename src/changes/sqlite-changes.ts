@@ -7,15 +7,16 @@ import type { ChangeQuery, ChangeStore, FieldChange, StoredChange } from "./mode
 
 const BATCH = 5000;
 
-interface Row {
-  id: number;
+/** A row of lei_changes as either store reads it (PostgreSQL gives ids as text, times as Dates). */
+export interface ChangeRow {
+  id: number | string;
   lei: string;
   record_type: string;
   field: string;
   value_old: string | null;
   value_new: string | null;
   publication: string;
-  detected_at: string;
+  detected_at: string | Date;
 }
 
 export class SqliteChanges implements ChangeStore {
@@ -76,7 +77,7 @@ export class SqliteChanges implements ChangeStore {
         `SELECT id, lei, record_type, field, value_old, value_new, publication, detected_at FROM lei_changes
          WHERE ${where.join(" AND ")} ORDER BY id LIMIT ?`,
       )
-      .all(...values) as Row[];
+      .all(...values) as ChangeRow[];
     return Promise.resolve(rows.map(storedOf));
   }
 
@@ -85,16 +86,7 @@ export class SqliteChanges implements ChangeStore {
   }
 }
 
-export function storedOf(r: {
-  id: number | string;
-  lei: string;
-  record_type: string;
-  field: string;
-  value_old: string | null;
-  value_new: string | null;
-  publication: string;
-  detected_at: string | Date;
-}): StoredChange {
+export function storedOf(r: ChangeRow): StoredChange {
   return {
     id: String(r.id),
     lei: r.lei,
