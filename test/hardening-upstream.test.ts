@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { GleifImitation, sampleGoldenCopy, sampleLevel2 } from "./helpers/gleif-imitation.js";
-import { fetchGot, startServer, type RunningServer } from "./helpers/server.js";
+import { fetchGot, startServer, waitLog, type RunningServer } from "./helpers/server.js";
 
 const A = sampleGoldenCopy("2026-09-30 08:00:00");
 const B = sampleGoldenCopy("2026-09-30 16:00:00", [], 6000);
@@ -21,20 +21,6 @@ const D = sampleGoldenCopy("2026-10-01 08:00:00", [], 5800);
 const KEY = "hardening-upstream-key";
 const ISIN = "US3158052262"; // in the sample's ISIN file, of 001GPB6A9XPE8XJICC14
 const BIC = "LBTCUS44XXX"; // in the sample's BIC file, of 01ERPZV3DOLNXY2MLB90
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Waits until stdout after `from` matches `re` (the timeout only guards a hang). */
-async function waitLog(srv: RunningServer, from: number, re: RegExp, timeoutMs = 60_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = re.exec(srv.stdout().slice(from));
-    if (m) return m[0];
-    if (Date.now() > deadline)
-      throw new Error(`no log ${re} within ${timeoutMs} ms; since mark:\n${srv.stdout().slice(from).slice(-3000)}`);
-    await sleep(50);
-  }
-}
 
 const downloads = (srv: RunningServer): string[] => {
   const dir = join(srv.dataDir, "downloads");

@@ -19,7 +19,7 @@ import {
   type Level2Publication,
 } from "./helpers/gleif-imitation.js";
 import { browserMissing, launchBrowser } from "./helpers/browser.js";
-import { startServer, tempDir, type RunningServer } from "./helpers/server.js";
+import { startServer, tempDir, waitLog, type RunningServer } from "./helpers/server.js";
 
 const { header } = readSample();
 const NEW = withCheckDigits("LEIDEXPARTS0000001");
@@ -85,17 +85,6 @@ function publish(p: GoldenCopy, level2: Level2Publication): void {
   mapping.publishLevel2(level2);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-async function waitLog(srv: RunningServer, from: number, re: RegExp, timeoutMs = 60_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = re.exec(srv.stdout().slice(from));
-    if (m) return m[0];
-    if (Date.now() > deadline)
-      throw new Error(`no log ${re} within ${timeoutMs} ms; since mark:\n${srv.stdout().slice(from).slice(-3000)}`);
-    await sleep(50);
-  }
-}
 async function reload(srv: RunningServer, re: RegExp): Promise<string> {
   const mark = srv.stdout().length;
   srv.child.kill("SIGHUP");

@@ -298,6 +298,18 @@ export const qs = (params: Params): string => {
   return s ? `?${s}` : "";
 };
 
+/** Waits until the server's stdout after `from` matches `re`; the match (the timeout only guards a hang). */
+export async function waitLog(srv: RunningServer, from: number, re: RegExp, timeoutMs = 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = re.exec(srv.stdout().slice(from));
+    if (m) return m[0];
+    if (Date.now() > deadline)
+      throw new Error(`no log ${re} within ${timeoutMs} ms; since mark:\n${srv.stdout().slice(from).slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Maps with at most `n` calls in flight; results in input order. */
 export async function pMap<T, R>(items: readonly T[], n: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
