@@ -97,8 +97,8 @@ t.test("item 7: ten records on 16 shards load, leave exactly their files, and re
   );
   t.equal(
     files.filter((f) => f.includes("/level2/")).length,
-    16,
-    "the Level 2 tables (empty: no Level 2 given), 7 with their index, and 2 record files",
+    19,
+    "the Level 2 tables (empty: no Level 2 given), 7 with their index, 2 record files, and the change feed's tracked records with their index and side lines",
   );
   const again = await startServer(t, { source: csv, shards: 16, dataDir });
   t.match(again.stdout(), /from its segments/);
