@@ -28,7 +28,7 @@ t.test("two nodes, one PostgreSQL", { skip: POSTGRES_MISSING }, async (t) => {
   const migrations = await db.query<{ version: number }>("SELECT version FROM leidex_migrations ORDER BY version");
   t.same(
     migrations.rows.map((r) => r.version),
-    [1, 2, 3, 4, 5, 6, 7, 8],
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
     "each of the schema's migrations applied once for both nodes",
   );
 
