@@ -8,7 +8,7 @@
 // back to the second publication while the feed already holds the third's changes).
 
 import t from "tap";
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { csvLine, parseCsv, readSample, withCheckDigits } from "./helpers/fixture.js";
 import { csvText, goldenCopy, GleifImitation, sampleLevel2, sampleLevel2Text, type GoldenCopy } from "./helpers/gleif-imitation.js";
@@ -464,4 +464,32 @@ t.test("retention: a change detected longer ago than --changes-retention-days is
   }
   t.same(now, kept, "the old row is gone, the recent ones stay");
   t.match(srv.stdout(), /changes: pruned 1 change\(s\) detected more than 30 days ago/);
+});
+
+t.test("a collection built before the new fields is served, and rebuilt from its kept download meanwhile", async (t) => {
+  const dir = tempDir(t, "leidex-changes-old-");
+  const first = await startServer(t, { dataDir: dir, shards: 1 });
+  await first.stop();
+  // as a manifest written before DOCUMENT_VERSION 2, and its collection without the tracked records
+  const current = JSON.parse(readFileSync(join(dir, "collections", "current.json"), "utf8")).collection as string;
+  const manifestPath = join(dir, "collections", current, "manifest.json");
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  delete manifest.documents;
+  writeFileSync(manifestPath, JSON.stringify(manifest));
+  rmSync(join(dir, "collections", current, "level2", "tracked.tbl"));
+  const again = await startServer(t, { dataDir: dir, shards: 1 });
+  t.match(again.stdout(), /serving \S+ \(\d+ records\) from its segments/, "served from its segments at once");
+  await waitLog(again, /built with older document fields: rebuilding it from /);
+  const deadline = Date.now() + 120_000;
+  const rebuilt = (): number | undefined => {
+    try {
+      const name = JSON.parse(readFileSync(join(dir, "collections", "current.json"), "utf8")).collection as string;
+      return JSON.parse(readFileSync(join(dir, "collections", name, "manifest.json"), "utf8")).documents as number | undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  while (rebuilt() !== 2 && Date.now() < deadline) await sleep(200);
+  t.equal(rebuilt(), 2, "the rebuilt collection's manifest says so");
+  t.equal((await again.json(`/v1/entities/${leiOf(RENEWING)}`)).nextRenewalDate, rows[RENEWING][RENEWAL]);
 });
