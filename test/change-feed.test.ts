@@ -15,6 +15,7 @@ import { csvText, goldenCopy, GleifImitation, sampleLevel2, sampleLevel2Text, ty
 import Database from "better-sqlite3";
 import { metric, ON_POSTGRES, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 import { axeViolations, browserMissing, launchBrowser } from "./helpers/browser.js";
+import type { StoredChange } from "../src/changes/model.js";
 
 // ---------------------------------------------------------------- the publications
 
@@ -171,16 +172,7 @@ const EXPECTED = new Map<string, [string | null, string | null, string]>([
   [`${ISSUER} isinCount ${P3.published}`, [String(ISSUER_ISINS), String(ISSUER_ISINS + 1), P3.published]],
 ]);
 
-interface Row {
-  id: string;
-  lei: string;
-  recordType: string;
-  field: string;
-  valueOld: string | null;
-  valueNew: string | null;
-  publication: string;
-  detectedAt: string;
-}
+type Row = StoredChange;
 
 // ---------------------------------------------------------------- helpers
 

@@ -7,27 +7,14 @@
 // the bundled sample brings its Level 2 rows.
 
 import t from "tap";
-import { csvLine, parseCsv, readSample, withBadCheckDigits, withCheckDigits } from "./helpers/fixture.js";
+import { csvLine, entityRow, parseCsv, withBadCheckDigits, withCheckDigits } from "./helpers/fixture.js";
 import { GleifImitation, level2File, sampleGoldenCopy, sampleLevel2, sampleLevel2Text, zipVerbatim } from "./helpers/gleif-imitation.js";
 import { freePort, startServer, type RunningServer } from "./helpers/server.js";
 
-const { header } = readSample();
 const PARENT = "851WYGNLUQLFZBSYGB56"; // COMMERZBANK Aktiengesellschaft, in the sample
 const NEW = withCheckDigits("LEIDEXL2NEW0000001");
 const QUIRK_START = withBadCheckDigits("LEIDEXL2BAD0000001");
 const OUTSIDE_PARENT = withCheckDigits("LEIDEXL2OUT0000001");
-
-function entityRow(lei: string, name: string): string[] {
-  const v: Record<string, string> = {
-    LEI: lei,
-    "Entity.LegalName": name,
-    "Entity.EntityStatus": "ACTIVE",
-    "Entity.EntityCategory": "GENERAL",
-    "Registration.RegistrationStatus": "ISSUED",
-    "Entity.LegalAddress.Country": "DE",
-  };
-  return header.map((h) => v[h] ?? "");
-}
 
 /** An RR row in the sample file's 54 columns. */
 function rrRow(start: string, end: string, type: string, status: string): string {

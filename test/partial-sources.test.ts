@@ -9,7 +9,7 @@
 // loaded none of these publications.
 
 import t from "tap";
-import { csvLine, parseCsv, readSample, withCheckDigits } from "./helpers/fixture.js";
+import { csvLine, entityRow, parseCsv, withCheckDigits } from "./helpers/fixture.js";
 import {
   GleifImitation,
   sampleGoldenCopy,
@@ -21,25 +21,12 @@ import {
 import { browserMissing, launchBrowser } from "./helpers/browser.js";
 import { startServer, tempDir, waitLog, type RunningServer } from "./helpers/server.js";
 
-const { header } = readSample();
 const NEW = withCheckDigits("LEIDEXPARTS0000001");
 const PARENT_A = "851WYGNLUQLFZBSYGB56"; // COMMERZBANK Aktiengesellschaft, in the sample
 const PARENT_B = "549300YRNUQ0FK60YT75"; // Lino Engineering AB, in the sample
 const FUND = "001GPB6A9XPE8XJICC14"; // in the sample's rr, repex and ISIN files
 const ISIN = "US3158052262"; // the sample ISIN file's first pair, of FUND
 const BIC = "LBTCUS44XXX"; // the sample BIC file's first pair
-
-function entityRow(lei: string, name: string): string[] {
-  const v: Record<string, string> = {
-    LEI: lei,
-    "Entity.LegalName": name,
-    "Entity.EntityStatus": "ACTIVE",
-    "Entity.EntityCategory": "GENERAL",
-    "Registration.RegistrationStatus": "ISSUED",
-    "Entity.LegalAddress.Country": "DE",
-  };
-  return header.map((h) => v[h] ?? "");
-}
 
 const [rrHeader] = parseCsv(sampleLevel2Text("rr"));
 function rrRow(start: string, end: string, type: string): string {

@@ -295,6 +295,19 @@ export function readSample(): Sample {
 }
 
 /** The bundled sample as `--source sample` serves it: with its Level 2 rows' parents. */
+/** A minimal active, issued German entity row in the layout of `header` (the sample's, by default). */
+export function entityRow(lei: string, name: string, header: string[] = readSample().header): string[] {
+  const v: Record<string, string> = {
+    LEI: lei,
+    "Entity.LegalName": name,
+    "Entity.EntityStatus": "ACTIVE",
+    "Entity.EntityCategory": "GENERAL",
+    "Registration.RegistrationStatus": "ISSUED",
+    "Entity.LegalAddress.Country": "DE",
+  };
+  return header.map((h) => v[h] ?? "");
+}
+
 export function sampleModel(): ModelRecord[] {
   const { header, rows } = readSample();
   const parents = sampleParents();

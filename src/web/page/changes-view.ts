@@ -2,6 +2,7 @@
 // newest first, each field named as on the page, with its old and new value and the publication
 // that brought it. The section never breaks the page: no history says so, a problem says what it is.
 
+import type { StoredChange } from "../../changes/model.js";
 import { getJson, problemText, type Answer } from "./api.js";
 import { h } from "./dom.js";
 import { CHANGE_LABELS, dateWords } from "./labels.js";
@@ -11,19 +12,8 @@ const SHOWN = 20;
 /** One page of the history, oldest first: the newest are its last rows. */
 const FETCHED = 1000;
 
-export interface FieldChangeRow {
-  id: string;
-  lei: string;
-  recordType: string;
-  field: string;
-  valueOld: string | null;
-  valueNew: string | null;
-  publication: string;
-  detectedAt: string;
-}
-
 interface ChangePage {
-  changes: FieldChangeRow[];
+  changes: StoredChange[];
   next: string;
 }
 
