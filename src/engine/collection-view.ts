@@ -17,7 +17,7 @@ import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } 
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
 import { ScratchBytes } from "./scratch-bytes.js";
 import type { FamilyData } from "../level2/family-data.js";
-import type { SourceParts } from "../golden-copy/source-parts.js";
+import type { SourceParts } from "../level2/layout.js";
 
 export interface CollectionMeta {
   name: string;

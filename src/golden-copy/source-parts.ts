@@ -6,9 +6,10 @@
 // survive a restart, and read by /v1/stats, /health/ready, the page and /metrics.
 
 import { basename, normalize, resolve } from "node:path";
-import type { Level2Files } from "../level2/layout.js";
+import type { Level2Files, PartStatus, SourcePart, SourceParts } from "../level2/layout.js";
 
-export type SourcePart = keyof Level2Files;
+export type { PartState, PartStatus, SourcePart, SourceParts } from "../level2/layout.js";
+
 export const SOURCE_PARTS: readonly SourcePart[] = ["rr", "repex", "isin", "bic"];
 
 /** How the parts are named in the log and in reasons. */
@@ -18,23 +19,6 @@ export const PART_NAMES: Record<SourcePart, string> = {
   isin: "ISIN map (isin)",
   bic: "BIC map (bic)",
 };
-
-export type PartStatus = "fresh" | "stale" | "missing";
-
-export interface PartState {
-  /** fresh: fetched by the load that built the live collection; stale: an earlier load's copy; missing: none, empty */
-  status: PartStatus;
-  /** what its data is: the GLEIF publication (rr, repex) or the mapping file's name (isin, bic); null when missing */
-  from: string | null;
-  /** when the load that fetched its data ran (ISO UTC); null when missing */
-  loadedAt: string | null;
-  /** stale: the carried copy's loadedAt; missing: the first failure's time; null when fresh */
-  since: string | null;
-  /** stale or missing: why the latest load could not use a new copy, one line without server paths */
-  reason: string | null;
-}
-
-export type SourceParts = Record<SourcePart, PartState>;
 
 /** What a load fetched of each part, and what its loader reported. */
 export interface PartsOutcome {

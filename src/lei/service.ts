@@ -8,7 +8,7 @@ import { AnswerCache } from "./answer-cache.js";
 import type { FacetParam } from "../engine/schema.js";
 import { checkDigitsValid, hasLeiForm } from "./lei-code.js";
 import type { SearchParams } from "./search-params.js";
-import type { SourceParts } from "../golden-copy/source-parts.js";
+import type { SourceParts } from "../level2/layout.js";
 
 export const LICENSE = "CC0 1.0";
 const SEARCHABLE = /[\p{L}\p{N}]/u;

@@ -101,3 +101,26 @@ export interface Level2Files {
 }
 
 export const NO_LEVEL2_FILES: Level2Files = { rr: null, repex: null, isin: null, bic: null };
+
+/**
+ * The state of each Level 2 part of a GLEIF load, as its manifest records it: a part that could
+ * not be fetched keeps an earlier load's copy (stale) or is empty (missing); golden-copy/source-parts.ts.
+ */
+export type SourcePart = keyof Level2Files;
+
+export type PartStatus = "fresh" | "stale" | "missing";
+
+export interface PartState {
+  /** fresh: fetched by the load that built the live collection; stale: an earlier load's copy; missing: none, empty */
+  status: PartStatus;
+  /** what its data is: the GLEIF publication (rr, repex) or the mapping file's name (isin, bic); null when missing */
+  from: string | null;
+  /** when the load that fetched its data ran (ISO UTC); null when missing */
+  loadedAt: string | null;
+  /** stale: the carried copy's loadedAt; missing: the first failure's time; null when fresh */
+  since: string | null;
+  /** stale or missing: why the latest load could not use a new copy, one line without server paths */
+  reason: string | null;
+}
+
+export type SourceParts = Record<SourcePart, PartState>;

@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomically } from "./durable-file.js";
 import { LEVEL2_DIR, type Level2Counts } from "../level2/layout.js";
-import type { SourceParts } from "../golden-copy/source-parts.js";
+import type { SourceParts } from "../level2/layout.js";
 
 export const MANIFEST_FORMAT = 2;
 
