@@ -80,6 +80,14 @@ function clip(text: string): string {
 }
 
 /** The answers' JSON Schemas (OpenAPI components, and the MCP tool's output). */
+/**
+ * Whether the history of `lei` has an entity to answer for: the registry holds it (in memory,
+ * asked first), or the feed has a change of it (an LEI since gone from the file).
+ */
+export async function knownEntity(store: ChangeStore, lei: string, holds: (lei: string) => boolean): Promise<boolean> {
+  return holds(lei) || (await store.list({ since: "0", lei, limit: 1 })).length > 0;
+}
+
 export const CHANGE_SCHEMAS = {
   FieldChange: {
     type: "object",

@@ -6,7 +6,7 @@ import { QueryStringError, queryRecord } from "../http/query-string.js";
 import { RETRY_AFTER, type ParamDoc, type RouteOptions } from "../http/route.js";
 import type { HttpServer, Reply } from "../http/server.js";
 import { CHANGE_FIELDS, RECORD_TYPES, type ChangeQuery, type ChangeStore } from "./model.js";
-import { changePage, changeQuery, ChangeQueryError, CHANGES_LIMIT, checkedLei, FEED_PARAMS, HISTORY_PARAMS } from "./query.js";
+import { changePage, changeQuery, ChangeQueryError, CHANGES_LIMIT, checkedLei, FEED_PARAMS, HISTORY_PARAMS, knownEntity } from "./query.js";
 
 const STORE_RETRY_AFTER_SECONDS = 5;
 
@@ -74,10 +74,7 @@ export function registerChangeRoutes(server: HttpServer, store: () => ChangeStor
         reply,
         store(),
         () => ({ ...changeQuery(queryRecord(req.rawQuery), HISTORY_PARAMS), lei: checkedLei(req.params[0]) }),
-        async (s, lei) => {
-          if ((await s.list({ since: "0", lei, limit: 1 })).length > 0) return true;
-          return holds(lei);
-        },
+        (s, lei) => knownEntity(s, lei, holds),
       ),
   );
 

@@ -17,7 +17,7 @@ import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { isDiskFull } from "../store/disk-floor.js";
 import { isoPublished, latestPublication } from "./gleif-api.js";
 import { fetchPartsMetadata } from "./part-metadata.js";
-import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourceParts } from "./source-parts.js";
+import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourcePart, type SourceParts } from "./source-parts.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 import type { ChangeFeed } from "../changes/feed.js";
 import type { Level2Input } from "../level2/build.js";
@@ -49,6 +49,8 @@ export interface ReloaderOptions {
 /** A reload may shrink the registry a little; below this share of the last load it is a broken file. */
 const MIN_SHARE_OF_LAST_LOAD = 0.9;
 const MAX_RETRY_SECONDS = 3600;
+/** loads that may try the same Level 2 file after it failed, before waiting for another file */
+const REFUSED_FILE_TRIES = 3;
 
 const LOAD_FAILURES = "leidex_load_failures_total";
 const LOAD_FAILURES_HELP = "Loads that failed since start-up.";
@@ -67,6 +69,8 @@ export class Reloader {
   private lastLoad: { seconds: number; recordsPerSecond: number; at: number } | null = null;
   /** retries in a row of a load that left a part stale or missing (the backoff's exponent) */
   private staleRetries = 0;
+  /** per stale part, the file a load fetched and could not use: not fetched again while GLEIF announces it */
+  private refusedFiles = new Map<SourcePart, { file: string; tries: number }>();
 
   constructor(
     private readonly collection: Collection,
@@ -342,9 +346,16 @@ export class Reloader {
     }
     const keptLevel1 = isLive && liveManifest?.download && existsSync(liveManifest.download) ? liveManifest.download : null;
     const plan = await fetchPartsMetadata(source, seconds);
-    if (isLive && stale.every((p) => plan.failed[p.part] !== undefined)) {
+    // the same file tried REFUSED_FILE_TRIES times is not fetched again (each try loads the whole
+    // publication again) until GLEIF announces another; a download that merely broke gets its tries
+    const given = (part: SourcePart): boolean => {
+      const refused = this.refusedFiles.get(part);
+      return refused !== undefined && refused.file === plan.fetched[part] && refused.tries >= REFUSED_FILE_TRIES;
+    };
+    const unchanged = (part: SourcePart): boolean => plan.failed[part] !== undefined || given(part);
+    if (isLive && stale.every((p) => unchanged(p.part))) {
       this.opts.log(
-        `GLEIF publication ${pub.publishDate} is already loaded; ${stale.map((p) => `${p.part} still cannot be fetched (${plan.failed[p.part]})`).join("; ")}`,
+        `GLEIF publication ${pub.publishDate} is already loaded; ${stale.map((p) => `${p.part} still cannot be used (${plan.failed[p.part] ?? `${plan.fetched[p.part]} failed ${REFUSED_FILE_TRIES} times`})`).join("; ")}`,
       );
       this.succeeded();
       this.retryStaleParts(liveManifest?.parts);
@@ -375,9 +386,14 @@ export class Reloader {
       parts: ({ failures, files, loadedAt }) =>
         partStates(liveParts, { fetched: plan.fetched, failures, files, loadedAt }, (reason) => oneLineReason(reason, dataDir)),
     });
+    const refused = new Map<SourcePart, { file: string; tries: number }>();
     for (const p of staleParts(manifest?.parts)) {
       this.opts.log(`Level 2 ${p.part} is ${p.status}${p.since ? ` since ${p.since}` : ""}: ${p.reason ?? "not fetched"}`);
+      const file = plan.fetched[p.part];
+      const before = this.refusedFiles.get(p.part);
+      if (file !== undefined) refused.set(p.part, { file, tries: before?.file === file ? before.tries + 1 : 1 });
     }
+    this.refusedFiles = refused;
     this.retryStaleParts(manifest?.parts);
   }
 

@@ -13,7 +13,7 @@ import { Matcher } from "../match/matcher.js";
 import { matchRows } from "../match/routes.js";
 import { searchParamsOf } from "./search-arguments.js";
 import type { ChangeStore } from "../changes/model.js";
-import { changePage, changeQuery, ChangeQueryError, checkedLei, HISTORY_PARAMS, type ChangePage } from "../changes/query.js";
+import { changePage, changeQuery, ChangeQueryError, checkedLei, HISTORY_PARAMS, knownEntity, type ChangePage } from "../changes/query.js";
 
 /** The change feed as the tool reads it: its store (null until state is open), and whether the live collection holds an LEI. */
 export interface ChangeHistory {
@@ -64,16 +64,16 @@ export class FrontData implements ToolData {
         if (type !== undefined) params.type = type;
         if (limit !== undefined) params.limit = String(limit);
         const query = { ...changeQuery(params, HISTORY_PARAMS), lei: checkedLei(lei.trim()) };
-        let page: ChangePage, seen: boolean;
+        let page: ChangePage, known: boolean;
         try {
           page = await changePage(store, query);
-          seen = page.changes.length > 0 || (await store.list({ since: "0", lei: query.lei, limit: 1 })).length > 0;
+          known = page.changes.length > 0 || (await knownEntity(store, query.lei, (l) => history!.holds(l)));
         } catch (err) {
           return failure(
             `temporarily unavailable: the change feed cannot be read now (${(err as Error).message.split("\n")[0]}); retry in a few seconds`,
           );
         }
-        if (!seen && !history!.holds(query.lei)) {
+        if (!known) {
           return failure(`no entity ${query.lei}: the registry does not hold it and the feed has no change of it`);
         }
         return { value: JSON.stringify(page) };

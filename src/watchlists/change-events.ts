@@ -17,6 +17,11 @@ import type { LiveData, ParentKind } from "./live-data.js";
 import { SingleFlight } from "./single-flight.js";
 import { CHANGES_CURSOR, type EventRow, type WatchFilter, type WatchStore } from "./watch-store.js";
 
+/**
+ * LEIDEX_TEST_WATCH_EVENTS_PAUSED=1 (test-only, read once at start): the feed is left unread, as
+ * by a process killed between a load's swap and its events (docs/webhooks.md).
+ */
+const PAUSED_FOR_TESTS = process.env.LEIDEX_TEST_WATCH_EVENTS_PAUSED === "1";
 /** feed rows read per transaction */
 const BATCH = 500;
 const POLL_MS = 2_000;
@@ -86,8 +91,7 @@ export class ChangeEvents {
   }
 
   private async consume(): Promise<void> {
-    // test-only: the feed is left unread, as by a process killed between a load's swap and its events
-    if (process.env.LEIDEX_TEST_WATCH_EVENTS_PAUSED === "1") return;
+    if (PAUSED_FOR_TESTS) return;
     const { store, live, me } = this.deps;
     for (;;) {
       const feed = this.deps.changes();
@@ -119,8 +123,19 @@ export class ChangeEvents {
   private async plan(groups: ChangeGroup[]): Promise<EventRow[]> {
     const { store, live, webhooks } = this.deps;
     const leis = [...new Set(groups.map((g) => g.lei))];
-    const named = await store.watchersOf(leis);
+    const named = new Map<string, { tenant_id: string; watchlist_id: string }[]>();
+    for (const w of await store.watchersOf(leis)) {
+      const of = named.get(w.lei);
+      if (of) of.push(w);
+      else named.set(w.lei, [w]);
+    }
     const filters = await store.filterLists();
+    const hooksOf = new Map<string, ReturnType<Webhooks["list"]>>();
+    const enabledHooks = (tenant: string): ReturnType<Webhooks["list"]> => {
+      let hooks = hooksOf.get(tenant);
+      if (hooks === undefined) hooksOf.set(tenant, (hooks = webhooks.list(tenant).filter((h) => h.status === "enabled")));
+      return hooks;
+    };
     const rows: EventRow[] = [];
     for (const g of groups) {
       const watching: Watching = new Map();
@@ -129,15 +144,13 @@ export class ChangeEvents {
         if (lists) lists.add(list);
         else watching.set(tenant, new Set([list]));
       };
-      for (const w of named) if (w.lei === g.lei) watch(w.tenant_id, w.watchlist_id);
-      if (filters.length > 0) {
-        const record = live.record(g.lei);
-        for (const f of filters) if (f.filter && filterMatches(f.filter, g, record)) watch(f.tenant_id, f.id);
-      }
+      for (const w of named.get(g.lei) ?? []) watch(w.tenant_id, w.watchlist_id);
+      const record = live.record(g.lei);
+      for (const f of filters) if (f.filter && filterMatches(f.filter, g, record)) watch(f.tenant_id, f.id);
       if (watching.size === 0) continue;
-      const events = eventsOf(g, live.record(g.lei));
+      const events = eventsOf(g, record);
       for (const [tenant, lists] of watching) {
-        const hooks = webhooks.list(tenant).filter((h) => h.status === "enabled");
+        const hooks = enabledHooks(tenant);
         if (hooks.length === 0) continue;
         const names = [...lists].sort();
         for (const e of events) {

@@ -294,7 +294,6 @@ export function readSample(): Sample {
   return sampleCache;
 }
 
-/** The bundled sample as `--source sample` serves it: with its Level 2 rows' parents. */
 /** A minimal active, issued German entity row in the layout of `header` (the sample's, by default). */
 export function entityRow(lei: string, name: string, header: string[] = readSample().header): string[] {
   const v: Record<string, string> = {
@@ -308,6 +307,7 @@ export function entityRow(lei: string, name: string, header: string[] = readSamp
   return header.map((h) => v[h] ?? "");
 }
 
+/** The bundled sample as `--source sample` serves it: with its Level 2 rows' parents. */
 export function sampleModel(): ModelRecord[] {
   const { header, rows } = readSample();
   const parents = sampleParents();
