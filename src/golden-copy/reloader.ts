@@ -355,7 +355,7 @@ export class Reloader {
     const unchanged = (part: SourcePart): boolean => plan.failed[part] !== undefined || given(part);
     if (isLive && stale.every((p) => unchanged(p.part))) {
       this.opts.log(
-        `GLEIF publication ${pub.publishDate} is already loaded; ${stale.map((p) => `${p.part} still cannot be used (${plan.failed[p.part] ?? `${plan.fetched[p.part]} failed ${REFUSED_FILE_TRIES} times`})`).join("; ")}`,
+        `GLEIF publication ${pub.publishDate} is already loaded; ${stale.map((p) => (plan.failed[p.part] !== undefined ? `${p.part} still cannot be fetched (${plan.failed[p.part]})` : `${p.part} still cannot be used (${plan.fetched[p.part]} failed ${REFUSED_FILE_TRIES} times)`)).join("; ")}`,
       );
       this.succeeded();
       this.retryStaleParts(liveManifest?.parts);
