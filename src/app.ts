@@ -123,7 +123,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       reloadAtMinutes: config.reloadAtMinutes,
       retrySeconds: config.retrySeconds,
       limits: config.upstream,
-      legalForms: { file: legalForms.file, digest: legalForms.list.digest },
+      legalForms: { file: legalForms.file, digest: legalForms.list.digest, rows: legalForms.list.rows },
       changes: changeFeed,
       log,
     },

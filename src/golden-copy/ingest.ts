@@ -14,6 +14,7 @@ import { renameSync } from "node:fs";
 import { FamilyData } from "../level2/family-data.js";
 import type { Level2Input } from "../level2/build.js";
 import type { Level2Files } from "../level2/layout.js";
+import type { ElfRow } from "../legal-forms/elf-list.js";
 import type { SourceParts } from "./source-parts.js";
 import type { ChangeFeed, LoadChanges } from "../changes/feed.js";
 
@@ -42,8 +43,8 @@ export interface LoadRequest {
   /** what GLEIF's API announced of the files to download */
   announced?: Partial<Record<DownloadPart, Announced>>;
   limits: UpstreamLimits;
-  /** the ELF code list the records' legal-form names come from: its file, and its digest for the manifest */
-  legalForms: { file: string; digest: string };
+  /** the ELF code list the records' legal-form names come from: its file, its digest for the manifest, and its rows as read */
+  legalForms: { file: string; digest: string; rows: readonly ElfRow[] };
   /** the states of the separately fetched parts (source-parts.ts), from what the loader reports; none: not recorded */
   parts?: (loaded: { failures: Done["partFailures"]; files: Level2Files; loadedAt: string }) => SourceParts | undefined;
   /** the change feed: compares the load with the live collection before it goes live */
@@ -171,7 +172,8 @@ function runLoaderThread(collection: Collection, gen: number, req: LoadRequest):
     level2: { ...req.level2, dir: req.files.scratchLevel2 },
     announced: req.announced,
     limits: req.limits,
-    legalForms: req.legalForms.file,
+    // the rows the digest was taken of, not the file read again: it may have changed since
+    legalForms: { rows: req.legalForms.rows, digest: req.legalForms.digest },
   };
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
     workerData: input,

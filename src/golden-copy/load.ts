@@ -13,7 +13,7 @@ import { download, isUrl, openLocal } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
 import type { Level2Counts, Level2Files } from "../level2/layout.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
-import { readElfList } from "../legal-forms/elf-list.js";
+import { ElfList, type ElfRow } from "../legal-forms/elf-list.js";
 
 /** The files one load may download: Level 1 (lei2) and the four Level 2 parts. */
 export type DownloadPart = "lei2" | keyof Level2Files;
@@ -39,8 +39,8 @@ export interface LoaderInput {
   /** what GLEIF's API announced of each file, when it did */
   announced?: Partial<Record<DownloadPart, Announced>>;
   limits: UpstreamLimits;
-  /** the ELF code list file (bundled, or --legal-forms) */
-  legalForms: string;
+  /** the ELF code list (bundled, or --legal-forms) as the server read it */
+  legalForms: { rows: readonly ElfRow[]; digest: string };
 }
 
 export type LoaderMessage =
@@ -138,7 +138,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   const slices = slicesFor(input.slicing, expected);
   post({ type: "log", message: `${slices} slice(s) for ${expected === null ? "an unknown number of" : `about ${expected}`} records` });
   const pending = Array.from({ length: slices }, () => new RecordBatchWriter());
-  const legalForms = readElfList(input.legalForms);
+  const legalForms = new ElfList(input.legalForms.rows, input.legalForms.digest);
   // the change feed's fingerprint of each record, beside the Level 2 tables (changes/tracked-records.ts)
   const tracked = new TrackedRecordsWriter(input.level2.dir);
   let encoder: RowEncoder | null = null;

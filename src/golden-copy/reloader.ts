@@ -18,6 +18,7 @@ import { isDiskFull } from "../store/disk-floor.js";
 import { isoPublished, latestPublication } from "./gleif-api.js";
 import { fetchPartsMetadata } from "./part-metadata.js";
 import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourcePart, type SourceParts } from "./source-parts.js";
+import type { ElfRow } from "../legal-forms/elf-list.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 import type { ChangeFeed } from "../changes/feed.js";
 import type { Level2Input } from "../level2/build.js";
@@ -40,7 +41,7 @@ export interface ReloaderOptions {
   /** deadlines, size caps and the disk floor of GLEIF's APIs and downloads */
   limits: UpstreamLimits;
   /** the ELF code list the legal-form names come from (bundled, or --legal-forms) */
-  legalForms: { file: string; digest: string };
+  legalForms: { file: string; digest: string; rows: readonly ElfRow[] };
   /** the change feed each load is compared and recorded by before it goes live */
   changes?: ChangeFeed;
   log: (line: string) => void;
@@ -412,13 +413,20 @@ export class Reloader {
       return;
     }
     if (this.stopped || this.retryTimer) return;
-    const wait = Math.min(MAX_RETRY_SECONDS, this.opts.retrySeconds * 2 ** this.staleRetries++);
+    const wait = this.retryIn(this.staleRetries++);
     this.opts.log(`fetching ${stale.map((p) => p.part).join(", ")} again in ${wait} s`);
+  }
+
+  /** Schedules a load after --retry-seconds doubled `doublings` times, at most an hour; returns the wait in seconds. */
+  private retryIn(doublings: number): number {
+    const wait = Math.min(MAX_RETRY_SECONDS, this.opts.retrySeconds * 2 ** doublings);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.reloadInBackground(false);
     }, wait * 1000);
     this.retryTimer.unref();
+    return wait;
   }
 
   private async serveFallback(reason: string): Promise<void> {
@@ -516,17 +524,14 @@ export class Reloader {
   private failed(err: unknown): void {
     this.metrics.increment(LOAD_FAILURES, LOAD_FAILURES_HELP);
     this.failures++;
-    const wait = Math.min(MAX_RETRY_SECONDS, this.opts.retrySeconds * 2 ** (this.failures - 1));
     const live = this.collection.current;
     const kept = live ? `${live.name} stays live` : "nothing is live yet";
+    if (this.stopped) {
+      this.opts.log(`load failed: ${(err as Error).message}; ${kept}`);
+      return;
+    }
+    const wait = this.retryIn(this.failures - 1);
     this.opts.log(`load failed: ${(err as Error).message}; ${kept}; retrying in ${wait} s`);
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.stopped) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.reloadInBackground(false);
-    }, wait * 1000);
-    this.retryTimer.unref();
   }
 
   private scheduleDaily(): void {

@@ -12,14 +12,6 @@ export type { PartState, PartStatus, SourcePart, SourceParts } from "../level2/l
 
 export const SOURCE_PARTS: readonly SourcePart[] = ["rr", "repex", "isin", "bic"];
 
-/** How the parts are named in the log and in reasons. */
-export const PART_NAMES: Record<SourcePart, string> = {
-  rr: "relationship records (rr)",
-  repex: "reporting exceptions (repex)",
-  isin: "ISIN map (isin)",
-  bic: "BIC map (bic)",
-};
-
 /** What a load fetched of each part, and what its loader reported. */
 export interface PartsOutcome {
   /** the parts this load tried to fetch, and what each is (publication or file name) */

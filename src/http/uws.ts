@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import type * as UWS from "uWebSockets.js";
 import { StartupError } from "../config/startup-error.js";
 import { cachedDerivative } from "../os/native-cache.js";
@@ -22,7 +23,18 @@ function glibcRuntime(): string | null {
   return header?.glibcVersionRuntime ?? null;
 }
 
+/**
+ * The adapted copy the main thread checked and loaded, handed to the threads it starts later
+ * (a worker's environment is a copy of its parent's): the same file, already open in this
+ * process, need not be hashed again by every front thread.
+ */
+const CHECKED_COPY = "LEIDEX_UWS_CHECKED_COPY";
+
 function load(): typeof UWS {
+  const checked = isMainThread ? undefined : process.env[CHECKED_COPY];
+  if (checked) return require(checked) as typeof UWS;
+  // set by this thread alone: a value from outside is never trusted
+  if (isMainThread) delete process.env[CHECKED_COPY];
   let packageError: Error;
   try {
     return require("uWebSockets.js") as typeof UWS;
@@ -41,7 +53,9 @@ function load(): typeof UWS {
   if (runtime === null || !/GLIBC_\d+\.\d+' not found/.test(packageError.message)) throw packageError;
   const name = `uws-${version}-glibc-${runtime}-${binary}`;
   const compat = cachedDerivative(name, join(packageDir, binary), (original) => glibcCompatCopy(original, runtime));
-  return require(compat) as typeof UWS;
+  const addon = require(compat) as typeof UWS;
+  if (isMainThread) process.env[CHECKED_COPY] = compat;
+  return addon;
 }
 
 const uWS: typeof UWS = load();
