@@ -10,8 +10,8 @@
 //    repeated: the server's CPU (utime + stime of all its threads) per answer, p50/p99, unsent;
 //    RSS at ready and after the loads;
 // 2. for each count in --pin, a server in its default configuration pinned with taskset to that
-//    many cores, searches and then lookups closed loop: answers a second. The load generator
-//    runs on the cores after the largest count when the box has them.
+//    many cores, each class closed loop in turn: answers a second, and the CPU per answer at
+//    saturation. The load generator runs on the cores after the largest count when the box has them.
 // Writes bench/out/cores-<N>-<label>.json and prints each figure beside the first build's.
 
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -97,7 +97,8 @@ interface WorkersRun {
 
 interface PinRun {
   readonly cores: number;
-  readonly load: "searches" | "lookups";
+  /** one class of distinct requests; older result files: "searches" (the four search classes mixed) or "lookups" */
+  readonly load: CoresClass | "searches" | "lookups";
   readonly rps: number;
   readonly p99Ms: number;
   readonly failed: number;
@@ -128,8 +129,8 @@ interface BuildRuns {
 interface Paths {
   readonly warmup: readonly string[];
   readonly classes: Readonly<Record<CoresClass, readonly string[]>>;
-  readonly closedSearches: readonly string[];
-  readonly closedLookups: readonly string[];
+  /** each class's distinct requests for the closed loops */
+  readonly closed: Readonly<Record<CoresClass, readonly string[]>>;
 }
 
 function log(line: string): void {
@@ -137,8 +138,8 @@ function log(line: string): void {
 }
 
 const enc = encodeURIComponent;
-/** Distinct searches for the closed loops, per core of the largest --pin: more than such a server answers in a window. */
-const CLOSED_NAMES_PER_CORE = 60_000;
+/** Distinct searches of a class for its closed loop, per core of the largest --pin: more than such a server answers in a window. */
+const CLOSED_NAMES_PER_CORE = 20_000;
 const CLOSED_LEIS = 200_000;
 /** Seconds the server is watched idle, before the classes, to tell its own background CPU from the answers'. */
 const IDLE_S = 3;
@@ -191,12 +192,10 @@ function buildPaths(opts: Options, names: readonly string[], leis: readonly stri
   for (const cls of CLASSES)
     if (classes[cls].length < perClass)
       log(`only ${classes[cls].length} distinct ${CLASS_NAMES[cls]} for ${perClass} due: a window ends early`);
-  return {
-    warmup,
-    classes,
-    closedSearches: take(names.length, mixed, rng),
-    closedLookups: leis.slice(perClass).map((l) => `/v1/entities/${l}`),
-  };
+  const closed = { lookup: leis.slice(perClass).map((l) => `/v1/entities/${l}`) } as Record<CoresClass, string[]>;
+  const closedPerClass = Math.floor((names.length - next) / SEARCHES.length);
+  for (const [cls, make] of SEARCHES) closed[cls] = take(closedPerClass, make, rng);
+  return { warmup, classes, closed };
 }
 
 // ---------------------------------------------------------------- servers and cores
@@ -357,15 +356,16 @@ class CpuTrace {
   }
 }
 
+/** The server's CPU per answer at saturation: its cores over the window divided by the answers a second. */
+const cpuPerAnswer = (run: PinRun): number => (run.rps > 0 ? (run.serverCores / run.rps) * 1e6 : 0);
+
 async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, cores: readonly number[]): Promise<PinRun[]> {
   const { opts, paths } = bench;
   const server = await start(bench, build, dataDir, [], cores);
   const runs: PinRun[] = [];
   try {
-    for (const [kind, list] of [
-      ["searches", paths.closedSearches],
-      ["lookups", paths.closedLookups],
-    ] as const) {
+    for (const kind of CLASSES) {
+      const list = paths.closed[kind];
       const trace = new CpuTrace(server.pid);
       const load = await runLoad({
         host: "127.0.0.1",
@@ -376,7 +376,7 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
         warmupS: opts.warmupS,
         // Searches stop when their distinct queries run out (the window then ends early); lookups
         // may come round again: the answer cache keeps search answers only.
-        ...(kind === "searches" ? { total: list.length } : {}),
+        ...(kind === "lookup" ? {} : { total: list.length }),
       });
       const serverCores = trace.coresOverLast(load.durationS);
       const run: PinRun = {
@@ -390,7 +390,7 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
         windowS: load.durationS,
       };
       log(
-        `  pinned to ${cores.length} core(s), ${kind}: ${Math.round(run.rps)}/s over ${run.windowS.toFixed(1)} s, p99 ${run.p99Ms} ms, failed ${run.failed}, server ${serverCores.toFixed(2)} cores, client ${run.clientCores.toFixed(2)}`,
+        `  pinned to ${cores.length} core(s), ${CLASS_NAMES[kind]}: ${Math.round(run.rps)}/s over ${run.windowS.toFixed(1)} s (${cpuPerAnswer(run).toFixed(0)} µs CPU/answer), p99 ${run.p99Ms} ms, failed ${run.failed}, server ${serverCores.toFixed(2)} cores, client ${run.clientCores.toFixed(2)}`,
       );
       runs.push(run);
     }
@@ -501,12 +501,13 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
   const pinTable = sideBySide(
     builds,
     ["load", "cores"],
-    ["answers/s", `÷${c1} core${c1 === 1 ? "" : "s"}`, "p99 ms", "window s", "server cores", "client cores"],
-    (["searches", "lookups"] as const).flatMap((load) => opts.pin.map((k): PinKey => [load, k])),
-    ([load, k]) => [load, String(k)],
+    ["answers/s", `÷${c1} core${c1 === 1 ? "" : "s"}`, "µs CPU/answer", "p99 ms", "window s", "server cores", "client cores"],
+    CLASSES.flatMap((load) => opts.pin.map((k): PinKey => [load, k])),
+    ([load, k]) => [CLASS_NAMES[load as CoresClass] ?? load, String(k)],
     (b, key) => [
       fmt(rps(b, key)),
       ratio(rps(b, key), rps(b, [key[0], c1])),
+      fmt(pinFig(b, key, cpuPerAnswer)),
       fmt(
         pinFig(b, key, (p) => p.p99Ms),
         1,
@@ -550,7 +551,7 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
     "",
     cpuTable,
     "",
-    `Closed loop at saturation, ${opts.connections} connections, server pinned with taskset (default configuration); ${client}`,
+    `Closed loop at saturation, each class apart, ${opts.connections} connections, server pinned with taskset (default configuration); ${client}; µs CPU/answer: the server's cores over the window ÷ answers a second`,
     "",
     pinTable,
     "",
@@ -563,7 +564,7 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
 // ---------------------------------------------------------------- main
 
 async function runCores(opts: Options): Promise<void> {
-  const data = await corpus(opts, perClassCount(opts) * SEARCHES.length * 2 + CLOSED_NAMES_PER_CORE * Math.max(...opts.pin));
+  const data = await corpus(opts, (perClassCount(opts) * 2 + CLOSED_NAMES_PER_CORE * Math.max(...opts.pin)) * SEARCHES.length);
   const allowed = allowedCores();
   const bench: Bench = { opts, zip: data.zip, paths: buildPaths(opts, data.names, data.leis), allowed };
   if (Math.max(...opts.pin) > allowed.length)
