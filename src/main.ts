@@ -73,7 +73,8 @@ async function main(): Promise<void> {
   }
   try {
     const warmed = await app.warmUp();
-    log(`warmed up: ${warmed.searches} searches and ${warmed.lookups} lookups in ${warmed.ms.toFixed(0)} ms`);
+    if (warmed.searches === 0) log(`no warm-up: ${warmed.records} records are searched fast from the first request`);
+    else log(`warmed up: ${warmed.searches} searches and ${warmed.lookups} lookups in ${warmed.ms.toFixed(0)} ms`);
   } catch (err) {
     log(`warm-up stopped: ${(err as Error).message}`);
   }

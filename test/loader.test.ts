@@ -18,7 +18,8 @@ import {
   type Fixture,
 } from "./helpers/fixture.js";
 import { facetCounts } from "./helpers/model.js";
-import { fetchGot, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer, freePort } from "./helpers/server.js";
+import { WARM_UP_MIN_RECORDS, WARM_UP_NAMES } from "../src/lei/warm-up.js";
+import { fetchGot, metric, pMap, runLeidex, spawnLeidex, startServer, tempDir, type RunningServer, freePort } from "./helpers/server.js";
 
 const dir = tempDir(t);
 const fx = writeFixture(dir);
@@ -293,6 +294,14 @@ t.test("a column with more than 65,536 values: every city still filters exactly"
   writeFileSync(source, lines.join("\n") + "\n");
   const srv = await startServer(t, { source, shards: 1, rateLimit: 0 });
   t.equal((await srv.json("/v1/stats")).records, CITIES);
+  // a collection this large is warmed up before the listening line, through the service and not HTTP
+  t.ok(CITIES >= WARM_UP_MIN_RECORDS, "over the warm-up's threshold");
+  const out = srv.stdout();
+  const warmed = /warmed up: (\d+) searches and (\d+) lookups/.exec(out);
+  t.ok(warmed !== null && Number(warmed[1]) >= 200 && Number(warmed[2]) === WARM_UP_NAMES, `warm-up logged: ${warmed?.[0]}`);
+  t.ok(out.indexOf("warmed up") < out.indexOf("listening on"), "before the listening line");
+  const metrics = (await srv.get("/metrics")).text;
+  t.equal(metric(metrics, "leidex_http_requests_total", { route: "search", status: "200" }), null, "no warm-up search counted as a request");
   for (const i of [0, 200, 255, 256, 257, 40_000, 65_534, 65_535, 65_536, 65_537, 69_999]) {
     const page = await srv.json(`/v1/entities?city=${encodeURIComponent(`Town ${i}`)}`);
     t.same(
