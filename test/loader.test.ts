@@ -301,7 +301,11 @@ t.test("a column with more than 65,536 values: every city still filters exactly"
   t.ok(warmed !== null && Number(warmed[1]) >= 200 && Number(warmed[2]) === WARM_UP_NAMES, `warm-up logged: ${warmed?.[0]}`);
   t.ok(out.indexOf("warmed up") < out.indexOf("listening on"), "before the listening line");
   const metrics = (await srv.get("/metrics")).text;
-  t.equal(metric(metrics, "leidex_http_requests_total", { route: "search", status: "200" }), null, "no warm-up search counted as a request");
+  t.equal(
+    metric(metrics, "leidex_http_requests_total", { route: "search", status: "200" }),
+    null,
+    "no warm-up search counted as a request",
+  );
   for (const i of [0, 200, 255, 256, 257, 40_000, 65_534, 65_535, 65_536, 65_537, 69_999]) {
     const page = await srv.json(`/v1/entities?city=${encodeURIComponent(`Town ${i}`)}`);
     t.same(
