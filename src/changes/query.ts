@@ -79,7 +79,6 @@ function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-/** The answers' JSON Schemas (OpenAPI components, and the MCP tool's output). */
 /**
  * Whether the history of `lei` has an entity to answer for: the registry holds it (in memory,
  * asked first), or the feed has a change of it (an LEI since gone from the file).
@@ -88,6 +87,7 @@ export async function knownEntity(store: ChangeStore, lei: string, holds: (lei: 
   return holds(lei) || (await store.list({ since: "0", lei, limit: 1 })).length > 0;
 }
 
+/** The answers' JSON Schemas (OpenAPI components, and the MCP tool's output). */
 export const CHANGE_SCHEMAS = {
   FieldChange: {
     type: "object",
