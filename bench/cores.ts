@@ -42,13 +42,15 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
 const OUT = path.join(REPO, "bench", "out");
 
-const CLASSES = ["exact", "typo", "first-words-typo", "prefix", "lookup"] as const;
+const CLASSES = ["exact", "typo", "first-words-typo", "prefix", "one-word", "two-words", "lookup"] as const;
 type CoresClass = (typeof CLASSES)[number];
 const CLASS_NAMES: Readonly<Record<CoresClass, string>> = {
   exact: "exact names",
   typo: "typo'd full names",
   "first-words-typo": "typo'd first two words",
   prefix: "type-ahead prefixes",
+  "one-word": "broad one-word queries",
+  "two-words": "broad two-word queries",
   lookup: "lookups by LEI",
 };
 type NameQuery = (rng: Rng, name: string) => string | null;
@@ -57,6 +59,17 @@ const SEARCHES: ReadonlyArray<[CoresClass, NameQuery]> = [
   ["typo", fullNameTypo],
   ["first-words-typo", firstWordsTypo],
   ["prefix", typedPrefix],
+];
+/** A name's first words: many names share them, so these classes take their distinct queries from every name (BROAD). */
+const firstWords =
+  (n: number): NameQuery =>
+  (_rng, name) => {
+    const words = name.split(/\s+/).filter((w) => w.length > 0);
+    return words.length >= n ? words.slice(0, n).join(" ") : null;
+  };
+const BROAD: ReadonlyArray<[CoresClass, NameQuery]> = [
+  ["one-word", firstWords(1)],
+  ["two-words", firstWords(2)],
 ];
 
 interface Options {
@@ -189,12 +202,21 @@ function buildPaths(opts: Options, names: readonly string[], leis: readonly stri
   const warmup = take(warmupCount, mixed, rng);
   const classes = { lookup: leis.slice(0, perClass).map((l) => `/v1/entities/${l}`) } as Record<CoresClass, string[]>;
   for (const [cls, make] of SEARCHES) classes[cls] = take(perClass, make, rng);
-  for (const cls of CLASSES)
+  for (const cls of ["lookup", ...SEARCHES.map(([c]) => c)] as CoresClass[])
     if (classes[cls].length < perClass)
       log(`only ${classes[cls].length} distinct ${CLASS_NAMES[cls]} for ${perClass} due: a window ends early`);
   const closed = { lookup: leis.slice(perClass).map((l) => `/v1/entities/${l}`) } as Record<CoresClass, string[]>;
   const closedPerClass = Math.floor((names.length - next) / SEARCHES.length);
   for (const [cls, make] of SEARCHES) closed[cls] = take(closedPerClass, make, rng);
+  // the broad classes scan every name again (skipping what any list holds): their queries repeat a
+  // lot, and taking them from the shared run of names would use it up
+  for (const [cls, make] of BROAD) {
+    next = 0;
+    classes[cls] = take(perClass, make, rng);
+    closed[cls] = take(closedPerClass, make, rng);
+    if (classes[cls].length < perClass)
+      log(`only ${classes[cls].length} distinct ${CLASS_NAMES[cls]} for ${perClass} due: a window ends early`);
+  }
   return { warmup, classes, closed };
 }
 
