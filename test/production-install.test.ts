@@ -102,11 +102,11 @@ run("npm", ["prune", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund"
 if (asRoot) execFileSync("chown", ["-R", "0:0", install]);
 execFileSync("chmod", ["-R", "a-w", install]);
 
-// without the test runner's hooks in NODE_OPTIONS, which write under this checkout
+// the helper runs the server without the test runner's hooks in NODE_OPTIONS, which would write under this checkout
 const launch: Launch = {
   main: join(install, "dist/src/main.js"),
   cwd: install,
-  prefix: [...(asRoot ? SETPRIV : []), "env", "-u", "NODE_OPTIONS"],
+  prefix: asRoot ? SETPRIV : [],
 };
 /** a data directory the service user owns, outside the installation */
 function dataDir(): string {

@@ -80,6 +80,17 @@ export interface Got {
   body: any;
 }
 
+/**
+ * The server runs without the test runner's own hooks in NODE_OPTIONS: tap's process tracking
+ * loads into every thread of a server and about doubles the CPU of its start, for records no
+ * test reads. It also puts itself back into any environment handed to spawn, so `env` sets
+ * NODE_OPTIONS last, just before node. What a test adds there itself (--inspect) stays.
+ */
+function withoutRunnerHooks(nodeOptions: string | undefined): string[] {
+  const kept = (nodeOptions ?? "").split(/\s+/).filter((o) => o !== "" && !o.includes("/@tapjs/"));
+  return kept.length > 0 ? ["env", `NODE_OPTIONS=${kept.join(" ")}`] : ["env", "-u", "NODE_OPTIONS"];
+}
+
 export function spawnLeidex(
   args: string[],
   env: NodeJS.ProcessEnv = {},
@@ -90,10 +101,17 @@ export function spawnLeidex(
   stderr: () => string;
   exited: Promise<number | string>;
 } {
-  const [command, ...rest] = [...(launch.prefix ?? []), launch.node ?? process.execPath, launch.main ?? MAIN, ...args];
+  const environment = { ...process.env, ...env };
+  const [command, ...rest] = [
+    ...(launch.prefix ?? []),
+    ...withoutRunnerHooks(environment.NODE_OPTIONS),
+    launch.node ?? process.execPath,
+    launch.main ?? MAIN,
+    ...args,
+  ];
   const child = spawn(command, rest, {
     cwd: launch.cwd ?? ROOT,
-    env: { ...process.env, ...env },
+    env: environment,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -47,6 +47,7 @@ export async function startReceiver(t: Teardownable, host = RECEIVER_HOST): Prom
   const maxIn = new Map<string, number>();
   const counts = new Map<string, number>();
   const behaviours = new Map<string, (n: number, hit: Hit) => Behaviour>();
+  const delayed = new Set<NodeJS.Timeout>();
   const server: Server = createServer({ key: readFileSync(KEY_FILE), cert: readFileSync(CA_FILE) }, (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const now = (inFlight.get(path) ?? 0) + 1;
@@ -65,14 +66,21 @@ export async function startReceiver(t: Teardownable, host = RECEIVER_HOST): Prom
         res.writeHead(b.status, { "content-type": "text/plain", ...(b.headers ?? {}) });
         res.end(b.body ?? `ok ${n}`);
       };
-      if (b.delayMs) setTimeout(finish, b.delayMs);
-      else finish();
+      if (b.delayMs) {
+        const timer = setTimeout(() => {
+          delayed.delete(timer);
+          finish();
+        }, b.delayMs);
+        delayed.add(timer);
+      } else finish();
     });
   });
   await new Promise<void>((r) => server.listen(0, host, r));
   t.teardown(
     () =>
       new Promise<void>((r) => {
+        // a delayed answer never comes: its timer would hold the test's process open until it fires
+        for (const timer of delayed) clearTimeout(timer);
         server.closeAllConnections();
         server.close(() => r());
       }),
