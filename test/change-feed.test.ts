@@ -328,6 +328,27 @@ t.test("paging by cursor and the filters", async (t) => {
     "type=isin",
   );
   t.equal((await allChanges(srv, "&type=lei")).length, all.length - 3, "type=lei: the rest");
+
+  // newest first, paged down with before
+  const newest: Row[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await srv.json(`/v1/changes?order=newest&limit=2${before === undefined ? "" : `&before=${before}`}`);
+    if (page.changes.length === 0) {
+      t.equal(page.next, before, "an empty newest-first page keeps the before cursor");
+      break;
+    }
+    newest.push(...page.changes);
+    t.equal(page.next, page.changes[page.changes.length - 1].id, "next is the page's oldest id");
+    before = page.next;
+  }
+  t.same(newest, [...all].reverse(), "order=newest in pages of 2: every row once, newest first");
+  t.same(
+    (await srv.json(`/v1/changes?order=newest&since=${all[1].id}&before=${last}`)).changes,
+    all.slice(2, -1).reverse(),
+    "since and before bound a newest-first page from both sides",
+  );
+  t.same((await srv.json(`/v1/changes?order=oldest&limit=3`)).changes, all.slice(0, 3), "order=oldest is the default order");
 });
 
 t.test("one entity's history", async (t) => {
@@ -344,22 +365,27 @@ t.test("one entity's history", async (t) => {
   t.equal(page.changes.length, 1, "limit");
   const rest = await srv.json(`/v1/entities/${leiOf(RENAMED)}/changes?since=${page.next}`);
   t.same(rest.changes, history.changes.slice(1), "since");
+  const latest = await srv.json(`/v1/entities/${leiOf(RENAMED)}/changes?order=newest&limit=1`);
+  t.same(latest.changes, history.changes.slice(1), "order=newest&limit=1: the latest change only");
+  const older = await srv.json(`/v1/entities/${leiOf(RENAMED)}/changes?order=newest&before=${latest.next}`);
+  t.same(older.changes, history.changes.slice(0, 1), "before: the changes under it");
   t.same((await srv.json(`/v1/entities/${leiOf(QUIET)}/changes`)).changes, [], "an entity without changes: an empty history");
 
   // the MCP tool gives the same page
-  const call = await fetch(`${srv.base}/mcp`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "get_entity_changes", arguments: { lei: leiOf(RENAMED) } },
-    }),
-  });
-  const result = ((await call.json()) as { result: { structuredContent: unknown; content: { text: string }[] } }).result;
+  const tool = async (args: Record<string, unknown>): Promise<{ structuredContent: unknown; content: { text: string }[] }> => {
+    const call = await fetch(`${srv.base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_entity_changes", arguments: args } }),
+    });
+    return ((await call.json()) as { result: { structuredContent: unknown; content: { text: string }[] } }).result;
+  };
+  const result = await tool({ lei: leiOf(RENAMED) });
   t.same(result.structuredContent, history, "get_entity_changes: the HTTP history");
   t.match(result.content[0].text, `legalName: ${rows[RENAMED][NAME]} → ${NAME_2}`, "its text names each change");
+  const newest = await tool({ lei: leiOf(RENAMED), order: "newest", limit: 1 });
+  t.same(newest.structuredContent, latest, "get_entity_changes with order newest: the HTTP page");
+  t.match(newest.content[0].text, /newest first[\s\S]*pass it as before for the older changes/, "its text says the order and the cursor");
 
   const unknown = await srv.get(`/v1/entities/${withCheckDigits("LEIDEXCHGFEED99999")}/changes`);
   t.equal(unknown.status, 404, "an LEI neither held nor in the feed");
@@ -373,6 +399,9 @@ t.test("bad parameters are 400s that say what is valid", async (t) => {
   const cases: [string, RegExp][] = [
     ["/v1/changes?since=abc", /since must be a cursor/],
     ["/v1/changes?since=-1", /since must be a cursor/],
+    ["/v1/changes?before=x1", /before must be a cursor/],
+    ["/v1/changes?order=desc", /order must be oldest or newest; got 'desc'/],
+    [`/v1/entities/${leiOf(RENAMED)}/changes?order=`, /order must be oldest or newest/],
     ["/v1/changes?field=bogus", /unknown field 'bogus'; the feed follows legalName, otherNames/],
     ["/v1/changes?type=bogus", /unknown type 'bogus'; the record types are lei, relationship, exception, isin/],
     ["/v1/changes?lei=ABC", /not an LEI/],

@@ -56,6 +56,10 @@ export interface StoredChange extends FieldChange {
 export interface ChangeQuery {
   /** rows after this cursor (exclusive); "0" from the start */
   since: string;
+  /** rows before this cursor (exclusive); none: up to the newest */
+  before?: string;
+  /** newest first (paged down with `before`); oldest first when false or absent */
+  newestFirst?: boolean;
   lei?: string;
   field?: ChangeField;
   recordType?: RecordType;
@@ -68,7 +72,7 @@ export interface ChangeQuery {
  */
 export interface ChangeStore {
   append(changes: readonly FieldChange[]): Promise<number>;
-  /** rows in id order, after `since` */
+  /** rows in id order (descending with `newestFirst`), between `since` and `before` */
   list(query: ChangeQuery): Promise<StoredChange[]>;
   /** drops rows detected before `before` (retention) */
   prune(before: Date): Promise<number>;

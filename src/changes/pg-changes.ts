@@ -44,17 +44,18 @@ export class PgChanges implements ChangeStore {
   async list(query: ChangeQuery): Promise<StoredChange[]> {
     const where = ["id > $1"];
     const values: (string | number)[] = [query.since];
-    const add = (sql: string, value: string): void => {
+    const add = (sql: string, value: string, op = "="): void => {
       values.push(value);
-      where.push(`${sql} = $${values.length}`);
+      where.push(`${sql} ${op} $${values.length}`);
     };
+    if (query.before !== undefined) add("id", query.before, "<");
     if (query.lei !== undefined) add("lei", query.lei);
     if (query.field !== undefined) add("field", query.field);
     if (query.recordType !== undefined) add("record_type", query.recordType);
     values.push(query.limit);
     const { rows } = await this.db.pool.query(
       `SELECT id, lei, record_type, field, value_old, value_new, publication, detected_at FROM lei_changes
-       WHERE ${where.join(" AND ")} ORDER BY id LIMIT $${values.length}`,
+       WHERE ${where.join(" AND ")} ORDER BY id ${query.newestFirst ? "DESC" : "ASC"} LIMIT $${values.length}`,
       values,
     );
     return rows.map((r) => storedOf(r as ChangeRow));

@@ -18,15 +18,20 @@ export const CHANGES_LIMIT = { default: 100, max: 1000 };
 const CURSOR = /^\d{1,18}$/;
 const LEI_LIKE = /^[0-9A-Za-z]{20}$/;
 
-/** What a page answers: the rows after the cursor, and the cursor of the next page (the same one when the page is empty). */
+/**
+ * What a page answers: its rows, and the cursor of the next page: the last row's id, to pass as
+ * `since` (oldest first) or `before` (newest first); the cursor given when the page is empty.
+ */
 export interface ChangePage {
   changes: StoredChange[];
   next: string;
 }
 
 /** The parameters each route takes (the entity's history takes its LEI from the path). */
-export const FEED_PARAMS = ["since", "lei", "field", "type", "limit"] as const;
-export const HISTORY_PARAMS = ["since", "field", "type", "limit"] as const;
+export const FEED_PARAMS = ["since", "before", "order", "lei", "field", "type", "limit"] as const;
+export const HISTORY_PARAMS = ["since", "before", "order", "field", "type", "limit"] as const;
+/** `order`'s values: oldest first (the default, a feed to follow) or newest first (what changed lately). */
+export const ORDERS = ["oldest", "newest"] as const;
 
 /** An LEI as the feed takes it: 20 letters or digits, any case (upper-cased); check digits are not required, as in the data. */
 export function checkedLei(raw: string): string {
@@ -46,6 +51,18 @@ export function changeQuery(params: Record<string, string>, allowed: readonly st
     );
   }
   const query: ChangeQuery = { since: String(Number(since)), limit: CHANGES_LIMIT.default };
+  if (params.before !== undefined) {
+    if (!CURSOR.test(params.before)) {
+      throw new ChangeQueryError(`before must be a cursor: the 'next' of an earlier newest-first page; got '${clip(params.before)}'`);
+    }
+    query.before = String(Number(params.before));
+  }
+  if (params.order !== undefined) {
+    if (!(ORDERS as readonly string[]).includes(params.order)) {
+      throw new ChangeQueryError(`order must be ${ORDERS.join(" or ")}; got '${clip(params.order)}'`);
+    }
+    query.newestFirst = params.order === "newest";
+  }
   if (params.lei !== undefined) query.lei = checkedLei(params.lei);
   if (params.field !== undefined) {
     if (!(CHANGE_FIELDS as readonly string[]).includes(params.field)) {
@@ -72,7 +89,8 @@ export function changeQuery(params: Record<string, string>, allowed: readonly st
 /** A page of the feed. */
 export async function changePage(store: ChangeStore, query: ChangeQuery): Promise<ChangePage> {
   const changes = await store.list(query);
-  return { changes, next: changes.length > 0 ? changes[changes.length - 1].id : query.since };
+  const given = query.newestFirst ? (query.before ?? "0") : query.since;
+  return { changes, next: changes.length > 0 ? changes[changes.length - 1].id : given };
 }
 
 function clip(text: string): string {
@@ -112,7 +130,12 @@ export const CHANGE_SCHEMAS = {
     required: ["changes", "next"],
     properties: {
       changes: { type: "array", items: { $ref: "#/components/schemas/FieldChange" } },
-      next: { type: "string", description: "The cursor to pass as `since` for the next page; the same as `since` when the page is empty" },
+      next: {
+        type: "string",
+        description:
+          "The cursor of the next page: the last row's id, to pass as `since` (oldest first) or `before` (newest first); " +
+          "the cursor given when the page is empty (0 for an empty newest-first page without `before`)",
+      },
     },
   },
 } as const;

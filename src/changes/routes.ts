@@ -6,7 +6,17 @@ import { QueryStringError, queryRecord } from "../http/query-string.js";
 import { RETRY_AFTER, type ParamDoc, type RouteOptions } from "../http/route.js";
 import type { HttpServer, Reply } from "../http/server.js";
 import { CHANGE_FIELDS, RECORD_TYPES, type ChangeQuery, type ChangeStore } from "./model.js";
-import { changePage, changeQuery, ChangeQueryError, CHANGES_LIMIT, checkedLei, FEED_PARAMS, HISTORY_PARAMS, knownEntity } from "./query.js";
+import {
+  changePage,
+  changeQuery,
+  ChangeQueryError,
+  CHANGES_LIMIT,
+  checkedLei,
+  FEED_PARAMS,
+  HISTORY_PARAMS,
+  knownEntity,
+  ORDERS,
+} from "./query.js";
 
 const STORE_RETRY_AFTER_SECONDS = 5;
 
@@ -15,6 +25,16 @@ const PARAM_DOCS: Record<(typeof FEED_PARAMS)[number], ParamDoc> = {
     name: "since",
     description: "The cursor: the `next` of the page before; 0 (the default) starts at the oldest change kept",
     schema: { type: "string", pattern: "^[0-9]{1,18}$", default: "0" },
+  },
+  before: {
+    name: "before",
+    description: "Only changes older than this cursor: the `next` of the newest-first page before",
+    schema: { type: "string", pattern: "^[0-9]{1,18}$" },
+  },
+  order: {
+    name: "order",
+    description: "`oldest` first (the default: a feed to follow with `since`) or `newest` first (what changed lately, paged with `before`)",
+    schema: { type: "string", enum: [...ORDERS], default: "oldest" },
   },
   lei: { name: "lei", description: "Only this LEI's changes", schema: { type: "string", pattern: "^[0-9A-Za-z]{20}$" } },
   field: { name: "field", description: "Only this field's changes", schema: { type: "string", enum: [...CHANGE_FIELDS] } },
@@ -41,14 +61,15 @@ export function registerChangeRoutes(server: HttpServer, store: () => ChangeStor
     "get",
     "/v1/changes",
     options("changes", {
-      summary: "The change feed: field changes of every LEI, oldest first, paged by cursor",
+      summary: "The change feed: field changes of every LEI, oldest or newest first, paged by cursor",
       description:
         "Each applied load compares every LEI it shares with the collection it replaces and records each changed field once per publication " +
-        "(docs/changes.md). Pass a page's `next` as `since` for the next page; an empty page keeps the cursor, so a client polls with it.",
+        "(docs/changes.md). Pass a page's `next` as `since` for the next page; an empty page keeps the cursor, so a client polls with it. " +
+        "With `order=newest` the rows come newest first, and `next` goes as `before`.",
       query: FEED_PARAMS.map((p) => PARAM_DOCS[p]),
       responses: {
         200: { description: "A page of changes and the next cursor", schema: { $ref: "#/components/schemas/ChangePage" } },
-        400: { description: "A bad cursor, LEI, field, type or limit, or an unknown parameter: the message names the valid values" },
+        400: { description: "A bad cursor, order, LEI, field, type or limit, or an unknown parameter: the message names the valid values" },
         503: STORE_DOWN,
       },
     }),
@@ -59,12 +80,12 @@ export function registerChangeRoutes(server: HttpServer, store: () => ChangeStor
     "get",
     "/v1/entities/:lei/changes",
     options("entity-changes", {
-      summary: "One entity's change history, oldest first, paged by cursor",
+      summary: "One entity's change history, oldest or newest first, paged by cursor",
       params: [{ name: "lei", description: "The LEI (20 letters or digits)", example: "529900SIW684OP07HP11" }],
       query: HISTORY_PARAMS.map((p) => PARAM_DOCS[p]),
       responses: {
         200: { description: "A page of the entity's changes and the next cursor", schema: { $ref: "#/components/schemas/ChangePage" } },
-        400: { description: "A malformed LEI, a bad cursor, field, type or limit, or an unknown parameter" },
+        400: { description: "A malformed LEI, a bad cursor, order, field, type or limit, or an unknown parameter" },
         404: { description: "The registry does not hold the LEI and the feed has no change of it" },
         503: STORE_DOWN,
       },

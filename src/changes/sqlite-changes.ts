@@ -59,6 +59,10 @@ export class SqliteChanges implements ChangeStore {
   list(query: ChangeQuery): Promise<StoredChange[]> {
     const where = ["id > ?"];
     const values: (string | number)[] = [Number(query.since)];
+    if (query.before !== undefined) {
+      where.push("id < ?");
+      values.push(Number(query.before));
+    }
     if (query.lei !== undefined) {
       where.push("lei = ?");
       values.push(query.lei);
@@ -75,7 +79,7 @@ export class SqliteChanges implements ChangeStore {
     const rows = this.db
       .prepare(
         `SELECT id, lei, record_type, field, value_old, value_new, publication, detected_at FROM lei_changes
-         WHERE ${where.join(" AND ")} ORDER BY id LIMIT ?`,
+         WHERE ${where.join(" AND ")} ORDER BY id ${query.newestFirst ? "DESC" : "ASC"} LIMIT ?`,
       )
       .all(...values) as ChangeRow[];
     return Promise.resolve(rows.map(storedOf));

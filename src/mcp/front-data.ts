@@ -55,11 +55,13 @@ export class FrontData implements ToolData {
         if (!tree.ok) return failure(tree.message);
         return { value: { relationships: relationships.json, family: tree.json } };
       },
-      changes: async ({ lei, since, field, type, limit }) => {
+      changes: async ({ lei, since, order, before, field, type, limit }) => {
         const store = history?.store() ?? null;
         if (store === null) return failure("temporarily unavailable: the change feed is not open yet; retry in a few seconds");
         const params: Record<string, string> = {};
         if (since !== undefined) params.since = since;
+        if (order !== undefined) params.order = order;
+        if (before !== undefined) params.before = before;
         if (field !== undefined) params.field = field;
         if (type !== undefined) params.type = type;
         if (limit !== undefined) params.limit = String(limit);

@@ -77,12 +77,13 @@ export function entityText(entity: LegalEntity, checkDigitsValid: boolean): stri
   return lines.join("\n");
 }
 
-/** A line per change, oldest first, and the cursor of the next page. */
-export function changesText(lei: string, page: ChangePage): string {
-  if (page.changes.length === 0) return `no changes of ${lei} recorded after cursor; next: ${page.next}`;
-  const lines = [`${page.changes.length} change(s) of ${lei}, oldest first (field: old → new, publication):`];
+/** A line per change, in the page's order, and the cursor of the next page. */
+export function changesText(lei: string, page: ChangePage, newestFirst: boolean): string {
+  const [order, side, cursor] = newestFirst ? ["newest", "before", "before"] : ["oldest", "after", "since"];
+  if (page.changes.length === 0) return `no changes of ${lei} recorded ${side} the cursor; next: ${page.next}`;
+  const lines = [`${page.changes.length} change(s) of ${lei}, ${order} first (field: old → new, publication):`];
   for (const c of page.changes) lines.push(`${c.field}: ${show(c.valueOld)} → ${show(c.valueNew)} (${c.publication})`);
-  lines.push(`next: ${page.next} (pass it as since for later changes)`);
+  lines.push(`next: ${page.next} (pass it as ${cursor} for the ${newestFirst ? "older" : "later"} changes)`);
   return lines.join("\n");
 }
 

@@ -15,7 +15,7 @@ import { CODE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_WINDOW, searchQuerySchema }
 import type { DatasetStats } from "../lei/service.js";
 import type { MatchRow, RowMatch } from "../match/matcher.js";
 import { CHANGE_FIELDS, RECORD_TYPES, type ChangeField, type RecordType, type StoredChange } from "../changes/model.js";
-import { CHANGE_SCHEMAS, CHANGES_LIMIT } from "../changes/query.js";
+import { CHANGE_SCHEMAS, CHANGES_LIMIT, ORDERS } from "../changes/query.js";
 
 // ---------------------------------------------------------------- argument and result types
 
@@ -89,6 +89,8 @@ export interface CorporateFamily {
 export interface ChangesToolInput {
   lei: string;
   since?: string;
+  order?: (typeof ORDERS)[number];
+  before?: string;
   field?: ChangeField;
   type?: RecordType;
   limit?: number;
@@ -265,6 +267,16 @@ export const changesInputSchema: JsonSchemaType = {
       type: "string",
       pattern: "^[0-9]{1,18}$",
       description: "The cursor: the `next` of the page before; omit (or 0) for the oldest change kept.",
+    },
+    order: {
+      type: "string",
+      enum: [...ORDERS],
+      description: "oldest first (the default) or newest first, for what changed lately.",
+    },
+    before: {
+      type: "string",
+      pattern: "^[0-9]{1,18}$",
+      description: "Newest first: the `next` of the page before, for the changes older than it.",
     },
     field: { type: "string", enum: [...CHANGE_FIELDS], description: "Only this field's changes." },
     type: {

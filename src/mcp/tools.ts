@@ -257,10 +257,10 @@ export function createLeiMcpServer(data: ToolData): McpServer {
     {
       title: "Get the change history of a legal entity",
       description:
-        "What changed in one LEI's record, load by load, oldest first: legal and other names, addresses, entity and registration status, " +
+        "What changed in one LEI's record, load by load, oldest first (order newest: newest first): legal and other names, addresses, entity and registration status, " +
         "next renewal date, managing LOU, legal form, successor LEIs, direct and ultimate parent, reporting exceptions and ISIN count, " +
         "each with its old and new value and the publication that brought it (the same as GET /v1/entities/{lei}/changes). " +
-        "USE WHEN asked whether or when an entity lapsed, was renamed, moved, changed parent or was merged. Pass a page's next as since for later changes. " +
+        "USE WHEN asked whether or when an entity lapsed, was renamed, moved, changed parent or was merged. Pass a page's next as since for later changes (as before for older ones, newest first). " +
         "FAILS WHEN the LEI is malformed, a filter is unknown (the message lists the valid ones), or the LEI is neither in the registry nor in the feed.",
       inputSchema: schemas.changesInput,
       outputSchema: schemas.changesOutput,
@@ -270,7 +270,7 @@ export function createLeiMcpServer(data: ToolData): McpServer {
       answer(data.call("changes", args), (json) => {
         const page = JSON.parse(json) as ChangePage;
         return {
-          content: [{ type: "text", text: changesText(args.lei.trim().toUpperCase(), page) }],
+          content: [{ type: "text", text: changesText(args.lei.trim().toUpperCase(), page, args.order === "newest") }],
           structuredContent: page as unknown as Record<string, unknown>,
         };
       }),

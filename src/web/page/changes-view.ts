@@ -9,8 +9,6 @@ import { CHANGE_LABELS, dateWords } from "./labels.js";
 
 /** The most recent changes shown. */
 const SHOWN = 20;
-/** One page of the history, oldest first: the newest are its last rows. */
-const FETCHED = 1000;
 
 interface ChangePage {
   changes: StoredChange[];
@@ -28,7 +26,7 @@ export class ChangesSection {
       h("h2", { id: "changes-heading" }, "Recent changes"),
       this.body,
     );
-    getJson<ChangePage>(`/v1/entities/${encodeURIComponent(lei)}/changes?limit=${FETCHED}`, signal).then(
+    getJson<ChangePage>(`/v1/entities/${encodeURIComponent(lei)}/changes?order=newest&limit=${SHOWN}`, signal).then(
       (answer) => {
         if (!signal.aborted) this.show(answer);
       },
@@ -43,7 +41,7 @@ export class ChangesSection {
       this.body.replaceChildren(h("p", { class: "status problem" }, problemText(answer.problem)));
       return;
     }
-    const rows = Array.isArray(answer.value?.changes) ? answer.value.changes.slice(-SHOWN).reverse() : [];
+    const rows = Array.isArray(answer.value?.changes) ? answer.value.changes : [];
     if (rows.length === 0) {
       this.body.replaceChildren(h("p", { class: "note" }, "No changes recorded since this server began following the registry."));
       return;
