@@ -411,9 +411,11 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
         clientCores: load.clientCpuPct / 100,
         windowS: load.durationS,
       };
-      log(
-        `  pinned to ${cores.length} core(s), ${CLASS_NAMES[kind]}: ${Math.round(run.rps)}/s over ${run.windowS.toFixed(1)} s (${cpuPerAnswer(run).toFixed(0)} µs CPU/answer), p99 ${run.p99Ms} ms, failed ${run.failed}, server ${serverCores.toFixed(2)} cores, client ${run.clientCores.toFixed(2)}`,
-      );
+      if (run.rps === 0) log(`  pinned to ${cores.length} core(s), ${CLASS_NAMES[kind]}: no distinct queries left after the warm-up`);
+      else
+        log(
+          `  pinned to ${cores.length} core(s), ${CLASS_NAMES[kind]}: ${Math.round(run.rps)}/s over ${run.windowS.toFixed(1)} s (${cpuPerAnswer(run).toFixed(0)} µs CPU/answer), p99 ${run.p99Ms} ms, failed ${run.failed}, server ${serverCores.toFixed(2)} cores, client ${run.clientCores.toFixed(2)}`,
+        );
       runs.push(run);
     }
     return runs;
@@ -517,8 +519,9 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
   );
 
   type PinKey = [PinRun["load"], number];
+  // a window that answered nothing had no distinct queries left after its warm-up: no figure ("-"), not a zero
   const pinFig = (b: BuildRuns, [load, k]: PinKey, pick: (p: PinRun) => number): number | null =>
-    medianOf(b.rounds.flatMap((r) => r.pins.filter((p) => p.cores === k && p.load === load).map(pick)));
+    medianOf(b.rounds.flatMap((r) => r.pins.filter((p) => p.cores === k && p.load === load && p.rps > 0).map(pick)));
   const rps = (b: BuildRuns, key: PinKey): number | null => pinFig(b, key, (p) => p.rps);
   const pinTable = sideBySide(
     builds,
@@ -573,7 +576,7 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
     "",
     cpuTable,
     "",
-    `Closed loop at saturation, each class apart, ${opts.connections} connections, server pinned with taskset (default configuration); ${client}; µs CPU/answer: the server's cores over the window ÷ answers a second`,
+    `Closed loop at saturation, each class apart, ${opts.connections} connections, server pinned with taskset (default configuration); ${client}; µs CPU/answer: the server's cores over the window ÷ answers a second; a window shorter than ${opts.durationS} s ran out of distinct queries, and "-" had none left after its warm-up`,
     "",
     pinTable,
     "",
