@@ -33,7 +33,7 @@ import {
   startWatchdog,
   type ServerProcess,
 } from "./proc.js";
-import { buildQuerySet, firstWordsTypo } from "./queries.js";
+import { buildQuerySet, firstWordsTypo, queryTokens } from "./queries.js";
 import { RecordFactory } from "./records.js";
 import { ensureRegistryZip, fullNameTypo, typedPrefix } from "./registry-shaped.js";
 import { median, table } from "./table.js";
@@ -64,7 +64,7 @@ const SEARCHES: ReadonlyArray<[CoresClass, NameQuery]> = [
 const firstWords =
   (n: number): NameQuery =>
   (_rng, name) => {
-    const words = name.split(/\s+/).filter((w) => w.length > 0);
+    const words = queryTokens(name);
     return words.length >= n ? words.slice(0, n).join(" ") : null;
   };
 const BROAD: ReadonlyArray<[CoresClass, NameQuery]> = [
@@ -202,9 +202,6 @@ function buildPaths(opts: Options, names: readonly string[], leis: readonly stri
   const warmup = take(warmupCount, mixed, rng);
   const classes = { lookup: leis.slice(0, perClass).map((l) => `/v1/entities/${l}`) } as Record<CoresClass, string[]>;
   for (const [cls, make] of SEARCHES) classes[cls] = take(perClass, make, rng);
-  for (const cls of ["lookup", ...SEARCHES.map(([c]) => c)] as CoresClass[])
-    if (classes[cls].length < perClass)
-      log(`only ${classes[cls].length} distinct ${CLASS_NAMES[cls]} for ${perClass} due: a window ends early`);
   const closed = { lookup: leis.slice(perClass).map((l) => `/v1/entities/${l}`) } as Record<CoresClass, string[]>;
   const closedPerClass = Math.floor((names.length - next) / SEARCHES.length);
   for (const [cls, make] of SEARCHES) closed[cls] = take(closedPerClass, make, rng);
@@ -214,9 +211,10 @@ function buildPaths(opts: Options, names: readonly string[], leis: readonly stri
     next = 0;
     classes[cls] = take(perClass, make, rng);
     closed[cls] = take(closedPerClass, make, rng);
+  }
+  for (const cls of CLASSES)
     if (classes[cls].length < perClass)
       log(`only ${classes[cls].length} distinct ${CLASS_NAMES[cls]} for ${perClass} due: a window ends early`);
-  }
   return { warmup, classes, closed };
 }
 
