@@ -15,7 +15,8 @@
 // Query descriptor (u32 words at q): 0 nTokens, 1 fieldMask, 2 window, 3 facetMask,
 // 4 filterMask, 5 typo mask (bit t: token t gets typo candidates), 6 flags (2 drop allowed),
 // 8 + c: filter bitmap pointer of column c, 24/25 exact-name key hi/lo, 26 the query's term
-// count before capping, 27 1 when there is a key, 28 the named page (see namedSeen),
+// count before capping, 27 1 when there is a key, 28 the named page (see namedSeen), 29 the work
+// budget (0: none; see workEstimate),
 // 32 + 8t: token t = two probes of (bytes ptr, length, max typos, prefix flag | cost << 8: a
 // cost every candidate of the probe adds); a probe of length 0 is absent.
 
@@ -1079,7 +1080,7 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
     return;
   }
   markTokens(tokenCost);
-  if (minMatch == nTokens && unmarkedTokens == 0 && <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens) {
+  if (unmarkedTokens == 0 && <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens) {
     driveByMarks(minMatch, tokenCost);
   } else {
     startDrive(tokenCost);
@@ -1093,25 +1094,88 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
   }
 }
 
-// Considering a driver's posting costs a few cache misses, ANDing a word of every token's marks
-// a load per token: with every token required and marked, and a common driver, the docs holding
-// them all come from the marks, 32 at a time, rarest token first. They are then ranked nearest
-// the query's length first: once the page is full of hits that a doc at the next distance
-// cannot beat, the rest only count (they hold every token, so they all match).
+// Considering a driver's posting costs a few cache misses, reading a word of every token's marks
+// a load per token: with every token marked and common drivers, the docs holding minMatch of the
+// tokens come from the marks, 32 at a time (with every token required, ANDed rarest first; else
+// counted in bit planes). They are then ranked nearest the query's length first: once the page
+// is full of hits that a doc at the next distance cannot beat, the rest only count (they hold
+// enough tokens, so they all match). With fewer tokens required (a query whose every word exists
+// but no doc holds them all, "IDE CO LTD"), driving by postings would consider every posting of
+// the common words, one by one.
 const SCAN_FACTOR: u64 = 8;
 
 const RANKED_DISTANCES = 2; // farther docs are ranked in one last pass, by consider()'s own bound
+/** Up to this many tokens, the bound of docs holding minMatch of them is the best such subset's. */
+const SUBSET_TOKENS = 12;
+
+// Bit planes of how many tokens each doc of a word holds (atLeast), and whether some held more than asked.
+let plane0: u32 = 0, plane1: u32 = 0, plane2: u32 = 0, plane3: u32 = 0, plane4: u32 = 0;
+let heldMore = false;
+
+/** Word w's docs holding at least k of the tokens (each holds one of the n - k + 1 rarest). */
+function atLeast(w: usize, k: i32): u32 {
+  let any: u32 = 0;
+  for (let i = 0; i <= nTokens - k; i++) any |= load<u32>(unchecked(tokenDocs[order[i]]) + (w << 2));
+  if (any == 0) return 0;
+  let s0: u32 = 0, s1: u32 = 0, s2: u32 = 0, s3: u32 = 0, s4: u32 = 0;
+  for (let t = 0; t < nTokens; t++) {
+    const x = load<u32>(unchecked(tokenDocs[t]) + (w << 2));
+    const c0 = s0 & x; s0 ^= x;
+    const c1 = s1 & c0; s1 ^= c0;
+    const c2 = s2 & c1; s2 ^= c1;
+    s4 |= s3 & c2; s3 ^= c2;
+  }
+  plane0 = s0; plane1 = s1; plane2 = s2; plane3 = s3; plane4 = s4;
+  const bits = countsAtLeast(<u32>k);
+  if (bits != 0 && !heldMore && countsAtLeast(<u32>k + 1) != 0) heldMore = true;
+  return bits;
+}
+
+/** The lanes of the bit planes whose count is at least k (k < 32). */
+function countsAtLeast(k: u32): u32 {
+  let gt: u32 = 0, eq: u32 = 0xffffffff;
+  for (let b = 4; b >= 0; b--) {
+    const p = b == 4 ? plane4 : b == 3 ? plane3 : b == 2 ? plane2 : b == 1 ? plane1 : plane0;
+    if (((k >> <u32>b) & 1) != 0) eq &= p;
+    else { gt |= eq & p; eq &= ~p; }
+  }
+  return gt | eq;
+}
+
+/**
+ * ceilingOf() over what a candidate of driveByMarks may hold: when none holds more than minMatch
+ * tokens, the best subset of that many (the highest bound is the one whose tokens count most);
+ * else every token.
+ */
+function candidateCeiling(minMatch: i32, nl: i32, rank: i32, near: u32): u64 {
+  const all: u32 = (<u32>1 << nTokens) - 1;
+  if (minMatch >= nTokens || heldMore || nTokens > SUBSET_TOKENS) return ceilingOf(all, nl, rank, 0, 0, near);
+  let best: u64 = 0;
+  for (let m: u32 = 1; m <= all; m++) {
+    if (<i32>popcnt(m) != minMatch) continue;
+    const c = ceilingOf(m, nl, rank, 0, 0, near);
+    if (c > best) best = c;
+  }
+  return best;
+}
 
 function driveByMarks(minMatch: i32, tokenCost: u32): void {
   const rarest = unchecked(tokenDocs[order[0]]);
+  const every = minMatch >= nTokens;
   // A doc that may hold a split token whole is ranked as it is found: it is rare, and its bound
   // is the highest. The rest share one bound per name length.
   const lifting = splitMask != 0;
   let n: u32 = 0;
+  heldMore = false;
   startDrive(tokenCost);
   for (let w: usize = 0; w < docWords && !stopped; w++) {
-    let bits = load<u32>(rarest + (w << 2));
-    for (let i = 1; i < nTokens && bits != 0; i++) bits &= load<u32>(unchecked(tokenDocs[order[i]]) + (w << 2));
+    let bits: u32;
+    if (every) {
+      bits = load<u32>(rarest + (w << 2));
+      for (let i = 1; i < nTokens && bits != 0; i++) bits &= load<u32>(unchecked(tokenDocs[order[i]]) + (w << 2));
+    } else {
+      bits = atLeast(w, minMatch);
+    }
     if (bits == 0) continue;
     if (lifting) {
       let lifted = liftedBits(w) & bits;
@@ -1130,7 +1194,7 @@ function driveByMarks(minMatch: i32, tokenCost: u32): void {
   }
   if (stopped) return;
   startDrive(n);
-  let best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, 0, 0, 0); // no refined marks yet: see the lift below
+  let best = candidateCeiling(minMatch, queryTerms, MAX_RANK, 0); // no refined marks yet: see the lift below
   let lifted = false;
   for (let d = 0; d <= RANKED_DISTANCES; d++) {
     // a full window that the docs at this distance could still enter: refined bounds may show they cannot
@@ -1141,7 +1205,7 @@ function driveByMarks(minMatch: i32, tokenCost: u32): void {
       n = liftRefined(n, minMatch);
       if (stopped) return;
       lifted = true;
-      best = ceilingOf((<u32>1 << nTokens) - 1, queryTerms, MAX_RANK, 0, 0, REST_NEAR);
+      best = candidateCeiling(minMatch, queryTerms, MAX_RANK, REST_NEAR);
     }
     if (excludes(best - (<u64>d << 10))) { countCandidates(n, d); return; }
     // once the window is full of hits no candidate could be outranked by, order gains nothing
@@ -1185,6 +1249,38 @@ function countCandidates(n: u32, from: i32): void {
   }
 }
 
+/** Whether the last runQuery() refused its query for its work budget (word 29 of the query); its results are not written. */
+export let overBudget = false;
+export let workEstimated: u64 = 0;
+
+/**
+ * About how many postings the query's evaluation will touch, from its tokens' candidates, as
+ * drive() goes about it: with every token required, the rarest token's docs are considered one
+ * by one (a few marks' cost each) and the tokens not far more common are marked; a lone token's
+ * postings are all read; dropping tokens may mark and drive every token's postings, twice; a
+ * filter's probe evaluates once more. A query without words drives by its filters.
+ */
+function workEstimate(dropAllowed: bool): u64 {
+  if (nTokens == 0) return filterMask != 0 ? <u64>nDocs : 0;
+  let all: u64 = 0, least: u64 = 0xffffffff;
+  for (let t = 0; t < nTokens; t++) {
+    const p = <u64>unchecked(tokPostings[t]);
+    all += p;
+    if (p < least) least = p;
+  }
+  let e: u64;
+  if (nTokens == 1) e = all + <u64>docWords;
+  else if (dropAllowed) e = all * 2;
+  else {
+    e = least * 4;
+    for (let t = 0; t < nTokens; t++) {
+      const p = <u64>unchecked(tokPostings[t]);
+      if (p <= least * MARK_FACTOR) e += p;
+    }
+  }
+  return filterMask != 0 ? e * 2 : e;
+}
+
 // Runs the query in queryBuf; results in outBuf: 0 found, 1 hit count, 2 tokens required,
 // 3 mask of tokens that have exact candidates here, 4 mask of tokens that can take typos,
 // 5 whole-token matches of the best match, 6 whether anything matched the required tokens,
@@ -1218,6 +1314,12 @@ export function runQuery(): void {
     resetRanges();
     for (let t = 0; t < nTokens; t++) buildToken(t, (typoMask & (1 << t)) != 0);
   }
+  // A caller that must not be held up (a front thread answering on its own) sets a work budget:
+  // a query whose postings promise more work is refused before any of it, and goes elsewhere.
+  const budget = load<u32>(queryBuf + 116);
+  workEstimated = workEstimate((flags & 2) != 0);
+  overBudget = budget != 0 && workEstimated > <u64>budget;
+  if (overBudget) return;
   markCandidates(true);
   // The facts the caller plans by (anything matched? how well?) ignore filters, so that a
   // filter only ever narrows what the same query matches without it.
