@@ -172,8 +172,6 @@ const EXPECTED = new Map<string, [string | null, string | null, string]>([
   [`${ISSUER} isinCount ${P3.published}`, [String(ISSUER_ISINS), String(ISSUER_ISINS + 1), P3.published]],
 ]);
 
-type Row = StoredChange;
-
 // ---------------------------------------------------------------- helpers
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -196,8 +194,8 @@ async function waitLog(srv: RunningServer, re: RegExp): Promise<void> {
   }
 }
 
-async function allChanges(srv: RunningServer, query = "", limit = 1000): Promise<Row[]> {
-  const out: Row[] = [];
+async function allChanges(srv: RunningServer, query = "", limit = 1000): Promise<StoredChange[]> {
+  const out: StoredChange[] = [];
   let since = "0";
   for (;;) {
     const page = await srv.json(`/v1/changes?since=${since}&limit=${limit}${query}`);
@@ -210,7 +208,7 @@ async function allChanges(srv: RunningServer, query = "", limit = 1000): Promise
   }
 }
 
-const keyOf = (r: Row): string => `${r.lei} ${r.field} ${r.publication}`;
+const keyOf = (r: StoredChange): string => `${r.lei} ${r.field} ${r.publication}`;
 
 // ---------------------------------------------------------------- the server
 
@@ -330,7 +328,7 @@ t.test("paging by cursor and the filters", async (t) => {
   t.equal((await allChanges(srv, "&type=lei")).length, all.length - 3, "type=lei: the rest");
 
   // newest first, paged down with before
-  const newest: Row[] = [];
+  const newest: StoredChange[] = [];
   let before: string | undefined;
   for (;;) {
     const page = await srv.json(`/v1/changes?order=newest&limit=2${before === undefined ? "" : `&before=${before}`}`);
@@ -354,7 +352,7 @@ t.test("paging by cursor and the filters", async (t) => {
 t.test("one entity's history", async (t) => {
   const history = await srv.json(`/v1/entities/${leiOf(RENAMED)}/changes`);
   t.same(
-    history.changes.map((r: Row) => [r.field, r.valueOld, r.valueNew, r.publication]),
+    history.changes.map((r: StoredChange) => [r.field, r.valueOld, r.valueNew, r.publication]),
     [
       ["legalName", rows[RENAMED][NAME], NAME_2, P2.published],
       ["legalName", NAME_2, NAME_3, P3.published],

@@ -334,7 +334,11 @@ for (const flavour of CLIENT_FLAVOURS) {
       const history = await client.callTool("get_entity_changes", { lei: VORLANDIA.lei.toLowerCase() });
       t.notOk(history.isError);
       t.same(history.structuredContent, await srv.json(`/v1/entities/${VORLANDIA.lei}/changes`), "structuredContent = the HTTP history");
-      t.match(text(history), `no changes of ${VORLANDIA.lei}`);
+      t.equal(text(history), `no changes of ${VORLANDIA.lei} recorded`, "no cursor given: the whole history is empty");
+      const newest = await client.callTool("get_entity_changes", { lei: VORLANDIA.lei, order: "newest" });
+      t.equal(text(newest), `no changes of ${VORLANDIA.lei} recorded`, "newest first without before: no cursor named");
+      const past = await client.callTool("get_entity_changes", { lei: VORLANDIA.lei, order: "newest", before: "5" });
+      t.match(text(past), `no changes of ${VORLANDIA.lei} recorded before the cursor; next: 5`, "with before: empty below that cursor");
       const unknown = await client.callTool("get_entity_changes", { lei: withCheckDigits("LEIDEXMCPNOCHANGE0") });
       t.equal(unknown.isError, true, "an LEI neither held nor in the feed");
       t.match(text(unknown), "does not hold");

@@ -77,10 +77,14 @@ export function entityText(entity: LegalEntity, checkDigitsValid: boolean): stri
   return lines.join("\n");
 }
 
-/** A line per change, in the page's order, and the cursor of the next page. */
-export function changesText(lei: string, page: ChangePage, newestFirst: boolean): string {
+/**
+ * A line per change, in the page's order, and the cursor of the next page. `fromCursor`: the page
+ * began at a cursor the caller passed (since or before), so an empty page is empty past it only.
+ */
+export function changesText(lei: string, page: ChangePage, newestFirst: boolean, fromCursor: boolean): string {
   const [order, side, cursor] = newestFirst ? ["newest", "before", "before"] : ["oldest", "after", "since"];
-  if (page.changes.length === 0) return `no changes of ${lei} recorded ${side} the cursor; next: ${page.next}`;
+  if (page.changes.length === 0)
+    return fromCursor ? `no changes of ${lei} recorded ${side} the cursor; next: ${page.next}` : `no changes of ${lei} recorded`;
   const lines = [`${page.changes.length} change(s) of ${lei}, ${order} first (field: old → new, publication):`];
   for (const c of page.changes) lines.push(`${c.field}: ${show(c.valueOld)} → ${show(c.valueNew)} (${c.publication})`);
   lines.push(`next: ${page.next} (pass it as ${cursor} for the ${newestFirst ? "older" : "later"} changes)`);

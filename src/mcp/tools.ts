@@ -270,7 +270,7 @@ export function createLeiMcpServer(data: ToolData): McpServer {
       answer(data.call("changes", args), (json) => {
         const page = JSON.parse(json) as ChangePage;
         return {
-          content: [{ type: "text", text: changesText(args.lei.trim().toUpperCase(), page, args.order === "newest") }],
+          content: [{ type: "text", text: changesText(args.lei.trim().toUpperCase(), page, args.order === "newest", fromCursor(args)) }],
           structuredContent: page as unknown as Record<string, unknown>,
         };
       }),
@@ -310,4 +310,9 @@ function packageVersion(): string {
   } catch {
     return "0.0.0";
   }
+}
+
+/** Whether a change page began at a cursor the caller passed: `before` newest first, `since` (not 0, the start) oldest first. */
+function fromCursor(args: { order?: string; since?: string; before?: string }): boolean {
+  return args.order === "newest" ? args.before !== undefined : args.since !== undefined && args.since !== "0";
 }
