@@ -105,7 +105,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
   log(`legal-form names from ${legalForms.file} (${legalForms.list.codes} codes)`);
   const pool = new ShardPool(config.workers ?? availableParallelism());
   await pool.ready();
-  const collection = new Collection(pool, { fixed: config.shards });
+  const collection = new Collection(pool, { fixed: config.shards }, config.frontSearchBudget);
   const metrics = new Metrics();
   const proxies = config.trustProxy.length > 0 ? new TrustedProxies(config.trustProxy) : null;
   const limiter = new RateLimiter(config.rateLimit, config.rateWindowSeconds);
@@ -285,6 +285,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
           limiter,
           trustProxy: config.trustProxy,
           cacheBytes: cacheBytesPerThread,
+          searchBudget: config.frontSearchBudget,
           status: () => ({ entitlement: license.rateEntitlement(), licensed: license.isActive, behind: peers?.behind() ?? null }),
           openApi,
           acceptsLicenses: license.acceptsLicenses,

@@ -42,7 +42,7 @@ const router = new QueryRouter(
       post({ op: "port", id, worker });
     }),
 );
-const view = new CollectionView(router);
+const view = new CollectionView(router, data.searchBudget);
 for (const [gen, slices] of data.generations) view.openReaders(gen, slices);
 if (data.live) view.swap(data.live.gen, data.live.sliceDocs, data.live);
 

@@ -1,7 +1,9 @@
 // Every shard worker serves every slice from one copy of the index in shared memory
 // (src/engine/wasm-slice.ts, pool.ts): whatever the worker count the defaults or --workers choose,
 // the answers are the same, byte for byte but for their timing, and every worker answers its share
-// of concurrent searches. With more slices than workers, each worker serves several.
+// of concurrent searches. With more slices than workers, each worker serves several. A front
+// thread answers the search rounds within its budget itself (--front-search-budget), on its own
+// engine instance over the same memory: the same answers again, with no request to a worker.
 
 import { availableParallelism } from "node:os";
 import t from "tap";
@@ -41,15 +43,17 @@ async function perWorker(srv: RunningServer, workers: number): Promise<number[]>
   return Array.from({ length: workers }, (_, w) => metric(text, "leidex_shard_requests_total", { worker: String(w) }) ?? -1);
 }
 
+/** Every search goes to the shard workers: what these tests are about. */
+const WORKERS_ONLY = ["--front-search-budget", "0"];
 const cores = availableParallelism();
 const counts = [...new Set([1, 2, 4, 8, cores])].sort((a, b) => a - b);
-const baseline = await startServer(t, { shards: "auto", workers: 1 });
+const baseline = await startServer(t, { shards: "auto", workers: 1, args: WORKERS_ONLY });
 const expected = await answers(baseline);
 await baseline.stop();
 
 for (const workers of counts) {
   t.test(`${workers} worker(s), one slice: the same answers, and every worker answers`, async (t) => {
-    const srv = await startServer(t, { shards: "auto", workers: workers === cores ? undefined : workers });
+    const srv = await startServer(t, { shards: "auto", workers: workers === cores ? undefined : workers, args: WORKERS_ONLY });
     t.same(await answers(srv), expected, "identical answers to one worker's");
     // distinct searches at once: the pool spreads each turn's batch over the idle workers
     const before = await perWorker(srv, workers);
@@ -71,6 +75,28 @@ for (const workers of counts) {
 }
 
 t.test("3 slices on 2 workers: each worker serves every slice; answers as on one slice", async (t) => {
-  const srv = await startServer(t, { shards: 3, workers: 2 });
+  const srv = await startServer(t, { shards: 3, workers: 2, args: WORKERS_ONLY });
   t.same(await answers(srv), expected, "identical answers");
+});
+
+/** Requests sent to all workers, from /metrics. */
+async function sentToWorkers(srv: RunningServer): Promise<number> {
+  return (await perWorker(srv, cores)).reduce((a, b) => a + b, 0);
+}
+
+t.test("the front thread answers searches within its budget itself, the rest through the workers, all alike", async (t) => {
+  for (const shards of ["auto", 3] as const) {
+    const srv = await startServer(t, { shards });
+    t.same(await answers(srv), expected, `${shards} slice(s), the default budget: the workers' answers`);
+    // one at a time, each in a turn of its own: a pasted name is one round, well within the budget
+    const names = ["Lino Engineering AB", "PETERSHILL IV EMPLOYEE LP", "AKM Consulting AB"];
+    const before = await sentToWorkers(srv);
+    for (const name of names) t.equal((await srv.get(`/v1/entities?q=${encodeURIComponent(name)}&limit=3`)).status, 200);
+    t.equal(await sentToWorkers(srv), before, `${shards} slice(s): no search reached a worker`);
+  }
+  const strict = await startServer(t, { shards: "auto", args: ["--front-search-budget", "1"] });
+  t.same(await answers(strict), expected, "a budget of one posting: the same answers");
+  const before = await sentToWorkers(strict);
+  t.equal((await strict.get("/v1/entities?q=deutsche%20bank&limit=2")).status, 200);
+  t.ok((await sentToWorkers(strict)) > before, "a search over the budget goes to a worker");
 });

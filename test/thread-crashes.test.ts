@@ -75,8 +75,9 @@ async function eventually(srv: RunningServer, copies: number, ok: (got: string[]
 
 const srv = await startServer(t, {
   shards: "auto",
-  // no answer cache: every search after a crash reaches the shard workers again
-  args: ["--workers", "2", "--front-threads", "2", "--cache-mb", "0"],
+  // no answer cache, and no search answered on the front thread: every search after a crash
+  // reaches the shard workers again
+  args: ["--workers", "2", "--front-threads", "2", "--cache-mb", "0", "--front-search-budget", "0"],
   env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --inspect=127.0.0.1:0` },
 });
 const inspector = await Inspector.of(srv.stderr());

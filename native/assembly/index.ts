@@ -6,7 +6,7 @@
 
 import { allocate } from "./memory";
 import { readDescriptor, sharedSlot } from "./slice";
-import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr, docsConsidered, docsScored } from "./query";
+import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr, docsConsidered, docsScored, overBudget, workEstimated } from "./query";
 import { nodesVisited, prepareTrie, rangeCount } from "./dictionary";
 
 export function alloc(size: u32): u32 { return <u32>allocate(<usize>size); }
@@ -15,6 +15,11 @@ export function queryBuffer(): u32 { return <u32>queryBuf; }
 export function resultBuffer(): u32 { return <u32>outBuf; }
 export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }
 export function search(): void { runQuery(); }
+/** 1 when the last search was refused for its work budget (query.ts workEstimate), else 0. */
+export function refused(): u32 { return overBudget ? 1 : 0; }
 // Work counters since start: 0 trie nodes walked, 1 docs considered, 2 docs scored from the
-// forward index, 3 candidate ranges of the last query. For profiling the engine (see README).
-export function debugCounter(i: i32): u32 { return i == 0 ? nodesVisited : i == 1 ? docsConsidered : i == 2 ? docsScored : <u32>rangeCount; }
+// forward index, 3 candidate ranges of the last query, 4 the last query's work estimate (capped).
+// For profiling the engine (see README).
+export function debugCounter(i: i32): u32 {
+  return i == 0 ? nodesVisited : i == 1 ? docsConsidered : i == 2 ? docsScored : i == 3 ? <u32>rangeCount : <u32>min<u64>(workEstimated, 0xffffffff);
+}

@@ -22,6 +22,8 @@ export interface Config {
   workers: number | null;
   /** threads that serve HTTP (`--front-threads`), the main one included; null = one per core */
   frontThreads: number | null;
+  /** postings of work a front thread takes on for one search round itself (`--front-search-budget`); 0 = none */
+  frontSearchBudget: number;
   rateLimit: number;
   rateWindowSeconds: number;
   cacheMegabytes: number;
@@ -177,6 +179,13 @@ const FLAGS: Record<string, FlagSpec> = {
     help: "threads that serve HTTP, the main one included: each answers lookups and searches itself (default: one per core)",
     fallback: () => null,
   },
+  "front-search-budget": {
+    env: "LEIDEX_FRONT_SEARCH_BUDGET",
+    help:
+      "a search round the engine estimates at no more postings than this is answered by the front thread that received it, " +
+      "with no hop to a shard worker; costlier ones go to the workers. 0 sends every search to the workers",
+    fallback: () => "200000",
+  },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
   "cache-mb": { env: "LEIDEX_CACHE_MB", help: "memory for cached search answers in MB; 0 disables", fallback: () => "64" },
@@ -279,6 +288,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     shards: get("shards") === null ? null : int("shards", 1, 256),
     workers: get("workers") === null ? null : int("workers", 1, 256),
     frontThreads: get("front-threads") === null ? null : int("front-threads", 1, 64),
+    frontSearchBudget: int("front-search-budget", 0, 1_000_000_000),
     rateLimit: int("rate-limit", 0, 1_000_000_000),
     rateWindowSeconds: int("rate-window", 1, 86_400),
     cacheMegabytes: int("cache-mb", 0, 65_536),

@@ -2,16 +2,20 @@
 // over its slices, and each slice's document file and LEI table. A query pins the generation it
 // started on; a generation replaced by a swap is retired once no query here holds it. The slices
 // answer where their hits' stored documents lie; only the merged page's are read, here. A lookup
-// by LEI needs no shard: each slice's LEI table is read in its shared memory (lei-table.ts).
+// by LEI needs no shard: each slice's LEI table is read in its shared memory (lei-table.ts). A
+// search round the engine estimates cheap is answered here too, by an engine instance of this
+// thread on the slice's memory, within a budget of engine time per event-loop turn; the rest go
+// to the shard workers.
 // The main thread's Collection (collection.ts) builds and opens generations; each front thread
 // has a view of its own, fed the generations the main thread serves (http/front-threads.ts).
 
 import { DocStoreReader } from "./doc-store.js";
 import { LeiTable, type LeiTableShare } from "./lei-table.js";
-import type { HitRef, SearchAnswer, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
+import type { HitRef, HitSource, SearchAnswer, ShardReply, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
-import type { EngineQuery } from "./wasm-slice.js";
+import { WasmSlice, type EngineQuery, type SliceShare } from "./wasm-slice.js";
+import { answerSearch } from "./slice-answer.js";
 import { mergeByLei } from "./lei-order-merge.js";
 import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
@@ -56,10 +60,12 @@ export interface ShardRequests {
   request(slice: number, gen: number, request: ShardRequest): Promise<ShardResponse>;
 }
 
-/** What a thread needs to read one slice of a served generation. */
+/** What a thread needs to read one slice of a served generation, and to search it on its own. */
 export interface SliceFiles {
   docFile: string;
   leis: LeiTableShare;
+  /** the slice's engine memory: with a search budget, the thread answers cheap queries itself */
+  share?: SliceShare;
 }
 
 type SearchPart = Extract<ShardResponse, { kind: "search" }>;
@@ -85,11 +91,46 @@ function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolea
   };
 }
 
+/** A slice's answer computed on this thread, as a worker's would arrive: its hits as references. */
+function searchPart(reply: ShardReply, slice: number): SearchPart {
+  if (reply.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${reply.kind}`);
+  const part: SearchPart = { kind: "search", found: reply.found, hits: hitRefs(reply.hits, slice), facets: reply.facets, plan: reply.plan };
+  const g = reply.guess;
+  if (g !== undefined) {
+    part.guess = {
+      found: g.found,
+      hits: hitRefs(g.hits, slice),
+      facets: g.facets,
+      plan: g.plan,
+      typoMask: g.typoMask,
+      maxTypos: g.maxTypos,
+    };
+  }
+  return part;
+}
+
+const leiBytes = Buffer.alloc(20);
+function hitRefs(source: HitSource, slice: number): HitRef[] {
+  const hits = new Array<HitRef>(source.count);
+  for (let i = 0; i < source.count; i++) {
+    source.copyLei(i, leiBytes, 0);
+    hits[i] = [source.score(i), leiBytes.toString("latin1", 0, 20), slice, source.docAt(i), source.docLength(i)];
+  }
+  return hits;
+}
+
 /** What the front reads of one slice of a generation. */
 interface SliceReader {
   docs: DocStoreReader;
   leis: LeiTable;
 }
+
+/**
+ * Engine time a thread spends on searches of its own in one event-loop turn: past it, the turn's
+ * other searches go to the shard workers, so that a flood of searches never holds up the
+ * thread's other requests (lookups, health) for longer than this.
+ */
+const INLINE_MS_PER_TURN = 2;
 
 /** Hits whose documents lie at most this many bytes apart are read in one go (withDocs). */
 const NEIGHBOUR_GAP = 4096;
@@ -105,8 +146,21 @@ export class CollectionView {
   private readonly swapListeners: ((live: LiveGeneration) => void)[] = [];
   /** the documents of the search or lookup being answered (searchWith, lookupWith) */
   private readonly docScratch = new ScratchBytes();
+  /** per generation, an engine instance of this thread on each slice's memory (searchBudget > 0) */
+  private readonly engines = new Map<number, WasmSlice[]>();
+  /** ms this event-loop turn spent answering searches here (INLINE_MS_PER_TURN) */
+  private inlineMs = 0;
+  private inlineTurnEnds = false;
 
-  constructor(private readonly shards: ShardRequests) {}
+  /**
+   * `searchBudget`: a search round the engine estimates at no more postings than this is answered
+   * on this thread, with no round trip to a shard worker; costlier rounds, exports and facet
+   * listings go to the workers. 0: every search goes to the workers.
+   */
+  constructor(
+    private readonly shards: ShardRequests,
+    private readonly searchBudget = 0,
+  ) {}
 
   get current(): LiveGeneration | null {
     return this.live;
@@ -118,6 +172,12 @@ export class CollectionView {
       gen,
       slices.map((s) => ({ docs: DocStoreReader.open(s.docFile), leis: new LeiTable(s.leis) })),
     );
+    if (this.searchBudget > 0 && slices.every((s) => s.share !== undefined)) {
+      this.engines.set(
+        gen,
+        slices.map((s) => WasmSlice.adopt(s.share!)),
+      );
+    }
   }
 
   /** A generation no query here holds any more, after a swap: its readers are closed (Collection also drops it from the shards). */
@@ -133,6 +193,8 @@ export class CollectionView {
 
   /** Whether gen had readers. Its own frame: none of them may be on the stack of a collection. */
   protected closeReaders(gen: number): boolean {
+    for (const engine of this.engines.get(gen) ?? []) engine.close();
+    this.engines.delete(gen);
     const readers = this.readers.get(gen);
     if (!readers) return false;
     for (const reader of readers) reader.docs.close();
@@ -306,12 +368,34 @@ export class CollectionView {
     return Promise.all(guesses.map((g, s) => (g && (g.plan.matched || !dropTokens) ? g : this.askSearch(s, live.gen, query, false))));
   }
 
-  /** One promise hop, not two async layers: every search asks each slice at least once. */
+  /**
+   * One promise hop, not two async layers: every search asks each slice at least once. A round
+   * within the search budget is answered here, at once: the same engine code as a worker's, on
+   * the same memory, so the same answer.
+   */
   private askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
+    const local = this.inlineMs < INLINE_MS_PER_TURN ? this.engines.get(gen)?.[slice] : undefined;
+    if (local !== undefined) {
+      const started = performance.now();
+      const reply = answerSearch(local, query, guess, this.searchBudget);
+      this.spentInline(performance.now() - started);
+      if (reply !== null) return Promise.resolve(searchPart(reply, slice));
+    }
     return this.shards.request(slice, gen, { kind: "search", query, guess }).then((response) => {
       if (response.kind === "error") throw new ShardFailedError(response.message);
       if (response.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${response.kind}`);
       return response;
+    });
+  }
+
+  /** Counts engine time spent here in this event-loop turn; the count restarts with the next turn. */
+  private spentInline(ms: number): void {
+    this.inlineMs += ms;
+    if (this.inlineTurnEnds) return;
+    this.inlineTurnEnds = true;
+    setImmediate(() => {
+      this.inlineMs = 0;
+      this.inlineTurnEnds = false;
     });
   }
 

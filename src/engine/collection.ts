@@ -43,8 +43,10 @@ export class Collection extends CollectionView {
     private readonly pool: ShardPool,
     /** how many slices a generation may have (slice-count.ts) */
     readonly slicePlan: SlicePlan,
+    /** search rounds this thread answers itself (CollectionView) */
+    searchBudget = 0,
   ) {
-    super(pool);
+    super(pool, searchBudget);
     pool.adoptInto = (w) => this.adoptInto(w);
   }
 
@@ -113,7 +115,7 @@ export class Collection extends CollectionView {
 
   /** Once the shards have checked them and serve gen: each slice's document file and LEI table, here and in every view. */
   private async openFiles(gen: number, segmentOf: (slice: number) => string, served: FinishResult[]): Promise<void> {
-    const files = served.map((r, s) => ({ docFile: docFileOf(segmentOf(s)), leis: r.leis }));
+    const files = served.map((r, s) => ({ docFile: docFileOf(segmentOf(s)), leis: r.leis, share: r.share }));
     this.files.set(gen, files);
     this.openReaders(gen, files);
     await this.followers?.opened(gen, files);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { workerData } from "piscina";
 import type { ShardReply, ShardRequest, ShardTask, FinishResult } from "./protocol.js";
-import { oneTypoFirst, planFallback, worthGuessing } from "./planner.js";
+import { answerSearch } from "./slice-answer.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "../os/release-memory.js";
 import type { ChannelBatch, ChannelReply } from "./slice-channel.js";
@@ -176,28 +176,8 @@ function answer(gen: WasmSlice | undefined, genId: number, slice: number, reques
   if (!gen) return { kind: "error", message: `slice ${slice} has no generation ${genId}` };
   try {
     switch (request.kind) {
-      case "search": {
-        const exact = gen.search(request.query);
-        // Guessing the typo round from this slice's own facts saves a round trip whenever the
-        // front's plan, made over every slice, comes out the same; it checks that.
-        const full = request.guess && worthGuessing(exact) ? planFallback([exact]) : null;
-        if (!full || full.typoMask === 0) return { kind: "search", ...exact };
-        const round = oneTypoFirst([exact], full) ?? full;
-        const guess = gen.retryWithTypos(round.typoMask, round.maxTypos);
-        // written out, not spread: see roundQuery() in collection.ts
-        return {
-          kind: "search",
-          ...exact,
-          guess: {
-            found: guess.found,
-            hits: guess.hits,
-            facets: guess.facets,
-            plan: guess.plan,
-            typoMask: round.typoMask,
-            maxTypos: round.maxTypos,
-          },
-        };
-      }
+      case "search":
+        return answerSearch(gen, request.query, request.guess === true)!;
       case "facet":
         return { kind: "facet", values: gen.facetValues(request.field) };
       case "export":

@@ -27,6 +27,7 @@ interface EngineExports {
   resultBuffer(): number;
   facetCounts(col: number): number;
   search(): void;
+  refused(): number;
 }
 
 export interface EngineQuery {
@@ -72,6 +73,8 @@ export interface QueryPlanFacts {
 const MAX_TOKENS = 16;
 const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
+/** Word 29 of the query descriptor: the work budget (native/assembly/query.ts). */
+const QUERY_BUDGET = 116;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const NEWLINE = Buffer.from("\n");
 /** Registration statuses of an LEI still in force: ranked before LAPSED, RETIRED and the rest. */
@@ -384,7 +387,16 @@ export class WasmSlice {
 
   search(query: EngineQuery): SliceSearchResult {
     this.lastQuery = this.writeQuery(query);
-    return this.run(this.lastQuery);
+    return this.run(this.lastQuery)!;
+  }
+
+  /**
+   * search() within a work budget (postings, as the engine estimates them: native/assembly/query.ts
+   * workEstimate): null, with no work done past the query's analysis, when it promises more.
+   */
+  searchWithin(query: EngineQuery, budget: number): SliceSearchResult | null {
+    this.lastQuery = this.writeQuery(query);
+    return this.run(this.lastQuery, budget);
   }
 
   /**
@@ -393,6 +405,11 @@ export class WasmSlice {
    * in the engine's buffer, so it is not analysed again: only the typo settings are rewritten.
    */
   retryWithTypos(typoMask: number, maxTypos?: number): SliceSearchResult {
+    return this.retryWithTyposWithin(typoMask, maxTypos, 0)!;
+  }
+
+  /** retryWithTypos() within a work budget, as searchWithin(); 0: none. */
+  retryWithTyposWithin(typoMask: number, maxTypos: number | undefined, budget: number): SliceSearchResult | null {
     const last = this.lastQuery;
     if (!last) throw new Error("retryWithTypos() before any search()");
     const mem = new DataView(this.engine.memory.buffer);
@@ -401,7 +418,7 @@ export class WasmSlice {
     for (const p of last.typoProbes) mem.setUint32(p.at, inBytes(p.token, Math.min(p.chars, cap)), true);
     mem.setUint32(qb + 20, typoMask, true);
     mem.setUint32(qb + 24, 0, true);
-    return this.run(last);
+    return this.run(last, budget);
   }
 
   /** Writes the query descriptor (see native/assembly/query.ts). */
@@ -482,10 +499,12 @@ export class WasmSlice {
   }
 
   /** Runs the query in the engine's buffer and reads its results. */
-  private run(query: WrittenQuery): SliceSearchResult {
+  private run(query: WrittenQuery, budget = 0): SliceSearchResult | null {
     const e = this.engine;
-    e.search();
     const mem = new DataView(e.memory.buffer);
+    mem.setUint32(e.queryBuffer() + QUERY_BUDGET, budget, true);
+    e.search();
+    if (budget > 0 && e.refused() === 1) return null;
 
     const out = e.resultBuffer();
     const found = mem.getUint32(out, true);

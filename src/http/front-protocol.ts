@@ -27,6 +27,8 @@ export interface FrontThreadData {
   buckets: SharedArrayBuffer | null;
   trustProxy: string[];
   cacheBytes: number;
+  /** search rounds the thread answers itself (--front-search-budget) */
+  searchBudget: number;
   /** whether the server takes licences (--license-public-key): only then may a client have a rate limit of its own */
   acceptsLicenses: boolean;
   /** the main thread's state the thread's own answers need, as it changes (shared-status.ts) */

@@ -43,6 +43,8 @@ export interface FrontThreadsOptions {
   trustProxy: string[];
   /** each thread's answer cache */
   cacheBytes: number;
+  /** search rounds each thread answers itself (--front-search-budget) */
+  searchBudget: number;
   /** what the threads' own answers need of this thread's state, now */
   status: () => FrontStatus;
   /** whether the server takes licences */
@@ -111,6 +113,7 @@ export class FrontThreads {
       buckets: limiter.sharedBuffer,
       trustProxy: options.trustProxy,
       cacheBytes: options.cacheBytes,
+      searchBudget: options.searchBudget,
       openApi: JSON.stringify(options.openApi()),
       status: this.shared.buffer,
       acceptsLicenses: options.acceptsLicenses,
