@@ -377,7 +377,12 @@ export class CollectionView {
     const local = this.inlineMs < INLINE_MS_PER_TURN ? this.engines.get(gen)?.[slice] : undefined;
     if (local !== undefined) {
       const started = performance.now();
-      const reply = answerSearch(local, query, guess, this.searchBudget);
+      let reply: ShardReply | null = null;
+      try {
+        reply = answerSearch(local, query, guess, this.searchBudget);
+      } catch {
+        // the engine failed here (it traps on memory it cannot grow): a worker answers, or says why
+      }
       this.spentInline(performance.now() - started);
       if (reply !== null) return Promise.resolve(searchPart(reply, slice));
     }
