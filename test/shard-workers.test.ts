@@ -88,11 +88,15 @@ t.test("the front thread answers searches within its budget itself, the rest thr
   for (const shards of ["auto", 3] as const) {
     const srv = await startServer(t, { shards });
     t.same(await answers(srv), expected, `${shards} slice(s), the default budget: the workers' answers`);
-    // one at a time, each in a turn of its own: a pasted name is one round, well within the budget
+    // One at a time, each in a turn of its own: a pasted name is one round a slice, well within
+    // the budget. A turn's first round is always answered here; the slices after it are too
+    // unless the turn has spent its engine time (a busy machine), then a worker takes them.
     const names = ["Lino Engineering AB", "PETERSHILL IV EMPLOYEE LP", "AKM Consulting AB"];
+    const slices = shards === "auto" ? 1 : shards;
     const before = await sentToWorkers(srv);
     for (const name of names) t.equal((await srv.get(`/v1/entities?q=${encodeURIComponent(name)}&limit=3`)).status, 200);
-    t.equal(await sentToWorkers(srv), before, `${shards} slice(s): no search reached a worker`);
+    const sent = (await sentToWorkers(srv)) - before;
+    t.ok(sent <= (slices - 1) * names.length, `${shards} slice(s): ${sent} of ${slices * names.length} rounds went to a worker`);
   }
   const strict = await startServer(t, { shards: "auto", args: ["--front-search-budget", "1"] });
   t.same(await answers(strict), expected, "a budget of one posting: the same answers");

@@ -17,7 +17,16 @@ import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
 import { NAMED_PAGE } from "./planner.js";
 
-const engineModule = new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
+/**
+ * The compiled engine, on a thread's first slice: a thread that never serves one (a front thread
+ * of a server that answers no search itself, a tool that imports the types' module) compiles
+ * nothing. Built code lives in dist/src/engine/, three levels below the checkout.
+ */
+let engineModule: WebAssembly.Module | null = null;
+function compiledEngine(): WebAssembly.Module {
+  engineModule ??= new WebAssembly.Module(readFileSync(new URL("../../../native/build/engine.wasm", import.meta.url)));
+  return engineModule;
+}
 
 interface EngineExports {
   memory: WebAssembly.Memory;
@@ -248,7 +257,7 @@ interface EngineColumn {
 
 /** A new engine instance on `memory`: its own globals and scratch, the memory's index. */
 function instantiate(memory: WebAssembly.Memory): EngineExports {
-  return new WebAssembly.Instance(engineModule, {
+  return new WebAssembly.Instance(compiledEngine(), {
     env: {
       memory,
       abort: () => {
