@@ -127,8 +127,8 @@ interface SliceReader {
 
 /**
  * Engine time a thread spends on searches of its own in one event-loop turn: past it, the turn's
- * other searches go to the shard workers, so that a flood of searches never holds up the
- * thread's other requests (lookups, health) for longer than this.
+ * other searches go to the shard workers, so that a flood of searches holds up the thread's
+ * other requests (lookups, health) for about this long, plus the round under way when it is reached.
  */
 const INLINE_MS_PER_TURN = 2;
 
