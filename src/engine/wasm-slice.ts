@@ -283,7 +283,9 @@ export class WasmSlice {
   /** how another thread serves this slice from the same memory */
   readonly share: SliceShare;
   private readonly engine: EngineExports;
-  private readonly docStore: DocStoreReader;
+  /** the document file, opened on the first read: a front thread's instance only searches */
+  private docStore: DocStoreReader | null;
+  private closed = false;
   /** each doc's LEI and where its stored JSON lies, read in the engine's memory (lei-table.ts) */
   private readonly leis: LeiTable;
   /** what LeiTable.warm() read: kept, so that its reads are not optimised away */
@@ -339,10 +341,10 @@ export class WasmSlice {
       codes: codeView(buffer, col.codeBytes, col.codesAt, share.docs),
       valOffs: new Uint32Array(buffer, col.valOffsAt, col.values.length + 1),
     }));
-    return new WasmSlice(engine, share, DocStoreReader.open(share.docFile), columns);
+    return new WasmSlice(engine, share, null, columns);
   }
 
-  private constructor(engine: EngineExports, share: SliceShare, docStore: DocStoreReader, columns: EngineColumn[]) {
+  private constructor(engine: EngineExports, share: SliceShare, docStore: DocStoreReader | null, columns: EngineColumn[]) {
     this.engine = engine;
     this.share = share;
     this.docs = share.docs;
@@ -374,12 +376,16 @@ export class WasmSlice {
   }
 
   private doc(d: number): Uint8Array {
+    if (this.closed) throw new Error("document file is closed");
+    this.docStore ??= DocStoreReader.open(this.share.docFile);
     return this.docStore.read(this.leis.docAt(d), this.leis.docLength(d));
   }
 
   /** Closes the document file: the generation is gone. */
   close(): void {
-    this.docStore.close();
+    this.docStore?.close();
+    this.docStore = null;
+    this.closed = true;
   }
 
   /** Every value of a facet column with its doc count. */
