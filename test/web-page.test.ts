@@ -366,7 +366,10 @@ else {
     t.match(fund, new RegExp(`Fund manager\\s+${MANAGER} \\(not in the Level 1 data\\)`), "a fund manager outside Level 1: its bare LEI");
     t.match(fund, new RegExp(`Umbrella fund\\s+${UMBRELLA}`), "the umbrella fund");
     t.match(fund, /ISINs \(\d+\)/, "its ISINs counted");
-    t.ok(await family.locator("ul.isins code", { hasText: "US3158052262" }).count(), "and listed");
+    // the list may render after its heading: wait for it (a timeout fails the test)
+    const isin = family.locator("ul.isins code", { hasText: "US3158052262" });
+    await isin.waitFor({ timeout: 10_000 }).catch(() => undefined);
+    t.ok(await isin.count(), "and listed");
     await family.getByRole("link", { name: MANAGER }).click();
     await page.waitForURL(`**/entity/${MANAGER}`);
     await page.locator("section.family ul.related-list a").first().waitFor();
