@@ -29,8 +29,20 @@ const longTwins = LONG_TWINS.map((name, i) => {
   row[NAME] = name;
   return csvLine(row);
 });
+// Legal names of 40 words holding KESTRANE MOLBURY past word 31, where postings no longer tell
+// positions apart (native/assembly/slice.ts): side by side in the first, three words apart in the second.
+const filler = (i: number): string => `FILLWORD${String.fromCharCode(65 + (i % 26), 65 + Math.floor(i / 26))}`;
+const longName = (at: number[]): string =>
+  Array.from({ length: 40 }, (_, i) => (i === at[0] ? "KESTRANE" : i === at[1] ? "MOLBURY" : filler(i))).join(" ");
+const LONG_NAMES = [longName([34, 35]), longName([34, 38])];
+const longNames = LONG_NAMES.map((name, i) => {
+  const row = [...rows[30 + i]];
+  row[LEI] = withCheckDigits(`LEIDEXWIDE${String(i).padStart(8, "0")}`);
+  row[NAME] = name;
+  return csvLine(row);
+});
 const source = join(tempDir(t), "twins.csv");
-writeFileSync(source, `${text.trimEnd()}\r\n${[...twins, ...longTwins].join("\r\n")}\r\n`);
+writeFileSync(source, `${text.trimEnd()}\r\n${[...twins, ...longTwins, ...longNames].join("\r\n")}\r\n`);
 
 const one = await startServer(t, { rateLimit: 0, shards: 1, source });
 const four = await startServer(t, { rateLimit: 0, shards: 4, source });
@@ -62,6 +74,10 @@ const queries: Record<string, string>[] = [
   { q: "xqz holdings limited", facets: "status,country" },
   { q: "zorbax gmbh co kg" },
   { q: "ide limited sa", status: "ACTIVE" },
+  { q: "kestrane molbury" },
+  { q: "kestrene molbury" },
+  { q: "molbury" },
+  { q: "fillwordia kestrane" },
 ];
 for (const r of picked) {
   const words = r[NAME].split(/\s+/).filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
@@ -108,6 +124,28 @@ t.test("a long word takes two typos only when one typo a word matches nothing", 
       twoTypos.results.map((e: { legalName: string }) => e.legalName),
       [LONG_TWINS[1]],
       "brackenfexx: nothing one typo away, so BRACKENFELT, two away",
+    );
+  }
+});
+
+t.test("words past a long legal name's 31st still match, score and rank by how close they sit", async (t) => {
+  for (const server of [one, four]) {
+    for (const q of ["kestrane molbury", "kestrene molbury", "kestrane molbu"]) {
+      const page = await server.json(`/v1/entities${qs({ q })}`);
+      t.same(
+        page.results.map((e: { legalName: string }) => e.legalName),
+        LONG_NAMES,
+        `${q}: both long names, the one where the words sit side by side first`,
+      );
+    }
+    const one = await server.json("/v1/entities?q=molbury");
+    t.equal(one.found, 2, "one word at position 35 or 38: both names");
+    const lei = withCheckDigits("LEIDEXWIDE00000001");
+    const byLei = await server.json(`/v1/entities?q=${lei}`);
+    t.same(
+      byLei.results.map((e: { lei: string }) => e.lei),
+      [lei],
+      "the second long name by its LEI, an implied posting",
     );
   }
 });

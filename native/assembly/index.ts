@@ -8,9 +8,15 @@ import { allocate } from "./memory";
 import { readDescriptor, sharedSlot } from "./slice";
 import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr, docsConsidered, docsScored, overBudget, workEstimated } from "./query";
 import { nodesVisited, prepareTrie, rangeCount } from "./dictionary";
+import { prepareFrequent } from "./frequent";
 
 export function alloc(size: u32): u32 { return <u32>allocate(<usize>size); }
-export function configure(desc: u32): void { readDescriptor(<usize>desc); prepareTrie(sharedSlot(<usize>desc)); prepareScratch(); }
+export function configure(desc: u32): void {
+  readDescriptor(<usize>desc);
+  prepareTrie(sharedSlot(<usize>desc));
+  prepareFrequent(sharedSlot(<usize>desc) + 4);
+  prepareScratch();
+}
 export function queryBuffer(): u32 { return <u32>queryBuf; }
 export function resultBuffer(): u32 { return <u32>outBuf; }
 export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }

@@ -23,11 +23,11 @@
 import { allocate, zero } from "./memory";
 import {
   nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colListOffs, colListDocs,
-  postingStart, postingEnd, postingDoc, postingMeta, docCode, codeAt, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift,
+  postingStart, postingEnd, postingDoc, postingMeta, docCode, codeAt, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift, LEI_META,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, WHOLE } from "./dictionary";
 import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
-import { frequentMap, frequentPostings, orInto, prepareFrequent } from "./frequent";
+import { frequentMap, frequentPostings, orInto } from "./frequent";
 
 export const MAX_TOKENS: i32 = 16;
 // field bits of a meta word; 4 = address
@@ -78,7 +78,6 @@ export let docsScored: u32 = 0;
 export function prepareScratch(): void {
   const words = (<usize>nDocs + 32) >> 5;
   docWords = words;
-  prepareFrequent(words);
   for (let t = 0; t < MAX_TOKENS; t++) unchecked(tokenDocs[t] = allocate(words * 4));
   for (let t = 0; t < MAX_TOKENS; t++) unchecked(wholeDocs[t] = allocate(words * 4));
   for (let t = 0; t < MAX_TOKENS; t++) unchecked(cheapDocs[t] = allocate(words * 4));
@@ -361,6 +360,14 @@ function pack(matched: i32, named: i32, cost: i32, whole: i32, weight: i32, prox
 function scoreDoc(doc: u32, minMatch: i32, nl: i32): u64 {
   docsScored++;
   resetBest();
+  // the doc's own LEI, which the forward index leaves out (slice.ts)
+  const leiBits = LEI_META & fieldMask & 0xf;
+  if (leiBits != 0 && isCandidate(doc)) {
+    for (let t = 0; t < nTokens; t++) {
+      const cf = lookup(t, doc);
+      if (cf >= 0) improve(t, cf, LEI_META, leiBits);
+    }
+  }
   const end = load<u32>(fwdOffs + (<usize>(doc + 1) << 2));
   for (let e = load<u32>(fwdOffs + (<usize>doc << 2)); e < end; e++) {
     const meta = <u32>load<u16>(fwdMeta + (<usize>e << 1));
@@ -850,7 +857,8 @@ function scoreBatch(): void {
   for (let i = 0; i < n; i++) {
     // a doc's entries span a cache line or two of each array: its first and last entry bring them
     const at = fwdOffs + (<usize>unchecked(batchDocs[i]) << 2);
-    const first = load<u32>(at), last = load<u32>(at + 4) - 1;
+    const first = load<u32>(at), end = load<u32>(at + 4);
+    const last = end > first ? end - 1 : first;
     touched += load<u32>(fwdTerms + (<usize>first << 2)) + <u32>load<u16>(fwdMeta + (<usize>first << 1));
     touched += load<u32>(fwdTerms + (<usize>last << 2)) + <u32>load<u16>(fwdMeta + (<usize>last << 1));
   }

@@ -1,20 +1,24 @@
 // The slice: pointers to the immutable index arrays the host copied in, read from a descriptor of
 // u32 words. Layout of the descriptor (word index):
-//   0 nDocs, 1 nTerms, 2 termBytes, 3 termOffs[nTerms+1], 4 postOffs[nTerms+1], 5 postDocs,
-//   6 fwdOffs[nDocs+1], 7 fwdTerms (u32), 8 fwdMeta (u16), 9 nameLen (u8 per doc),
-//   10 postMeta (u32 per posting: fwd meta | name length << 16),
+//   0 nDocs, 1 nTerms, 2 termBytes, 3 termOffs[nTerms+1], 4 postOffs[nTerms-nDocs+1] (text
+//   terms only, see postingStart), 5 postDocs, 6 fwdOffs[nDocs+1], 7 fwdTerms (u32: a doc's text
+//   terms; its LEI is implied), 8 fwdMeta (u16), 9 nameLen (u8 per doc),
+//   10 postMeta (u16 per text posting: field bits, position, name length; see postingMeta),
 //   11 trie node count, 12 trie nodes (4 u32 each: lo, hi, first child | terminal bit, byte | children << 8),
 //   13 nameKeys ((hi, lo, doc) u32 triples sorted by hi: exact-name keys, see name-key.ts), 14 their count,
 //   15 docRank (u8 per doc: 2 registration issued, 1 entity active),
 //   16 nCols, 17 + 5c: column c -> codes[nDocs], bytes a code (1, 2 or 4: as few as its values
 //      allow), nCodes, valOffs[nCodes+1], listed: the rare values' docs, as offsets[nCodes+1]
 //      then docs; a value whose offsets hold fewer docs than its valOffs (a frequent one) lists none
-//   17 + 5 nCols: 0 from the host; the engine writes there where it put what it derives once per
-//      slice (dictionary.ts's node bytes), for the instances of other threads
+//   17 + 5 nCols, 18 + 5 nCols: 0 from the host; the engine writes there where it put what it
+//      derives once per slice (dictionary.ts's node bytes, frequent.ts's table), for the
+//      instances of other threads
 // A term's postings are its docs by legal name length, then doc id; value lists are sorted doc
 // ids. Docs are numbered in LEI order, so the doc id is also the deterministic tie-break.
 
 export const MAX_COLS: i32 = 16;
+/** the meta of a doc's own LEI term: field bit 8, no legal-name position */
+export const LEI_META: u32 = 8 | (255 << 8);
 
 export let nDocs: u32 = 0;
 export let nTerms: u32 = 0;
@@ -76,10 +80,21 @@ export function sharedSlot(desc: usize): usize { return desc + 68 + <usize>nCols
 @inline export function termStart(t: u32): u32 { return load<u32>(termOffs + (<usize>t << 2)); }
 @inline export function termLength(t: u32): u32 { return load<u32>(termOffs + (<usize>(t + 1) << 2)) - termStart(t); }
 @inline export function termByte(t: u32, i: u32): u32 { return load<u8>(termBytes + <usize>termStart(t) + <usize>i); }
-@inline export function postingStart(t: u32): u32 { return load<u32>(postOffs + (<usize>t << 2)); }
-@inline export function postingEnd(t: u32): u32 { return load<u32>(postOffs + (<usize>(t + 1) << 2)); }
-@inline export function postingDoc(i: u32): u32 { return load<u32>(postDocs + (<usize>i << 2)); }
-@inline export function postingMeta(i: u32): u32 { return load<u32>(postMeta + (<usize>i << 2)); }
+// Term d < nDocs is doc d's LEI, whose one posting is implied: posting d is doc d, with
+// LEI_META. Text postings follow from index nDocs on; their arrays hold only them.
+@inline export function postingStart(t: u32): u32 { return t < nDocs ? t : load<u32>(postOffs + (<usize>(t - nDocs) << 2)); }
+@inline export function postingEnd(t: u32): u32 { return postingStart(t + 1); }
+@inline export function postingDoc(i: u32): u32 { return i < nDocs ? i : load<u32>(postDocs + (<usize>(i - nDocs) << 2)); }
+/**
+ * A posting's meta as the forward index has it (field bits | legal position << 8), with the legal
+ * name's length << 16. Stored in 16 bits: field bits 0-2, position 3-7 (31: 31 or more, or none;
+ * the postings' readers tell no position from 31 on apart), length 8-15.
+ */
+@inline export function postingMeta(i: u32): u32 {
+  if (i < nDocs) return LEI_META | (<u32>load<u8>(nameLen + <usize>i) << 16);
+  const v = <u32>load<u16>(postMeta + (<usize>(i - nDocs) << 1));
+  return (v & 7) | (((v >> 3) & 31) << 8) | ((v >> 8) << 16);
+}
 @inline export function docCode(c: i32, doc: u32): u32 { return codeAt(unchecked(colCodes[c]), unchecked(colCodeShift[c]), doc); }
 @inline export function codeAt(codes: usize, shift: u32, doc: u32): u32 {
   const at = codes + (<usize>doc << shift);

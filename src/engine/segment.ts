@@ -19,7 +19,7 @@ import type { CodeArray, ColumnData, SliceData } from "./slice-builder.js";
 export { SegmentError };
 
 /** Bump whenever SliceData or the engine's reading of it changes. */
-export const SEGMENT_FORMAT = 8;
+export const SEGMENT_FORMAT = 9;
 const MAGIC = Buffer.from("LEIDEXSG", "latin1");
 const HEADER_BYTES = 32;
 const ALIGN = 8;
@@ -248,7 +248,7 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     termOffs: get("termOffs", "u32"),
     postOffs: get("postOffs", "u32"),
     postDocs: get("postDocs", "u32"),
-    postMeta: get("postMeta", "u32"),
+    postMeta: get("postMeta", "u16"),
     trie: { nodes: dir.trieNodes, words: get("trie", "u32") },
     fwdOffs: get("fwdOffs", "u32"),
     fwdTerms: get("fwdTerms", "u32"),

@@ -4,7 +4,8 @@
 // or is a column value not seen before. finish() orders docs by LEI and lays out the arrays. Docs are
 // numbered in LEI order. Term ids: the first nDocs ids are the docs' own LEIs (marker
 // byte 0x01 + LEI, which sorts before every text term, and doc order is LEI order), then the text
-// terms in UTF-8 byte order, so every prefix is one contiguous id range. A legal name's word met
+// terms in UTF-8 byte order, so every prefix is one contiguous id range. An LEI term's one posting
+// is implied, not stored. A legal name's word met
 // a second time is also a term of its own, REPEAT_MARKER + word (see addRepeats). The stored documents,
 // appended as records come, are written out in the order of their legal names (byLegalName).
 
@@ -15,7 +16,6 @@ import {
   ENTITY_FIELDS,
   FIELD_ADDRESS,
   FIELD_LEGAL_NAME,
-  FIELD_LEI,
   FIELD_OTHER_NAME,
   type LegalEntity,
 } from "./schema.js";
@@ -48,11 +48,17 @@ export interface SliceData {
   nDocs: number;
   termBytes: Uint8Array;
   termOffs: Uint32Array;
+  /**
+   * where each text term's postings start (then the end), term nDocs + i at [i]: posting indices
+   * count the nDocs implied ones of the docs' LEIs first (posting d is doc d), which no array holds
+   */
   postOffs: Uint32Array;
+  /** the text terms' postings, posting p at [p - nDocs] */
   postDocs: Uint32Array;
-  /** per posting: the forward entry's meta | legal name length << 16 */
-  postMeta: Uint32Array;
+  /** per text posting: its field bits, legal position and name length (postingMetaOf) */
+  postMeta: Uint16Array;
   trie: Trie;
+  /** each doc's text terms (its own LEI, term d, is implied) */
   fwdOffs: Uint32Array;
   fwdTerms: Uint32Array;
   fwdMeta: Uint16Array;
@@ -108,8 +114,6 @@ function writeBase36(v: number, out: Uint8Array, at: number): void {
 }
 /** an LEI's term: the marker byte, then its 20 characters in lower case */
 const LEI_TERM_BYTES = 1 + LEI_CHARS;
-
-const LEI_META = FIELD_LEI | (NO_POSITION << 8);
 
 /** Where each LegalEntity field's value sits in a record of a batch. */
 const VALUE_OF = Object.fromEntries(ENTITY_FIELDS.map((f, i) => [f, i])) as Record<keyof LegalEntity, number>;
@@ -395,7 +399,9 @@ export class SliceBuilder {
     });
     const nTerms = nDocs + this.terms.size;
 
-    let entries = nDocs;
+    // A doc's own LEI (term d) is in neither index: its one posting, doc d, is implied (see
+    // native/assembly/slice.ts), which saves 18 bytes a doc. Only text terms are stored.
+    let entries = 0;
     // flat copies of the small per-doc arrays: the loop below reads them in LEI order, not as added
     const entryOffs = this.entryOffs.toArray(),
       nameLens = this.nameLens.toArray();
@@ -404,19 +410,18 @@ export class SliceBuilder {
     const fwdTerms = new Uint32Array(entries);
     const fwdMeta = new Uint16Array(entries);
     const nameLen = new Uint8Array(nDocs);
-    const df = new Uint32Array(nTerms + 1);
+    const textTerms = this.terms.size;
+    // df[1 + text rank]: a text term's doc count
+    const df = new Uint32Array(textTerms + 1);
     let e = 0;
     for (let d = 0; d < nDocs; d++) {
       const old = order[d];
       nameLen[d] = nameLens[old];
-      fwdTerms[e] = d;
-      fwdMeta[e++] = LEI_META;
-      df[d + 1]++;
       for (let x = entryOffs[old], end = entryOffs[old + 1]; x < end; x++) {
         const id = remap[this.entryTerm.get(x)];
         fwdTerms[e] = id;
         fwdMeta[e++] = this.entryMeta.get(x);
-        df[id + 1]++;
+        df[id - nDocs + 1]++;
       }
       fwdOffs[d + 1] = e;
     }
@@ -428,18 +433,21 @@ export class SliceBuilder {
     this.cityTerms.release();
     this.cityTermOffs.release();
 
+    // postOffs[rank]: where text term nDocs + rank's postings start, counting the nDocs implied
+    // LEI postings first; postDocs and postMeta hold the text postings only
     const postOffs = df;
-    for (let t = 0; t < nTerms; t++) postOffs[t + 1] += postOffs[t];
-    const cursor = postOffs.slice(0, nTerms);
+    postOffs[0] = nDocs;
+    for (let t = 0; t < textTerms; t++) postOffs[t + 1] += postOffs[t];
+    const cursor = postOffs.slice(0, textTerms);
     const postDocs = new Uint32Array(entries);
-    const postMeta = new Uint32Array(entries);
+    const postMeta = new Uint16Array(entries);
     // each term's docs by legal name length, then doc id: a one-word query meets the short names
     // (its best hits) first, and stops ranking once the page is full (see driveSinglePass)
     for (const d of byNameLength(nameLen)) {
       for (let x = fwdOffs[d]; x < fwdOffs[d + 1]; x++) {
-        const at = cursor[fwdTerms[x]]++;
+        const at = cursor[fwdTerms[x] - nDocs]++ - nDocs;
         postDocs[at] = d;
-        postMeta[at] = fwdMeta[x] | (nameLen[d] << 16);
+        postMeta[at] = postingMetaOf(fwdMeta[x], nameLen[d]);
       }
     }
 
@@ -491,6 +499,16 @@ export class SliceBuilder {
   }
 }
 
+/** Legal-name positions a posting tells apart: from POSTING_POSITIONS on (and none) they read alike. */
+const POSTING_POSITIONS = 31;
+/**
+ * A posting's 16 bits (native/assembly/slice.ts postingMeta): text field bits 0-2, the legal
+ * position 3-7, capped at POSTING_POSITIONS, the legal name's length 8-15.
+ */
+function postingMetaOf(fwdMeta: number, nameLength: number): number {
+  return (fwdMeta & 7) | (Math.min(fwdMeta >> 8, POSTING_POSITIONS) << 3) | (nameLength << 8);
+}
+
 /** How many of a legal name's first words order the document file. */
 const NAME_ORDER_WORDS = 3;
 
@@ -504,8 +522,8 @@ function byLegalName(fwdOffs: Uint32Array, fwdTerms: Uint32Array, fwdMeta: Uint1
   const keys = new Uint32Array(nDocs * NAME_ORDER_WORDS).fill(0xffffffff);
   for (let d = 0; d < nDocs; d++) {
     let k = 0;
-    // past the doc's LEI; a legal name's terms come first, in their order
-    for (let x = fwdOffs[d] + 1; x < fwdOffs[d + 1] && k < NAME_ORDER_WORDS; x++) {
+    // a legal name's terms come first, in their order
+    for (let x = fwdOffs[d]; x < fwdOffs[d + 1] && k < NAME_ORDER_WORDS; x++) {
       if ((fwdMeta[x] & FIELD_LEGAL_NAME) !== 0) keys[d * NAME_ORDER_WORDS + k++] = fwdTerms[x];
     }
   }

@@ -172,7 +172,7 @@ function placeIndex(
       listedDocs(engine, memory, col, data.nDocs),
     ),
   );
-  words.push(0); // the engine's own word (native/assembly/slice.ts)
+  words.push(0, 0); // the engine's own words (native/assembly/slice.ts)
   const descriptor = Uint32Array.from(words);
   const descriptorAt = engine.alloc(descriptor.byteLength);
   new Uint32Array(sharedBuffer(memory), descriptorAt, descriptor.length).set(descriptor);
