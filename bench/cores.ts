@@ -154,6 +154,13 @@ const enc = encodeURIComponent;
 /** Distinct searches of a class for its closed loop, per core of the largest --pin: more than such a server answers in a window. */
 const CLOSED_NAMES_PER_CORE = 20_000;
 const CLOSED_LEIS = 200_000;
+/**
+ * Warm-up searches a second, sent closed loop: more than a server answers, so the warm-up lasts
+ * --warmup s. A server's CPU per search keeps falling over its first several thousand answers
+ * (V8's code on every thread, the engine's first touches), and a short warm-up bills that to
+ * whichever class runs first.
+ */
+const WARMUP_PER_S = 4_000;
 /** Seconds the server is watched idle, before the classes, to tell its own background CPU from the answers'. */
 const IDLE_S = 3;
 
@@ -177,12 +184,14 @@ async function corpus(opts: Options, names: number): Promise<{ zip: string; name
 }
 
 /** Disjoint slices of the names and LEIs: the warm-up's, each class's, and the closed loops' with the rest. */
+/** Searches the warm-up may send. */
+const warmupCount = (opts: Options): number => Math.ceil(WARMUP_PER_S * opts.warmupS) + 50;
 /** Requests a class's open loop may send: what falls due in its window, and some over. */
 const perClassCount = (opts: Options): number => Math.ceil(opts.rate * opts.durationS * 1.1) + 50;
 
 function buildPaths(opts: Options, names: readonly string[], leis: readonly string[]): Paths {
   const perClass = perClassCount(opts);
-  const warmupCount = Math.ceil(opts.rate * opts.warmupS) + 50;
+
   const seen = new Set<string>();
   let next = 0;
   const take = (count: number, make: NameQuery, rng: Rng): string[] => {
@@ -199,7 +208,7 @@ function buildPaths(opts: Options, names: readonly string[], leis: readonly stri
   };
   const rng = Rng.at(opts.seed, 43, 0);
   const mixed: NameQuery = (r, name) => SEARCHES[r.int(SEARCHES.length)]![1](r, name);
-  const warmup = take(warmupCount, mixed, rng);
+  const warmup = take(warmupCount(opts), mixed, rng);
   const classes = { lookup: leis.slice(0, perClass).map((l) => `/v1/entities/${l}`) } as Record<CoresClass, string[]>;
   for (const [cls, make] of SEARCHES) classes[cls] = take(perClass, make, rng);
   const closed = { lookup: leis.slice(perClass).map((l) => `/v1/entities/${l}`) } as Record<CoresClass, string[]>;
@@ -297,7 +306,6 @@ async function openLoop(
   opts: Options,
   server: ServerProcess,
   paths: readonly string[],
-  warmupS: number,
 ): Promise<{ load: LoadResult; cpuUs: number; seconds: number }> {
   const cpu0 = cpuSeconds(server.pid);
   const t0 = performance.now();
@@ -306,7 +314,7 @@ async function openLoop(
     port: server.port,
     paths,
     connections: opts.connections,
-    durationS: warmupS > 0 ? warmupS : opts.durationS,
+    durationS: opts.durationS,
     warmupS: 0,
     ratePerS: opts.rate,
     total: paths.length,
@@ -321,14 +329,22 @@ async function measureWorkers(bench: Bench, build: BuildRuns, dataDir: string, w
   const server = await start(bench, build, dataDir, [build.flag, String(workers)], null);
   try {
     const rssReadyBytes = readMemory(server.pid)?.rssBytes ?? 0;
-    await openLoop(opts, server, paths.warmup, opts.warmupS);
+    await runLoad({
+      host: "127.0.0.1",
+      port: server.port,
+      paths: paths.warmup,
+      connections: opts.connections,
+      durationS: opts.warmupS,
+      warmupS: 0,
+      total: paths.warmup.length,
+    });
     const idleCpu0 = cpuSeconds(server.pid);
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     const idleCores = (cpuSeconds(server.pid) - idleCpu0) / IDLE_S;
     log(`  ${workers} workers, idle: ${(idleCores * 1000).toFixed(1)} ms CPU a second`);
     const classes: ClassRun[] = [];
     for (const cls of CLASSES) {
-      const { load, cpuUs, seconds } = await openLoop(opts, server, paths.classes[cls], 0);
+      const { load, cpuUs, seconds } = await openLoop(opts, server, paths.classes[cls]);
       const run = {
         cls,
         answers: load.requests,
@@ -587,7 +603,10 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
 // ---------------------------------------------------------------- main
 
 async function runCores(opts: Options): Promise<void> {
-  const data = await corpus(opts, (perClassCount(opts) * 2 + CLOSED_NAMES_PER_CORE * Math.max(...opts.pin)) * SEARCHES.length);
+  const data = await corpus(
+    opts,
+    warmupCount(opts) + (perClassCount(opts) * 2 + CLOSED_NAMES_PER_CORE * Math.max(...opts.pin)) * SEARCHES.length,
+  );
   const allowed = allowedCores();
   const bench: Bench = { opts, zip: data.zip, paths: buildPaths(opts, data.names, data.leis), allowed };
   if (Math.max(...opts.pin) > allowed.length)
@@ -630,7 +649,7 @@ async function main(): Promise<void> {
     workers: list(args.string("workers") ?? "1,2,4,8"),
     rate: args.number("rate", 300),
     durationS: args.number("duration", 10),
-    warmupS: args.number("warmup", 3),
+    warmupS: args.number("warmup", 5),
     pin: list(args.string("pin") ?? "1,2"),
     connections: args.int("connections", 32),
   };
