@@ -31,6 +31,9 @@ export let fwdTerms: usize = 0;
 export let fwdMeta: usize = 0;
 export let nameLen: usize = 0;
 export let postMeta: usize = 0;
+let postOffsBase: usize = 0; // postOffs, postDocs and postMeta less nDocs entries: indexed by term id or posting index
+let postDocsBase: usize = 0;
+let postMetaBase: usize = 0;
 export let trieNodes: u32 = 0;
 export let trieBase: usize = 0;
 export let nameKeys: usize = 0;
@@ -57,6 +60,9 @@ export function readDescriptor(desc: usize): void {
   fwdMeta = load<u32>(desc + 32);
   nameLen = load<u32>(desc + 36);
   postMeta = load<u32>(desc + 40);
+  postOffsBase = postOffs - (<usize>nDocs << 2);
+  postDocsBase = postDocs - (<usize>nDocs << 2);
+  postMetaBase = postMeta - (<usize>nDocs << 1);
   trieNodes = load<u32>(desc + 44);
   trieBase = load<u32>(desc + 48);
   nameKeys = load<u32>(desc + 52);
@@ -82,18 +88,21 @@ export function sharedSlot(desc: usize): usize { return desc + 68 + <usize>nCols
 @inline export function termByte(t: u32, i: u32): u32 { return load<u8>(termBytes + <usize>termStart(t) + <usize>i); }
 // Term d < nDocs is doc d's LEI, whose one posting is implied: posting d is doc d, with
 // LEI_META. Text postings follow from index nDocs on; their arrays hold only them.
-@inline export function postingStart(t: u32): u32 { return t < nDocs ? t : load<u32>(postOffs + (<usize>(t - nDocs) << 2)); }
+// The arrays' bases are set back by nDocs entries (the host places each array past at least
+// that much memory), so a posting's stored word is read without a branch, and select() keeps
+// the implied one for an LEI's.
+@inline export function postingStart(t: u32): u32 { return t < nDocs ? t : load<u32>(postOffsBase + (<usize>t << 2)); }
 @inline export function postingEnd(t: u32): u32 { return postingStart(t + 1); }
-@inline export function postingDoc(i: u32): u32 { return i < nDocs ? i : load<u32>(postDocs + (<usize>(i - nDocs) << 2)); }
+@inline export function postingDoc(i: u32): u32 { return select<u32>(i, load<u32>(postDocsBase + (<usize>i << 2)), i < nDocs); }
 /**
  * A posting's meta as the forward index has it (field bits | legal position << 8), with the legal
  * name's length << 16. Stored in 16 bits: field bits 0-2, position 3-7 (31: 31 or more, or none;
  * the postings' readers tell no position from 31 on apart), length 8-15.
  */
 @inline export function postingMeta(i: u32): u32 {
-  if (i < nDocs) return LEI_META | (<u32>load<u8>(nameLen + <usize>i) << 16);
-  const v = <u32>load<u16>(postMeta + (<usize>(i - nDocs) << 1));
-  return (v & 7) | (((v >> 3) & 31) << 8) | ((v >> 8) << 16);
+  const v = <u32>load<u16>(postMetaBase + (<usize>i << 1));
+  const lei = LEI_META | (<u32>load<u8>(nameLen + <usize>min(i, nDocs)) << 16);
+  return select<u32>(lei, (v & 7) | (((v >> 3) & 31) << 8) | ((v >> 8) << 16), i < nDocs);
 }
 @inline export function docCode(c: i32, doc: u32): u32 { return codeAt(unchecked(colCodes[c]), unchecked(colCodeShift[c]), doc); }
 @inline export function codeAt(codes: usize, shift: u32, doc: u32): u32 {
