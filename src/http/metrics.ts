@@ -27,6 +27,8 @@ interface RouteRequests {
   count: number;
 }
 
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 export class Metrics {
   private readonly registry = new Registry();
   private readonly routes = new Map<string, RouteRequests>();
@@ -39,7 +41,9 @@ export class Metrics {
   /** `process`: the process's and Node's own metrics too (a front thread leaves them to the main thread) */
   constructor(process = true) {
     if (!process) return;
-    collectDefaultMetrics({ register: this.registry });
+    // the event-loop lag histogram samples with a timer: prom-client's 10 ms default wakes an
+    // idle server 100 times a second; 100 ms still catches any stall worth a metric
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     // gauges named like counters, which `promtool check metrics` refuses; the same counts stay
     // by type in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources
     for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
