@@ -132,7 +132,11 @@ function placeIndex(
   };
   // the engine reads postings from bases set back by nDocs entries (native/assembly/slice.ts):
   // the term bytes, placed first, leave more than that below them
-  for (const [name, width] of [["postOffs", 4], ["postDocs", 4], ["postMeta", 2]] as const)
+  for (const [name, width] of [
+    ["postOffs", 4],
+    ["postDocs", 4],
+    ["postMeta", 2],
+  ] as const)
     if (ptr(name) < data.nDocs * width) throw new Error(`the engine's array ${name} lies too low in its memory`);
   // term d < docs of the dictionary is doc d's LEI; none of it moves once placed
   const table = { docs: data.nDocs, termBytesAt: ptr("termBytes"), termOffsAt: ptr("termOffs") };
