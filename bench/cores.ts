@@ -161,6 +161,8 @@ const CLOSED_LEIS = 200_000;
  * whichever class runs first.
  */
 const WARMUP_PER_S = 4_000;
+/** Seconds of a closed loop's start left out of its window: the connections' ramp (the server is warm by then). */
+const CLOSED_RAMP_S = 2;
 /** Seconds the server is watched idle, before the classes, to tell its own background CPU from the answers'. */
 const IDLE_S = 3;
 
@@ -324,20 +326,25 @@ async function openLoop(
   return { load, cpuUs, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** Every server's first load: the warm-up searches, all classes mixed, closed loop for --warmup s. */
+async function warmUp(bench: Bench, server: ServerProcess): Promise<void> {
+  await runLoad({
+    host: "127.0.0.1",
+    port: server.port,
+    paths: bench.paths.warmup,
+    connections: bench.opts.connections,
+    durationS: bench.opts.warmupS,
+    warmupS: 0,
+    total: bench.paths.warmup.length,
+  });
+}
+
 async function measureWorkers(bench: Bench, build: BuildRuns, dataDir: string, workers: number): Promise<WorkersRun> {
   const { opts, paths } = bench;
   const server = await start(bench, build, dataDir, [build.flag, String(workers)], null);
   try {
     const rssReadyBytes = readMemory(server.pid)?.rssBytes ?? 0;
-    await runLoad({
-      host: "127.0.0.1",
-      port: server.port,
-      paths: paths.warmup,
-      connections: opts.connections,
-      durationS: opts.warmupS,
-      warmupS: 0,
-      total: paths.warmup.length,
-    });
+    await warmUp(bench, server);
     const idleCpu0 = cpuSeconds(server.pid);
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     const idleCores = (cpuSeconds(server.pid) - idleCpu0) / IDLE_S;
@@ -400,6 +407,7 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
   const server = await start(bench, build, dataDir, [], cores);
   const runs: PinRun[] = [];
   try {
+    await warmUp(bench, server);
     for (const kind of CLASSES) {
       const list = paths.closed[kind];
       const trace = new CpuTrace(server.pid);
@@ -409,7 +417,7 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
         paths: list,
         connections: opts.connections,
         durationS: opts.durationS,
-        warmupS: opts.warmupS,
+        warmupS: CLOSED_RAMP_S,
         // Searches stop when their distinct queries run out (the window then ends early); lookups
         // may come round again: the answer cache keeps search answers only.
         ...(kind === "lookup" ? {} : { total: list.length }),
