@@ -22,7 +22,7 @@
 
 import { allocate, zero } from "./memory";
 import {
-  nDocs, nTerms, nCols, fwdOffs, fwdTerms, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colListOffs, colListDocs,
+  nDocs, nTerms, nCols, fwdOffs, fwdTerm, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colListOffs, colListDocs,
   postingStart, postingEnd, postingDoc, postingMeta, docCode, codeAt, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift, LEI_META,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, WHOLE } from "./dictionary";
@@ -373,7 +373,7 @@ function scoreDoc(doc: u32, minMatch: i32, nl: i32): u64 {
     const meta = <u32>load<u16>(fwdMeta + (<usize>e << 1));
     const bits = meta & 0xf & fieldMask;
     if (bits == 0) continue;
-    const term = load<u32>(fwdTerms + (<usize>e << 2));
+    const term = fwdTerm(e);
     if (!isCandidate(term)) continue;
     for (let t = 0; t < nTokens; t++) {
       const cf = lookup(t, term);
@@ -859,8 +859,8 @@ function scoreBatch(): void {
     const at = fwdOffs + (<usize>unchecked(batchDocs[i]) << 2);
     const first = load<u32>(at), end = load<u32>(at + 4);
     const last = end > first ? end - 1 : first;
-    touched += load<u32>(fwdTerms + (<usize>first << 2)) + <u32>load<u16>(fwdMeta + (<usize>first << 1));
-    touched += load<u32>(fwdTerms + (<usize>last << 2)) + <u32>load<u16>(fwdMeta + (<usize>last << 1));
+    touched += fwdTerm(first) + <u32>load<u16>(fwdMeta + (<usize>first << 1));
+    touched += fwdTerm(last) + <u32>load<u16>(fwdMeta + (<usize>last << 1));
   }
   forwardTouched += touched;
   for (let i = 0; i < n; i++) scoreAndAccept(unchecked(batchDocs[i]), batchMinMatch, unchecked(batchNl[i]));

@@ -7,10 +7,12 @@
 //   11 trie node count, 12 trie nodes (4 u32 each: lo, hi, first child | terminal bit, byte | children << 8),
 //   13 nameKeys ((hi, lo, doc) u32 triples sorted by hi: exact-name keys, see name-key.ts), 14 their count,
 //   15 docRank (u8 per doc: 2 registration issued, 1 entity active),
-//   16 nCols, 17 + 5c: column c -> codes[nDocs], bytes a code (1, 2 or 4: as few as its values
+//   16 bytes a postDocs entry, 17 bytes a fwdTerms entry: 3 (little-endian, readable as a u32
+//      whose top byte is masked off) when every id is below 2^24, else 4,
+//   18 nCols, 19 + 5c: column c -> codes[nDocs], bytes a code (1, 2 or 4: as few as its values
 //      allow), nCodes, valOffs[nCodes+1], listed: the rare values' docs, as offsets[nCodes+1]
 //      then docs; a value whose offsets hold fewer docs than its valOffs (a frequent one) lists none
-//   17 + 5 nCols, 18 + 5 nCols: 0 from the host; the engine writes there where it put what it
+//   19 + 5 nCols, 20 + 5 nCols: 0 from the host; the engine writes there where it put what it
 //      derives once per slice (dictionary.ts's node bytes, frequent.ts's table), for the
 //      instances of other threads
 // A term's postings are its docs by legal name length, then doc id; value lists are sorted doc
@@ -31,6 +33,10 @@ export let fwdTerms: usize = 0;
 export let fwdMeta: usize = 0;
 export let nameLen: usize = 0;
 export let postMeta: usize = 0;
+let postDocWidth: usize = 4; // bytes a postDocs / fwdTerms entry, and the mask of its bits
+let postDocMask: u32 = 0xffffffff;
+let fwdTermWidth: usize = 4;
+let fwdTermMask: u32 = 0xffffffff;
 let postOffsBase: usize = 0; // postOffs, postDocs and postMeta less nDocs entries: indexed by term id or posting index
 let postDocsBase: usize = 0;
 let postMetaBase: usize = 0;
@@ -60,17 +66,21 @@ export function readDescriptor(desc: usize): void {
   fwdMeta = load<u32>(desc + 32);
   nameLen = load<u32>(desc + 36);
   postMeta = load<u32>(desc + 40);
+  postDocWidth = load<u32>(desc + 64);
+  postDocMask = postDocWidth == 3 ? 0xffffff : 0xffffffff;
+  fwdTermWidth = load<u32>(desc + 68);
+  fwdTermMask = fwdTermWidth == 3 ? 0xffffff : 0xffffffff;
   postOffsBase = postOffs - (<usize>nDocs << 2);
-  postDocsBase = postDocs - (<usize>nDocs << 2);
+  postDocsBase = postDocs - <usize>nDocs * postDocWidth;
   postMetaBase = postMeta - (<usize>nDocs << 1);
   trieNodes = load<u32>(desc + 44);
   trieBase = load<u32>(desc + 48);
   nameKeys = load<u32>(desc + 52);
   nameKeyCount = load<u32>(desc + 56);
   docRank = load<u32>(desc + 60);
-  nCols = <i32>load<u32>(desc + 64);
+  nCols = <i32>load<u32>(desc + 72);
   for (let c = 0; c < nCols; c++) {
-    const base = desc + 68 + <usize>c * 20;
+    const base = desc + 76 + <usize>c * 20;
     colCodes[c] = load<u32>(base);
     const bytes = load<u32>(base + 4);
     colCodeShift[c] = bytes == 1 ? 0 : bytes == 2 ? 1 : 2;
@@ -81,7 +91,7 @@ export function readDescriptor(desc: usize): void {
   }
 }
 
-export function sharedSlot(desc: usize): usize { return desc + 68 + <usize>nCols * 20; }
+export function sharedSlot(desc: usize): usize { return desc + 76 + <usize>nCols * 20; }
 
 @inline export function termStart(t: u32): u32 { return load<u32>(termOffs + (<usize>t << 2)); }
 @inline export function termLength(t: u32): u32 { return load<u32>(termOffs + (<usize>(t + 1) << 2)) - termStart(t); }
@@ -93,7 +103,11 @@ export function sharedSlot(desc: usize): usize { return desc + 68 + <usize>nCols
 // the implied one for an LEI's.
 @inline export function postingStart(t: u32): u32 { return t < nDocs ? t : load<u32>(postOffsBase + (<usize>t << 2)); }
 @inline export function postingEnd(t: u32): u32 { return postingStart(t + 1); }
-@inline export function postingDoc(i: u32): u32 { return select<u32>(i, load<u32>(postDocsBase + (<usize>i << 2)), i < nDocs); }
+@inline export function postingDoc(i: u32): u32 {
+  return select<u32>(i, load<u32>(postDocsBase + <usize>i * postDocWidth) & postDocMask, i < nDocs);
+}
+/** Forward entry e's term. */
+@inline export function fwdTerm(e: u32): u32 { return load<u32>(fwdTerms + <usize>e * fwdTermWidth) & fwdTermMask; }
 /**
  * A posting's meta as the forward index has it (field bits | legal position << 8), with the legal
  * name's length << 16. Stored in 16 bits: field bits 0-2, position 3-7 (31: 31 or more, or none;

@@ -14,12 +14,13 @@ import { dirname } from "node:path";
 import { crc32Update } from "./crc.js";
 import { DocStoreReader, type DocFileFacts } from "./doc-store.js";
 import { SegmentError } from "./segment-error.js";
+import { idCount, type IdArray } from "./packed-ids.js";
 import type { CodeArray, ColumnData, SliceData } from "./slice-builder.js";
 
 export { SegmentError };
 
 /** Bump whenever SliceData or the engine's reading of it changes. */
-export const SEGMENT_FORMAT = 9;
+export const SEGMENT_FORMAT = 10;
 const MAGIC = Buffer.from("LEIDEXSG", "latin1");
 const HEADER_BYTES = 32;
 const ALIGN = 8;
@@ -236,6 +237,15 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
       throw new SegmentError(`segment ${path} lacks array ${name}`);
     return a;
   };
+  // the text postings, as many as the forward entries: each id array must hold that many
+  const fwdOffs = get("fwdOffs", "u32");
+  const text = fwdOffs.length > 0 ? fwdOffs[fwdOffs.length - 1] : 0;
+  const ids = (name: string, entries: number): IdArray => {
+    const a = arrays.get(name);
+    if (!(a instanceof Uint8Array || a instanceof Uint32Array) || idCount(a) !== entries)
+      throw new SegmentError(`segment ${path}: array ${name} does not hold ${entries} ids`);
+    return a;
+  };
   const columns: ColumnData[] = dir.columnValues.map((values, i) => ({
     values,
     codes: codesOf(`col${i}.codes`),
@@ -247,11 +257,11 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     termBytes: get("termBytes", "u8"),
     termOffs: get("termOffs", "u32"),
     postOffs: get("postOffs", "u32"),
-    postDocs: get("postDocs", "u32"),
+    postDocs: ids("postDocs", text),
     postMeta: get("postMeta", "u16"),
     trie: { nodes: dir.trieNodes, words: get("trie", "u32") },
-    fwdOffs: get("fwdOffs", "u32"),
-    fwdTerms: get("fwdTerms", "u32"),
+    fwdOffs,
+    fwdTerms: ids("fwdTerms", text),
     fwdMeta: get("fwdMeta", "u16"),
     nameLen: get("nameLen", "u8"),
     nameKeys: get("nameKeys", "u32"),

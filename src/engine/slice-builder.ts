@@ -25,6 +25,7 @@ import { TermTable } from "./term-table.js";
 import { ChunkedArray, CodeChunks, grown } from "./chunked-array.js";
 import { DocStoreWriter, type DocFileFacts } from "./doc-store.js";
 import { NameKeyHasher } from "./name-key.js";
+import { packIds, type IdArray } from "./packed-ids.js";
 
 export const LEI_TERM_MARKER = "\u0001";
 /** Marks the term of a word's second occurrence in a legal name; sorts before every word. */
@@ -53,14 +54,14 @@ export interface SliceData {
    * count the nDocs implied ones of the docs' LEIs first (posting d is doc d), which no array holds
    */
   postOffs: Uint32Array;
-  /** the text terms' postings, posting p at [p - nDocs] */
-  postDocs: Uint32Array;
+  /** the text terms' postings' docs, posting p at [p - nDocs] (packed-ids.ts) */
+  postDocs: IdArray;
   /** per text posting: its field bits, legal position and name length (postingMetaOf) */
   postMeta: Uint16Array;
   trie: Trie;
-  /** each doc's text terms (its own LEI, term d, is implied) */
+  /** each doc's text terms (its own LEI, term d, is implied; packed-ids.ts) */
   fwdOffs: Uint32Array;
-  fwdTerms: Uint32Array;
+  fwdTerms: IdArray;
   fwdMeta: Uint16Array;
   nameLen: Uint8Array;
   columns: ColumnData[];
@@ -482,11 +483,11 @@ export class SliceBuilder {
       termBytes,
       termOffs,
       postOffs,
-      postDocs,
+      postDocs: packIds(postDocs, nDocs),
       postMeta,
       trie: buildTrie(termBytes, termOffs, nDocs, nTerms),
       fwdOffs,
-      fwdTerms,
+      fwdTerms: packIds(fwdTerms, nTerms),
       fwdMeta,
       nameLen,
       nameKeys,

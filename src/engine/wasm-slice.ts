@@ -16,6 +16,7 @@ import { LEI_TERM_MARKER, REPEAT_MARKER, type CodeArray, type ColumnData, type S
 import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
 import { NAMED_PAGE } from "./planner.js";
+import { idBytes } from "./packed-ids.js";
 
 /**
  * The compiled engine, on a thread's first slice: a thread that never serves one (a front thread
@@ -134,7 +135,7 @@ function placeIndex(
   // the term bytes, placed first, leave more than that below them
   for (const [name, width] of [
     ["postOffs", 4],
-    ["postDocs", 4],
+    ["postDocs", idBytes(data.postDocs)],
     ["postMeta", 2],
   ] as const)
     if (ptr(name) < data.nDocs * width) throw new Error(`the engine's array ${name} lies too low in its memory`);
@@ -169,6 +170,8 @@ function placeIndex(
     ptr("nameKeys"),
     data.nameKeys.length / 3,
     placeDocRanks(engine, memory, data),
+    idBytes(data.postDocs),
+    idBytes(data.fwdTerms),
     data.columns.length,
   ];
   data.columns.forEach((col, c) =>
