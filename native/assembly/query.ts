@@ -44,8 +44,8 @@ let docWords: usize = 0;     // u32 words of a one-bit-per-doc bitmap
 const tokenDocs = new StaticArray<usize>(MAX_TOKENS); // per token: its docs, when marked
 const wholeDocs = new StaticArray<usize>(MAX_TOKENS); // per split token: the docs holding it whole
 const cheapDocs = new StaticArray<usize>(MAX_TOKENS); // per token split by cost: the docs holding a cheapest candidate
-let pairNear: usize = 0;     // u32 per doc: 2 bits per marked pair of tokens, how close they can sit (see markPair)
-let posMasks: usize = 0;     // u32 per doc: legal-name positions of a token's candidates, while a pair is marked
+let pairNear: usize = 0;     // u16 per doc: 2 bits per marked pair of tokens, how close they can sit (see markPair)
+let posMasks: usize = 0;     // u16 per doc: legal-name positions of a token's candidates, while a pair is marked
 const facetCounts = new StaticArray<usize>(MAX_COLS);
 export const OUT_HEADER: usize = 32;
 export const outBuf: usize = allocate(OUT_HEADER + <usize>MAX_WINDOW * 12);
@@ -81,8 +81,8 @@ export function prepareScratch(): void {
   for (let t = 0; t < MAX_TOKENS; t++) unchecked(tokenDocs[t] = allocate(words * 4));
   for (let t = 0; t < MAX_TOKENS; t++) unchecked(wholeDocs[t] = allocate(words * 4));
   for (let t = 0; t < MAX_TOKENS; t++) unchecked(cheapDocs[t] = allocate(words * 4));
-  pairNear = allocate(<usize>nDocs * 4 + 4);
-  posMasks = allocate(<usize>nDocs * 4 + 4);
+  pairNear = allocate(<usize>nDocs * 2 + 4);
+  posMasks = allocate(<usize>nDocs * 2 + 4);
   seenBits = allocate(words * 4);
   touched = allocate(words * 4);
   candidates = allocate(<usize>nDocs * 4 + 4);
@@ -443,6 +443,11 @@ let cheapMask: u32 = 0;
 // postings are few beside the docs still to come: three passes over them cost about what
 // scoring one doc in PAIR_COST_RATIO does.
 let pairMask: u32 = 0; // bit t: the pair of tokens t-1 and t is marked in pairNear
+// pairNear holds the first PAIRS_NEAR - 1 pairs (16 bits a doc): a query's later pairs go
+// unmarked, so their bounds stay those of side-by-side tokens
+const PAIRS_NEAR: i32 = 8;
+// posMasks tells a legal name's first TOLD_POSITIONS positions apart (16 bits a doc)
+const TOLD_POSITIONS: u32 = 15;
 const MAX_PAIR_PROX: u32 = 3;
 const SHARED_WORD_PROX: u32 = 2;
 const pairCap = new StaticArray<u32>(MAX_TOKENS); // per marked pair: its bound where no closer position was found
@@ -525,7 +530,7 @@ function postingsOf(t: i32, kind: i32): u32 {
 
 /**
  * Sets in posMasks the legal-name positions of token t's candidates, per doc: a bit per
- * position, positions from 31 on sharing the top bit.
+ * position, positions from TOLD_POSITIONS on sharing the top bit.
  */
 function gatherPositions(t: i32): void {
   const legal = fieldMask & FIELD_LEGAL;
@@ -534,26 +539,26 @@ function gatherPositions(t: i32): void {
     for (let p = postingStart(rangeLo(r)); p < end; p++) {
       const meta = postingMeta(p);
       if ((meta & legal) == 0) continue;
-      const at = posMasks + (<usize>postingDoc(p) << 2);
+      const at = posMasks + (<usize>postingDoc(p) << 1);
       const pos = (meta >> 8) & 0xff;
-      store<u32>(at, load<u32>(at) | (pos < 31 ? <u32>1 << pos : <u32>1 << 31));
+      store<u16>(at, load<u16>(at) | <u16>(pos < TOLD_POSITIONS ? <u32>1 << pos : <u32>1 << TOLD_POSITIONS));
     }
   }
 }
 
 /**
- * Zeroes a u32-per-doc array where the postings of the tokens in `tokens` wrote: word by word,
+ * Zeroes a u16-per-doc array where the postings of the tokens in `tokens` wrote: entry by entry,
  * or all of it at once when those postings are more than a quarter of the docs.
  */
-function zeroAtDocs(words: usize, tokens: u32): void {
+function zeroAtDocs(entries: usize, tokens: u32): void {
   let postings: u64 = 0;
   for (let t = 0; t < nTokens; t++) if ((tokens & (1 << t)) != 0) postings += <u64>unchecked(tokPostings[t]);
-  if (postings * 4 > <u64>nDocs) { zero(words, <usize>nDocs * 4); return; }
+  if (postings * 4 > <u64>nDocs) { zero(entries, <usize>nDocs * 2); return; }
   for (let t = 0; t < nTokens; t++) {
     if ((tokens & (1 << t)) == 0) continue;
     for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
       const end = postingStart(rangeHi(r));
-      for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(words + (<usize>postingDoc(p) << 2), 0);
+      for (let p = postingStart(rangeLo(r)); p < end; p++) store<u16>(entries + (<usize>postingDoc(p) << 1), 0);
     }
   }
 }
@@ -607,12 +612,12 @@ function markPair(t: i32): void {
         const meta = postingMeta(p);
         if ((meta & legal) == 0) continue;
         const doc = postingDoc(p);
-        const before = load<u32>(posMasks + (<usize>doc << 2));
+        const before = <u32>load<u16>(posMasks + (<usize>doc << 1));
         if (before == 0) continue;
-        const at = pairNear + (<usize>doc << 2);
-        const near = load<u32>(at);
+        const at = pairNear + (<usize>doc << 1);
+        const near = <u32>load<u16>(at);
         const prox = pairProx(before, (meta >> 8) & 0xff);
-        if (MAX_PAIR_PROX - prox > ((near >> shift) & 3)) store<u32>(at, (near & ~(<u32>3 << shift)) | ((MAX_PAIR_PROX - prox) << shift));
+        if (MAX_PAIR_PROX - prox > ((near >> shift) & 3)) store<u16>(at, <u16>((near & ~(<u32>3 << shift)) | ((MAX_PAIR_PROX - prox) << shift)));
       }
     }
   }
@@ -622,10 +627,11 @@ function markPair(t: i32): void {
 /**
  * The least proximity assemble() counts between a candidate of the first token at one of the
  * positions in mask and one of the second at pos, at most MAX_PAIR_PROX: the gap after a word
- * before it, or 2 and more for one at or after it. Positions from 31 on are not told apart.
+ * before it, or 2 and more for one at or after it. Positions from TOLD_POSITIONS on are not told
+ * apart, and could be side by side.
  */
 @inline function pairProx(mask: u32, pos: u32): u32 {
-  if ((mask >> 31) != 0 || pos >= 31) return 0;
+  if ((mask >> TOLD_POSITIONS) != 0 || pos >= TOLD_POSITIONS) return 0;
   let prox = MAX_PAIR_PROX;
   const before = mask & ((<u32>1 << pos) - 1);
   if (before != 0) prox = min(prox, pos - (31 - clz(before)) - 1);
@@ -684,7 +690,7 @@ function refineBounds(): void {
   }
   const done = docsConsidered - consideredAtDrive;
   const ahead: u64 = driveDocs > done ? <u64>(driveDocs - done) : 0;
-  for (let t = 1; t < nTokens; t++) {
+  for (let t = 1; t < min(nTokens, PAIRS_NEAR); t++) {
     const both: u32 = 3 << (t - 1);
     if ((markedMask & both) != both) continue;
     if (<u64>unchecked(tokPostings[t - 1]) + <u64>unchecked(tokPostings[t]) > ahead * PAIR_COST_RATIO) continue;
@@ -769,7 +775,7 @@ function mostTokensHeld(): i32 {
 
 /** doc's field of pairNear: for each marked pair, how close its tokens can sit (0 when none is marked). */
 @inline function pairsNear(doc: u32): u32 {
-  return pairMask == 0 ? 0 : load<u32>(pairNear + (<usize>doc << 2));
+  return pairMask == 0 ? 0 : <u32>load<u16>(pairNear + (<usize>doc << 1));
 }
 
 /**
