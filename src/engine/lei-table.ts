@@ -23,6 +23,8 @@ export interface LeiTableShare {
   termBytesAt: number;
   termOffsAt: number;
   docStartAt: number;
+  /** bytes a docStart entry takes: 4 (a u32) while the document file is under 4 GiB, else 8 (an f64) */
+  docStartBytes: 4 | 8;
   docLenAt: number;
   /** the hash index: `indexSlots` (a power of two) u32 slots, each a doc + 1 or 0 when empty */
   indexAt: number;
@@ -81,7 +83,7 @@ export class LeiTable {
   private readonly bytes: Uint8Array;
   private readonly termBytesAt: number;
   private readonly termOffs: Uint32Array;
-  private readonly docStart: Float64Array;
+  private readonly docStart: Float64Array | Uint32Array;
   private readonly docLen: Uint32Array;
   private readonly slots: Uint32Array;
 
@@ -89,7 +91,10 @@ export class LeiTable {
     this.bytes = new Uint8Array(share.memory);
     this.termBytesAt = share.termBytesAt;
     this.termOffs = new Uint32Array(share.memory, share.termOffsAt, share.docs + 1);
-    this.docStart = new Float64Array(share.memory, share.docStartAt, share.docs);
+    this.docStart =
+      share.docStartBytes === 4
+        ? new Uint32Array(share.memory, share.docStartAt, share.docs)
+        : new Float64Array(share.memory, share.docStartAt, share.docs);
     this.docLen = new Uint32Array(share.memory, share.docLenAt, share.docs);
     this.slots = new Uint32Array(share.memory, share.indexAt, share.indexSlots);
   }

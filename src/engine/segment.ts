@@ -15,7 +15,7 @@ import { crc32Update } from "./crc.js";
 import { DocStoreReader, type DocFileFacts } from "./doc-store.js";
 import { SegmentError } from "./segment-error.js";
 import { idCount, type IdArray } from "./packed-ids.js";
-import type { CodeArray, ColumnData, SliceData } from "./slice-builder.js";
+import type { CodeArray, ColumnData, DocStarts, SliceData } from "./slice-builder.js";
 
 export { SegmentError };
 
@@ -246,6 +246,12 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
       throw new SegmentError(`segment ${path}: array ${name} does not hold ${entries} ids`);
     return a;
   };
+  const starts = (name: string): DocStarts => {
+    const a = arrays.get(name);
+    if (!(a instanceof Float64Array || a instanceof Uint32Array) || a.length !== dir.nDocs)
+      throw new SegmentError(`segment ${path} lacks array ${name}`);
+    return a;
+  };
   const columns: ColumnData[] = dir.columnValues.map((values, i) => ({
     values,
     codes: codesOf(`col${i}.codes`),
@@ -268,7 +274,7 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     columns,
     docFile: docFileOf(path),
     docFacts: dir.docs,
-    docStart: get("docStart", "f64"),
+    docStart: starts("docStart"),
     docLen: get("docLen", "u32"),
   };
 }

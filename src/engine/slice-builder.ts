@@ -37,6 +37,9 @@ const NO_POSITION = 255;
 /** A column's per-doc codes, as narrow as its number of values allows (u8 up to 256 values). */
 export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
 
+/** Where each doc's JSON starts in the document file: u32 while the file is under 4 GiB, else f64. */
+export type DocStarts = Float64Array | Uint32Array;
+
 export interface ColumnData {
   /** code -> display value; code 0 is "no value" */
   values: (string | null)[];
@@ -73,7 +76,7 @@ export interface SliceData {
   /** stored documents: the JSON of doc d lies at docStart[d] in the document file, docLen[d] bytes */
   docFile: string;
   docFacts: DocFileFacts;
-  docStart: Float64Array;
+  docStart: DocStarts;
   docLen: Uint32Array;
 }
 
@@ -494,7 +497,7 @@ export class SliceBuilder {
       columns,
       docFile,
       docFacts,
-      docStart,
+      docStart: narrowStarts(docStart, docFacts.bytes),
       docLen,
     };
   }
@@ -588,6 +591,11 @@ function jsonAsIs(bytes: Uint8Array, start: number, end: number): boolean {
 }
 
 /** out[d] = values[order[d]]: a per-doc array, from the order docs were added to LEI order. */
+/** `starts` as u32 when every start fits (a slice of up to about 6M registry records): half the bytes. */
+function narrowStarts(starts: Float64Array, bodyBytes: number): DocStarts {
+  return bodyBytes <= 2 ** 32 ? Uint32Array.from(starts) : starts;
+}
+
 function inOrder<T extends Float64Array | Uint32Array>(values: ArrayLike<number>, order: Uint32Array, out: T): T {
   for (let d = 0; d < order.length; d++) out[d] = values[order[d]];
   return out;

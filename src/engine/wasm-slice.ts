@@ -150,6 +150,7 @@ function placeIndex(
     memory: sharedBuffer(memory),
     ...table,
     docStartAt: ptr("docStart"),
+    docStartBytes: data.docStart.BYTES_PER_ELEMENT === 4 ? 4 : 8,
     docLenAt: ptr("docLen"),
     ...index,
   };
