@@ -37,10 +37,3 @@ export function packIds(ids: Uint32Array, limit: number): IdArray {
   bytes[ids.length * 3] = 0;
   return bytes.subarray(0, ids.length * 3 + 1);
 }
-
-/** Entry i of `ids`, as the engine reads it in WASM (for tools and checks). */
-export function idAt(ids: IdArray, i: number): number {
-  if (!(ids instanceof Uint8Array)) return ids[i];
-  const o = i * 3;
-  return ids[o] | (ids[o + 1] << 8) | (ids[o + 2] << 16);
-}

@@ -231,27 +231,18 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
   }
   if (typeof dir.docs?.bytes !== "number" || typeof dir.docs.crc !== "number")
     throw new SegmentError(`segment ${path} does not name its document file`);
-  const codesOf = (name: string): CodeArray => {
+  /** An array stored in one of several widths, and whatever else `fits` asks of it. */
+  function either<T extends TypedArray>(name: string, kinds: readonly ArrayKind[], fits: (a: TypedArray) => boolean = () => true): T {
     const a = arrays.get(name);
-    if (!(a instanceof Uint8Array || a instanceof Uint16Array || a instanceof Uint32Array))
-      throw new SegmentError(`segment ${path} lacks array ${name}`);
-    return a;
-  };
-  // the text postings, as many as the forward entries: each id array must hold that many
+    if (!a || !kinds.includes(kindOf(a)) || !fits(a)) throw new SegmentError(`segment ${path} lacks array ${name}`);
+    return a as T;
+  }
+  const codesOf = (name: string): CodeArray => either(name, ["u8", "u16", "u32"]);
+  // the id arrays hold one id per forward entry (packed-ids.ts), the document starts one per doc
   const fwdOffs = get("fwdOffs", "u32");
-  const text = fwdOffs.length > 0 ? fwdOffs[fwdOffs.length - 1] : 0;
-  const ids = (name: string, entries: number): IdArray => {
-    const a = arrays.get(name);
-    if (!(a instanceof Uint8Array || a instanceof Uint32Array) || idCount(a) !== entries)
-      throw new SegmentError(`segment ${path}: array ${name} does not hold ${entries} ids`);
-    return a;
-  };
-  const starts = (name: string): DocStarts => {
-    const a = arrays.get(name);
-    if (!(a instanceof Float64Array || a instanceof Uint32Array) || a.length !== dir.nDocs)
-      throw new SegmentError(`segment ${path} lacks array ${name}`);
-    return a;
-  };
+  const entries = fwdOffs.length > 0 ? fwdOffs[fwdOffs.length - 1] : 0;
+  const ids = (name: string): IdArray => either(name, ["u8", "u32"], (a) => idCount(a as IdArray) === entries);
+  const starts = (name: string): DocStarts => either(name, ["f64", "u32"], (a) => a.length === dir.nDocs);
   const columns: ColumnData[] = dir.columnValues.map((values, i) => ({
     values,
     codes: codesOf(`col${i}.codes`),
@@ -263,11 +254,11 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     termBytes: get("termBytes", "u8"),
     termOffs: get("termOffs", "u32"),
     postOffs: get("postOffs", "u32"),
-    postDocs: ids("postDocs", text),
+    postDocs: ids("postDocs"),
     postMeta: get("postMeta", "u16"),
     trie: { nodes: dir.trieNodes, words: get("trie", "u32") },
     fwdOffs,
-    fwdTerms: ids("fwdTerms", text),
+    fwdTerms: ids("fwdTerms"),
     fwdMeta: get("fwdMeta", "u16"),
     nameLen: get("nameLen", "u8"),
     nameKeys: get("nameKeys", "u32"),

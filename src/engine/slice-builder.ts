@@ -590,12 +590,12 @@ function jsonAsIs(bytes: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
-/** out[d] = values[order[d]]: a per-doc array, from the order docs were added to LEI order. */
 /** `starts` as u32 when every start fits (a slice of up to about 6M registry records): half the bytes. */
 function narrowStarts(starts: Float64Array, bodyBytes: number): DocStarts {
   return bodyBytes <= 2 ** 32 ? Uint32Array.from(starts) : starts;
 }
 
+/** out[d] = values[order[d]]: a per-doc array, from the order docs were added to LEI order. */
 function inOrder<T extends Float64Array | Uint32Array>(values: ArrayLike<number>, order: Uint32Array, out: T): T {
   for (let d = 0; d < order.length; d++) out[d] = values[order[d]];
   return out;
