@@ -121,6 +121,7 @@ export async function buildApp(config: Config, log: (line: string) => void): Pro
       bundledLevel2: BUNDLED_LEVEL2,
       dataDir: config.dataDir,
       reloadAtMinutes: config.reloadAtMinutes,
+      deltaHours: config.deltaHours,
       retrySeconds: config.retrySeconds,
       limits: config.upstream,
       legalForms: { file: legalForms.file, digest: legalForms.list.digest, rows: legalForms.list.rows },

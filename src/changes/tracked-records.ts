@@ -127,7 +127,8 @@ export class TrackedRecordsWriter {
       at = this.used;
     const start = row.starts[this.lei];
     row.buf.copy(buf, at, start, start + LEI_BYTES);
-    if (this.inOrder && this.rows > 0 && buf.compare(this.last, 0, LEI_BYTES, at, at + LEI_BYTES) < 0) this.inOrder = false;
+    // a repeated LEI (a delta's record after the golden copy's) also takes the sorting path, which keeps the last
+    if (this.inOrder && this.rows > 0 && buf.compare(this.last, 0, LEI_BYTES, at, at + LEI_BYTES) <= 0) this.inOrder = false;
     if (this.inOrder && this.rows % STRIDE === 0) this.index.push(Buffer.from(buf.subarray(at, at + LEI_BYTES)));
     buf.copy(this.last, 0, at, at + LEI_BYTES);
     for (let f = 0; f < hashes.length; f++) buf.writeUInt32LE(hashes[f], at + HASHES_AT + 4 * f);
@@ -140,7 +141,8 @@ export class TrackedRecordsWriter {
 
   /**
    * Writes the sorted table. GLEIF's file comes in LEI order and is written as it came; another
-   * order is sorted by the LEIs alone (16 bytes a record), its rows copied in that order.
+   * order is sorted by the LEIs alone (16 bytes a record), its rows copied in that order. Of rows
+   * repeating an LEI, the last added is kept, as the engine keeps the last record.
    */
   finish(): number {
     this.flush();
@@ -170,7 +172,11 @@ export class TrackedRecordsWriter {
         { values: hi, bits: 52 },
         { values: lo, bits: 52 },
       ]);
-      for (const i of order) {
+      for (let k = 0; k < order.length; k++) {
+        const i = order[k];
+        // the sort is stable: a later row of the same LEI comes right after
+        const j = order[k + 1];
+        if (j !== undefined && hi[j] === hi[i] && lo[j] === lo[i]) continue;
         const { buffer, at } = out.next();
         readFully(fd, buffer, at, TRACKED_ROW, i * TRACKED_ROW, "tracked records");
       }

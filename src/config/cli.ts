@@ -34,6 +34,8 @@ export interface Config {
   level2: { rr: string | null; repex: string | null; isin: string | null; bic: string | null };
   /** UTC minutes after midnight of the daily reload */
   reloadAtMinutes: number;
+  /** hours between GLEIF delta checks; 0: none */
+  deltaHours: number;
   reloadNow: boolean;
   retrySeconds: number;
   /** days the change feed keeps a change (--changes-retention-days) */
@@ -105,8 +107,13 @@ const FLAGS: Record<string, FlagSpec> = {
   },
   "reload-at": {
     env: "LEIDEX_RELOAD_AT",
-    help: "daily reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)",
+    help: "daily full reload time, HH:MM UTC (GLEIF publishes at 00:00, 08:00 and 16:00)",
     fallback: () => "08:45",
+  },
+  "delta-hours": {
+    env: "LEIDEX_DELTA_HOURS",
+    help: "with GLEIF as the source: hours between checks for a new publication between the daily full reloads, each applied from GLEIF's smallest delta that covers it; 0: daily full reloads only",
+    fallback: () => "8",
   },
   "reload-now": {
     env: "LEIDEX_RELOAD_NOW",
@@ -296,6 +303,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | "h
     gleifMappingApi: httpUrl("gleif-mapping-api", get("gleif-mapping-api")!),
     level2: { rr: get("rr-source"), repex: get("repex-source"), isin: get("isin-source"), bic: get("bic-source") },
     reloadAtMinutes: clockMinutes(get("reload-at")!),
+    deltaHours: int("delta-hours", 0, 23),
     reloadNow: bool("reload-now", get("reload-now")!),
     retrySeconds: int("retry-seconds", 1, 86_400),
     changesRetentionDays: int("changes-retention-days", 1, 36_500),

@@ -36,6 +36,22 @@ export interface CollectionMeta {
   parts?: SourceParts;
   /** what the change feed found against the generation it replaced (changes/feed.ts); null or absent: not compared */
   changes?: { detected: number; seconds: number } | null;
+  /** the GLEIF delta this load applied, and what it cost; null or absent: a full load */
+  delta?: DeltaCost | null;
+}
+
+/** One applied GLEIF delta (golden-copy/reloader.ts), as /v1/stats and /metrics report it. */
+export interface DeltaCost {
+  /** GLEIF's window: IntraDay, LastDay, LastWeek or LastMonth */
+  window: string;
+  /** the delta file's name */
+  file: string;
+  /** its data rows */
+  rows: number;
+  /** seconds the load's downloads took; null: nothing was downloaded */
+  downloadSeconds: number | null;
+  /** seconds from the start of the load until the collection was ready to go live, the downloads included */
+  seconds: number;
 }
 
 export interface LiveGeneration extends CollectionMeta {

@@ -11,22 +11,31 @@ import { Agent, request } from "undici";
 import { SourceError } from "./source.js";
 import { DEFAULT_UPSTREAM_LIMITS, METADATA_MAX_BYTES } from "./upstream-limits.js";
 
-export interface Publication {
-  /** as GLEIF writes it, UTC: "2026-09-30 08:00:00" */
-  publishDate: string;
+export interface PublishedFile {
   url: string;
   size: number | null;
   recordCount: number | null;
 }
 
+export interface Publication extends PublishedFile {
+  /** as GLEIF writes it, UTC: "2026-09-30 08:00:00" */
+  publishDate: string;
+  /** the CSV of each delta window the publication announces (delta_files.<window>.csv) */
+  deltas: Partial<Record<DeltaWindow, PublishedFile>>;
+}
+
+/** GLEIF's delta windows, each with the hours it covers back from its publication. */
+export const DELTA_WINDOWS = { IntraDay: 8, LastDay: 24, LastWeek: 7 * 24, LastMonth: 31 * 24 } as const;
+export type DeltaWindow = keyof typeof DELTA_WINDOWS;
+
 // A host that drops packets must not hold up an offline first start for long.
 const dispatcher = new Agent({ connect: { timeout: 5_000 } });
 
-export type PublishedFile = "lei2" | "rr" | "repex";
+export type GoldenCopyType = "lei2" | "rr" | "repex";
 
 export async function latestPublication(
   apiBase: string,
-  type: PublishedFile = "lei2",
+  type: GoldenCopyType = "lei2",
   seconds = DEFAULT_UPSTREAM_LIMITS.apiSeconds,
 ): Promise<Publication> {
   const url = `${apiBase.replace(/\/+$/, "")}/golden-copies/publishes/${type}/latest`;
@@ -94,7 +103,16 @@ function readPublication(body: unknown, from: string): Publication {
     throw new SourceError(`GLEIF API ${from}: data.publish_date is missing or not a date`);
   }
   if (typeof url !== "string" || !/^https?:\/\//i.test(url)) throw new SourceError(`GLEIF API ${from}: data.full_file.csv.url is missing`);
-  return { publishDate, url, size: count(field(csv, "size")), recordCount: count(field(csv, "record_count")) };
+  const deltas: Publication["deltas"] = {};
+  for (const window of Object.keys(DELTA_WINDOWS) as DeltaWindow[]) {
+    // a delta announced without a usable URL is as good as none: the full file is loaded instead
+    const delta = field(field(field(data, "delta_files"), window), "csv");
+    const deltaUrl = field(delta, "url");
+    if (typeof deltaUrl === "string" && /^https?:\/\//i.test(deltaUrl)) {
+      deltas[window] = { url: deltaUrl, size: count(field(delta, "size")), recordCount: count(field(delta, "record_count")) };
+    }
+  }
+  return { publishDate, url, size: count(field(csv, "size")), recordCount: count(field(csv, "record_count")), deltas };
 }
 
 /** "2026-09-30 08:00:00" -> "2026-09-30T08:00:00Z" */

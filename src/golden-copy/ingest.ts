@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
 import type { Collection } from "../engine/collection.js";
 import { WORKER_YOUNG_GENERATION_MB } from "../engine/pool.js";
 import { DOCUMENT_VERSION, MANIFEST_FORMAT, type CollectionFiles, type CollectionManifest } from "../store/collection-files.js";
-import type { Announced, DownloadPart, LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
+import type { Announced, DeltaInput, DownloadPart, LoaderControl, LoaderInput, LoaderMessage } from "./load.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
 import { isUrl } from "./source.js";
 import { renameSync } from "node:fs";
@@ -21,6 +21,12 @@ import type { ChangeFeed, LoadChanges } from "../changes/feed.js";
 export interface LoadRequest {
   /** a local CSV or zip, or an http(s) URL */
   source: string;
+  /** GLEIF deltas read after it, oldest first: the last record of an LEI wins */
+  deltas?: readonly DeltaInput[];
+  /** the window of the delta this load applies (the last of `deltas`); absent: a full load */
+  deltaWindow?: string;
+  /** when the full file under `deltas` was loaded; absent: this load is the full load */
+  fullLoadedAt?: string;
   dataDir: string;
   /** the publication, when known before reading the file (GLEIF's API tells) */
   published: string | null;
@@ -28,6 +34,8 @@ export interface LoadRequest {
   describe: string;
   /** data rows the file must hold (GLEIF's record_count), when known */
   expectedRows: number | null;
+  /** distinct LEIs the collection must hold, when known: a load with deltas against the publication's record_count */
+  expectedLeis?: number | null;
   /** fewer records than this is a broken file, not a smaller registry */
   minRecords: number;
   /** the bundled sample, standing in until a real source loads */
@@ -61,6 +69,7 @@ export class TooFewRecordsError extends LoadCheckError {}
  * leaves the previous collection as the one a restart serves.
  */
 export async function loadInto(collection: Collection, req: LoadRequest): Promise<CollectionManifest> {
+  const started = Date.now();
   const gen = await collection.begin(req.files.scratch);
   let name: string | null = null;
   try {
@@ -84,6 +93,12 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     const family = FamilyData.open(req.files.level2(collectionName));
     const built = sliceDocs.reduce((a, b) => a + b, 0);
     if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
+    if (req.expectedLeis !== undefined && req.expectedLeis !== null && built !== req.expectedLeis) {
+      throw new LoadCheckError(`the golden copy and its deltas hold ${built} LEIs, the publication announces ${req.expectedLeis}`);
+    }
+    if (built < req.minRecords) {
+      throw new TooFewRecordsError(`golden copy holds ${built} distinct LEIs, far below the ${req.minRecords} expected from the last load`);
+    }
     const ingestSeconds = done.ingestSeconds + (Date.now() - buildStarted) / 1000;
     const loadedAt = new Date().toISOString();
     // the change feed, stored before the manifest and the swap: a kill -9 from here on loses none (changes/feed.ts)
@@ -114,6 +129,18 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       parts: req.parts?.({ failures: done.partFailures, files: done.level2.files, loadedAt }),
       documents: DOCUMENT_VERSION,
       changes,
+      deltas: done.deltaFiles,
+      fullLoadedAt: req.fullLoadedAt ?? loadedAt,
+      delta:
+        req.deltaWindow === undefined
+          ? null
+          : {
+              window: req.deltaWindow,
+              file: basename(done.deltaFiles[done.deltaFiles.length - 1] ?? ""),
+              rows: done.lastDeltaRows,
+              downloadSeconds: done.downloadSeconds,
+              seconds: (Date.now() - started) / 1000,
+            },
     };
     try {
       req.files.commit(manifest);
@@ -122,7 +149,13 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       throw err;
     }
     collection.swap(gen, sliceDocs, manifest, family);
-    if (built !== done.records) req.log(`${done.records - built} duplicate LEI rows were folded into one record each`);
+    if (built !== done.records) {
+      req.log(
+        done.deltaFiles.length > 0
+          ? `${done.records - built} records of the deltas replaced earlier ones of the same LEI`
+          : `${done.records - built} duplicate LEI rows were folded into one record each`,
+      );
+    }
     if (done.skipped > 0) req.log(`${done.skipped} rows skipped: their LEI is not 20 upper-case letters or digits`);
     return manifest;
   } catch (err) {
@@ -165,6 +198,7 @@ type Done = Extract<LoaderMessage, { type: "done" }>;
 function runLoaderThread(collection: Collection, gen: number, req: LoadRequest): Promise<Done> {
   const input: LoaderInput = {
     source: req.source,
+    deltas: req.deltas,
     dataDir: req.dataDir,
     slicing: collection.slicePlan,
     announcedRecords: req.expectedRows,

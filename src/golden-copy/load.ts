@@ -9,7 +9,7 @@ import { CsvReader, type CsvRow } from "./csv.js";
 import { OTHER_NAME_COLUMNS, rowEncoder, SUCCESSOR_COLUMNS, type RowEncoder } from "./record.js";
 import { TrackedRecordsWriter } from "../changes/tracked-records.js";
 import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
-import { download, isUrl, openLocal } from "./source.js";
+import { download, isUrl, openLocal, type OpenedSource } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
 import type { Level2Counts, Level2Files } from "../level2/layout.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
@@ -26,8 +26,20 @@ export interface Announced {
   size: number | null;
 }
 
+/** A GLEIF delta read after the golden copy: each of its records replaces the one of the same LEI. */
+export interface DeltaInput {
+  /** a local file or an http(s) URL */
+  source: string;
+  /** data rows the delta must hold (its record_count), when announced */
+  expectedRows: number | null;
+  /** its bytes, when announced */
+  size: number | null;
+}
+
 export interface LoaderInput {
   source: string;
+  /** deltas applied on top of `source`, oldest first; the last record of an LEI wins */
+  deltas?: readonly DeltaInput[];
   dataDir: string;
   slicing: SlicePlan;
   /** the publication's record count, when the caller knows it (GLEIF's API); else the CSV's size tells */
@@ -56,6 +68,10 @@ export type LoaderMessage =
       published: string | null;
       /** the local file that was read: the download, for a URL */
       file: string;
+      /** the local files of the deltas read after it, in order */
+      deltaFiles: string[];
+      /** data rows of the last delta */
+      lastDeltaRows: number;
       downloadSeconds: number | null;
       ingestSeconds: number;
       level2: Level2Counts;
@@ -82,10 +98,9 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
 
   const downloadStarted = Date.now();
   const carry = input.level2.carry ?? null;
-  const localCopy = async (part: DownloadPart, source: string): Promise<string> => {
+  const localCopy = async (part: DownloadPart, source: string, announced = input.announced?.[part]): Promise<string> => {
     if (!isUrl(source)) return source;
     post({ type: "log", message: `downloading ${source}` });
-    const announced = input.announced?.[part];
     // a file fetched again under the name of the live copy must not replace that copy before it passed its checks
     const keptPath = part === "lei2" ? null : (carry?.[part] ?? null);
     const kept = keptPath === null ? null : basename(keptPath);
@@ -102,6 +117,9 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     });
   };
   const path = await localCopy("lei2", input.source);
+  const deltas = input.deltas ?? [];
+  const deltaFiles: string[] = [];
+  for (const delta of deltas) deltaFiles.push(await localCopy("lei2", delta.source, { name: null, size: delta.size }));
   const sources = input.level2.files;
   const level2Files: Level2Files = { rr: null, repex: null, isin: null, bic: null };
   const failed = { ...input.level2.failed };
@@ -117,7 +135,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       post({ type: "log", message: `Level 2 ${part}: ${failed[part]}; the live copy stands in` });
     }
   }
-  const fetched = [input.source, ...Object.values(sources)].some((s) => s !== null && isUrl(s));
+  const fetched = [input.source, ...deltas.map((d) => d.source), ...Object.values(sources)].some((s) => s !== null && isUrl(s));
   const downloadSeconds = fetched ? (Date.now() - downloadStarted) / 1000 : null;
 
   const started = Date.now();
@@ -146,23 +164,52 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   let skipped = 0;
   const full: number[] = [];
 
-  const reader = new CsvReader((row: CsvRow) => {
-    if (!encoder) {
-      const names = Array.from({ length: row.length }, (_, i) => row.field(i));
-      encoder = rowEncoder(names, level2.parents, legalForms);
-      tracked.header(names, OTHER_NAME_COLUMNS, SUCCESSOR_COLUMNS);
-      return;
+  let header: string[] | null = null;
+  let rows = 0;
+  let lastDeltaRows = 0;
+  /** Reads one file: the golden copy, then each delta, whose columns must be the golden copy's. */
+  const readFile = async (file: string, delta: DeltaInput | null, opened: OpenedSource): Promise<void> => {
+    let first = true;
+    const reader = new CsvReader((row: CsvRow) => {
+      if (first) {
+        first = false;
+        const names = Array.from({ length: row.length }, (_, i) => row.field(i));
+        if (header === null) {
+          header = names;
+          encoder = rowEncoder(names, level2.parents, legalForms);
+          tracked.header(names, OTHER_NAME_COLUMNS, SUCCESSOR_COLUMNS);
+        } else if (names.length !== header.length || names.some((n, i) => n !== header![i])) {
+          throw new Error(`delta ${basename(file)}: its columns differ from the golden copy's`);
+        }
+        return;
+      }
+      const s = encoder!.sliceOf(row, slices);
+      if (s < 0) {
+        skipped++;
+        return;
+      }
+      records++;
+      encoder!.write(row, pending[s]);
+      tracked.add(row, level2.parents);
+      if (pending[s].records === BATCH_RECORDS) full.push(s);
+    });
+    try {
+      for await (const chunk of opened.stream) {
+        reader.push(chunk as Buffer);
+        while (full.length > 0) await flush(full.shift()!);
+      }
+      reader.end();
+    } finally {
+      opened.close();
     }
-    const s = encoder.sliceOf(row, slices);
-    if (s < 0) {
-      skipped++;
-      return;
+    if (first) throw new Error(`${delta === null ? "golden copy" : `delta ${basename(file)}`} is empty: no header row`);
+    const dataRows = reader.rows - 1;
+    if (delta !== null && delta.expectedRows !== null && dataRows !== delta.expectedRows) {
+      throw new Error(`delta ${basename(file)} holds ${dataRows} rows, its publication announces ${delta.expectedRows}`);
     }
-    records++;
-    encoder.write(row, pending[s]);
-    tracked.add(row, level2.parents);
-    if (pending[s].records === BATCH_RECORDS) full.push(s);
-  });
+    rows += dataRows;
+    if (delta !== null) lastDeltaRows = dataRows;
+  };
 
   const flush = async (s: number): Promise<void> => {
     if (pending[s].records === 0) return;
@@ -176,18 +223,12 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   };
 
   try {
-    for await (const chunk of opened.stream) {
-      reader.push(chunk as Buffer);
-      while (full.length > 0) await flush(full.shift()!);
-    }
-    reader.end();
+    await readFile(path, null, opened);
+    for (let d = 0; d < deltas.length; d++) await readFile(deltaFiles[d], deltas[d], await openLocal(deltaFiles[d]));
   } catch (err) {
     tracked.abandon();
     throw err;
-  } finally {
-    opened.close();
   }
-  if (!encoder) throw new Error("golden copy is empty: no header row");
   tracked.finish();
   for (let s = 0; s < slices; s++) await flush(s);
   while (outstanding > 0)
@@ -197,11 +238,13 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   post({
     type: "done",
     slices,
-    rows: reader.rows - 1,
+    rows,
     records,
     skipped,
     published: input.published ?? publishedFromName(basename(path)),
     file: path,
+    deltaFiles,
+    lastDeltaRows,
     downloadSeconds,
     ingestSeconds: (Date.now() - started) / 1000,
     level2: level2.counts,

@@ -15,7 +15,8 @@ import type { Metrics } from "../http/metrics.js";
 import { CollectionFiles, DOCUMENT_VERSION, type CollectionManifest } from "../store/collection-files.js";
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { isDiskFull } from "../store/disk-floor.js";
-import { isoPublished, latestPublication } from "./gleif-api.js";
+import { isoPublished, latestPublication, type Publication } from "./gleif-api.js";
+import { deltaFor, deltaInputs, type ChosenDelta } from "./deltas.js";
 import { fetchPartsMetadata } from "./part-metadata.js";
 import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourcePart, type SourceParts } from "./source-parts.js";
 import type { ElfRow } from "../legal-forms/elf-list.js";
@@ -37,6 +38,8 @@ export interface ReloaderOptions {
   bundledLevel2: Level2Files;
   dataDir: string;
   reloadAtMinutes: number;
+  /** hours between checks for a new GLEIF publication between the daily full loads, applied from a delta; 0: none */
+  deltaHours: number;
   retrySeconds: number;
   /** deadlines, size caps and the disk floor of GLEIF's APIs and downloads */
   limits: UpstreamLimits;
@@ -50,11 +53,17 @@ export interface ReloaderOptions {
 /** A reload may shrink the registry a little; below this share of the last load it is a broken file. */
 const MIN_SHARE_OF_LAST_LOAD = 0.9;
 const MAX_RETRY_SECONDS = 3600;
+const DAY_MS = 86_400_000;
 /** loads that may try the same Level 2 file after it failed, before waiting for another file */
 const REFUSED_FILE_TRIES = 3;
 
 const LOAD_FAILURES = "leidex_load_failures_total";
 const LOAD_FAILURES_HELP = "Loads that failed since start-up.";
+const DELTAS_APPLIED = "leidex_delta_loads_total";
+const DELTAS_APPLIED_HELP = "GLEIF deltas applied since start-up.";
+const DELTA_FALLBACKS = "leidex_delta_fallbacks_total";
+const DELTA_FALLBACKS_HELP =
+  "GLEIF deltas that failed a check or could not be fetched, so that the full file was loaded instead, since start-up.";
 
 export class Reloader {
   private readonly files: CollectionFiles;
@@ -66,6 +75,11 @@ export class Reloader {
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private dailyTimer: NodeJS.Timeout | null = null;
+  private deltaTimer: NodeJS.Timeout | null = null;
+  /** the publication whose delta failed: loaded from its full file, never from that delta again */
+  private refusedDelta: string | null = null;
+  /** the last daily full load of a publication the deltas had built: field changes between the two */
+  private lastDrift: { published: string; changes: number } | null = null;
   private stopped = false;
   private lastLoad: { seconds: number; recordsPerSecond: number; at: number } | null = null;
   /** retries in a row of a load that left a part stale or missing (the backoff's exponent) */
@@ -89,6 +103,31 @@ export class Reloader {
       this.lastLoad ? [[{}, this.lastLoad.at]] : [],
     );
     metrics.increment(LOAD_FAILURES, LOAD_FAILURES_HELP, 0);
+    metrics.increment(DELTAS_APPLIED, DELTAS_APPLIED_HELP, 0);
+    metrics.increment(DELTA_FALLBACKS, DELTA_FALLBACKS_HELP, 0);
+    metrics.gauge(
+      "leidex_delta_apply_seconds",
+      "Seconds the live collection's delta load took, downloads included; none after a full load",
+      () => {
+        const delta = this.collection.current?.delta;
+        return delta ? [[{ window: delta.window }, delta.seconds]] : [];
+      },
+      ["window"],
+    );
+    metrics.gauge(
+      "leidex_delta_records",
+      "Records of the delta the live collection applied; none after a full load",
+      () => {
+        const delta = this.collection.current?.delta;
+        return delta ? [[{ window: delta.window }, delta.rows]] : [];
+      },
+      ["window"],
+    );
+    metrics.gauge(
+      "leidex_delta_drift_changes",
+      "Field changes the last daily full load found against the collection the deltas had built of the same publication (0: none)",
+      () => (this.lastDrift ? [[{}, this.lastDrift.changes]] : []),
+    );
     const partGauge = (value: (state: PartState) => number | null) => (): [Record<string, string>, number][] => {
       const parts = this.collection.current?.parts;
       if (!parts) return [];
@@ -138,10 +177,13 @@ export class Reloader {
     this.scheduleDaily();
   }
 
-  /** Checks the source now (SIGHUP): a publication already live is skipped. */
-  reloadInBackground(force: boolean): void {
+  /**
+   * Checks the source now (SIGHUP, the delta checks): a publication already live is skipped, a
+   * new one is applied from a delta where one covers it. `full`: the daily full load.
+   */
+  reloadInBackground(force: boolean, full = false): void {
     if (this.stopped) return;
-    void this.loadSource(force).catch((err: Error) => this.failed(err));
+    void this.loadSource(force, full).catch((err: Error) => this.failed(err));
   }
 
   /**
@@ -212,6 +254,7 @@ export class Reloader {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.dailyTimer) clearTimeout(this.dailyTimer);
+    if (this.deltaTimer) clearTimeout(this.deltaTimer);
   }
 
   /**
@@ -257,7 +300,7 @@ export class Reloader {
         `${manifest.name} was built for ${manifest.sliceDocs.length} slices, --shards asks for ${this.collection.slicePlan.fixed}`,
       );
     }
-    if (!manifest.download || !existsSync(manifest.download)) {
+    if (!manifest.download || ![manifest.download, ...(manifest.deltas ?? [])].every((f) => existsSync(f))) {
       this.opts.log(`the download ${manifest.name} was built from is gone; loading the source again`);
       return false;
     }
@@ -275,6 +318,8 @@ export class Reloader {
   private rebuildOf(manifest: CollectionManifest, download: string): Parameters<Reloader["run"]>[0] {
     return {
       source: download,
+      deltas: (manifest.deltas ?? []).map((source) => ({ source, expectedRows: null, size: null })),
+      fullLoadedAt: manifest.fullLoadedAt,
       published: manifest.published,
       describe: manifest.source,
       expectedRows: null,
@@ -287,18 +332,18 @@ export class Reloader {
   }
 
   /** One load of the configured source. */
-  private loadSource(force: boolean): Promise<void> {
-    this.loading ??= this.loadSourceOnce(force).finally(() => {
+  private loadSource(force: boolean, full = force): Promise<void> {
+    this.loading ??= this.loadSourceOnce(force, full).finally(() => {
       this.loading = null;
     });
     return this.loading;
   }
 
-  private async loadSourceOnce(force: boolean): Promise<void> {
+  private async loadSourceOnce(force: boolean, full: boolean): Promise<void> {
     const minRecords = this.minRecords();
     const source = this.opts.source;
     if (source.kind === "gleif") {
-      await this.loadGleif(source, force, minRecords);
+      await this.loadGleif(source, force, minRecords, full);
     } else if (source.kind === "sample") {
       await this.run({
         source: source.path,
@@ -332,7 +377,12 @@ export class Reloader {
    * publication still the latest, a load runs only when a stale part can be fetched again: from
    * the kept Level 1 download, so only the Level 2 files are downloaded anew.
    */
-  private async loadGleif(source: Extract<SourceSetting, { kind: "gleif" }>, force: boolean, minRecords: number): Promise<void> {
+  private async loadGleif(
+    source: Extract<SourceSetting, { kind: "gleif" }>,
+    force: boolean,
+    minRecords: number,
+    full: boolean,
+  ): Promise<void> {
     const live = this.collection.current;
     const seconds = this.opts.limits.apiSeconds;
     const pub = await latestPublication(source.api, "lei2", seconds);
@@ -340,12 +390,27 @@ export class Reloader {
     const liveManifest = this.liveManifest();
     const stale = staleParts(liveManifest?.parts);
     const isLive = !force && live !== null && live.published === published && !live.fallback;
-    if (isLive && stale.length === 0) {
+    const chain = liveManifest?.deltas ?? [];
+    // the daily full load of a publication the deltas built: loaded again from its full file, and
+    // what the change feed finds between the two is the deltas' drift
+    const driftCheck = full && isLive && chain.length > 0;
+    const delta =
+      !isLive && !force && this.opts.deltaHours > 0 && this.refusedDelta !== published ? deltaFor(pub, published, liveManifest) : null;
+    if (full && typeof delta === "object" && delta !== null) {
+      // a new publication at the daily full load: its delta first, then its full file against it
+      await this.loadGleif(source, false, minRecords, false);
+      if (this.collection.current?.published === published) return this.loadGleif(source, false, this.minRecords(), true);
+      return;
+    }
+    if (isLive && stale.length === 0 && !driftCheck) {
       this.opts.log(`GLEIF publication ${pub.publishDate} is already loaded`);
       this.succeeded();
       return;
     }
-    const keptLevel1 = isLive && liveManifest?.download && existsSync(liveManifest.download) ? liveManifest.download : null;
+    const keptLevel1 =
+      isLive && !driftCheck && liveManifest?.download && [liveManifest.download, ...chain].every((f) => existsSync(f))
+        ? liveManifest.download
+        : null;
     const plan = await fetchPartsMetadata(source, seconds);
     // the same file tried REFUSED_FILE_TRIES times is not fetched again (each try loads the whole
     // publication again) until GLEIF announces another; a download that merely broke gets its tries
@@ -354,7 +419,7 @@ export class Reloader {
       return refused !== undefined && refused.file === plan.fetched[part] && refused.tries >= REFUSED_FILE_TRIES;
     };
     const unchanged = (part: SourcePart): boolean => plan.failed[part] !== undefined || given(part);
-    if (isLive && stale.every((p) => unchanged(p.part))) {
+    if (isLive && !driftCheck && stale.every((p) => unchanged(p.part))) {
       this.opts.log(
         `GLEIF publication ${pub.publishDate} is already loaded; ${stale.map((p) => (plan.failed[p.part] !== undefined ? `${p.part} still cannot be fetched (${plan.failed[p.part]})` : `${p.part} still cannot be used (${plan.fetched[p.part]} failed ${REFUSED_FILE_TRIES} times)`)).join("; ")}`,
       );
@@ -374,7 +439,7 @@ export class Reloader {
     const carry = liveManifest?.level2.files ?? NO_LEVEL2_FILES;
     const liveParts = liveManifest?.parts ?? null;
     const dataDir = this.opts.dataDir;
-    const manifest = await this.run({
+    const request = {
       source: keptLevel1 ?? pub.url,
       published,
       expectedRows: pub.recordCount,
@@ -384,9 +449,35 @@ export class Reloader {
       fallback: false,
       sample: false,
       describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC, downloaded from ${pub.url}`,
-      parts: ({ failures, files, loadedAt }) =>
+      parts: ({ failures, files, loadedAt }: Parameters<NonNullable<LoadRequest["parts"]>>[0]) =>
         partStates(liveParts, { fetched: plan.fetched, failures, files, loadedAt }, (reason) => oneLineReason(reason, dataDir)),
-    });
+      // a reload of the live publication from its kept files keeps the deltas it was built with
+      ...(keptLevel1 === null
+        ? {}
+        : {
+            deltas: chain.map((f) => ({ source: f, expectedRows: null, size: null })),
+            expectedRows: null,
+            fullLoadedAt: liveManifest?.fullLoadedAt,
+          }),
+    };
+    let manifest: CollectionManifest | null = null;
+    if (typeof delta === "object" && delta !== null && keptLevel1 === null) {
+      manifest = await this.runDelta(pub, delta, request);
+    } else if (typeof delta === "string" && keptLevel1 === null && liveManifest !== null) {
+      this.opts.log(`no delta for publication ${pub.publishDate}: ${delta}; loading the full file`);
+    }
+    manifest ??= await this.run(request);
+    if (driftCheck) {
+      const changes = manifest?.changes?.detected ?? null;
+      if (changes !== null) {
+        this.lastDrift = { published, changes };
+        this.opts.log(
+          changes === 0
+            ? `the full file of publication ${pub.publishDate} agrees with the collection its deltas built`
+            : `drift: the full file of publication ${pub.publishDate} differs from the collection its deltas built in ${changes} field changes (recorded in the change feed)`,
+        );
+      }
+    }
     const refused = new Map<SourcePart, { file: string; tries: number }>();
     for (const p of staleParts(manifest?.parts)) {
       this.opts.log(`Level 2 ${p.part} is ${p.status}${p.since ? ` since ${p.since}` : ""}: ${p.reason ?? "not fetched"}`);
@@ -396,6 +487,45 @@ export class Reloader {
     }
     this.refusedFiles = refused;
     this.retryStaleParts(manifest?.parts);
+  }
+
+  /**
+   * A load of `pub` as the live collection's files with `delta` on top; null when the delta could
+   * not be fetched or failed a check (logged, counted, and never tried again for this
+   * publication): the caller loads the full file instead.
+   */
+  private async runDelta(
+    pub: Publication,
+    delta: ChosenDelta,
+    request: Parameters<Reloader["run"]>[0],
+  ): Promise<CollectionManifest | null> {
+    const live = this.liveManifest()!;
+    this.opts.log(
+      `GLEIF publication ${pub.publishDate}: applying its ${delta.window} delta (${delta.file.recordCount ?? "?"} records, ${delta.file.size ?? "?"} bytes) to ${live.name}`,
+    );
+    try {
+      const manifest = await this.run({
+        ...request,
+        source: delta.base,
+        deltas: deltaInputs(delta),
+        deltaWindow: delta.window,
+        fullLoadedAt: live.fullLoadedAt ?? live.loadedAt,
+        expectedRows: null,
+        expectedLeis: pub.recordCount,
+        announced: request.announced === undefined ? undefined : { ...request.announced, lei2: undefined },
+        describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC: the full file of ${live.published} with ${delta.chain.length + 1} delta(s) applied, the last ${delta.file.url}`,
+      });
+      this.metrics.increment(DELTAS_APPLIED, DELTAS_APPLIED_HELP);
+      return manifest;
+    } catch (err) {
+      if (this.stopped || diskFull(err)) throw err;
+      this.refusedDelta = isoPublished(pub.publishDate);
+      this.metrics.increment(DELTA_FALLBACKS, DELTA_FALLBACKS_HELP);
+      this.opts.log(
+        `the ${delta.window} delta of publication ${pub.publishDate} failed (${(err as Error).message}); loading the full file`,
+      );
+      return null;
+    }
   }
 
   /** The live collection's manifest, unless the fallback is live: what a load carries parts from. */
@@ -478,7 +608,7 @@ export class Reloader {
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart
       this.files.removeAllBut(manifest.name);
-      this.removeOtherDownloads([manifest.download, ...Object.values(manifest.level2.files)]);
+      this.removeOtherDownloads([manifest.download, ...(manifest.deltas ?? []), ...Object.values(manifest.level2.files)]);
     }
     const seconds = (Date.now() - started) / 1000;
     this.lastLoad = {
@@ -542,10 +672,34 @@ export class Reloader {
     if (this.dailyTimer) clearTimeout(this.dailyTimer);
     this.dailyTimer = setTimeout(() => {
       this.opts.log("daily reload");
-      this.reloadInBackground(false);
+      this.reloadInBackground(false, true);
       this.scheduleDaily();
     }, next.getTime() - now.getTime());
     this.dailyTimer.unref();
+    this.scheduleDeltaCheck();
+  }
+
+  /**
+   * Between the daily full loads, GLEIF is checked every --delta-hours, counted from the daily
+   * time (08:45, 16:45 and 00:45 by default: each after one of GLEIF's three publications).
+   */
+  private scheduleDeltaCheck(): void {
+    const every = this.opts.deltaHours * 3_600_000;
+    if (this.stopped || this.opts.source.kind !== "gleif" || every <= 0 || every >= DAY_MS) return;
+    const now = Date.now();
+    const today = new Date(now);
+    const daily = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 0, this.opts.reloadAtMinutes);
+    let next = Infinity;
+    for (const day of [daily - DAY_MS, daily]) {
+      for (let at = day + every; at - day < DAY_MS; at += every) if (at > now && at < next) next = at;
+    }
+    if (this.deltaTimer) clearTimeout(this.deltaTimer);
+    this.deltaTimer = setTimeout(() => {
+      this.deltaTimer = null;
+      this.reloadInBackground(false);
+      this.scheduleDeltaCheck();
+    }, next - now);
+    this.deltaTimer.unref();
   }
 }
 

@@ -65,6 +65,27 @@ export const PUBLIC_SCHEMAS: Record<string, JsonSchema> = {
         type: ["number", "null"],
         description: "Seconds that change detection took, storing included; null where it was not compared",
       },
+      delta: {
+        description:
+          "The GLEIF delta the live collection's load applied on top of the live records, and what it cost; null after a full load (docs/golden-copy.md#deltas)",
+        oneOf: [
+          {
+            type: "object",
+            required: ["window", "file", "rows", "downloadSeconds", "seconds"],
+            properties: {
+              window: { type: "string", enum: ["IntraDay", "LastDay", "LastWeek", "LastMonth"] },
+              file: { type: "string", description: "The delta file's name" },
+              rows: { ...int64, description: "Its records" },
+              downloadSeconds: { type: ["number", "null"], description: "Seconds the load's downloads took; null: nothing was downloaded" },
+              seconds: {
+                type: "number",
+                description: "Seconds from the start of the load until the collection was ready to go live, downloads included",
+              },
+            },
+          },
+          { type: "null" },
+        ],
+      },
     },
   },
   SourcePartState: {

@@ -1,7 +1,7 @@
 // The LEI area's core API, shared by the HTTP routes and the MCP tools so both give the same
 // answers from the same search path: validated parameters in, SearchPage/LegalEntity JSON out.
 
-import type { CollectionView, LiveGeneration, SearchOutcome } from "../engine/collection-view.js";
+import type { CollectionView, DeltaCost, LiveGeneration, SearchOutcome } from "../engine/collection-view.js";
 import type { SearchRequest } from "../engine/planner.js";
 import { ScratchBytes } from "../engine/scratch-bytes.js";
 import { AnswerCache } from "./answer-cache.js";
@@ -34,6 +34,8 @@ export interface DatasetStats {
   changesDetected: number | null;
   /** seconds that change detection took, storing included; null: not compared */
   changeDetectionSeconds: number | null;
+  /** the GLEIF delta the live collection's load applied, and what it cost; null: it was a full load */
+  delta: DeltaCost | null;
 }
 
 export class LeiService {
@@ -163,6 +165,7 @@ export class LeiService {
       ...(live?.parts ? { parts: live.parts } : {}),
       changesDetected: live?.changes?.detected ?? null,
       changeDetectionSeconds: live?.changes?.seconds ?? null,
+      delta: live?.delta ?? null,
     };
   }
 }

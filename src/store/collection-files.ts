@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { writeFileAtomically } from "./durable-file.js";
 import { LEVEL2_DIR, type Level2Counts } from "../level2/layout.js";
 import type { SourceParts } from "../level2/layout.js";
+import type { DeltaCost } from "../engine/collection-view.js";
 
 export const MANIFEST_FORMAT = 2;
 
@@ -49,6 +50,12 @@ export interface CollectionManifest {
   documents?: number;
   /** what the change feed found comparing this load with the collection it replaced; null: not compared */
   changes?: { detected: number; seconds: number } | null;
+  /** GLEIF deltas applied on top of `download`, oldest first, each a kept file; none or empty: a full load */
+  deltas?: string[];
+  /** when the full file under the deltas was loaded (a full load: loadedAt) */
+  fullLoadedAt?: string;
+  /** the delta this load applied, and what it cost; null: a full load */
+  delta?: DeltaCost | null;
 }
 
 /** Bumped when the stored document or the files a load writes beside it change (2: nextRenewalDate, successorLeis, tracked records). */

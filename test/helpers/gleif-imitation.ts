@@ -182,6 +182,28 @@ export interface PublishOptions {
   fileMode?: FileMode;
   /** record_count to announce instead of the publication's real row count (null: leave it out) */
   recordCount?: number | null;
+  /** Level 1 deltas served with the publication (goldenDelta); the others are announced, and their URLs answer 404 */
+  deltas?: Partial<Record<DeltaName, GoldenDelta>>;
+}
+
+export type DeltaName = "IntraDay" | "LastDay" | "LastWeek" | "LastMonth";
+
+/** A Level 1 delta file as served: its zip and data rows. */
+export interface GoldenDelta {
+  zip: Buffer;
+  rows: number;
+}
+
+/**
+ * A Level 1 delta of the publication `publishDate`: `rows` (whole records, the sample's header)
+ * zipped as GLEIF names it, `<stamp>-gleif-goldencopy-lei2-<intra-day|last-day|…>.csv`. `zip`
+ * replaces the bytes served, for broken files.
+ */
+export function goldenDelta(publishDate: string, window: DeltaName, rows: string[][], zip?: Buffer): GoldenDelta {
+  const { header } = readSample();
+  const stamp = goldenCopy(publishDate, { zip: Buffer.alloc(0), rows: 0 }).stamp;
+  const entry = `${stamp}-gleif-goldencopy-lei2-${DELTAS[window]}.csv`;
+  return { zip: zip ?? zipSingle(entry, Buffer.from(csvText(header, rows), "utf8")), rows: rows.length };
 }
 
 /** The parts the golden copy API publishes, and GLEIF's CDF version of each. */
@@ -297,6 +319,9 @@ export class GleifImitation {
   /** Makes `pub` the latest publication (and its file downloadable), with `level2` beside it (default: the ones served so far). */
   publish(pub: GoldenCopy, opts: PublishOptions = {}, level2?: Level2Publication): void {
     this.files.set(pub.name, pub.zip);
+    for (const [window, delta] of Object.entries(opts.deltas ?? {}) as [DeltaName, GoldenDelta][]) {
+      this.files.set(`${pub.stamp}-gleif-goldencopy-lei2-${DELTAS[window]}.csv.zip`, delta.zip);
+    }
     this.apiMode = "ok";
     this.serveLevel2(level2 ?? this.level2);
     this.current = {
@@ -332,16 +357,28 @@ export class GleifImitation {
   }
 
   /** A file descriptor of the API: url, sizes, records, type, format, delta type and CDF version. */
-  private descriptor(type: GoldenType, stamp: string, format: "csv" | "json" | "xml", delta: keyof typeof DELTAS | null, file: Served) {
+  private descriptor(
+    type: GoldenType,
+    stamp: string,
+    format: "csv" | "json" | "xml",
+    delta: keyof typeof DELTAS | null,
+    file: Served,
+    served?: GoldenDelta,
+  ) {
     const base = delta === null ? `${stamp}-gleif-goldencopy-${type}-golden-copy` : `${stamp}-gleif-goldencopy-${type}-${DELTAS[delta]}`;
-    // only the full CSV is real; the other formats and the deltas are announced, not served
+    // the full CSV is real, and so is a Level 1 delta CSV the test published; the rest is announced, not served
+    const servedDelta = format === "csv" && served !== undefined ? served : null;
     const real = format === "csv" && delta === null;
-    const size = real ? file.zip.length : Math.max(1, Math.round(file.zip.length / (delta === null ? 1 : 40)));
+    const size = servedDelta
+      ? servedDelta.zip.length
+      : real
+        ? file.zip.length
+        : Math.max(1, Math.round(file.zip.length / (delta === null ? 1 : 40)));
     return {
       url: this.storageUrl(type, stamp, real ? file.name : `${base}.${format}.zip`),
       size,
       size_human_readable: humanSize(size),
-      record_count: real ? file.rows : Math.round(file.rows / (delta === null ? 1 : 40)),
+      record_count: servedDelta ? servedDelta.rows : real ? file.rows : Math.round(file.rows / (delta === null ? 1 : 40)),
       type,
       format,
       delta_type: delta ?? "GoldenCopy",
@@ -361,7 +398,7 @@ export class GleifImitation {
         (Object.keys(DELTAS) as (keyof typeof DELTAS)[]).map((delta) => [
           delta,
           {
-            csv: this.descriptor(type, publish.stamp, "csv", delta, file),
+            csv: this.descriptor(type, publish.stamp, "csv", delta, file, type === "lei2" ? publish.opts.deltas?.[delta] : undefined),
             json: this.descriptor(type, publish.stamp, "json", delta, file),
             xml: this.descriptor(type, publish.stamp, "xml", delta, file),
           },

@@ -1,0 +1,233 @@
+// GLEIF deltas (docs/golden-copy.md#deltas). Against the GLEIF imitation, which serves full files
+// and real Level 1 deltas, and the real server, across five publications: a new publication 8
+// hours after the live one is applied from its IntraDay delta without downloading the full
+// file, and answers as a server that loaded the full file does; the change feed lists each
+// changed field once; a corrupt or missing delta falls back to the full file; a gap of 16 hours
+// takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments;
+// the daily full load of a publication the deltas built finds and logs their drift.
+
+import t from "tap";
+import { entityRow, readSample, withCheckDigits } from "./helpers/fixture.js";
+import {
+  GleifImitation,
+  goldenCopy,
+  goldenDelta,
+  csvText,
+  type DeltaName,
+  type GoldenCopy,
+  type GoldenDelta,
+} from "./helpers/gleif-imitation.js";
+import { metric, startServer, tempDir, waitLog, type RunningServer } from "./helpers/server.js";
+
+const { header, rows: sampleRows } = readSample();
+const col = (name: string): number => header.indexOf(name);
+const NAME = col("Entity.LegalName");
+const STATUS = col("Registration.RegistrationStatus");
+
+const A = withCheckDigits("LEIDEXDELTA0000001");
+const B = withCheckDigits("LEIDEXDELTA0000002");
+const X = sampleRows[100];
+const Y = sampleRows[200];
+const Z = sampleRows[300];
+
+/** A registry as rows by LEI, in the order GLEIF sorts its file. */
+type Registry = Map<string, string[]>;
+const registry = (rows: string[][]): Registry => new Map(rows.map((r) => [r[0], r]));
+const changed = (row: string[], column: number, value: string): string[] => row.map((v, i) => (i === column ? value : v));
+
+function publication(publishDate: string, reg: Registry): GoldenCopy {
+  const rows = [...reg.values()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  return goldenCopy(publishDate, { csv: csvText(header, rows), rows: rows.length });
+}
+
+const R1 = registry([...sampleRows, entityRow(A, "Deltaprobe Eins GmbH")]);
+// publication 2: A renamed, X lapsed, B new
+const deltaRows2 = [entityRow(A, "Deltaprobe Zwei GmbH"), changed(X, STATUS, "LAPSED"), entityRow(B, "Deltaneu Bravo AG")];
+const R2 = new Map([...R1, ...registry(deltaRows2)]);
+// publication 3: Y renamed
+const R3 = new Map([...R2, ...registry([changed(Y, NAME, `${Y[NAME]} Neu`)])]);
+// publication 4: B renamed
+const R4 = new Map([...R3, ...registry([entityRow(B, "Deltaneu Charlie AG")])]);
+// publication 5: A renamed again; its full file also renames Z, which its delta leaves out (drift)
+const deltaRows5 = [entityRow(A, "Deltaprobe Fuenf GmbH")];
+const R5 = new Map([...R4, ...registry([...deltaRows5, changed(Z, NAME, `${Z[NAME]} Anders`)])]);
+
+const P1 = publication("2026-10-01 00:00:00", R1);
+const P2 = publication("2026-10-01 08:00:00", R2);
+const P3 = publication("2026-10-01 16:00:00", R3);
+const P4 = publication("2026-10-02 00:00:00", R4);
+const P5 = publication("2026-10-02 16:00:00", R5);
+
+const gleif = await GleifImitation.start();
+t.teardown(() => gleif.close());
+const dataDir = tempDir(t, "leidex-deltas-");
+
+const start = (args: string[] = [], dir = dataDir): Promise<RunningServer> =>
+  startServer(t, { source: null, shards: 2, dataDir: dir, timeoutMs: 90_000, args: [...gleif.args, "--retry-seconds", "600", ...args] });
+
+async function reload(srv: RunningServer, re: RegExp): Promise<string> {
+  const mark = srv.stdout().length;
+  srv.child.kill("SIGHUP");
+  await waitLog(srv, mark, re);
+  return srv.stdout().slice(mark);
+}
+
+type Stats = { published: string; records: number; delta: { window: string; file: string; rows: number; seconds: number } | null };
+type Change = { lei: string; field: string; valueOld: string | null; valueNew: string | null; publication: string };
+
+async function changesOf(srv: RunningServer, published: string): Promise<Change[]> {
+  const out: Change[] = [];
+  let since = "0";
+  for (;;) {
+    const page = await srv.json(`/v1/changes?since=${since}&limit=1000`);
+    if (page.changes.length === 0) return out.filter((c) => c.publication === published);
+    out.push(...page.changes);
+    since = page.next;
+  }
+}
+
+/** The answer without what differs between two servers that hold the same records (timings). */
+function comparable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([k]) => k !== "searchTimeMs")
+      .map(([k, v]) => [k, comparable(v)]),
+  );
+}
+
+const served = (deltas: Partial<Record<DeltaName, GoldenDelta>>) => ({ deltas });
+let srv: RunningServer;
+
+t.test("publication 1 loads from its full file: no delta", async (t) => {
+  gleif.publish(P1);
+  srv = await start();
+  const stats = (await srv.json("/v1/stats")) as Stats;
+  t.equal(stats.published, P1.published);
+  t.equal(stats.delta, null, "a full load applied no delta");
+});
+
+t.test("publication 2, 8 hours on: applied from its IntraDay delta, the full file never downloaded", async (t) => {
+  const intraDay = goldenDelta(P2.publishDate, "IntraDay", deltaRows2);
+  gleif.publish(P2, served({ IntraDay: intraDay, LastDay: intraDay }));
+  const log = await reload(srv, /loaded \d+ records as lei_20261001-0800/);
+  t.match(log, /applying its IntraDay delta \(3 records/, "the smallest window that covers 8 hours");
+  t.equal(gleif.fileRequestsFor(P2), 0, "the full file of publication 2 was not downloaded");
+  const stats = (await srv.json("/v1/stats")) as Stats;
+  t.equal(stats.published, P2.published);
+  t.equal(stats.records, R2.size, "every LEI once: the delta's records replaced the live ones");
+  t.match(stats.delta, { window: "IntraDay", file: "20261001-0800-gleif-goldencopy-lei2-intra-day.csv.zip", rows: 3 });
+  t.ok(stats.delta!.seconds > 0, "with what it cost");
+  t.equal((await srv.json(`/v1/entities/${A}`)).legalName, "Deltaprobe Zwei GmbH", "a changed record shows its new values");
+  t.equal((await srv.json(`/v1/entities/${X[0]}`)).registrationStatus, "LAPSED");
+  t.equal((await srv.json(`/v1/entities/${B}`)).legalName, "Deltaneu Bravo AG", "a new LEI is there");
+  const metrics = await (await fetch(`${srv.base}/metrics`)).text();
+  t.equal(metric(metrics, "leidex_delta_loads_total"), 1);
+  t.equal(metric(metrics, "leidex_delta_records", { window: "IntraDay" }), 3);
+  t.ok((metric(metrics, "leidex_delta_apply_seconds", { window: "IntraDay" }) ?? 0) > 0);
+});
+
+t.test("the delta-built collection answers as a full load of the same publication", async (t) => {
+  const full = await start([], tempDir(t, "leidex-deltas-full-"));
+  t.teardown(() => full.stop());
+  t.equal(((await full.json("/v1/stats")) as Stats).published, P2.published);
+  t.equal(gleif.fileRequestsFor(P2), 1, "that server downloaded the full file");
+  const names = sampleRows.slice(0, 400).map((r) => r[NAME]);
+  const paths = [
+    "/v1/entities?q=deltaprobe",
+    "/v1/entities?q=deltaneu%20brvo",
+    "/v1/entities?q=gmbh&facets=country,registrationStatus&limit=100",
+    "/v1/entities?registrationStatus=LAPSED&limit=100&facets=country",
+    "/v1/facets/registrationStatus",
+    `/v1/entities/${A}`,
+    `/v1/entities/${B}`,
+    `/v1/entities/${X[0]}`,
+    ...names.slice(0, 150).map((n) => `/v1/entities?q=${encodeURIComponent(n)}&limit=5`),
+    ...names.slice(150, 300).map((n) => `/v1/entities?q=${encodeURIComponent(n.slice(0, Math.max(3, Math.floor(n.length / 2))))}&limit=5`),
+    ...names.slice(300).map((n) => `/v1/entities?q=${encodeURIComponent(n.replace(/[aeiou]/i, ""))}&limit=5`),
+  ];
+  let same = 0;
+  for (const path of paths) {
+    const [a, b] = await Promise.all([srv.get(path), full.get(path)]);
+    if (a.status === b.status && JSON.stringify(comparable(a.body)) === JSON.stringify(comparable(b.body))) same++;
+    else t.same(comparable(a.body), comparable(b.body), `${path} answers the same`);
+  }
+  t.equal(same, paths.length, `all ${paths.length} answers the same byte for byte, but for searchTimeMs`);
+});
+
+t.test("the change feed lists each field the delta changed once", async (t) => {
+  const changes = await changesOf(srv, P2.published);
+  t.same(
+    changes.map((c) => [c.lei, c.field, c.valueOld, c.valueNew]).sort(),
+    [
+      [A, "legalName", "Deltaprobe Eins GmbH", "Deltaprobe Zwei GmbH"],
+      [X[0], "registrationStatus", X[STATUS], "LAPSED"],
+    ].sort(),
+  );
+});
+
+t.test("publication 3 with a corrupt IntraDay delta: the full file is loaded instead", async (t) => {
+  const good = goldenDelta(P3.publishDate, "IntraDay", [changed(Y, NAME, `${Y[NAME]} Neu`)]);
+  const corrupt = { zip: good.zip.subarray(0, Math.floor(good.zip.length / 2)), rows: good.rows };
+  gleif.publish(P3, served({ IntraDay: corrupt }));
+  const log = await reload(srv, /loaded \d+ records as lei_20261001-1600/);
+  t.match(log, /the IntraDay delta of publication 2026-10-01 16:00:00 failed \(.+\); loading the full file/);
+  t.equal(gleif.fileRequestsFor(P3), 1, "the full file was downloaded");
+  const stats = (await srv.json("/v1/stats")) as Stats;
+  t.equal(stats.published, P3.published);
+  t.equal(stats.delta, null);
+  t.equal((await srv.json(`/v1/entities/${Y[0]}`)).legalName, `${Y[NAME]} Neu`);
+  const metrics = await (await fetch(`${srv.base}/metrics`)).text();
+  t.equal(metric(metrics, "leidex_delta_fallbacks_total"), 1);
+  t.same(
+    (await changesOf(srv, P3.published)).map((c) => [c.lei, c.field]),
+    [[Y[0], "legalName"]],
+  );
+});
+
+t.test("publication 4 whose IntraDay delta is announced but missing: the full file is loaded", async (t) => {
+  gleif.publish(P4);
+  const log = await reload(srv, /loaded \d+ records as lei_20261002-0000/);
+  t.match(log, /the IntraDay delta of publication 2026-10-02 00:00:00 failed \(.*404.*\); loading the full file/);
+  t.equal(gleif.fileRequestsFor(P4), 1);
+  t.equal((await srv.json(`/v1/entities/${B}`)).legalName, "Deltaneu Charlie AG");
+});
+
+t.test("publication 5, 16 hours on: its LastDay delta; a kill -9 restart serves it from its segments", async (t) => {
+  gleif.publish(P5, served({ LastDay: goldenDelta(P5.publishDate, "LastDay", deltaRows5) }));
+  const log = await reload(srv, /loaded \d+ records as lei_20261002-1600/);
+  t.match(log, /applying its LastDay delta \(1 records/);
+  t.equal(gleif.fileRequestsFor(P5), 0);
+  t.match(((await srv.json("/v1/stats")) as Stats).delta, { window: "LastDay", rows: 1 });
+  await srv.kill9();
+  srv = await start();
+  t.match(srv.stdout(), /serving lei_20261002-1600 \(\d+ records\) from its segments/, "no rebuild");
+  const stats = (await srv.json("/v1/stats")) as Stats;
+  t.equal(stats.published, P5.published);
+  t.match(stats.delta, { window: "LastDay", rows: 1 }, "the delta is still recorded");
+  t.equal((await srv.json(`/v1/entities/${A}`)).legalName, "Deltaprobe Fuenf GmbH");
+  t.equal((await srv.json(`/v1/entities/${Z[0]}`)).legalName, Z[NAME], "Z as the delta left it");
+});
+
+t.test("the daily full load reloads the delta-built publication from its full file and logs the drift", async (t) => {
+  await srv.stop();
+  // the daily time: the next whole minute at least 20 s away
+  const at = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000);
+  const hhmm = `${String(at.getUTCHours()).padStart(2, "0")}:${String(at.getUTCMinutes()).padStart(2, "0")}`;
+  srv = await start(["--reload-at", hhmm]);
+  const log = await waitLog(srv, 0, /drift: .+\n/, 150_000);
+  t.match(log, /drift: the full file of publication 2026-10-02 16:00:00 differs from the collection its deltas built in 1 field changes/);
+  t.equal(gleif.fileRequestsFor(P5), 1, "the full file was downloaded for it");
+  const stats = (await srv.json("/v1/stats")) as Stats;
+  t.equal(stats.published, P5.published);
+  t.equal(stats.delta, null, "the live collection is the full load's");
+  t.equal((await srv.json(`/v1/entities/${Z[0]}`)).legalName, `${Z[NAME]} Anders`, "the full file's record is live");
+  const metrics = await (await fetch(`${srv.base}/metrics`)).text();
+  t.equal(metric(metrics, "leidex_delta_drift_changes"), 1);
+  t.same(
+    (await changesOf(srv, P5.published)).filter((c) => c.lei === Z[0]).map((c) => c.field),
+    ["legalName"],
+    "the drift is in the change feed once",
+  );
+});
