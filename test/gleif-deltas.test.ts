@@ -1,18 +1,22 @@
 // GLEIF deltas (docs/golden-copy.md#deltas). Against the GLEIF imitation, which serves full files
-// and real Level 1 deltas, and the real server, across five publications: a new publication 8
-// hours after the live one is applied from its IntraDay delta without downloading the full
-// file, and answers as a server that loaded the full file does; the change feed lists each
+// and real deltas of lei2, rr and repex, and the real server, across five publications: a new
+// publication 8 hours after the live one is applied from its IntraDay deltas without downloading
+// any full file (relationships and exceptions added and deleted), and answers as a server that
+// loaded the full files does; the change feed lists each
 // changed field once; a corrupt or missing delta falls back to the full file; a gap of 16 hours
 // takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments;
 // the daily full load of a publication the deltas built finds and logs their drift.
 
 import t from "tap";
-import { entityRow, readSample, withCheckDigits } from "./helpers/fixture.js";
+import { entityRow, parseCsv, readSample, withCheckDigits } from "./helpers/fixture.js";
 import {
   GleifImitation,
   goldenCopy,
   goldenDelta,
   csvText,
+  level2Delta,
+  sampleLevel2,
+  sampleLevel2Text,
   type DeltaName,
   type GoldenCopy,
   type GoldenDelta,
@@ -51,6 +55,40 @@ const R4 = new Map([...R3, ...registry([entityRow(B, "Deltaneu Charlie AG")])]);
 // publication 5: A renamed again; its full file also renames Z, which its delta leaves out (drift)
 const deltaRows5 = [entityRow(A, "Deltaprobe Fuenf GmbH")];
 const R5 = new Map([...R4, ...registry([...deltaRows5, changed(Z, NAME, `${Z[NAME]} Anders`)])]);
+
+// publication 2's Level 2: a direct relationship of the sample deleted, one of A added; an
+// exception of the sample deleted, one of B added. Its full files, and its deltas with `DeletedAt`
+const [rrHeader, ...rrRows] = parseCsv(sampleLevel2Text("rr"));
+const RR = (name: string): number => rrHeader.indexOf(`Relationship.${name}`);
+const sampleLeis = new Set(sampleRows.map((r) => r[0]));
+const droppedRr = rrRows.find(
+  (r) => r[RR("RelationshipType")] === "IS_DIRECTLY_CONSOLIDATED_BY" && sampleLeis.has(r[RR("StartNode.NodeID")]),
+)!;
+const PARENT = sampleRows[50][0];
+const addedRr = droppedRr.map((v, i) => (i === RR("StartNode.NodeID") ? A : i === RR("EndNode.NodeID") ? PARENT : v));
+const [repexHeader, ...repexRows] = parseCsv(sampleLevel2Text("repex"));
+const padded = (row: string[]): string[] => repexHeader.map((_, i) => row[i] ?? "");
+const droppedRepex = padded(repexRows[0]);
+const addedRepex = padded([B, "DIRECT_ACCOUNTING_CONSOLIDATION_PARENT", "NO_KNOWN_PERSON"]);
+const DELETED_AT = "2026-10-01T07:12:00Z";
+const level2P2 = sampleLevel2("20261001-0800", {
+  rr: csvText(rrHeader, [...rrRows.filter((r) => r !== droppedRr), addedRr]),
+  repex: csvText(repexHeader, [...repexRows.slice(1).map(padded), addedRepex]),
+});
+const rrDelta = level2Delta(
+  "rr",
+  "2026-10-01 08:00:00",
+  "IntraDay",
+  [...rrHeader, "DeletedAt"],
+  [
+    [...droppedRr, DELETED_AT],
+    [...addedRr, ""],
+  ],
+);
+const repexDelta = level2Delta("repex", "2026-10-01 08:00:00", "IntraDay", repexHeader, [
+  droppedRepex.map((v, i) => (repexHeader[i] === "DeletedAt" ? DELETED_AT : v)),
+  addedRepex,
+]);
 
 const P1 = publication("2026-10-01 00:00:00", R1);
 const P2 = publication("2026-10-01 08:00:00", R2);
@@ -108,12 +146,26 @@ t.test("publication 1 loads from its full file: no delta", async (t) => {
   t.equal(stats.delta, null, "a full load applied no delta");
 });
 
-t.test("publication 2, 8 hours on: applied from its IntraDay delta, the full file never downloaded", async (t) => {
+t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full file downloaded", async (t) => {
   const intraDay = goldenDelta(P2.publishDate, "IntraDay", deltaRows2);
-  gleif.publish(P2, served({ IntraDay: intraDay, LastDay: intraDay }));
+  gleif.publish(
+    P2,
+    { deltas: { IntraDay: intraDay, LastDay: intraDay }, level2Deltas: { rr: { IntraDay: rrDelta }, repex: { IntraDay: repexDelta } } },
+    level2P2,
+  );
   const log = await reload(srv, /loaded \d+ records as lei_20261001-0800/);
   t.match(log, /applying its IntraDay delta \(3 records/, "the smallest window that covers 8 hours");
+  t.match(log, /Level 2 rr: applying its IntraDay delta \(2 records\)/);
+  t.match(log, /Level 2 repex: applying its IntraDay delta \(2 records\)/);
   t.equal(gleif.fileRequestsFor(P2), 0, "the full file of publication 2 was not downloaded");
+  t.equal(gleif.fileRequests.get(level2P2.rr.name) ?? 0, 0, "nor its full rr");
+  t.equal(gleif.fileRequests.get(level2P2.repex.name) ?? 0, 0, "nor its full repex");
+  t.equal((await srv.json(`/v1/entities/${A}`)).directParent, PARENT, "a relationship the rr delta adds");
+  t.not(
+    (await srv.json(`/v1/entities/${droppedRr[RR("StartNode.NodeID")]}`)).directParent,
+    droppedRr[RR("EndNode.NodeID")],
+    "one it deletes",
+  );
   const stats = (await srv.json("/v1/stats")) as Stats;
   t.equal(stats.published, P2.published);
   t.equal(stats.records, R2.size, "every LEI once: the delta's records replaced the live ones");
@@ -133,6 +185,7 @@ t.test("the delta-built collection answers as a full load of the same publicatio
   t.teardown(() => full.stop());
   t.equal(((await full.json("/v1/stats")) as Stats).published, P2.published);
   t.equal(gleif.fileRequestsFor(P2), 1, "that server downloaded the full file");
+  t.equal(gleif.fileRequests.get(level2P2.rr.name), 1, "and the full rr");
   const names = sampleRows.slice(0, 400).map((r) => r[NAME]);
   const paths = [
     "/v1/entities?q=deltaprobe",
@@ -143,6 +196,13 @@ t.test("the delta-built collection answers as a full load of the same publicatio
     `/v1/entities/${A}`,
     `/v1/entities/${B}`,
     `/v1/entities/${X[0]}`,
+    ...[A, B, droppedRr[RR("StartNode.NodeID")], droppedRepex[0], PARENT].flatMap((lei) => [
+      `/v1/entities/${lei}`,
+      `/v1/entities/${lei}/relationships`,
+      `/v1/entities/${lei}/children`,
+    ]),
+    `/v1/entities?directParent=${PARENT}`,
+    "/v1/entities?hasParent=true&limit=100",
     ...names.slice(0, 150).map((n) => `/v1/entities?q=${encodeURIComponent(n)}&limit=5`),
     ...names.slice(150, 300).map((n) => `/v1/entities?q=${encodeURIComponent(n.slice(0, Math.max(3, Math.floor(n.length / 2))))}&limit=5`),
     ...names.slice(300).map((n) => `/v1/entities?q=${encodeURIComponent(n.replace(/[aeiou]/i, ""))}&limit=5`),
@@ -156,15 +216,25 @@ t.test("the delta-built collection answers as a full load of the same publicatio
   t.equal(same, paths.length, `all ${paths.length} answers the same byte for byte, but for searchTimeMs`);
 });
 
-t.test("the change feed lists each field the delta changed once", async (t) => {
+t.test("the change feed lists each field the deltas changed once", async (t) => {
   const changes = await changesOf(srv, P2.published);
   t.same(
-    changes.map((c) => [c.lei, c.field, c.valueOld, c.valueNew]).sort(),
+    changes.map((c) => `${c.lei} ${c.field}`).sort(),
     [
-      [A, "legalName", "Deltaprobe Eins GmbH", "Deltaprobe Zwei GmbH"],
-      [X[0], "registrationStatus", X[STATUS], "LAPSED"],
+      `${A} legalName`,
+      `${A} directParent`,
+      `${X[0]} registrationStatus`,
+      `${droppedRr[RR("StartNode.NodeID")]} directParent`,
+      `${droppedRepex[0]} directParentException`,
     ].sort(),
+    "B is new: no field of it changed",
   );
+  const change = (lei: string, field: string): Change | undefined => changes.find((c) => c.lei === lei && c.field === field);
+  t.match(change(A, "legalName"), { valueOld: "Deltaprobe Eins GmbH", valueNew: "Deltaprobe Zwei GmbH" });
+  t.match(change(A, "directParent"), { valueOld: null, valueNew: PARENT });
+  t.match(change(X[0], "registrationStatus"), { valueOld: X[STATUS], valueNew: "LAPSED" });
+  t.match(change(droppedRr[RR("StartNode.NodeID")], "directParent"), { valueOld: droppedRr[RR("EndNode.NodeID")] });
+  t.match(change(droppedRepex[0], "directParentException"), { valueOld: droppedRepex[2], valueNew: null });
 });
 
 t.test("publication 3 with a corrupt IntraDay delta: the full file is loaded instead", async (t) => {

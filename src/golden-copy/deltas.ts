@@ -4,12 +4,15 @@
 // covers every change since; a larger one only repeats records the live collection already
 // holds, which the upsert by LEI takes again unchanged. Level 1 never deletes a record, so the
 // live records with the delta's on top are the new publication, and the count of distinct LEIs
-// must be the one the publication announces.
+// must be the one the publication announces. The relationship records and reporting exceptions
+// (rr, repex) have deltas too, whose rows replace those of the same key and whose `DeletedAt`
+// rows remove them (level2/build.ts).
 
 import { existsSync } from "node:fs";
 import { DELTA_WINDOWS, type DeltaWindow, type Publication, type PublishedFile } from "./gleif-api.js";
 import type { DeltaInput } from "./load.js";
 import type { CollectionManifest } from "../store/collection-files.js";
+import type { DeltaPart } from "../level2/layout.js";
 
 export interface ChosenDelta {
   window: DeltaWindow;
@@ -17,6 +20,25 @@ export interface ChosenDelta {
   /** the live collection's full file and the deltas already on it, local files */
   base: string;
   chain: string[];
+}
+
+/** What the live collection holds of one GLEIF file: its publication, the full file kept, and the deltas on it. */
+export interface LiveFiles {
+  published: string | null;
+  base: string | null;
+  chain: readonly string[];
+}
+
+/** The live collection's Level 1 files; null: none to apply a delta to (none, or the offline sample). */
+export function liveLevel1(live: CollectionManifest | null): LiveFiles | null {
+  return live === null || live.fallback ? null : { published: live.published, base: live.download, chain: live.deltas ?? [] };
+}
+
+/** The live collection's files of a Level 2 part; null when it has no copy of it. */
+export function liveLevel2(live: CollectionManifest | null, part: DeltaPart): LiveFiles | null {
+  const state = live?.parts?.[part];
+  if (live === null || live.fallback || state === undefined || state.status === "missing" || state.from === null) return null;
+  return { published: state.from, base: live.level2.files[part], chain: live.level2.deltas?.[part] ?? [] };
 }
 
 /** Hours from one publication to the next, both ISO ("2026-09-30T08:00:00Z"); null when either is not a date. */
@@ -31,10 +53,10 @@ export function hoursBetween(from: string, to: string): number | null {
  * collection has no publication or no kept files, the new one is not later, the gap is over 31
  * days, or the publication announces no delta of the window needed.
  */
-export function deltaFor(pub: Publication, published: string, live: CollectionManifest | null): ChosenDelta | string {
-  if (live === null || live.fallback || live.published === null) return "no live GLEIF publication to apply a delta to";
-  const base = live.download;
-  const chain = live.deltas ?? [];
+export function deltaFor(pub: Publication, published: string, live: LiveFiles | null): ChosenDelta | string {
+  if (live === null || live.published === null) return "no live GLEIF publication to apply a delta to";
+  const base = live.base;
+  const chain = [...live.chain];
   if (base === null || ![base, ...chain].every((f) => existsSync(f))) return "the live collection's files are gone";
   const gap = hoursBetween(live.published, published);
   if (gap === null || gap <= 0) return `publication ${published} is not later than the live ${live.published}`;
@@ -45,7 +67,7 @@ export function deltaFor(pub: Publication, published: string, live: CollectionMa
   return { window, file, base, chain };
 }
 
-/** The deltas a load reads after the full file: those on the live collection, then the new one. */
+/** The deltas a Level 1 load reads after the full file: those on the live collection, then the new one. */
 export function deltaInputs(delta: ChosenDelta): DeltaInput[] {
   return [
     ...delta.chain.map((source) => ({ source, expectedRows: null, size: null })),

@@ -11,7 +11,7 @@ import { TrackedRecordsWriter } from "../changes/tracked-records.js";
 import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
 import { download, isUrl, openLocal, type OpenedSource } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
-import type { Level2Counts, Level2Files } from "../level2/layout.js";
+import type { DeltaPart, Level2Counts, Level2Deltas, Level2Files } from "../level2/layout.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
 import { ElfList, type ElfRow } from "../legal-forms/elf-list.js";
 
@@ -122,12 +122,25 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   for (const delta of deltas) deltaFiles.push(await localCopy("lei2", delta.source, { name: null, size: delta.size }));
   const sources = input.level2.files;
   const level2Files: Level2Files = { rr: null, repex: null, isin: null, bic: null };
+  const level2Deltas: Level2Deltas = {};
   const failed = { ...input.level2.failed };
+  const fullSources = input.level2.fullSources ?? {};
   for (const part of ["rr", "repex", "isin", "bic"] as const) {
     const source = sources[part];
     if (source === null || failed[part] !== undefined) continue;
     try {
       level2Files[part] = await localCopy(part, source);
+      const after = part === "rr" || part === "repex" ? (input.level2.deltas?.[part] ?? []) : [];
+      const full = part === "rr" || part === "repex" ? fullSources[part] : undefined;
+      try {
+        const local: string[] = [];
+        for (const delta of after) local.push(await localCopy(part, delta, { name: null, size: null }));
+        if (local.length > 0) level2Deltas[part as DeltaPart] = local;
+      } catch (err) {
+        if (full === undefined) throw err;
+        post({ type: "log", message: `Level 2 ${part}: a delta could not be fetched (${(err as Error).message}); loading its full file` });
+        level2Files[part] = await localCopy(part, full);
+      }
     } catch (err) {
       // in a partial load a part that cannot be downloaded is built from the live copy instead
       if (!input.level2.partial) throw err;
@@ -135,11 +148,29 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       post({ type: "log", message: `Level 2 ${part}: ${failed[part]}; the live copy stands in` });
     }
   }
-  const fetched = [input.source, ...deltas.map((d) => d.source), ...Object.values(sources)].some((s) => s !== null && isUrl(s));
+  const fetched = [
+    input.source,
+    ...deltas.map((d) => d.source),
+    ...Object.values(sources),
+    ...Object.values(input.level2.deltas ?? {}).flat(),
+  ].some((s) => s !== null && isUrl(s));
   const downloadSeconds = fetched ? (Date.now() - downloadStarted) / 1000 : null;
 
   const started = Date.now();
-  const level2 = await buildLevel2({ ...input.level2, files: level2Files, failed }, input.level2.dir);
+  const level2 = await buildLevel2(
+    {
+      ...input.level2,
+      files: level2Files,
+      failed,
+      deltas: level2Deltas,
+      fullFile: (part) => {
+        const full = fullSources[part];
+        return full === undefined ? Promise.reject(new Error(`no full ${part} file to fall back on`)) : localCopy(part, full);
+      },
+      log: (message) => post({ type: "log", message }),
+    },
+    input.level2.dir,
+  );
   post({
     type: "log",
     message: `Level 2: ${level2.counts.relationships} relationship records, ${level2.counts.exceptions} reporting exceptions, ${level2.counts.isins} ISIN and ${level2.counts.bics} BIC pairs`,

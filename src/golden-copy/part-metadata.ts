@@ -4,7 +4,7 @@
 
 import { basename } from "node:path";
 import type { Level2Files } from "../level2/layout.js";
-import { isoPublished, latestMappingFile, latestPublication } from "./gleif-api.js";
+import { isoPublished, latestMappingFile, latestPublication, type Publication } from "./gleif-api.js";
 import type { Announced } from "./load.js";
 import { SOURCE_PARTS, type SourcePart } from "./source-parts.js";
 
@@ -19,6 +19,8 @@ export interface PartsPlan {
   expectedRows: { rr: number | null; repex: number | null };
   /** what the APIs announced of each file */
   announced: Partial<Record<SourcePart, Announced>>;
+  /** the rr and repex publications that answered, their deltas included */
+  publications: Partial<Record<"rr" | "repex", Publication>>;
   /** one line for the log */
   summary: string;
 }
@@ -36,6 +38,7 @@ export async function fetchPartsMetadata(source: { api: string; mappingApi: stri
     failed: {},
     expectedRows: { rr: null, repex: null },
     announced: {},
+    publications: {},
     summary: "",
   };
   const lines: string[] = [];
@@ -45,6 +48,7 @@ export async function fetchPartsMetadata(source: { api: string; mappingApi: stri
   ] as const) {
     if (answer.status === "rejected") continue;
     const p = answer.value;
+    plan.publications[part] = p;
     plan.files[part] = p.url;
     plan.fetched[part] = isoPublished(p.publishDate);
     plan.expectedRows[part] = p.recordCount;

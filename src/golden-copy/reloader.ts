@@ -16,14 +16,15 @@ import { CollectionFiles, DOCUMENT_VERSION, type CollectionManifest } from "../s
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { isDiskFull } from "../store/disk-floor.js";
 import { isoPublished, latestPublication, type Publication } from "./gleif-api.js";
-import { deltaFor, deltaInputs, type ChosenDelta } from "./deltas.js";
+import { deltaFor, deltaInputs, liveLevel1, liveLevel2, type ChosenDelta } from "./deltas.js";
+import type { PartsPlan } from "./part-metadata.js";
 import { fetchPartsMetadata } from "./part-metadata.js";
 import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourcePart, type SourceParts } from "./source-parts.js";
 import type { ElfRow } from "../legal-forms/elf-list.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
 import type { ChangeFeed } from "../changes/feed.js";
 import type { Level2Input } from "../level2/build.js";
-import { NO_LEVEL2_FILES, type Level2Files } from "../level2/layout.js";
+import { DELTA_PARTS, NO_LEVEL2_FILES, type DeltaPart, type Level2Deltas, type Level2Files } from "../level2/layout.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
 
 export type SourceSetting =
@@ -202,7 +203,7 @@ export class Reloader {
         source: path,
         published: null,
         expectedRows: null,
-        level2: this.level2Input(live?.level2.files ?? NO_LEVEL2_FILES, null, null, !opts.allowShrink),
+        level2: { ...this.level2Input(live?.level2.files ?? NO_LEVEL2_FILES, null, null, !opts.allowShrink), deltas: live?.level2.deltas },
         minRecords: opts.allowShrink ? 1 : this.minRecords(),
         fallback: false,
         sample: false,
@@ -300,7 +301,8 @@ export class Reloader {
         `${manifest.name} was built for ${manifest.sliceDocs.length} slices, --shards asks for ${this.collection.slicePlan.fixed}`,
       );
     }
-    if (!manifest.download || ![manifest.download, ...(manifest.deltas ?? [])].every((f) => existsSync(f))) {
+    const kept = [manifest.download, ...(manifest.deltas ?? []), ...Object.values(manifest.level2.deltas ?? {}).flat()];
+    if (!manifest.download || !kept.every((f) => f !== null && existsSync(f))) {
       this.opts.log(`the download ${manifest.name} was built from is gone; loading the source again`);
       return false;
     }
@@ -323,7 +325,7 @@ export class Reloader {
       published: manifest.published,
       describe: manifest.source,
       expectedRows: null,
-      level2: this.level2Input(manifest.level2.files, null, null, false),
+      level2: { ...this.level2Input(manifest.level2.files, null, null, false), deltas: manifest.level2.deltas },
       minRecords: 1,
       fallback: manifest.fallback,
       sample: manifest.name === "lei_sample",
@@ -395,7 +397,9 @@ export class Reloader {
     // what the change feed finds between the two is the deltas' drift
     const driftCheck = full && isLive && chain.length > 0;
     const delta =
-      !isLive && !force && this.opts.deltaHours > 0 && this.refusedDelta !== published ? deltaFor(pub, published, liveManifest) : null;
+      !isLive && !force && this.opts.deltaHours > 0 && this.refusedDelta !== published
+        ? deltaFor(pub, published, liveLevel1(liveManifest))
+        : null;
     if (full && typeof delta === "object" && delta !== null) {
       // a new publication at the daily full load: its delta first, then its full file against it
       await this.loadGleif(source, false, minRecords, false);
@@ -443,7 +447,7 @@ export class Reloader {
       source: keptLevel1 ?? pub.url,
       published,
       expectedRows: pub.recordCount,
-      level2: { ...level2, partial: true, carry, failed: plan.failed },
+      level2: { ...level2, partial: true, carry, carryDeltas: liveManifest?.level2.deltas, failed: plan.failed },
       announced: { ...plan.announced, lei2: { name: null, size: pub.size } },
       minRecords,
       fallback: false,
@@ -462,7 +466,7 @@ export class Reloader {
     };
     let manifest: CollectionManifest | null = null;
     if (typeof delta === "object" && delta !== null && keptLevel1 === null) {
-      manifest = await this.runDelta(pub, delta, request);
+      manifest = await this.runDelta(pub, delta, plan, request);
     } else if (typeof delta === "string" && keptLevel1 === null && liveManifest !== null) {
       this.opts.log(`no delta for publication ${pub.publishDate}: ${delta}; loading the full file`);
     }
@@ -497,12 +501,32 @@ export class Reloader {
   private async runDelta(
     pub: Publication,
     delta: ChosenDelta,
+    plan: PartsPlan,
     request: Parameters<Reloader["run"]>[0],
   ): Promise<CollectionManifest | null> {
     const live = this.liveManifest()!;
     this.opts.log(
       `GLEIF publication ${pub.publishDate}: applying its ${delta.window} delta (${delta.file.recordCount ?? "?"} records, ${delta.file.size ?? "?"} bytes) to ${live.name}`,
     );
+    // rr and repex from their own deltas where one covers the gap; else their full files, as a full load
+    const files = { ...request.level2.files };
+    const deltas: Level2Deltas = {};
+    const fullSources: Partial<Record<DeltaPart, string>> = {};
+    for (const part of DELTA_PARTS) {
+      const published = plan.fetched[part];
+      const partPub = plan.publications[part];
+      const full = files[part];
+      if (published === undefined || partPub === undefined || full === null) continue;
+      const chosen = deltaFor(partPub, published, liveLevel2(live, part));
+      if (typeof chosen === "string") {
+        this.opts.log(`Level 2 ${part}: no delta (${chosen}); loading its full file`);
+        continue;
+      }
+      this.opts.log(`Level 2 ${part}: applying its ${chosen.window} delta (${chosen.file.recordCount ?? "?"} records)`);
+      files[part] = chosen.base;
+      deltas[part] = [...chosen.chain, chosen.file.url];
+      fullSources[part] = full;
+    }
     try {
       const manifest = await this.run({
         ...request,
@@ -513,6 +537,7 @@ export class Reloader {
         expectedRows: null,
         expectedLeis: pub.recordCount,
         announced: request.announced === undefined ? undefined : { ...request.announced, lei2: undefined },
+        level2: { ...request.level2, files, deltas, fullSources },
         describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC: the full file of ${live.published} with ${delta.chain.length + 1} delta(s) applied, the last ${delta.file.url}`,
       });
       this.metrics.increment(DELTAS_APPLIED, DELTAS_APPLIED_HELP);
@@ -608,7 +633,12 @@ export class Reloader {
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart
       this.files.removeAllBut(manifest.name);
-      this.removeOtherDownloads([manifest.download, ...(manifest.deltas ?? []), ...Object.values(manifest.level2.files)]);
+      this.removeOtherDownloads([
+        manifest.download,
+        ...(manifest.deltas ?? []),
+        ...Object.values(manifest.level2.files),
+        ...Object.values(manifest.level2.deltas ?? {}).flat(),
+      ]);
     }
     const seconds = (Date.now() - started) / 1000;
     this.lastLoad = {

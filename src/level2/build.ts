@@ -30,7 +30,9 @@ import {
   typeCode,
   ULTIMATE,
   writePlace,
+  type DeltaPart,
   type Level2Counts,
+  type Level2Deltas,
   type Level2Files,
   type TableLayout,
 } from "./layout.js";
@@ -55,6 +57,21 @@ export interface Level2Input {
   carry?: Level2Files;
   /** parts that could not be fetched (metadata or download), and why: built from `carry` */
   failed?: Partial<Record<keyof Level2Files, string>>;
+  /**
+   * rr and repex from GLEIF deltas: the deltas read after the part's file in `files` (the live
+   * collection's kept full file), oldest first. Each row replaces the rows of its key that earlier
+   * files hold (a relationship's start, type and end; an exception's LEI and category), and a
+   * row with `DeletedAt` removes them.
+   */
+  deltas?: Level2Deltas;
+  /** the deltas of `carry`, to build a carried part as it was built */
+  carryDeltas?: Level2Deltas;
+  /** with `deltas`: each part's new full file (path or URL), loaded when its deltas fail */
+  fullSources?: Partial<Record<DeltaPart, string>>;
+  /** with `deltas`: the part's new full file, fetched when its deltas fail (the loader's) */
+  fullFile?: (part: DeltaPart) => Promise<string>;
+  /** where a part's deltas failed (the loader's log) */
+  log?: (message: string) => void;
 }
 
 export interface Level2Build {
@@ -78,43 +95,66 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
    * One part from its own file, checked against its minimum; in a partial load, a failure builds
    * the carried copy instead (it passed its checks when it was loaded), or, with none, nothing.
    */
+  const deltas: Level2Deltas = {};
+  const deltasOf = (name: keyof Level2Files, from: Level2Deltas | undefined): string[] =>
+    name === "rr" || name === "repex" ? (from?.[name] ?? []) : [];
   const part = async <T>(
     name: keyof Level2Files,
-    build: (path: string | null, expected: number | null, skipped: { n: number }) => Promise<T>,
+    build: (path: string | null, deltas: string[], expected: number | null, skipped: { n: number }) => Promise<T>,
     count: (built: T) => number,
     what: string,
     min: number,
     expected: number | null,
   ): Promise<T> => {
-    if (failures[name] === undefined) {
+    const checked = async (path: string | null, after: string[]): Promise<T> => {
       const own = { n: 0 };
+      // a count announced is the full file's: a file with deltas on it has no row count to match
+      const built = await build(path, after, after.length > 0 ? null : expected, own);
+      const n = count(built);
+      if (n < min) throw new Level2FileError(`Level 2 holds ${n} ${what}, far below the ${min} expected from the last load`);
+      skipped.n += own.n;
+      if (after.length > 0) deltas[name as DeltaPart] = after;
+      return built;
+    };
+    if (failures[name] === undefined) {
+      const after = deltasOf(name, input.deltas);
       try {
-        const built = await build(files[name], expected, own);
-        const n = count(built);
-        if (n < min) throw new Level2FileError(`Level 2 holds ${n} ${what}, far below the ${min} expected from the last load`);
-        skipped.n += own.n;
-        return built;
+        return await checked(files[name], after);
       } catch (err) {
-        if (!input.partial) throw err;
-        failures[name] = (err as Error).message;
+        if (after.length > 0 && input.fullFile) {
+          // the deltas failed: the part's new full file instead
+          input.log?.(`Level 2 ${name}: its deltas failed (${(err as Error).message}); loading its full file`);
+          try {
+            files[name] = await input.fullFile(name as DeltaPart);
+            return await checked(files[name], []);
+          } catch (full) {
+            if (!input.partial) throw full;
+            failures[name] = `${(err as Error).message}; its full file: ${(full as Error).message}`;
+          }
+        } else {
+          if (!input.partial) throw err;
+          failures[name] = (err as Error).message;
+        }
       }
     }
     const carried = input.carry?.[name] ?? null;
     files[name] = carried;
+    const after = carried === null ? [] : deltasOf(name, input.carryDeltas);
     const own = { n: 0 };
     try {
-      const built = await build(carried, null, own);
+      const built = await build(carried, after, null, own);
       skipped.n += own.n;
+      if (after.length > 0) deltas[name as DeltaPart] = after;
       return built;
     } catch (err) {
       files[name] = null;
       failures[name] = `${failures[name]}; the live copy could not be read either: ${(err as Error).message}`;
-      return build(null, null, { n: 0 });
+      return build(null, [], null, { n: 0 });
     }
   };
   const rr = await part(
     "rr",
-    (p, e, s) => buildRelationships(p, dir, e, s),
+    (p, d, e, s) => buildRelationships(p, d, dir, e, s),
     (r) => r.count,
     "relationship records",
     minimum.relationships,
@@ -122,7 +162,7 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   );
   const exceptions = await part(
     "repex",
-    (p, e, s) => buildExceptions(p, dir, e, s),
+    (p, d, e, s) => buildExceptions(p, d, dir, e, s),
     (n) => n,
     "reporting exceptions",
     minimum.exceptions,
@@ -130,7 +170,7 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   );
   const isins = await part(
     "isin",
-    (p, _e, s) => buildPairs(p, "ISIN", dir, s),
+    (p, _d, _e, s) => buildPairs(p, "ISIN", dir, s),
     (n) => n,
     "ISIN pairs",
     minimum.isins,
@@ -138,13 +178,13 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   );
   const bics = await part(
     "bic",
-    (p, _e, s) => buildPairs(p, "BIC", dir, s),
+    (p, _d, _e, s) => buildPairs(p, "BIC", dir, s),
     (n) => n,
     "BIC pairs",
     minimum.bics,
     null,
   );
-  const counts: Level2Counts = { relationships: rr.count, exceptions, isins, bics, skipped: skipped.n, files };
+  const counts: Level2Counts = { relationships: rr.count, exceptions, isins, bics, skipped: skipped.n, files, deltas };
   return { counts, parents: rr.parents, failures };
 }
 
@@ -177,6 +217,49 @@ async function eachRow(path: string | null, header: (names: string[]) => void, r
   }
   if (!seenHeader) throw new Level2FileError(`${path} is empty: no header row`);
   return reader.rows - 1;
+}
+
+/**
+ * eachRow() over a part's file and then its deltas, each with its own header (a delta adds
+ * `DeletedAt`); the file's number (0: the full file) goes with each header and row. The full
+ * file's data rows.
+ */
+async function eachRowOf(
+  path: string | null,
+  deltas: readonly string[],
+  header: (names: string[], file: number) => void,
+  row: (row: CsvRow, file: number) => void,
+): Promise<number> {
+  const rows = await eachRow(
+    path,
+    (names) => header(names, 0),
+    (r) => row(r, 0),
+  );
+  for (let f = 0; f < deltas.length; f++) {
+    await eachRow(
+      deltas[f],
+      (names) => header(names, f + 1),
+      (r) => row(r, f + 1),
+    );
+  }
+  return rows;
+}
+
+/**
+ * Of rows in key order (`order`, stable) whose keys `same` compares, the ones an upsert keeps:
+ * where a later file has rows of a key, only that file's rows, and none when they are deletions.
+ * Rows of one file sharing a key are kept together, as a full file's are.
+ */
+function upserted(order: Uint32Array, same: (a: number, b: number) => boolean, file: Uint8Array, deleted: Uint8Array): Uint32Array {
+  const kept: number[] = [];
+  for (let k = 0; k < order.length;) {
+    let end = k + 1;
+    let last = file[order[k]];
+    while (end < order.length && same(order[k], order[end])) last = Math.max(last, file[order[end++]]);
+    for (let j = k; j < end; j++) if (file[order[j]] === last && deleted[order[j]] === 0) kept.push(order[j]);
+    k = end;
+  }
+  return Uint32Array.from(kept);
 }
 
 function columnsOf(names: string[], required: string[], what: string): Map<string, number> {
@@ -239,6 +322,7 @@ const START = "Relationship.StartNode.NodeID",
 
 async function buildRelationships(
   path: string | null,
+  deltas: readonly string[],
   dir: string,
   expectedRows: number | null,
   skipped: { n: number },
@@ -250,17 +334,20 @@ async function buildRelationships(
     types = u8s(),
     current = u8s(),
     offsets = f64s(),
-    lengths = u32s();
+    lengths = u32s(),
+    files = u8s(),
+    deletions = u8s();
   const records = new JsonLines(join(dir, RR_RECORDS));
   let render: ((row: CsvRow) => string) | null = null;
   let at: Map<string, number> = new Map();
-  const rows = await eachRow(
+  const rows = await eachRowOf(
     path,
+    deltas,
     (names) => {
       at = columnsOf(names, [START, END, TYPE], "relationship (RR)");
       render = relationshipRenderer(names, at);
     },
-    (row) => {
+    (row, file) => {
       const s = codeAt(row, at.get(START)!, LEI_BYTES),
         e = codeAt(row, at.get(END)!, LEI_BYTES);
       if (s < 0 || e < 0 || !isUpperAlnum(row.buf, s, LEI_BYTES) || !isUpperAlnum(row.buf, e, LEI_BYTES)) {
@@ -268,7 +355,9 @@ async function buildRelationships(
         return;
       }
       const type = row.field(at.get(TYPE)!).trim();
-      const place = records.append(render!(row));
+      // a delta's deletion removes its key's earlier rows, and is not itself a record
+      const deletion = file > 0 && text(row, at.get("DeletedAt")) !== null;
+      const place = deletion ? { offset: 0, length: 0 } : records.append(render!(row));
       if (!place) {
         skipped.n++;
         return;
@@ -282,6 +371,8 @@ async function buildRelationships(
       current.push(status === "INACTIVE" ? 0 : 1);
       offsets.push(place.offset);
       lengths.push(place.length);
+      files.push(file);
+      deletions.push(deletion ? 1 : 0);
     },
   ).catch((err: unknown) => {
     records.abandon();
@@ -299,14 +390,23 @@ async function buildRelationships(
     cur = current.toArray(),
     off = offsets.toArray(),
     len = lengths.toArray();
-  const n = sh.length;
-  const byStart = radixOrder(n, [
+  const all = sh.length;
+  let byStart = radixOrder(all, [
     { values: sh, bits: LEI_BITS },
     { values: sl, bits: LEI_BITS },
     { values: ty, bits: 3 },
     { values: eh, bits: LEI_BITS },
     { values: el, bits: LEI_BITS },
   ]);
+  let kept: Uint8Array | null = null;
+  if (deltas.length > 0) {
+    const sameKey = (a: number, b: number): boolean =>
+      sh[a] === sh[b] && sl[a] === sl[b] && ty[a] === ty[b] && eh[a] === eh[b] && el[a] === el[b];
+    byStart = upserted(byStart, sameKey, files.toArray(), deletions.toArray());
+    kept = new Uint8Array(all);
+    for (const i of byStart) kept[i] = 1;
+  }
+  const n = byStart.length;
   const writeEdges = (
     layout: TableLayout,
     order: Uint32Array,
@@ -358,13 +458,17 @@ async function buildRelationships(
   flushSlot();
   const parents = new ParentIndex(Float64Array.from(pHi), Float64Array.from(pLo), direct.toArray(), ultimate.toArray());
 
-  const byEnd = radixOrder(n, [
+  let byEnd = radixOrder(all, [
     { values: eh, bits: LEI_BITS },
     { values: el, bits: LEI_BITS },
     { values: ty, bits: 3 },
     { values: sh, bits: LEI_BITS },
     { values: sl, bits: LEI_BITS },
   ]);
+  if (kept !== null) {
+    const keep = kept;
+    byEnd = byEnd.filter((i) => keep[i] === 1);
+  }
   writeEdges(RR_BY_END, byEnd, eh, el, sh, sl);
   writeChildCounts(dir, byEnd, eh, el, ty);
   return { count: n, parents };
@@ -433,12 +537,20 @@ function relationshipRenderer(names: string[], at: Map<string, number>): (row: C
   };
 }
 
-async function buildExceptions(path: string | null, dir: string, expectedRows: number | null, skipped: { n: number }): Promise<number> {
+async function buildExceptions(
+  path: string | null,
+  deltas: readonly string[],
+  dir: string,
+  expectedRows: number | null,
+  skipped: { n: number },
+): Promise<number> {
   const hi = f64s(),
     lo = f64s(),
     categories = u8s(),
     offsets = f64s(),
-    lengths = u32s();
+    lengths = u32s(),
+    files = u8s(),
+    deletions = u8s();
   const records = new JsonLines(join(dir, REPEX_RECORDS));
   let at = new Map<string, number>();
   let reasons: number[] = [],
@@ -451,20 +563,33 @@ async function buildExceptions(path: string | null, dir: string, expectedRows: n
     }
     return out;
   };
-  const rows = await eachRow(
+  const rows = await eachRowOf(
     path,
+    deltas,
     (names) => {
       at = columnsOf(names, ["LEI", "Exception.Category"], "reporting exception (REPEX)");
       reasons = numbered(names, /^Exception\.Reason(?:\.(\d+))?()$/).map((g) => g.get("")!);
       references = numbered(names, /^Exception\.Reference(?:\.(\d+))?()$/).map((g) => g.get("")!);
     },
-    (row) => {
+    (row, file) => {
       const s = codeAt(row, at.get("LEI")!, LEI_BYTES);
-      if (s < 0 || !isUpperAlnum(row.buf, s, LEI_BYTES) || text(row, at.get("DeletedAt")) !== null) {
+      const deletion = text(row, at.get("DeletedAt")) !== null;
+      // a deleted exception in the full file is left out; in a delta it removes its key's earlier rows
+      if (s < 0 || !isUpperAlnum(row.buf, s, LEI_BYTES) || (deletion && file === 0)) {
         skipped.n++;
         return;
       }
       const category = text(row, at.get("Exception.Category")) ?? "";
+      if (deletion) {
+        hi.push(base36(row.buf, s, LEI_HALF));
+        lo.push(base36(row.buf, s + LEI_HALF, LEI_HALF));
+        categories.push(categoryCode(category));
+        offsets.push(0);
+        lengths.push(0);
+        files.push(file);
+        deletions.push(1);
+        return;
+      }
       const place = records.append(
         `{"lei":"${row.field(at.get("LEI")!)}","category":${jsonString(category)},"reasons":${jsonList(values(row, reasons))},"references":${jsonList(values(row, references))}}`,
       );
@@ -477,6 +602,8 @@ async function buildExceptions(path: string | null, dir: string, expectedRows: n
       categories.push(categoryCode(category));
       offsets.push(place.offset);
       lengths.push(place.length);
+      files.push(file);
+      deletions.push(0);
     },
   ).catch((err: unknown) => {
     records.abandon();
@@ -491,11 +618,14 @@ async function buildExceptions(path: string | null, dir: string, expectedRows: n
     c = categories.toArray(),
     off = offsets.toArray(),
     len = lengths.toArray();
-  const order = radixOrder(h.length, [
+  let order = radixOrder(h.length, [
     { values: h, bits: LEI_BITS },
     { values: l, bits: LEI_BITS },
     { values: c, bits: 2 },
   ]);
+  if (deltas.length > 0) {
+    order = upserted(order, (a, b) => h[a] === h[b] && l[a] === l[b] && c[a] === c[b], files.toArray(), deletions.toArray());
+  }
   const out = new SortedTableWriter(join(dir, REPEX.file), REPEX.rowWidth, REPEX.keyWidth);
   const leis = new LeiWriter();
   for (const i of order) {
@@ -505,7 +635,7 @@ async function buildExceptions(path: string | null, dir: string, expectedRows: n
     writePlace(buffer, o + LEI_BYTES + 1, off[i], len[i]);
   }
   out.finish();
-  return h.length;
+  return order.length;
 }
 
 /** Codes (NON_CONSOLIDATING, …) are written as they are; anything else through JSON.stringify. */

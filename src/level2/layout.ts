@@ -91,7 +91,16 @@ export interface Level2Counts {
   skipped: number;
   /** the files they were read from (kept downloads, or local files), to rebuild or carry to an import */
   files: Level2Files;
+  /** per part built from GLEIF deltas: the deltas read after its file, oldest first */
+  deltas?: Level2Deltas;
 }
+
+/** The Level 2 parts GLEIF publishes deltas of. */
+export type DeltaPart = "rr" | "repex";
+export const DELTA_PARTS: readonly DeltaPart[] = ["rr", "repex"];
+
+/** Per part, deltas read after its file, oldest first (paths, or URLs before the download). */
+export type Level2Deltas = Partial<Record<DeltaPart, string[]>>;
 
 export interface Level2Files {
   rr: string | null;

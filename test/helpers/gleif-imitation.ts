@@ -184,6 +184,8 @@ export interface PublishOptions {
   recordCount?: number | null;
   /** Level 1 deltas served with the publication (goldenDelta); the others are announced, and their URLs answer 404 */
   deltas?: Partial<Record<DeltaName, GoldenDelta>>;
+  /** rr and repex deltas served with it (level2Delta) */
+  level2Deltas?: Partial<Record<"rr" | "repex", Partial<Record<DeltaName, GoldenDelta>>>>;
 }
 
 export type DeltaName = "IntraDay" | "LastDay" | "LastWeek" | "LastMonth";
@@ -200,9 +202,24 @@ export interface GoldenDelta {
  * replaces the bytes served, for broken files.
  */
 export function goldenDelta(publishDate: string, window: DeltaName, rows: string[][], zip?: Buffer): GoldenDelta {
-  const { header } = readSample();
+  return deltaFile("lei2", publishDate, window, readSample().header, rows, zip);
+}
+
+/** An rr or repex delta of the publication `publishDate`: `rows` under `header` (a delta's ends with `DeletedAt`). */
+export function level2Delta(part: "rr" | "repex", publishDate: string, window: DeltaName, header: string[], rows: string[][]): GoldenDelta {
+  return deltaFile(part, publishDate, window, header, rows);
+}
+
+function deltaFile(
+  type: GoldenType,
+  publishDate: string,
+  window: DeltaName,
+  header: string[],
+  rows: string[][],
+  zip?: Buffer,
+): GoldenDelta {
   const stamp = goldenCopy(publishDate, { zip: Buffer.alloc(0), rows: 0 }).stamp;
-  const entry = `${stamp}-gleif-goldencopy-lei2-${DELTAS[window]}.csv`;
+  const entry = `${stamp}-gleif-goldencopy-${type}-${DELTAS[window]}.csv`;
   return { zip: zip ?? zipSingle(entry, Buffer.from(csvText(header, rows), "utf8")), rows: rows.length };
 }
 
@@ -319,8 +336,15 @@ export class GleifImitation {
   /** Makes `pub` the latest publication (and its file downloadable), with `level2` beside it (default: the ones served so far). */
   publish(pub: GoldenCopy, opts: PublishOptions = {}, level2?: Level2Publication): void {
     this.files.set(pub.name, pub.zip);
-    for (const [window, delta] of Object.entries(opts.deltas ?? {}) as [DeltaName, GoldenDelta][]) {
-      this.files.set(`${pub.stamp}-gleif-goldencopy-lei2-${DELTAS[window]}.csv.zip`, delta.zip);
+    const served: [GoldenType, Partial<Record<DeltaName, GoldenDelta>> | undefined][] = [
+      ["lei2", opts.deltas],
+      ["rr", opts.level2Deltas?.rr],
+      ["repex", opts.level2Deltas?.repex],
+    ];
+    for (const [type, deltas] of served) {
+      for (const [window, delta] of Object.entries(deltas ?? {}) as [DeltaName, GoldenDelta][]) {
+        this.files.set(`${pub.stamp}-gleif-goldencopy-${type}-${DELTAS[window]}.csv.zip`, delta.zip);
+      }
     }
     this.apiMode = "ok";
     this.serveLevel2(level2 ?? this.level2);
@@ -398,7 +422,14 @@ export class GleifImitation {
         (Object.keys(DELTAS) as (keyof typeof DELTAS)[]).map((delta) => [
           delta,
           {
-            csv: this.descriptor(type, publish.stamp, "csv", delta, file, type === "lei2" ? publish.opts.deltas?.[delta] : undefined),
+            csv: this.descriptor(
+              type,
+              publish.stamp,
+              "csv",
+              delta,
+              file,
+              type === "lei2" ? publish.opts.deltas?.[delta] : publish.opts.level2Deltas?.[type]?.[delta],
+            ),
             json: this.descriptor(type, publish.stamp, "json", delta, file),
             xml: this.descriptor(type, publish.stamp, "xml", delta, file),
           },
