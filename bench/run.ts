@@ -5,6 +5,7 @@
 //                    [--skip-postgres] [--skip-uws] [--keep-data] [--slo-rate R]
 //                    [--no-level2] [--skip-baseline]
 //   npm run bench:front -- [options of bench/front.ts]   (the same as npm run bench -- --front)
+//   npm run bench -- --deltas [options of bench/deltas.ts]: a GLEIF delta beside a full reload
 //
 // 1. Generates (or reuses from bench/out/) a synthetic golden-copy zip and query set, and the
 //    Level 2 files of the same corpus (level2-generate.ts: RR, REPEX, ISIN and BIC).
@@ -22,6 +23,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { runMatchBench } from "./match.js";
 import { frontOptions, runFrontBench } from "./front.js";
+import { deltaOptions, runDeltaBench } from "./deltas.js";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -735,9 +737,11 @@ const WATCHDOG_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
   startWatchdog("bench", WATCHDOG_MS);
-  const args = new Args(process.argv.slice(2), ["skip-postgres", "skip-uws", "keep-data", "no-level2", "skip-baseline", "front"]);
+  const args = new Args(process.argv.slice(2), ["skip-postgres", "skip-uws", "keep-data", "no-level2", "skip-baseline", "front", "deltas"]);
   // the front under bulk and MCP floods, builds side by side (bench/front.ts)
   if (args.flag("front")) return runFrontBench(frontOptions(args));
+  // a GLEIF delta beside a full reload (bench/deltas.ts)
+  if (args.flag("deltas")) return runDeltaBench(deltaOptions(args));
   const shards = args.string("shards");
   await runBench({
     records: args.int("records", 1_000_000),

@@ -1,0 +1,323 @@
+// The delta bench: what applying one GLEIF Level 1 delta costs, beside a full reload, in one run.
+//
+//   npm run bench -- --deltas [--records N] [--seed S] [--delta-records D] [--rate R] [--idle S]
+//
+// 1. The synthetic golden copy of N records (generate.ts, reused from bench/out/), and a delta of
+//    D of its records (every N/D-th, each renamed and updated), zipped as GLEIF names a delta.
+// 2. A GLEIF imitation on 127.0.0.1: the golden copy API's lei2 `latest` and the files, served
+//    from disk; rr, repex and the mapping API answer 404, so those parts stay missing.
+// 3. The server (this checkout's dist/src/main.js) loads publication 1 from the full file. Then,
+//    each the same way: publication 2, 8 hours on, with its IntraDay delta; publication 3, with
+//    no delta, so a full load. Each starts with SIGHUP and ends when /v1/stats shows it live.
+//    Meanwhile RSS is sampled every 200 ms and name searches run open loop at --rate, distinct
+//    and never repeated; the same searches ran on the idle server first (the baseline).
+// Prints time to live, bytes downloaded, peak RSS and search latency, the delta beside the full
+// load; writes bench/out/deltas-<N>.json.
+
+import { createReadStream, existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Args } from "./args.js";
+import { readHeader } from "./csv.js";
+import { ensureGoldenZip } from "./generate.js";
+import { GoldenRowWriter } from "./golden-row.js";
+import type { LatencySummary } from "./histogram.js";
+import { runLoad, type LoadResult } from "./loadgen.js";
+import { freePort, readMemory, removeDirLater, RssSampler, startServer, type ServerProcess } from "./proc.js";
+import { Rng } from "./prng.js";
+import { RecordFactory, type EntityRecord } from "./records.js";
+import { table } from "./table.js";
+import { writeSingleEntryZip } from "./zip.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
+const OUT = path.join(REPO, "bench", "out");
+const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
+
+export interface DeltaOptions {
+  readonly records: number;
+  readonly seed: number;
+  readonly deltaRecords: number;
+  readonly rate: number;
+  readonly idleS: number;
+}
+
+export function deltaOptions(args: Args): DeltaOptions {
+  return {
+    records: args.int("records", 3_430_000),
+    seed: args.int("seed", 1),
+    deltaRecords: args.int("delta-records", 60_000),
+    rate: args.int("rate", 100),
+    idleS: args.int("idle", 20),
+  };
+}
+
+const log = (line: string): void => {
+  process.stderr.write(`[deltas ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+};
+
+/** A publication of the imitation: its date, full file and (optionally) IntraDay delta. */
+interface Publish {
+  publishDate: string;
+  full: { file: string; records: number };
+  intraDay: { file: string; records: number } | null;
+}
+
+/** The golden copy API's lei2 `latest` and its files, from disk; every other route answers 404. */
+class GleifFiles {
+  current: Publish | null = null;
+  readonly bytesSent = new Map<string, number>();
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<GleifFiles> {
+    const port = await freePort();
+    let self: GleifFiles | null = null;
+    const server = createServer((req, res) => self!.handle(req.url ?? "/", res));
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    self = new GleifFiles(server, port);
+    return self;
+  }
+
+  get api(): string {
+    return `http://127.0.0.1:${this.port}/api/v2`;
+  }
+
+  private describe(file: { file: string; records: number }): Record<string, unknown> {
+    return {
+      url: `http://127.0.0.1:${this.port}/files/${path.basename(file.file)}`,
+      size: statSync(file.file).size,
+      record_count: file.records,
+    };
+  }
+
+  private handle(url: string, res: ServerResponse): void {
+    const p = this.current;
+    if (url === "/api/v2/golden-copies/publishes/lei2/latest" && p !== null) {
+      const body = {
+        data: {
+          publish_date: p.publishDate,
+          full_file: { csv: this.describe(p.full) },
+          delta_files: p.intraDay === null ? {} : { IntraDay: { csv: this.describe(p.intraDay) } },
+        },
+      };
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      return;
+    }
+    const file = /^\/files\/([^/]+)$/.exec(url);
+    const served = file && p ? [p.full.file, p.intraDay?.file].find((f) => f !== undefined && path.basename(f) === file[1]) : undefined;
+    if (served === undefined) {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
+      return;
+    }
+    const size = statSync(served).size;
+    this.bytesSent.set(path.basename(served), (this.bytesSent.get(path.basename(served)) ?? 0) + size);
+    res.writeHead(200, { "Content-Type": "application/zip", "Content-Length": String(size) });
+    createReadStream(served).pipe(res);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
+
+/** D records of the corpus, every N/D-th, each renamed and with a later update date: a delta's rows. */
+async function writeDelta(opts: DeltaOptions, file: string): Promise<number> {
+  const factory = new RecordFactory(opts.seed, opts.records);
+  const { line, names } = await readHeader();
+  const writer = new GoldenRowWriter(names);
+  const step = Math.max(1, Math.floor(opts.records / opts.deltaRecords));
+  const count = Math.min(opts.deltaRecords, Math.floor(opts.records / step));
+  async function* rows(): AsyncGenerator<Buffer> {
+    yield Buffer.from(`${line}\n`);
+    let buf = Buffer.allocUnsafe(1 << 20);
+    let pos = 0;
+    for (let k = 0; k < count; k++) {
+      const rec: EntityRecord = factory.recordAt(k * step);
+      const changed = { ...rec, legalName: `${rec.legalName} Neu`, lastUpdateDate: "2026-09-30T15:00:00Z" };
+      let end = writer.renderInto(changed, buf, pos);
+      if (end < 0) {
+        yield buf.subarray(0, pos);
+        buf = Buffer.allocUnsafe(1 << 20);
+        pos = 0;
+        end = writer.renderInto(changed, buf, pos);
+      }
+      pos = end;
+    }
+    if (pos > 0) yield buf.subarray(0, pos);
+  }
+  await writeSingleEntryZip(rows(), file, {
+    entryName: path.basename(file, ".zip"),
+    mtime: new Date(Date.UTC(2026, 8, 30, 16)),
+    zip64Local: false,
+  });
+  return count;
+}
+
+interface Phase {
+  readonly name: string;
+  readonly secondsToLive: number;
+  readonly bytesDownloaded: number;
+  readonly rssBeforeBytes: number;
+  readonly rssPeakBytes: number;
+  readonly search: LatencySummary;
+  readonly searchUnsent: number;
+  readonly searchFailed: number;
+  readonly statsDelta: unknown;
+}
+
+async function published(server: ServerProcess): Promise<{ published: string | null; delta: unknown }> {
+  const res = await fetch(`http://${server.host}:${server.port}/v1/stats`);
+  return (await res.json()) as { published: string | null; delta: unknown };
+}
+
+/** SIGHUP, then until /v1/stats shows `publication` live: the time, peak RSS, and the searches run meanwhile. */
+async function measure(
+  name: string,
+  server: ServerProcess,
+  gleif: GleifFiles,
+  publication: string,
+  paths: string[],
+  rate: number,
+): Promise<Phase> {
+  const sentBefore = [...gleif.bytesSent.values()].reduce((a, b) => a + b, 0);
+  const rssBeforeBytes = readMemory(server.pid)?.rssBytes ?? 0;
+  const sampler = new RssSampler(server.pid);
+  const stop = new AbortController();
+  const load = runLoad({
+    host: server.host,
+    port: server.port,
+    paths,
+    connections: 8,
+    durationS: 3600,
+    warmupS: 0,
+    ratePerS: rate,
+    signal: stop.signal,
+  });
+  const started = performance.now();
+  server.child.kill("SIGHUP");
+  let stats = await published(server);
+  while (stats.published !== publication) {
+    if (performance.now() - started > 3_600_000) throw new Error(`${name}: not live within an hour; last output:\n${server.tail()}`);
+    await new Promise((r) => setTimeout(r, 200));
+    stats = await published(server);
+  }
+  const secondsToLive = (performance.now() - started) / 1000;
+  stop.abort();
+  const result: LoadResult = await load;
+  const rssPeakBytes = sampler.stop();
+  const bytesDownloaded = [...gleif.bytesSent.values()].reduce((a, b) => a + b, 0) - sentBefore;
+  log(
+    `${name}: live in ${secondsToLive.toFixed(1)} s, ${(bytesDownloaded / 1e6).toFixed(1)} MB downloaded, RSS peak ${(rssPeakBytes / 2 ** 20).toFixed(0)} MiB`,
+  );
+  return {
+    name,
+    secondsToLive,
+    bytesDownloaded,
+    rssBeforeBytes,
+    rssPeakBytes,
+    search: result.latency,
+    searchUnsent: result.backlog,
+    searchFailed: result.errors + result.non2xx,
+    statsDelta: stats.delta,
+  };
+}
+
+export async function runDeltaBench(opts: DeltaOptions): Promise<void> {
+  const golden = await ensureGoldenZip(OUT, opts.records, opts.seed, log);
+  const work = mkdtempSync(path.join(os.tmpdir(), "leidex-deltas-"));
+  removeDirLater(work);
+  const delta = path.join(work, "20260930-1600-gleif-goldencopy-lei2-intra-day.csv.zip");
+  const deltaRecords = await writeDelta(opts, delta);
+  log(`delta of ${deltaRecords} records: ${(statSync(delta).size / 1e6).toFixed(1)} MB`);
+
+  // distinct name searches: each phase takes its own, none repeats
+  const factory = new RecordFactory(opts.seed, opts.records);
+  const rng = Rng.at(opts.seed, 71, 0);
+  const searches = (n: number): string[] =>
+    Array.from({ length: n }, () => `/v1/entities?q=${encodeURIComponent(factory.recordAt(rng.int(opts.records)).legalName)}&limit=10`);
+
+  const gleif = await GleifFiles.start();
+  const full = { file: golden.zip, records: opts.records };
+  gleif.current = { publishDate: "2026-09-30 08:00:00", full, intraDay: null };
+  const port = await freePort();
+  const dataDir = path.join(work, "data");
+  const server = await startServer({
+    command: process.execPath,
+    args: [
+      SERVER_MAIN,
+      ...["--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--rate-limit", "0"],
+      ...["--gleif-api", gleif.api, "--gleif-mapping-api", `${gleif.api}/mapping`, "--retry-seconds", "86400"],
+    ],
+    readyTimeoutMs: 3_600_000,
+    logFile: path.join(OUT, `deltas-server-${opts.records}.log`),
+  });
+  try {
+    log(`publication 1 live after ${server.readySeconds.toFixed(1)} s (a first load)`);
+    const idle = await runLoad({
+      host: server.host,
+      port: server.port,
+      paths: searches(opts.rate * opts.idleS + 100),
+      connections: 8,
+      durationS: opts.idleS,
+      warmupS: 0,
+      ratePerS: opts.rate,
+    });
+    gleif.current = { publishDate: "2026-09-30 16:00:00", full, intraDay: { file: delta, records: deltaRecords } };
+    const applied = await measure("IntraDay delta", server, gleif, "2026-09-30T16:00:00Z", searches(opts.rate * 3600), opts.rate);
+    gleif.current = { publishDate: "2026-10-01 00:00:00", full, intraDay: null };
+    const reload = await measure("full reload", server, gleif, "2026-10-01T00:00:00Z", searches(opts.rate * 3600), opts.rate);
+    report(opts, deltaRecords, idle, [applied, reload]);
+  } finally {
+    await server.stop();
+    await gleif.close();
+  }
+}
+
+function report(opts: DeltaOptions, deltaRecords: number, idle: LoadResult, phases: Phase[]): void {
+  const mib = (b: number): string => (b / 2 ** 20).toFixed(0);
+  const ms = (x: number): string => x.toFixed(1);
+  const [delta, full] = phases as [Phase, Phase];
+  const rows: string[][] = [
+    ["", "idle", delta.name, full.name, "delta ÷ full"],
+    [
+      "seconds until live",
+      "",
+      delta.secondsToLive.toFixed(1),
+      full.secondsToLive.toFixed(1),
+      (delta.secondsToLive / full.secondsToLive).toFixed(2),
+    ],
+    [
+      "MB downloaded",
+      "",
+      (delta.bytesDownloaded / 1e6).toFixed(1),
+      (full.bytesDownloaded / 1e6).toFixed(1),
+      (delta.bytesDownloaded / full.bytesDownloaded).toFixed(3),
+    ],
+    ["RSS before, MiB", "", mib(delta.rssBeforeBytes), mib(full.rssBeforeBytes), ""],
+    ["RSS peak, MiB", "", mib(delta.rssPeakBytes), mib(full.rssPeakBytes), (delta.rssPeakBytes / full.rssPeakBytes).toFixed(2)],
+    ["search p50 ms", ms(idle.latency.p50Ms), ms(delta.search.p50Ms), ms(full.search.p50Ms), ""],
+    ["search p99 ms", ms(idle.latency.p99Ms), ms(delta.search.p99Ms), ms(full.search.p99Ms), ""],
+    ["search max ms", ms(idle.latency.maxMs), ms(delta.search.maxMs), ms(full.search.maxMs), ""],
+    ["searches answered", String(idle.latency.count), String(delta.search.count), String(full.search.count), ""],
+    [
+      "unsent, failed",
+      `${idle.backlog}, ${idle.errors + idle.non2xx}`,
+      `${delta.searchUnsent}, ${delta.searchFailed}`,
+      `${full.searchUnsent}, ${full.searchFailed}`,
+      "",
+    ],
+  ];
+  process.stdout.write(
+    `\nGLEIF delta of ${deltaRecords.toLocaleString("en-US")} records on ${opts.records.toLocaleString("en-US")} (synthetic corpus), ` +
+      `exact-name searches open loop at ${opts.rate}/s during each:\n\n${table(rows)}\n`,
+  );
+  writeFileSync(path.join(OUT, `deltas-${opts.records}.json`), JSON.stringify({ opts, deltaRecords, idle, phases }, null, 2) + "\n");
+}
