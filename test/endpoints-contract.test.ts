@@ -228,6 +228,7 @@ t.test("GET /v1/stats", async (t) => {
   t.same(Object.keys(s).sort(), [
     "changeDetectionSeconds",
     "changesDetected",
+    "delta",
     "downloadSeconds",
     "ingestSeconds",
     "license",
@@ -237,6 +238,7 @@ t.test("GET /v1/stats", async (t) => {
     "source",
   ]);
   t.equal(s.changesDetected, null, "a first load is compared with nothing");
+  t.equal(s.delta, null, "a full load of a file applied no GLEIF delta");
   t.equal(s.licenseActive, false, "no licence activated");
   t.equal(s.records, fx.model.length, "records = rows");
   t.equal(s.license, "CC0 1.0");
