@@ -14,11 +14,10 @@
 // Prints time to live, bytes downloaded, peak RSS and search latency, the delta beside the full
 // load; writes bench/out/deltas-<N>.json.
 
-import { createReadStream, existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Args } from "./args.js";
 import { readHeader } from "./csv.js";
 import { ensureGoldenZip } from "./generate.js";
@@ -29,12 +28,8 @@ import { freePort, readMemory, removeDirLater, RssSampler, startServer, type Ser
 import { Rng } from "./prng.js";
 import { RecordFactory, type EntityRecord } from "./records.js";
 import { table } from "./table.js";
+import { OUT, SERVER_MAIN } from "./paths.js";
 import { writeSingleEntryZip } from "./zip.js";
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
-const OUT = path.join(REPO, "bench", "out");
-const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
 
 export interface DeltaOptions {
   readonly records: number;

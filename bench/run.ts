@@ -26,7 +26,6 @@ import { frontOptions, runFrontBench } from "./front.js";
 import { deltaOptions, runDeltaBench } from "./deltas.js";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Args, isMain } from "./args.js";
 import { startBareUws } from "./bare-uws.js";
 import { ensureGoldenZip, GENERATOR_VERSION, writeQueryFile, type QueryFile } from "./generate.js";
@@ -38,12 +37,7 @@ import { Rng } from "./prng.js";
 import { buildQuerySet, type QueryEntry } from "./queries.js";
 import { RecordFactory } from "./records.js";
 import { table } from "./table.js";
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** Repository root, from dist/bench/ (compiled) or bench/ (sources). */
-const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
-const OUT = path.join(REPO, "bench", "out");
-const SERVER_MAIN = path.join(REPO, "dist", "src", "main.js");
+import { OUT, REPO, SERVER_MAIN } from "./paths.js";
 
 export interface RunOptions {
   readonly records: number;

@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Collection, LiveGeneration } from "../engine/collection.js";
+import type { DeltaCost } from "../engine/collection-view.js";
 import { servesSlices } from "../engine/slice-count.js";
 import { FamilyData } from "../level2/family-data.js";
 import type { Metrics } from "../http/metrics.js";
@@ -106,24 +107,22 @@ export class Reloader {
     metrics.increment(LOAD_FAILURES, LOAD_FAILURES_HELP, 0);
     metrics.increment(DELTAS_APPLIED, DELTAS_APPLIED_HELP, 0);
     metrics.increment(DELTA_FALLBACKS, DELTA_FALLBACKS_HELP, 0);
-    metrics.gauge(
+    const deltaGauge = (name: string, help: string, value: (delta: DeltaCost) => number): void =>
+      metrics.gauge(
+        name,
+        help,
+        () => {
+          const delta = this.collection.current?.delta;
+          return delta ? [[{ window: delta.window }, value(delta)]] : [];
+        },
+        ["window"],
+      );
+    deltaGauge(
       "leidex_delta_apply_seconds",
       "Seconds the live collection's delta load took, downloads included; none after a full load",
-      () => {
-        const delta = this.collection.current?.delta;
-        return delta ? [[{ window: delta.window }, delta.seconds]] : [];
-      },
-      ["window"],
+      (d) => d.seconds,
     );
-    metrics.gauge(
-      "leidex_delta_records",
-      "Records of the delta the live collection applied; none after a full load",
-      () => {
-        const delta = this.collection.current?.delta;
-        return delta ? [[{ window: delta.window }, delta.rows]] : [];
-      },
-      ["window"],
-    );
+    deltaGauge("leidex_delta_records", "Records of the delta the live collection applied; none after a full load", (d) => d.rows);
     metrics.gauge(
       "leidex_delta_drift_changes",
       "Field changes the last daily full load found against the collection the deltas had built of the same publication (0: none)",
