@@ -10,9 +10,10 @@
 //    each the same way: publication 2, 8 hours on, with its IntraDay delta; publication 3, with
 //    no delta, so a full load. Each starts with SIGHUP and ends when /v1/stats shows it live.
 //    Meanwhile RSS is sampled every 200 ms and name searches run open loop at --rate, distinct
-//    and never repeated; the same searches ran on the idle server first (the baseline).
-// Prints time to live, bytes downloaded, peak RSS and search latency, the delta beside the full
-// load; writes bench/out/deltas-<N>.json.
+//    and never repeated; the same searches ran on the idle server first (the baseline). RSS is
+//    read again 30 s after, the server idle.
+// Prints time to live, bytes downloaded, RSS (before, peak, 30 s after), the searches' latency
+// and outcomes, the delta beside the full load; writes bench/out/deltas-<N>.json.
 
 import { createReadStream, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
@@ -156,15 +157,22 @@ async function writeDelta(opts: DeltaOptions, file: string): Promise<number> {
   return count;
 }
 
+/** Seconds the server idles after each load before its RSS is read again. */
+const SETTLE_S = 30;
+
 interface Phase {
   readonly name: string;
   readonly secondsToLive: number;
   readonly bytesDownloaded: number;
   readonly rssBeforeBytes: number;
   readonly rssPeakBytes: number;
+  /** RSS SETTLE_S after it went live, the server idle meanwhile: what the replaced collection left */
+  readonly rssSettledBytes: number;
   readonly search: LatencySummary;
   readonly searchUnsent: number;
   readonly searchFailed: number;
+  /** the searches' answers by status, and the requests that got none, by kind */
+  readonly searchOutcomes: Readonly<Record<string, number>>;
   readonly statsDelta: unknown;
 }
 
@@ -209,6 +217,8 @@ async function measure(
   const result: LoadResult = await load;
   const rssPeakBytes = sampler.stop();
   const bytesDownloaded = [...gleif.bytesSent.values()].reduce((a, b) => a + b, 0) - sentBefore;
+  await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+  const rssSettledBytes = readMemory(server.pid)?.rssBytes ?? 0;
   log(
     `${name}: live in ${secondsToLive.toFixed(1)} s, ${(bytesDownloaded / 1e6).toFixed(1)} MB downloaded, RSS peak ${(rssPeakBytes / 2 ** 20).toFixed(0)} MiB`,
   );
@@ -218,9 +228,11 @@ async function measure(
     bytesDownloaded,
     rssBeforeBytes,
     rssPeakBytes,
+    rssSettledBytes,
     search: result.latency,
     searchUnsent: result.backlog,
     searchFailed: result.errors + result.non2xx,
+    searchOutcomes: { ...result.statusCounts, ...result.errorKinds },
     statsDelta: stats.delta,
   };
 }
@@ -298,6 +310,7 @@ function report(opts: DeltaOptions, deltaRecords: number, idle: LoadResult, phas
     ],
     ["RSS before, MiB", "", mib(delta.rssBeforeBytes), mib(full.rssBeforeBytes), ""],
     ["RSS peak, MiB", "", mib(delta.rssPeakBytes), mib(full.rssPeakBytes), (delta.rssPeakBytes / full.rssPeakBytes).toFixed(2)],
+    [`RSS ${SETTLE_S} s after, MiB`, "", mib(delta.rssSettledBytes), mib(full.rssSettledBytes), ""],
     ["search p50 ms", ms(idle.latency.p50Ms), ms(delta.search.p50Ms), ms(full.search.p50Ms), ""],
     ["search p99 ms", ms(idle.latency.p99Ms), ms(delta.search.p99Ms), ms(full.search.p99Ms), ""],
     ["search max ms", ms(idle.latency.maxMs), ms(delta.search.maxMs), ms(full.search.maxMs), ""],
@@ -310,9 +323,15 @@ function report(opts: DeltaOptions, deltaRecords: number, idle: LoadResult, phas
       "",
     ],
   ];
+  const outcomes = (o: Readonly<Record<string, number>>): string =>
+    Object.entries(o)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(", ");
   process.stdout.write(
     `\nGLEIF delta of ${deltaRecords.toLocaleString("en-US")} records on ${opts.records.toLocaleString("en-US")} (synthetic corpus), ` +
-      `exact-name searches open loop at ${opts.rate}/s during each:\n\n${table(rows)}\n`,
+      `exact-name searches open loop at ${opts.rate}/s during each:\n\n${table(rows)}\n` +
+      `\nsearch outcomes: idle ${outcomes({ ...idle.statusCounts, ...idle.errorKinds })}; ` +
+      `${delta.name} ${outcomes(delta.searchOutcomes)}; ${full.name} ${outcomes(full.searchOutcomes)}\n`,
   );
   writeFileSync(path.join(OUT, `deltas-${opts.records}.json`), JSON.stringify({ opts, deltaRecords, idle, phases }, null, 2) + "\n");
 }

@@ -7,6 +7,7 @@
 // does on the main thread; such a request is relayed there, body and all, and its answer written
 // back here (http/relayed-request.ts). The per-IP limit spends from buckets every thread shares.
 
+import { releaseMemory } from "./os/release-memory.js";
 import type { BlockList } from "node:net";
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type * as UWS from "uWebSockets.js";
@@ -191,7 +192,12 @@ main.on("message", (m: ToFront) => {
     case "swap":
       return view.swap(m.live.gen, m.live.sliceDocs, m.live);
     case "release":
-      void view.release(m.gen).then(() => post({ op: "done", id: m.id }));
+      // the generation's slice memories are shared: this thread's references to them go only
+      // with a collection, which an idle front thread would not run for hours after a reload
+      void view.release(m.gen).then(() => {
+        releaseMemory();
+        post({ op: "done", id: m.id });
+      });
       return;
     case "port": {
       const asked = portsAsked.get(m.id);
