@@ -51,6 +51,8 @@ t.test("shard and MCP threads run at a lower priority than the front", { skip: l
   t.equal(niceOf(String(pid)), base, "the front (main thread) keeps the process's priority");
   const lowered = tids.filter((tid) => niceOf(tid) === base + 5);
   t.equal(lowered.length, 3, "each of the 2 shard threads and the MCP thread runs 5 nice levels lower");
+  const builder = tids.filter((tid) => niceOf(tid) === base + 10);
+  t.equal(builder.length, 1, "the shard worker that builds reloads runs 10 nice levels lower, below those answering requests");
 });
 
 /** GET from a given local source address (127.0.0.x), to be a different client IP. */

@@ -4,10 +4,15 @@
 // of concurrent searches. With more slices than workers, each worker serves several. A front
 // thread answers the search rounds within its budget itself (--front-search-budget), on its own
 // engine instance over the same memory: the same answers again, with no request to a worker.
+// A reload's slices are built on a worker of their own, so searches meanwhile are not held up.
 
+import { rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import t from "tap";
-import { metric, startServer, type RunningServer } from "./helpers/server.js";
+import { GleifImitation, sampleGoldenCopy } from "./helpers/gleif-imitation.js";
+import { metric, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 
 const QUERIES = [
   "q=bank",
@@ -103,4 +108,48 @@ t.test("the front thread answers searches within its budget itself, the rest thr
   const before = await sentToWorkers(strict);
   t.equal((await strict.get("/v1/entities?q=deutsche%20bank&limit=2")).status, 200);
   t.ok((await sentToWorkers(strict)) > before, "a search over the budget goes to a worker");
+});
+
+t.test("a reload's slice is built on a worker that answers no requests: searches meanwhile are answered", async (t) => {
+  const gleif = await GleifImitation.start();
+  t.teardown(() => gleif.close());
+  const first = sampleGoldenCopy("2026-09-30 08:00:00");
+  const next = sampleGoldenCopy("2026-09-30 16:00:00", [], 6000);
+  gleif.publish(first);
+  const dir = tempDir(t);
+  // while this file exists, each slice's finish holds its thread, as a large build does
+  const hold = join(dir, "hold-finish");
+  const srv = await startServer(t, {
+    source: null,
+    shards: "auto",
+    workers: 2,
+    dataDir: join(dir, "data"),
+    timeoutMs: 90_000,
+    env: { LEIDEX_TEST_HOLD_FINISH_WHILE: hold },
+    args: [...WORKERS_ONLY, "--gleif-api", gleif.api, "--gleif-mapping-api", gleif.api.replace(/\/api\/v2$/, "/mapping/api/v2")],
+  });
+  t.equal((await srv.json("/v1/stats")).published, first.published, "the first publication is live");
+  writeFileSync(hold, "");
+  t.teardown(() => rmSync(hold, { force: true }));
+  gleif.publish(next);
+  const mark = srv.stdout().length;
+  srv.child.kill("SIGHUP");
+  for (let i = 0; i < 600 && !/finishing \d+ slice/.test(srv.stdout().slice(mark)); i++) await sleep(50);
+  t.match(srv.stdout().slice(mark), /finishing 1 slice/, "the reload is finishing its slice, and holds its thread");
+  await sleep(200); // the finish task has reached its worker
+  const timedOut = { status: "no answer in 20 s" };
+  const searches = await Promise.all(
+    Array.from({ length: 24 }, (_, i) =>
+      Promise.race([srv.get(`/v1/entities?q=bank%20${i}y&limit=1`), sleep(20_000).then(() => timedOut)]),
+    ),
+  );
+  t.same(
+    searches.map((r) => r.status),
+    searches.map(() => 200),
+    "distinct searches sent while the slice is being built are answered before it is done",
+  );
+  t.equal((await srv.json("/v1/stats")).published, first.published, "from the live publication");
+  rmSync(hold);
+  for (let i = 0; i < 600 && (await srv.json("/v1/stats")).published !== next.published; i++) await sleep(100);
+  t.equal((await srv.json("/v1/stats")).records, 6000, "once the build is let go, the reload goes live");
 });

@@ -8,7 +8,6 @@ import type { SlicePlan } from "./slice-count.js";
 import type { FinishResult } from "./protocol.js";
 import { docFileOf } from "./segment.js";
 import { CollectionView, type CollectionMeta, type SliceFiles } from "./collection-view.js";
-import { returnFreedMemory } from "../os/native-heap.js";
 import { releaseMemory } from "../os/release-memory.js";
 import type { FamilyData } from "../level2/family-data.js";
 
@@ -36,6 +35,8 @@ export class Collection extends CollectionView {
   private readonly files = new Map<number, SliceFiles[]>();
   /** per generation, its Level 2 data: closed with it */
   private readonly families = new Map<number, FamilyData>();
+  /** generations begun or opened while another was live: the builder worker builds and opens their slices */
+  private readonly onBuilder = new Set<number>();
   private nextGen = 1;
   followers: Followers | null = null;
 
@@ -50,9 +51,19 @@ export class Collection extends CollectionView {
     pool.adoptInto = (w) => this.adoptInto(w);
   }
 
-  /** The worker that builds and opens slice s; every other worker adopts it. */
-  private workerOf(slice: number): number {
-    return slice % this.pool.threads;
+  /**
+   * The worker that builds and opens slice s of gen; every serving worker adopts it. While a
+   * generation is live the builder does it, so that no request waits behind a slice's build;
+   * with none live there are no requests yet, and the serving workers share the slices.
+   */
+  private workerOf(gen: number, slice: number): number {
+    return this.onBuilder.has(gen) ? this.pool.builder : slice % this.pool.threads;
+  }
+
+  private nextGeneration(): number {
+    const gen = this.nextGen++;
+    if (this.live !== null) this.onBuilder.add(gen);
+    return gen;
   }
 
   /** Every generation served now, with its slices' files: what a new view opens. */
@@ -66,13 +77,13 @@ export class Collection extends CollectionView {
    * built by the worker workerOf() names, from the batches add() gives it.
    */
   async begin(scratchDir: string): Promise<number> {
-    const gen = this.nextGen++;
+    const gen = this.nextGeneration();
     await this.pool.broadcast({ op: "begin", gen, scratchDir });
     return gen;
   }
 
   add(gen: number, slice: number, payload: Uint8Array): Promise<void> {
-    return this.pool.run(this.workerOf(slice), { op: "add", gen, slice, payload }, [payload.buffer as ArrayBuffer]);
+    return this.pool.run(this.workerOf(gen, slice), { op: "add", gen, slice, payload }, [payload.buffer as ArrayBuffer]);
   }
 
   /**
@@ -83,32 +94,34 @@ export class Collection extends CollectionView {
    */
   async finish(gen: number, slices: number, segmentOf: (slice: number) => string): Promise<number[]> {
     const finishSlice = (s: number): Promise<FinishResult> =>
-      this.pool.run<FinishResult>(this.workerOf(s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
+      this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
     const served: FinishResult[] = [];
     if (this.live !== null) {
       for (let s = 0; s < slices; s++) {
         served.push(await finishSlice(s));
-        returnFreedMemory(); // the finished slice's build memory, before the next slice needs its own
+        await this.returnFreedMemory(); // the finished slice's build memory, before the next slice needs its own
       }
     } else {
       served.push(...(await allSettledOrFirstError(Array.from({ length: slices }, (_, s) => finishSlice(s)))));
-      returnFreedMemory();
+      await this.returnFreedMemory();
     }
     await this.shareWithEveryWorker(gen, served);
     await this.openFiles(gen, segmentOf, served);
     return served.map((r) => r.docs);
   }
 
-  /** Every worker serves each slice of gen from the memory its opening worker filled. */
+  /** Every serving worker serves each slice of gen from the memory its opening worker filled. */
   private async shareWithEveryWorker(gen: number, served: FinishResult[]): Promise<void> {
     this.served.set(gen, served);
+    const builder = this.pool.builder;
     await allSettledOrFirstError(
-      served.map((r, s) => this.pool.broadcast({ op: "adopt", gen, slice: s, share: r.share }, new Set([this.workerOf(s)]))),
+      served.map((r, s) => this.pool.broadcast({ op: "adopt", gen, slice: s, share: r.share }, new Set([this.workerOf(gen, s), builder]))),
     );
   }
 
   /** Worker w, new in place of one that died, serves every slice of every generation held. */
   private async adoptInto(w: number): Promise<void> {
+    if (w === this.pool.builder) return;
     for (const [gen, served] of this.served)
       for (let s = 0; s < served.length; s++) await this.pool.run(w, { op: "adopt", gen, slice: s, share: served[s].share });
   }
@@ -123,11 +136,11 @@ export class Collection extends CollectionView {
 
   /** A new generation read from its persisted segments, one per slice; docs per slice. */
   async open(slices: number, segmentOf: (slice: number) => string): Promise<{ gen: number; sliceDocs: number[] }> {
-    const gen = this.nextGen++;
+    const gen = this.nextGeneration();
     try {
       const results = await allSettledOrFirstError(
         Array.from({ length: slices }, (_, s) =>
-          this.pool.run<FinishResult>(this.workerOf(s), { op: "open", gen, slice: s, segment: segmentOf(s) }),
+          this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "open", gen, slice: s, segment: segmentOf(s) }),
         ),
       );
       await this.shareWithEveryWorker(gen, results);
@@ -143,6 +156,7 @@ export class Collection extends CollectionView {
   async abandon(gen: number): Promise<void> {
     this.served.delete(gen);
     this.files.delete(gen);
+    this.onBuilder.delete(gen);
     const held = this.closeReaders(gen);
     await this.followers?.released(gen).catch(() => undefined);
     this.families.get(gen)?.close();
@@ -150,7 +164,15 @@ export class Collection extends CollectionView {
     await this.pool.broadcast({ op: "drop", gen }).catch(() => undefined);
     // the slices' memories are freed once no thread refers to them: this one's LEI tables did
     if (held) releaseMemory();
-    returnFreedMemory();
+    await this.returnFreedMemory();
+  }
+
+  /**
+   * The C heap's free memory back to the system, trimmed on the builder: a trim after a large
+   * build or drop takes tens of ms, which this thread spends answering requests instead.
+   */
+  private async returnFreedMemory(): Promise<void> {
+    await this.pool.run(this.pool.builder, { op: "trim" }).catch(() => undefined);
   }
 
   /** Makes gen the live generation, with its Level 2 data. Queries already running finish on the old one. */

@@ -2,9 +2,11 @@
 // number -> thread id), and a task for worker w goes to its holder: the tasks that build and open
 // a slice go to the worker that holds its builder or opens its memory (see Collection), and every
 // other worker then serves the slice from that same memory (shard.ts "adopt").
-// Requests may go to any worker, since every worker serves every slice of a live generation:
-// this thread's go through its QueryRouter (query-router.ts); a front thread gets query ports of
-// its own (openPort) for a router of its own.
+// Workers 0 … threads-1 serve requests, and may go to any, since each serves every slice of a live
+// generation: this thread's go through its QueryRouter (query-router.ts); a front thread gets
+// query ports of its own (openPort) for a router of its own. One more worker, `builder`, takes no
+// requests: it builds the slices of a reload, whose long steps would hold up every request sent
+// to a worker busy with them.
 
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
@@ -25,7 +27,10 @@ export const WORKER_YOUNG_GENERATION_MB = 12;
 const CLAIM_TIMEOUT_MS = 30_000;
 
 export class ShardPool {
+  /** the workers that serve requests, 0 … threads-1 */
   readonly threads: number;
+  /** the worker that builds a reload's slices and serves no requests */
+  readonly builder: number;
   private readonly claims: Int32Array;
   private readonly piscina: Piscina;
   /** this thread's requests */
@@ -44,13 +49,15 @@ export class ShardPool {
 
   constructor(threads = availableParallelism()) {
     this.threads = threads;
-    const shared = new SharedArrayBuffer(4 * threads);
+    this.builder = threads;
+    const workers = threads + 1;
+    const shared = new SharedArrayBuffer(4 * workers);
     this.claims = new Int32Array(shared);
     this.router = new QueryRouter(threads, (w) => this.openPort(w));
     this.piscina = new Piscina({
       filename: new URL("../../workers/shard.js", import.meta.url).href,
-      minThreads: threads,
-      maxThreads: threads,
+      minThreads: workers,
+      maxThreads: workers,
       idleTimeout: Infinity,
       concurrentTasksPerWorker: 1024,
       maxQueue: Infinity,
@@ -65,9 +72,9 @@ export class ShardPool {
     this.piscina.on("error", (err: Error) => this.onWorkerError?.(err));
     // a dead worker's number is released for its successor, which serves the live slices again
     this.piscina.on("workerDestroy", (worker: PiscinaWorker) => {
-      for (let w = 0; w < threads; w++) {
+      for (let w = 0; w < workers; w++) {
         if (Atomics.compareExchange(this.claims, w, worker.id, 0) !== worker.id) continue;
-        this.router.down(w, `shard worker ${w} is gone`);
+        if (w < threads) this.router.down(w, `shard worker ${w} is gone`);
         this.onWorkerDown?.(w);
         if (!this.closing) void this.replaced(w);
       }
@@ -100,7 +107,7 @@ export class ShardPool {
         await new Promise((r) => setTimeout(r, 10));
       }
       await this.adoptInto?.(w);
-      this.router.serve(w);
+      if (w < this.threads) this.router.serve(w);
       this.onWorkerServes?.(w);
     } catch (err) {
       error = err as Error;
@@ -108,21 +115,22 @@ export class ShardPool {
     this.onWorkerReplaced?.(w, error);
   }
 
-  /** One task to worker w (a number below `threads`). */
+  /** One task to worker w (a number up to `builder`). */
   run<T>(w: number, task: ShardTask, transfer: (ArrayBuffer | MessagePort)[] = []): Promise<T> {
     const routed = Object.assign(task, { [Piscina.queueOptionsSymbol]: { worker: w } });
     return this.piscina.run(routed, { transferList: transfer }) as Promise<T>;
   }
 
   /**
-   * One task to each worker but those of `except`: the same task, or one made for each worker.
+   * One task to each worker, the builder included, but those of `except`: the same task, or one
+   * made for each worker.
    * Settles only once every worker has answered, rejecting with the first error: a caller
    * cleaning up after a failure must not race workers still writing files, nor see a later
    * error in place of the first.
    */
   broadcast<T>(task: ShardTask | ((w: number) => ShardTask), except: ReadonlySet<number> = new Set()): Promise<T[]> {
     const runs: Promise<T>[] = [];
-    for (let w = 0; w < this.threads; w++)
+    for (let w = 0; w <= this.builder; w++)
       if (!except.has(w)) runs.push(this.run<T>(w, typeof task === "function" ? task(w) : { ...task }));
     return allSettledOrFirstError(runs);
   }

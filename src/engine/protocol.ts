@@ -21,6 +21,8 @@ export type ShardTask =
   /** serve a slice another worker opened, from the same memory */
   | { op: "adopt"; gen: number; slice: number; share: SliceShare }
   | { op: "drop"; gen: number }
+  /** hand the C heap's free memory back to the system (native-heap.ts): process-wide, so any thread may */
+  | { op: "trim" }
   /** the worker's end of its query channel (slice-channel.ts) */
   | { op: "attach"; port: MessagePort };
 

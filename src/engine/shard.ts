@@ -3,15 +3,19 @@
 // (adopt), and answers batched requests, arriving on its query channel, against the generation
 // and slice each batch names. Every worker serves every slice of a live generation: a slice's
 // index is in memory once, shared, and each worker's engine instance has its own scratch, so
-// there are no locks. A worker claims a number at start-up, which routes its tasks (pool.ts).
+// there are no locks. A worker claims a number at start-up, which routes its tasks (pool.ts);
+// the last number is the builder's, which builds a reload's slices and answers no requests.
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { workerData } from "piscina";
 import type { ShardReply, ShardRequest, ShardTask, FinishResult } from "./protocol.js";
 import { answerSearch } from "./slice-answer.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
+import { returnFreedMemory } from "../os/native-heap.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "../os/release-memory.js";
+import { yieldToFront } from "../os/thread-priority.js";
 import type { ChannelBatch, ChannelReply } from "./slice-channel.js";
 import { docFileOf, writeSegment } from "./segment.js";
 import { SliceBuilder } from "./slice-builder.js";
@@ -23,6 +27,8 @@ export interface ShardWorkerData {
 
 const claims = new Int32Array((workerData as ShardWorkerData).claims);
 const worker = claimNumber();
+// the builder yields once more: to the workers answering requests, as they yield to the front
+if (worker === claims.length - 1) yieldToFront();
 
 function claimNumber(): number {
   for (let w = 0; w < claims.length; w++) {
@@ -44,6 +50,12 @@ const scratchDirs = new Map<number, string>();
  */
 const testFailSlice = process.env.LEIDEX_TEST_FAIL_FINISH_SLICE === undefined ? null : Number(process.env.LEIDEX_TEST_FAIL_FINISH_SLICE);
 let failNextFinish = testFailSlice !== null;
+/**
+ * LEIDEX_TEST_HOLD_FINISH_WHILE=<file> (test-only, read once here): each finish first holds its
+ * thread while that file exists, as a large slice's build holds it, so tests see what requests
+ * meanwhile meet.
+ */
+const testHoldFinishWhile = process.env.LEIDEX_TEST_HOLD_FINISH_WHILE ?? null;
 const EXPORT_PAGE_BYTES = 256 * 1024;
 /** Served slices, by generation and slice. */
 const generations = new Map<number, Map<number, WasmSlice>>();
@@ -73,6 +85,9 @@ export default function handle(task: ShardTask): unknown {
       scratchDirs.delete(task.gen);
       // collected once retire() has returned: nothing on this stack may still hold the slices
       if (retire(task.gen)) releaseMemory();
+      return null;
+    case "trim":
+      returnFreedMemory();
       return null;
     case "attach": {
       const port = task.port;
@@ -141,6 +156,7 @@ async function finish(gen: number, slice: number, builder: SliceBuilder, segment
     builder.abandon();
     throw new Error(`test: slice ${slice} refuses to finish (LEIDEX_TEST_FAIL_FINISH_SLICE)`);
   }
+  while (testHoldFinishWhile !== null && existsSync(testHoldFinishWhile));
   await persist(builder, segment, testFailSlice !== null && testFailSlice !== slice ? 500 : 0);
   releaseMemory();
   return serve(gen, slice, await WasmSlice.open(segment, true));
