@@ -10,6 +10,7 @@
 import { closeSync, existsSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { readFully } from "../os/fd-io.js";
+import { Turns } from "../os/event-loop-turns.js";
 import { LEI_BYTES, LEI_TO_ISIN, readPlace, REPEX, REPEX_RECORDS } from "../level2/layout.js";
 import { SortedTable } from "../level2/sorted-table.js";
 import { CHANGE_FIELD_TABLE, type ChangeField, type FieldChange, type RecordType } from "./model.js";
@@ -39,7 +40,8 @@ export interface Detection {
 }
 
 const CHUNK_ROWS = 8192;
-const BATCH = 5000;
+/** changes a store transaction takes (a synchronous one, on state.db, holds the thread meanwhile) */
+const BATCH = 1000;
 
 const RECORD_TYPE_OF = new Map<ChangeField, RecordType>(CHANGE_FIELD_TABLE.map((f) => [f.field, f.recordType]));
 
@@ -98,9 +100,6 @@ class ChangeBatches {
     await this.sink(batch);
   }
 }
-
-/** Lets the event loop run between chunks: the comparison shares the main thread. */
-const breathe = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /**
  * A sorted table read a chunk at a time, key run by key run. A run is a view of the chunk it lies
@@ -162,8 +161,11 @@ async function mergeTables(
     rb = b ? new RunReader(b, keyWidth) : null;
   let x = ra ? ra.next() : null,
     y = rb ? rb.next() : null;
-  for (let steps = 1; x !== null || y !== null; steps++) {
-    if (steps % CHUNK_ROWS === 0) await breathe();
+  // the comparison shares the main thread with requests
+  const turns = new Turns();
+  while (x !== null || y !== null) {
+    const pause = turns.pause();
+    if (pause !== undefined) await pause;
     const cmp = x === null ? 1 : y === null ? -1 : x.compare(y, 0, keyWidth, 0, keyWidth);
     if (cmp === 0) {
       const seen = visit(x!.subarray(0, keyWidth), x, y);

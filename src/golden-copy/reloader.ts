@@ -7,6 +7,7 @@
 // and the load runs again with backoff until every part is fresh.
 
 import { existsSync, readdirSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Collection, LiveGeneration } from "../engine/collection.js";
 import type { DeltaCost } from "../engine/collection-view.js";
@@ -631,8 +632,8 @@ export class Reloader {
     });
     if (!manifest.fallback) {
       // the fallback keeps what is on disk: a real collection there may serve again after a restart
-      this.files.removeAllBut(manifest.name);
-      this.removeOtherDownloads([
+      await this.files.removeAllBut(manifest.name);
+      await this.removeOtherDownloads([
         manifest.download,
         ...(manifest.deltas ?? []),
         ...Object.values(manifest.level2.files),
@@ -656,7 +657,7 @@ export class Reloader {
    * its mtime: a clock step made a live one look a day old); older ones go, and so does an
    * upload an earlier run left half-written.
    */
-  private removeOtherDownloads(keep: (string | null)[]): void {
+  private async removeOtherDownloads(keep: (string | null)[]): Promise<void> {
     const dir = join(this.opts.dataDir, "downloads");
     let names: string[] = [];
     try {
@@ -668,7 +669,7 @@ export class Reloader {
       const path = join(dir, name);
       if (keep.includes(path) || this.queuedSources.some((source) => resolve(source) === resolve(path))) continue;
       if (uploadsInProgress.has(path)) continue;
-      rmSync(path, { force: true });
+      await rm(path, { force: true });
     }
   }
 

@@ -9,6 +9,7 @@
 // the previous alias and its collection whole.
 
 import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomically } from "./durable-file.js";
 import { LEVEL2_DIR, type Level2Counts } from "../level2/layout.js";
@@ -113,15 +114,16 @@ export class CollectionFiles {
   }
 
   /** Removes every collection but `keep` (and anything half-written by an earlier run). */
-  removeAllBut(keep: string): void {
+  async removeAllBut(keep: string): Promise<void> {
     let entries: string[] = [];
     try {
       entries = readdirSync(this.root);
     } catch {
       return;
     }
+    // off the thread: unlinking a replaced collection's GB of segments takes the kernel a while
     for (const entry of entries) {
-      if (entry !== keep && entry !== "current.json") rmSync(join(this.root, entry), { recursive: true, force: true });
+      if (entry !== keep && entry !== "current.json") await rm(join(this.root, entry), { recursive: true, force: true });
     }
   }
 

@@ -11,6 +11,7 @@
 // they wait for this node's swap, so that an event reads the records it is about.
 
 import type { ChangeStore, StoredChange } from "../changes/model.js";
+import { nextTurn } from "../os/event-loop-turns.js";
 import type { Webhooks } from "../webhooks/webhook-state.js";
 import { eventBody, eventsOf, groupChanges, type ChangeGroup } from "./lei-events.js";
 import type { LiveData, ParentKind } from "./live-data.js";
@@ -116,6 +117,8 @@ export class ChangeEvents {
         this.written += events.length;
         this.deps.kick();
       }
+      // a load's changes are many batches, and the store's calls may not wait for anything
+      await nextTurn();
     }
   }
 
@@ -145,7 +148,8 @@ export class ChangeEvents {
         else watching.set(tenant, new Set([list]));
       };
       for (const w of named.get(g.lei) ?? []) watch(w.tenant_id, w.watchlist_id);
-      const record = live.record(g.lei);
+      // the live record, read only for an LEI a list may watch (most of a load's changed LEIs none does)
+      const record = watching.size > 0 || filters.length > 0 ? live.record(g.lei) : null;
       for (const f of filters) if (f.filter && filterMatches(f.filter, g, record)) watch(f.tenant_id, f.id);
       if (watching.size === 0) continue;
       const events = eventsOf(g, record);

@@ -9,6 +9,7 @@
 
 import type { Metrics } from "../http/metrics.js";
 import { writeFailures } from "../store/write-failure.js";
+import { nextTurn } from "../os/event-loop-turns.js";
 import { RETENTION_MS } from "./outbox.js";
 import type { PrunableOutbox } from "./webhook-state.js";
 
@@ -27,8 +28,6 @@ export interface PrunerOptions {
   log: (line: string) => void;
   metrics: Metrics | null;
 }
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 export class OutboxPruner {
   private timer: NodeJS.Timeout | null = null;
