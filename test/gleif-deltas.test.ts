@@ -5,7 +5,9 @@
 // loaded the full files does; the change feed lists each
 // changed field once; a corrupt or missing delta falls back to the full file; a gap of 16 hours
 // takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments;
-// the daily full load of a publication the deltas built finds and logs their drift.
+// the daily full load of a publication the deltas built finds and logs their drift. A tenant's
+// watchlist on real LEIs of the sample receives the delta's changes as signed lei.lapsed,
+// lei.renewal_due, lei.parent_changed and lei.name_changed events.
 
 import t from "tap";
 import { entityRow, parseCsv, readSample, withCheckDigits } from "./helpers/fixture.js";
@@ -22,17 +24,22 @@ import {
   type GoldenDelta,
 } from "./helpers/gleif-imitation.js";
 import { metric, startServer, tempDir, waitLog, type RunningServer } from "./helpers/server.js";
+import { generatedOperatorKey, json, webhookCalls, WEBHOOK_SERVER_ARGS } from "./helpers/webhook-api.js";
+import { startReceiver, verifyMailSignature, type Hit } from "./helpers/webhook-receiver.js";
 
 const { header, rows: sampleRows } = readSample();
 const col = (name: string): number => header.indexOf(name);
 const NAME = col("Entity.LegalName");
 const STATUS = col("Registration.RegistrationStatus");
+const RENEWAL = col("Registration.NextRenewalDate");
 
 const A = withCheckDigits("LEIDEXDELTA0000001");
 const B = withCheckDigits("LEIDEXDELTA0000002");
 const X = sampleRows[100];
 const Y = sampleRows[200];
 const Z = sampleRows[300];
+const V = sampleRows[400];
+const RENEWAL_DATE = `${new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10)}T00:00:00+00:00`;
 
 /** A registry as rows by LEI, in the order GLEIF sorts its file. */
 type Registry = Map<string, string[]>;
@@ -45,8 +52,13 @@ function publication(publishDate: string, reg: Registry): GoldenCopy {
 }
 
 const R1 = registry([...sampleRows, entityRow(A, "Deltaprobe Eins GmbH")]);
-// publication 2: A renamed, X lapsed, B new
-const deltaRows2 = [entityRow(A, "Deltaprobe Zwei GmbH"), changed(X, STATUS, "LAPSED"), entityRow(B, "Deltaneu Bravo AG")];
+// publication 2: A renamed, X lapsed, V due for renewal in 20 days, B new
+const deltaRows2 = [
+  entityRow(A, "Deltaprobe Zwei GmbH"),
+  changed(X, STATUS, "LAPSED"),
+  changed(V, RENEWAL, RENEWAL_DATE),
+  entityRow(B, "Deltaneu Bravo AG"),
+];
 const R2 = new Map([...R1, ...registry(deltaRows2)]);
 // publication 3: Y renamed
 const R3 = new Map([...R2, ...registry([changed(Y, NAME, `${Y[NAME]} Neu`)])]);
@@ -98,10 +110,18 @@ const P5 = publication("2026-10-02 16:00:00", R5);
 
 const gleif = await GleifImitation.start();
 t.teardown(() => gleif.close());
+const receiver = await startReceiver(t);
+process.env.LEIDEX_WEBHOOK_TIME_SCALE = "1000";
 const dataDir = tempDir(t, "leidex-deltas-");
 
 const start = (args: string[] = [], dir = dataDir): Promise<RunningServer> =>
-  startServer(t, { source: null, shards: 2, dataDir: dir, timeoutMs: 90_000, args: [...gleif.args, "--retry-seconds", "600", ...args] });
+  startServer(t, {
+    source: null,
+    shards: 2,
+    dataDir: dir,
+    timeoutMs: 90_000,
+    args: [...WEBHOOK_SERVER_ARGS, ...gleif.args, "--retry-seconds", "600", ...args],
+  });
 
 async function reload(srv: RunningServer, re: RegExp): Promise<string> {
   const mark = srv.stdout().length;
@@ -146,6 +166,21 @@ t.test("publication 1 loads from its full file: no delta", async (t) => {
   t.equal(stats.delta, null, "a full load applied no delta");
 });
 
+/** The watching tenant's webhook, made before publication 2. */
+let hook: { id: string; secret: string };
+const WATCHED = [A, X[0], V[0], droppedRr[RR("StartNode.NodeID")]];
+const eventsOf = (type: string, lei: string): Hit[] =>
+  receiver.hits("/watch").filter((h) => json(h).type === type && json(h).data.lei === lei);
+
+t.test("a tenant watches LEIs the next publication's deltas change", async (t) => {
+  const { api, mkTenant, mkHook } = webhookCalls(() => srv, generatedOperatorKey(srv), receiver);
+  const tenant = await mkTenant("delta-watcher");
+  hook = await mkHook(tenant.key, "/watch", ["lei.lapsed", "lei.renewal_due", "lei.parent_changed", "lei.name_changed"]);
+  const list = await api("POST", "/v1/watchlists", tenant.key, { name: "counterparties", leis: WATCHED });
+  t.equal(list.status, 201, list.text);
+  t.equal(list.body.lei_count, WATCHED.length);
+});
+
 t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full file downloaded", async (t) => {
   const intraDay = goldenDelta(P2.publishDate, "IntraDay", deltaRows2);
   gleif.publish(
@@ -154,7 +189,7 @@ t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full fil
     level2P2,
   );
   const log = await reload(srv, /loaded \d+ records as lei_20261001-0800/);
-  t.match(log, /applying its IntraDay delta \(3 records/, "the smallest window that covers 8 hours");
+  t.match(log, /applying its IntraDay delta \(4 records/, "the smallest window that covers 8 hours");
   t.match(log, /Level 2 rr: applying its IntraDay delta \(2 records\)/);
   t.match(log, /Level 2 repex: applying its IntraDay delta \(2 records\)/);
   t.equal(gleif.fileRequestsFor(P2), 0, "the full file of publication 2 was not downloaded");
@@ -169,14 +204,14 @@ t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full fil
   const stats = (await srv.json("/v1/stats")) as Stats;
   t.equal(stats.published, P2.published);
   t.equal(stats.records, R2.size, "every LEI once: the delta's records replaced the live ones");
-  t.match(stats.delta, { window: "IntraDay", file: "20261001-0800-gleif-goldencopy-lei2-intra-day.csv.zip", rows: 3 });
+  t.match(stats.delta, { window: "IntraDay", file: "20261001-0800-gleif-goldencopy-lei2-intra-day.csv.zip", rows: 4 });
   t.ok(stats.delta!.seconds > 0, "with what it cost");
   t.equal((await srv.json(`/v1/entities/${A}`)).legalName, "Deltaprobe Zwei GmbH", "a changed record shows its new values");
   t.equal((await srv.json(`/v1/entities/${X[0]}`)).registrationStatus, "LAPSED");
   t.equal((await srv.json(`/v1/entities/${B}`)).legalName, "Deltaneu Bravo AG", "a new LEI is there");
   const metrics = await (await fetch(`${srv.base}/metrics`)).text();
   t.equal(metric(metrics, "leidex_delta_loads_total"), 1);
-  t.equal(metric(metrics, "leidex_delta_records", { window: "IntraDay" }), 3);
+  t.equal(metric(metrics, "leidex_delta_records", { window: "IntraDay" }), 4);
   t.ok((metric(metrics, "leidex_delta_apply_seconds", { window: "IntraDay" }) ?? 0) > 0);
 });
 
@@ -224,6 +259,7 @@ t.test("the change feed lists each field the deltas changed once", async (t) => 
       `${A} legalName`,
       `${A} directParent`,
       `${X[0]} registrationStatus`,
+      `${V[0]} nextRenewalDate`,
       `${droppedRr[RR("StartNode.NodeID")]} directParent`,
       `${droppedRepex[0]} directParentException`,
     ].sort(),
@@ -233,8 +269,40 @@ t.test("the change feed lists each field the deltas changed once", async (t) => 
   t.match(change(A, "legalName"), { valueOld: "Deltaprobe Eins GmbH", valueNew: "Deltaprobe Zwei GmbH" });
   t.match(change(A, "directParent"), { valueOld: null, valueNew: PARENT });
   t.match(change(X[0], "registrationStatus"), { valueOld: X[STATUS], valueNew: "LAPSED" });
+  t.match(change(V[0], "nextRenewalDate"), { valueOld: V[RENEWAL], valueNew: RENEWAL_DATE });
   t.match(change(droppedRr[RR("StartNode.NodeID")], "directParent"), { valueOld: droppedRr[RR("EndNode.NodeID")] });
   t.match(change(droppedRepex[0], "directParentException"), { valueOld: droppedRepex[2], valueNew: null });
+});
+
+t.test("the watchlist receives the delta's changes as signed events, each once", async (t) => {
+  const dropped = droppedRr[RR("StartNode.NodeID")];
+  const expected: [string, string][] = [
+    ["lei.lapsed", X[0]],
+    ["lei.renewal_due", V[0]],
+    ["lei.name_changed", A],
+    ["lei.parent_changed", A],
+    ["lei.parent_changed", dropped],
+  ];
+  await receiver.waitFor(() => expected.every(([type, lei]) => eventsOf(type, lei).length > 0), 60_000, "the events of publication 2");
+  for (const [type, lei] of expected) {
+    const hits = eventsOf(type, lei);
+    t.ok(
+      hits.every((h) => verifyMailSignature(hook.secret, h)),
+      `${type} of ${lei} is signed with the webhook's secret`,
+    );
+  }
+  t.match(json(eventsOf("lei.lapsed", X[0])[0]).data, {
+    changes: [{ field: "registrationStatus", valueOld: X[STATUS], valueNew: "LAPSED" }],
+  });
+  t.match(json(eventsOf("lei.renewal_due", V[0])[0]).data, { nextRenewalDate: RENEWAL_DATE, daysLeft: 20, threshold: 30 });
+  t.match(json(eventsOf("lei.name_changed", A)[0]).data, {
+    changes: [{ field: "legalName", valueOld: "Deltaprobe Eins GmbH", valueNew: "Deltaprobe Zwei GmbH" }],
+  });
+  t.match(json(eventsOf("lei.parent_changed", A)[0]).data, { directParent: { old: null, new: PARENT } });
+  t.match(json(eventsOf("lei.parent_changed", dropped)[0]).data, { directParent: { old: droppedRr[RR("EndNode.NodeID")] } });
+  t.same(eventsOf("lei.lapsed", B), [], "nothing for an LEI nobody watches");
+  await new Promise((r) => setTimeout(r, 2000)); // let any duplicate arrive
+  for (const [type, lei] of expected) t.equal(eventsOf(type, lei).length, 1, `${type} of ${lei} once`);
 });
 
 t.test("publication 3 with a corrupt IntraDay delta: the full file is loaded instead", async (t) => {
