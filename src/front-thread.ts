@@ -7,7 +7,6 @@
 // does on the main thread; such a request is relayed there, body and all, and its answer written
 // back here (http/relayed-request.ts). The per-IP limit spends from buckets every thread shares.
 
-import { releaseMemory } from "./os/release-memory.js";
 import type { BlockList } from "node:net";
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type * as UWS from "uWebSockets.js";
@@ -24,6 +23,7 @@ import { TrustedProxies } from "./http/trusted-proxies.js";
 import { registerLookupRoutes } from "./lei/routes.js";
 import { LeiService } from "./lei/service.js";
 import { clientList, listsClient } from "./license/license-document.js";
+import { releaseMemory } from "./os/release-memory.js";
 
 /** How often what each address spent here is handed to the main thread (which shares it with other nodes). */
 const SPENT_EVERY_MS = 500;

@@ -53,7 +53,7 @@ export async function latestMappingFile(
   const url = `${mappingApi.replace(/\/+$/, "")}/${kind}/latest`;
   const attributes = field(field(await getJson(url, "*/*", seconds), "data"), "attributes");
   const link = field(attributes, "downloadLink");
-  if (typeof link !== "string" || !/^https?:\/\//i.test(link))
+  if (!isHttpUrl(link))
     throw new SourceError(`GLEIF mapping API ${url}: data.attributes.downloadLink is missing`);
   const fileName = field(attributes, "fileName");
   return { url: link, fileName: typeof fileName === "string" ? fileName : null };
@@ -102,13 +102,13 @@ function readPublication(body: unknown, from: string): Publication {
   if (typeof publishDate !== "string" || !/^\d{4}-\d{2}-\d{2}/.test(publishDate)) {
     throw new SourceError(`GLEIF API ${from}: data.publish_date is missing or not a date`);
   }
-  if (typeof url !== "string" || !/^https?:\/\//i.test(url)) throw new SourceError(`GLEIF API ${from}: data.full_file.csv.url is missing`);
+  if (!isHttpUrl(url)) throw new SourceError(`GLEIF API ${from}: data.full_file.csv.url is missing`);
   const deltas: Publication["deltas"] = {};
   for (const window of Object.keys(DELTA_WINDOWS) as DeltaWindow[]) {
     // a delta announced without a usable URL is as good as none: the full file is loaded instead
     const delta = field(field(field(data, "delta_files"), window), "csv");
     const deltaUrl = field(delta, "url");
-    if (typeof deltaUrl === "string" && /^https?:\/\//i.test(deltaUrl)) {
+    if (isHttpUrl(deltaUrl)) {
       deltas[window] = { url: deltaUrl, size: count(field(delta, "size")), recordCount: count(field(delta, "record_count")) };
     }
   }
@@ -121,6 +121,8 @@ export function isoPublished(publishDate: string): string {
   if (!m) return publishDate;
   return `${m[1]}T${m[2].length === 5 ? `${m[2]}:00` : m[2]}Z`;
 }
+
+const isHttpUrl = (value: unknown): value is string => typeof value === "string" && /^https?:\/\//i.test(value);
 
 function field(value: unknown, key: string): unknown {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;

@@ -78,6 +78,8 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     if (req.expectedRows !== null && done.rows !== req.expectedRows) {
       throw new LoadCheckError(`golden copy holds ${done.rows} rows, its publication announces ${req.expectedRows}`);
     }
+    // twice: the records parsed fail early, before a build; the distinct LEIs built, which a
+    // delta's repeated LEIs make fewer, once it is done
     if (done.records < req.minRecords) {
       throw new TooFewRecordsError(
         `golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`,
