@@ -65,10 +65,6 @@ export function joinAddress(parts: readonly (string | null | undefined)[]): stri
 
 const SEPARATOR = 0x1f;
 const CHUNK_ROWS = 8192;
-/** ordered runs merged at most (the golden copy and its deltas, each in LEI order); more are sorted */
-const MAX_RUNS = 64;
-/** rows a run's cursor reads at a time */
-const RUN_CHUNK_ROWS = 1024;
 
 export class TrackedRecordsWriter {
   private readonly unsorted: string;
@@ -79,8 +75,6 @@ export class TrackedRecordsWriter {
   private used = 0;
   private rows = 0;
   private inOrder = true;
-  /** the first row of each run in LEI order, while there are at most MAX_RUNS */
-  private readonly runs: number[] = [0];
   private readonly last = Buffer.alloc(LEI_BYTES);
   private readonly side: JsonLines;
   private lei = -1;
@@ -133,11 +127,8 @@ export class TrackedRecordsWriter {
       at = this.used;
     const start = row.starts[this.lei];
     row.buf.copy(buf, at, start, start + LEI_BYTES);
-    // a repeated LEI (a delta's record after the golden copy's) also starts a run: the merge keeps the last
-    if (this.rows > 0 && buf.compare(this.last, 0, LEI_BYTES, at, at + LEI_BYTES) <= 0) {
-      this.inOrder = false;
-      if (this.runs.length <= MAX_RUNS) this.runs.push(this.rows);
-    }
+    // a repeated LEI (a delta's record after the golden copy's) also takes the sorting path, which keeps the last
+    if (this.inOrder && this.rows > 0 && buf.compare(this.last, 0, LEI_BYTES, at, at + LEI_BYTES) <= 0) this.inOrder = false;
     if (this.inOrder && this.rows % STRIDE === 0) this.index.push(Buffer.from(buf.subarray(at, at + LEI_BYTES)));
     buf.copy(this.last, 0, at, at + LEI_BYTES);
     for (let f = 0; f < hashes.length; f++) buf.writeUInt32LE(hashes[f], at + HASHES_AT + 4 * f);
@@ -149,10 +140,9 @@ export class TrackedRecordsWriter {
   }
 
   /**
-   * Writes the sorted table. GLEIF's file comes in LEI order and is written as it came; the file
-   * and its deltas, each in LEI order, are merged; another order is sorted by the LEIs alone
-   * (16 bytes a record), its rows copied in that order. Of rows repeating an LEI, the last added
-   * is kept, as the engine keeps the last record.
+   * Writes the sorted table. GLEIF's file comes in LEI order and is written as it came; another
+   * order is sorted by the LEIs alone (16 bytes a record), its rows copied in that order. Of rows
+   * repeating an LEI, the last added is kept, as the engine keeps the last record.
    */
   finish(): number {
     this.flush();
@@ -165,33 +155,6 @@ export class TrackedRecordsWriter {
       writeFileAtomically(`${path}.idx`, Buffer.concat(this.index), 0o666);
       return this.rows;
     }
-    const rows = this.runs.length <= MAX_RUNS ? this.mergeRuns(path) : this.sortRows(path);
-    rmSync(this.unsorted, { force: true });
-    return rows;
-  }
-
-  /** The runs read side by side, each in order: of heads with the same LEI, the latest run's is kept. */
-  private mergeRuns(path: string): number {
-    const out = new SortedTableWriter(path, TRACKED_ROW, LEI_BYTES);
-    const fd = openSync(this.unsorted, "r");
-    try {
-      const cursors = this.runs.map((first, r) => new RunCursor(fd, first, this.runs[r + 1] ?? this.rows));
-      for (;;) {
-        let best: RunCursor | null = null;
-        for (const c of cursors) if (!c.done && (best === null || c.compareHead(best) <= 0)) best = c;
-        if (best === null) break;
-        for (const c of cursors) if (c !== best && !c.done && c.compareHead(best) === 0) c.advance();
-        const { buffer, at } = out.next();
-        best.copyHead(buffer, at);
-        best.advance();
-      }
-    } finally {
-      closeSync(fd);
-    }
-    return out.finish();
-  }
-
-  private sortRows(path: string): number {
     const out = new SortedTableWriter(path, TRACKED_ROW, LEI_BYTES);
     const fd = openSync(this.unsorted, "r");
     try {
@@ -220,7 +183,9 @@ export class TrackedRecordsWriter {
     } finally {
       closeSync(fd);
     }
-    return out.finish();
+    const rows = out.finish();
+    rmSync(this.unsorted, { force: true });
+    return rows;
   }
 
   /** Gives up: the files a failed load leaves go with its scratch directory. */
@@ -251,52 +216,6 @@ export class TrackedRecordsWriter {
   private flush(): void {
     writeFully(this.fd, this.chunk, 0, this.used);
     this.used = 0;
-  }
-}
-
-/** The rows first … end-1 of the unsorted file, read a chunk at a time; the head is the current row. */
-class RunCursor {
-  private readonly chunk = Buffer.allocUnsafe(TRACKED_ROW * RUN_CHUNK_ROWS);
-  /** the row the chunk starts at, and the head's offset in it */
-  private chunkFirst: number;
-  private at = 0;
-  private next: number;
-  done: boolean;
-
-  constructor(
-    private readonly fd: number,
-    first: number,
-    private readonly end: number,
-  ) {
-    this.next = first;
-    this.chunkFirst = first;
-    this.done = first >= end;
-    if (!this.done) this.load();
-  }
-
-  compareHead(other: RunCursor): number {
-    return this.chunk.compare(other.chunk, other.at, other.at + LEI_BYTES, this.at, this.at + LEI_BYTES);
-  }
-
-  copyHead(into: Buffer, at: number): void {
-    this.chunk.copy(into, at, this.at, this.at + TRACKED_ROW);
-  }
-
-  advance(): void {
-    this.next++;
-    if (this.next >= this.end) {
-      this.done = true;
-      return;
-    }
-    this.at += TRACKED_ROW;
-    if (this.next - this.chunkFirst >= RUN_CHUNK_ROWS) this.load();
-  }
-
-  private load(): void {
-    this.chunkFirst = this.next;
-    const n = Math.min(RUN_CHUNK_ROWS, this.end - this.next);
-    readFully(this.fd, this.chunk, 0, n * TRACKED_ROW, this.next * TRACKED_ROW, "tracked records");
-    this.at = 0;
   }
 }
 
