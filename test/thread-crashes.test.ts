@@ -89,10 +89,22 @@ t.ok(
 );
 
 t.test("a shard worker that crashes: its successor serves every slice, with the same answers", async (t) => {
-  const shards = await inspector.thread(SHARD_SCRIPT, 1);
-  const known = inspector.threads(SHARD_SCRIPT).length;
-  t.equal(known, 2, "two shard workers run");
-  await inspector.evaluate(shards, CRASH);
+  await inspector.thread(SHARD_SCRIPT, 2);
+  const threads = inspector.threads(SHARD_SCRIPT);
+  const known = threads.length;
+  t.equal(known, 3, "three shard threads run: the two workers that answer requests, and the builder");
+  // each thread's number, as it claimed it (pool.ts): the last is the builder's
+  const numberOf = async (session: string): Promise<number> =>
+    (
+      (await inspector.evaluate(
+        session,
+        `(() => { const wt = process.getBuiltinModule("worker_threads"); return new Int32Array(wt.workerData.claims).indexOf(wt.threadId); })()`,
+      )) as { result: { value: number } }
+    ).result.value;
+  const numbers = await Promise.all(threads.map(numberOf));
+  t.same([...numbers].sort(), [0, 1, 2], "they hold the numbers 0, 1 and 2");
+  const answering = threads.filter((_, i) => numbers[i] < 2);
+  await inspector.evaluate(answering[answering.length - 1], CRASH);
   const replaced = /shard worker (\d) died; its successor serves every slice/;
   const log = await logged(srv, replaced);
   const w = replaced.exec(log)?.[1];
