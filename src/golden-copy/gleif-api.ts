@@ -53,8 +53,7 @@ export async function latestMappingFile(
   const url = `${mappingApi.replace(/\/+$/, "")}/${kind}/latest`;
   const attributes = field(field(await getJson(url, "*/*", seconds), "data"), "attributes");
   const link = field(attributes, "downloadLink");
-  if (!isHttpUrl(link))
-    throw new SourceError(`GLEIF mapping API ${url}: data.attributes.downloadLink is missing`);
+  if (!isHttpUrl(link)) throw new SourceError(`GLEIF mapping API ${url}: data.attributes.downloadLink is missing`);
   const fileName = field(attributes, "fileName");
   return { url: link, fileName: typeof fileName === "string" ? fileName : null };
 }
