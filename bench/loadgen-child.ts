@@ -132,7 +132,12 @@ class LoadGenerator {
   recording = false;
   private readonly requests: Buffer[];
   private cursor = 0;
-  /** Open loop: when the requests not yet sent fell due, oldest first; and connections waiting for one. */
+  /**
+   * Open loop: when the requests not yet sent fell due, oldest first; and connections waiting for
+   * one, longest waiting first. Taking the connection that waited longest keeps every connection
+   * in use: at a low rate a connection left idle for the server's keep-alive timeout (uWS: 10 s)
+   * is closed by the server, and a request written as it closes is cut ("reset", "closed").
+   */
   private readonly due: number[] = [];
   private dueHead = 0;
   private readonly idle: Connection[] = [];
@@ -201,7 +206,7 @@ class LoadGenerator {
     const now = performance.now();
     if (this.openedAt === 0) this.openedAt = now;
     if (this.draining) {
-      while (this.dueHead < this.due.length && this.idle.length > 0) this.idle.pop()!.send();
+      while (this.dueHead < this.due.length && this.idle.length > 0) this.idle.shift()!.send();
       return;
     }
     // request k falls due at openedAt + k / rate, so by now requests 0 … floor(elapsed · rate) are due
@@ -211,7 +216,7 @@ class LoadGenerator {
       this.due.splice(0, this.dueHead);
       this.dueHead = 0;
     }
-    while (this.dueHead < this.due.length && this.idle.length > 0) this.idle.pop()!.send();
+    while (this.dueHead < this.due.length && this.idle.length > 0) this.idle.shift()!.send();
   }
 
   get backlog(): number {
