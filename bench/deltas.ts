@@ -1,25 +1,28 @@
 // The delta bench: what applying one GLEIF Level 1 delta costs, beside a full reload, in one run.
 //
 //   npm run bench -- --deltas [--records N] [--seed S] [--delta-records D] [--rate R] [--idle S]
+//                             [--builds label=DIR,label=DIR [--rounds R]]
 //
 // 1. The synthetic golden copy of N records (generate.ts, reused from bench/out/), and a delta of
 //    D of its records (every N/D-th, each renamed and updated), zipped as GLEIF names a delta.
 // 2. A GLEIF imitation on 127.0.0.1: the golden copy API's lei2 `latest` and the files, served
 //    from disk; rr, repex and the mapping API answer 404, so those parts stay missing.
-// 3. The server (this checkout's dist/src/main.js) loads publication 1 from the full file. Then,
+// 3. The server (this checkout's dist/src/main.js, or each build's in turn, round by round) loads publication 1 from the full file. Then,
 //    each the same way: publication 2, 8 hours on, with its IntraDay delta; publication 3, with
 //    no delta, so a full load. Each starts with SIGHUP and ends when /v1/stats shows it live.
 //    Meanwhile RSS is sampled every 200 ms and name searches run open loop at --rate, distinct
 //    and never repeated; the same searches ran on the idle server first (the baseline). RSS is
 //    read again 30 s after, the server idle.
 // Prints time to live, bytes downloaded, RSS (before, peak, 30 s after), the searches' latency
-// and outcomes, the delta beside the full load; writes bench/out/deltas-<N>.json.
+// and outcomes, and the main thread's longest event-loop stall during each load (/metrics), the
+// delta beside the full load; writes bench/out/deltas-<N>.json (with --builds,
+// deltas-<N>-<label>-r<R>.json for each run).
 
 import { createReadStream, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { Args } from "./args.js";
+import { Args, buildList, type Build } from "./args.js";
 import { readHeader } from "./csv.js";
 import { ensureGoldenZip } from "./generate.js";
 import { GoldenRowWriter } from "./golden-row.js";
@@ -29,7 +32,7 @@ import { freePort, readMemory, removeDirLater, RssSampler, startServer, type Ser
 import { Rng } from "./prng.js";
 import { RecordFactory, type EntityRecord } from "./records.js";
 import { table } from "./table.js";
-import { OUT, SERVER_MAIN } from "./paths.js";
+import { OUT, REPO } from "./paths.js";
 import { writeSingleEntryZip } from "./zip.js";
 
 export interface DeltaOptions {
@@ -38,6 +41,9 @@ export interface DeltaOptions {
   readonly deltaRecords: number;
   readonly rate: number;
   readonly idleS: number;
+  /** the builds measured, each in turn in every round; this checkout alone by default */
+  readonly builds: readonly Build[];
+  readonly rounds: number;
 }
 
 export function deltaOptions(args: Args): DeltaOptions {
@@ -47,6 +53,8 @@ export function deltaOptions(args: Args): DeltaOptions {
     deltaRecords: args.int("delta-records", 60_000),
     rate: args.int("rate", 100),
     idleS: args.int("idle", 20),
+    builds: buildList(args, REPO),
+    rounds: args.int("rounds", 1),
   };
 }
 
@@ -174,11 +182,24 @@ interface Phase {
   /** the searches' answers by status, and the requests that got none, by kind */
   readonly searchOutcomes: Readonly<Record<string, number>>;
   readonly statsDelta: unknown;
+  /** the main thread's longest event-loop delay during the load: it answers HTTP too, and runs the load */
+  readonly mainLagMaxMs: number;
 }
 
 async function published(server: ServerProcess): Promise<{ published: string | null; delta: unknown }> {
   const res = await fetch(`http://${server.host}:${server.port}/v1/stats`);
   return (await res.json()) as { published: string | null; delta: unknown };
+}
+
+/**
+ * The main thread's longest event-loop delay since the last scrape, in ms: prom-client's
+ * `nodejs_eventloop_lag_max_seconds`, whose histogram restarts at each scrape.
+ */
+async function mainLagMaxMs(server: ServerProcess): Promise<number> {
+  const text = await (await fetch(`http://${server.host}:${server.port}/metrics`)).text();
+  const match = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+  if (!match) throw new Error("/metrics has no nodejs_eventloop_lag_max_seconds");
+  return Number(match[1]) * 1000;
 }
 
 /** SIGHUP, then until /v1/stats shows `publication` live: the time, peak RSS, and the searches run meanwhile. */
@@ -204,6 +225,7 @@ async function measure(
     ratePerS: rate,
     signal: stop.signal,
   });
+  await mainLagMaxMs(server);
   const started = performance.now();
   server.child.kill("SIGHUP");
   let stats = await published(server);
@@ -213,6 +235,7 @@ async function measure(
     stats = await published(server);
   }
   const secondsToLive = (performance.now() - started) / 1000;
+  const lagMs = await mainLagMaxMs(server);
   stop.abort();
   const result: LoadResult = await load;
   const rssPeakBytes = sampler.stop();
@@ -234,6 +257,7 @@ async function measure(
     searchFailed: result.errors + result.non2xx,
     searchOutcomes: { ...result.statusCounts, ...result.errorKinds },
     statsDelta: stats.delta,
+    mainLagMaxMs: lagMs,
   };
 }
 
@@ -244,27 +268,49 @@ export async function runDeltaBench(opts: DeltaOptions): Promise<void> {
   const delta = path.join(work, "20260930-1600-gleif-goldencopy-lei2-intra-day.csv.zip");
   const deltaRecords = await writeDelta(opts, delta);
   log(`delta of ${deltaRecords} records: ${(statSync(delta).size / 1e6).toFixed(1)} MB`);
+  const gleif = await GleifFiles.start();
+  try {
+    const compared = opts.builds.length > 1 || opts.rounds > 1;
+    for (let round = 1; round <= opts.rounds; round++) {
+      for (const build of opts.builds) {
+        const run = compared ? `${build.label}-r${round}` : null;
+        if (run !== null) log(`round ${round}: ${build.label} (${build.dir})`);
+        await runOnce(opts, build, run, gleif, { file: golden.zip, records: opts.records }, { file: delta, records: deltaRecords }, work);
+      }
+    }
+  } finally {
+    await gleif.close();
+  }
+}
 
-  // distinct name searches: each phase takes its own, none repeats
+/** One server of one build through the three publications; `run` names it when builds or rounds are compared. */
+async function runOnce(
+  opts: DeltaOptions,
+  build: Build,
+  run: string | null,
+  gleif: GleifFiles,
+  full: { file: string; records: number },
+  delta: { file: string; records: number },
+  work: string,
+): Promise<void> {
+  // distinct name searches: each phase takes its own, none repeats; every run the same ones
   const factory = new RecordFactory(opts.seed, opts.records);
   const rng = Rng.at(opts.seed, 71, 0);
   const searches = (n: number): string[] =>
     Array.from({ length: n }, () => `/v1/entities?q=${encodeURIComponent(factory.recordAt(rng.int(opts.records)).legalName)}&limit=10`);
 
-  const gleif = await GleifFiles.start();
-  const full = { file: golden.zip, records: opts.records };
   gleif.current = { publishDate: "2026-09-30 08:00:00", full, intraDay: null };
   const port = await freePort();
-  const dataDir = path.join(work, "data");
+  const suffix = run === null ? "" : `-${run}`;
   const server = await startServer({
     command: process.execPath,
     args: [
-      SERVER_MAIN,
-      ...["--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir, "--rate-limit", "0"],
+      path.join(build.dir, "dist", "src", "main.js"),
+      ...["--host", "127.0.0.1", "--port", String(port), "--data-dir", path.join(work, `data${suffix}`), "--rate-limit", "0"],
       ...["--gleif-api", gleif.api, "--gleif-mapping-api", `${gleif.api}/mapping`, "--retry-seconds", "86400"],
     ],
     readyTimeoutMs: 3_600_000,
-    logFile: path.join(OUT, `deltas-server-${opts.records}.log`),
+    logFile: path.join(OUT, `deltas-server-${opts.records}${suffix}.log`),
   });
   try {
     log(`publication 1 live after ${server.readySeconds.toFixed(1)} s (a first load)`);
@@ -277,18 +323,17 @@ export async function runDeltaBench(opts: DeltaOptions): Promise<void> {
       warmupS: 0,
       ratePerS: opts.rate,
     });
-    gleif.current = { publishDate: "2026-09-30 16:00:00", full, intraDay: { file: delta, records: deltaRecords } };
+    gleif.current = { publishDate: "2026-09-30 16:00:00", full, intraDay: delta };
     const applied = await measure("IntraDay delta", server, gleif, "2026-09-30T16:00:00Z", searches(opts.rate * 3600), opts.rate);
     gleif.current = { publishDate: "2026-10-01 00:00:00", full, intraDay: null };
     const reload = await measure("full reload", server, gleif, "2026-10-01T00:00:00Z", searches(opts.rate * 3600), opts.rate);
-    report(opts, deltaRecords, idle, [applied, reload]);
+    report(opts, run, delta.records, idle, [applied, reload]);
   } finally {
     await server.stop();
-    await gleif.close();
   }
 }
 
-function report(opts: DeltaOptions, deltaRecords: number, idle: LoadResult, phases: Phase[]): void {
+function report(opts: DeltaOptions, run: string | null, deltaRecords: number, idle: LoadResult, phases: Phase[]): void {
   const mib = (b: number): string => (b / 2 ** 20).toFixed(0);
   const ms = (x: number): string => x.toFixed(1);
   const [delta, full] = phases as [Phase, Phase];
@@ -314,6 +359,7 @@ function report(opts: DeltaOptions, deltaRecords: number, idle: LoadResult, phas
     ["search p50 ms", ms(idle.latency.p50Ms), ms(delta.search.p50Ms), ms(full.search.p50Ms), ""],
     ["search p99 ms", ms(idle.latency.p99Ms), ms(delta.search.p99Ms), ms(full.search.p99Ms), ""],
     ["search max ms", ms(idle.latency.maxMs), ms(delta.search.maxMs), ms(full.search.maxMs), ""],
+    ["main thread's longest stall, ms", "", ms(delta.mainLagMaxMs), ms(full.mainLagMaxMs), ""],
     ["searches answered", String(idle.latency.count), String(delta.search.count), String(full.search.count), ""],
     [
       "unsent, failed",
@@ -328,10 +374,11 @@ function report(opts: DeltaOptions, deltaRecords: number, idle: LoadResult, phas
       .map(([k, n]) => `${k}: ${n}`)
       .join(", ");
   process.stdout.write(
-    `\nGLEIF delta of ${deltaRecords.toLocaleString("en-US")} records on ${opts.records.toLocaleString("en-US")} (synthetic corpus), ` +
+    `\n${run === null ? "" : `${run}: `}GLEIF delta of ${deltaRecords.toLocaleString("en-US")} records on ${opts.records.toLocaleString("en-US")} (synthetic corpus), ` +
       `exact-name searches open loop at ${opts.rate}/s during each:\n\n${table(rows)}\n` +
       `\nsearch outcomes: idle ${outcomes({ ...idle.statusCounts, ...idle.errorKinds })}; ` +
       `${delta.name} ${outcomes(delta.searchOutcomes)}; ${full.name} ${outcomes(full.searchOutcomes)}\n`,
   );
-  writeFileSync(path.join(OUT, `deltas-${opts.records}.json`), JSON.stringify({ opts, deltaRecords, idle, phases }, null, 2) + "\n");
+  const file = path.join(OUT, `deltas-${opts.records}${run === null ? "" : `-${run}`}.json`);
+  writeFileSync(file, JSON.stringify({ opts, run, deltaRecords, idle, phases }, null, 2) + "\n");
 }
