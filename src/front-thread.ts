@@ -12,6 +12,7 @@ import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type * as UWS from "uWebSockets.js";
 import { CollectionView } from "./engine/collection-view.js";
 import { QueryRouter } from "./engine/query-router.js";
+import { WorkerLoads } from "./engine/worker-loads.js";
 import { registerApiReference } from "./http/api-reference.js";
 import type { FromFront, FrontRoute, FrontStatus, FrontThreadData, ToFront } from "./http/front-protocol.js";
 import { SharedStatus } from "./http/shared-status.js";
@@ -35,7 +36,7 @@ const post = (message: FromFront, transfer: (ArrayBuffer | MessagePort)[] = []):
 let nextId = 1;
 const portsAsked = new Map<number, { resolve: (port: MessagePort) => void; reject: (err: Error) => void }>();
 const router = new QueryRouter(
-  data.shardThreads,
+  new WorkerLoads(data.shardThreads, data.workerLoads),
   (worker) =>
     new Promise((resolve, reject) => {
       const id = nextId++;

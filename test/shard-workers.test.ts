@@ -4,7 +4,8 @@
 // of concurrent searches. With more slices than workers, each worker serves several. A front
 // thread answers the search rounds within its budget itself (--front-search-budget), on its own
 // engine instance over the same memory: the same answers again, with no request to a worker.
-// A reload's slices are built on a worker of their own, so searches meanwhile are not held up.
+// A reload's slices are built on a worker of their own, and a worker dropping the replaced
+// generation takes no searches meanwhile, so a reload holds up none.
 
 import { rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -152,4 +153,54 @@ t.test("a reload's slice is built on a worker that answers no requests: searches
   rmSync(hold);
   for (let i = 0; i < 600 && (await srv.json("/v1/stats")).published !== next.published; i++) await sleep(100);
   t.equal((await srv.json("/v1/stats")).records, 6000, "once the build is let go, the reload goes live");
+});
+
+t.test("a worker dropping a replaced generation rests: searches meanwhile go to the other worker", async (t) => {
+  const gleif = await GleifImitation.start();
+  t.teardown(() => gleif.close());
+  const first = sampleGoldenCopy("2026-09-30 08:00:00");
+  // over 31 days on: a full load, with no delta whose failure would drop a build first
+  const next = sampleGoldenCopy("2026-11-15 08:00:00", [], 6000);
+  gleif.publish(first);
+  const dir = tempDir(t);
+  // while this file exists, each drop holds its thread, as a large generation's collection does
+  const hold = join(dir, "hold-drop");
+  const srv = await startServer(t, {
+    source: null,
+    shards: "auto",
+    workers: 2,
+    dataDir: join(dir, "data"),
+    timeoutMs: 90_000,
+    env: { LEIDEX_TEST_HOLD_DROP_WHILE: hold },
+    args: [...WORKERS_ONLY, "--gleif-api", gleif.api, "--gleif-mapping-api", gleif.api.replace(/\/api\/v2$/, "/mapping/api/v2")],
+  });
+  t.equal((await srv.json("/v1/stats")).published, first.published, "the first publication is live");
+  writeFileSync(hold, "");
+  t.teardown(() => rmSync(hold, { force: true }));
+  gleif.publish(next);
+  srv.child.kill("SIGHUP");
+  for (let i = 0; i < 600 && (await srv.json("/v1/stats")).published !== next.published; i++) await sleep(100);
+  t.equal((await srv.json("/v1/stats")).published, next.published, "the reload is live; the first publication's drop holds worker 0");
+  await sleep(500); // the drop has reached worker 0
+  const before = await perWorker(srv, 2);
+  const timedOut = { status: "no answer in 20 s" };
+  const searches = await Promise.all(
+    Array.from({ length: 24 }, (_, i) =>
+      Promise.race([srv.get(`/v1/entities?q=bank%20${i}z&limit=1`), sleep(20_000).then(() => timedOut)]),
+    ),
+  );
+  t.same(
+    searches.map((r) => r.status),
+    searches.map(() => 200),
+    "distinct searches sent during the drop are answered",
+  );
+  const after = await perWorker(srv, 2);
+  t.equal(after[0] - before[0], 0, "the dropping worker was sent none of them");
+  t.ok(after[1] - before[1] >= 24, "the other worker answered them all");
+  rmSync(hold);
+  await sleep(500);
+  const sent = await perWorker(srv, 2);
+  await Promise.all(Array.from({ length: 24 }, (_, i) => srv.get(`/v1/entities?q=bank%20${i}w&limit=1`)));
+  const later = await perWorker(srv, 2);
+  t.ok(later[0] > sent[0] && later[1] > sent[1], "once the drops are done, both workers take searches again");
 });

@@ -161,8 +161,9 @@ export class Collection extends CollectionView {
     await this.followers?.released(gen).catch(() => undefined);
     this.families.get(gen)?.close();
     this.families.delete(gen);
-    // one worker at a time: a drop's collection holds its worker, and the others answer meanwhile
-    for (let w = 0; w <= this.pool.builder; w++) await this.pool.run(w, { op: "drop", gen }).catch(() => undefined);
+    // one worker at a time, resting: a drop's collection holds its worker, and the others answer meanwhile
+    for (let w = 0; w <= this.pool.builder; w++)
+      await this.pool.loads.restWhile(w, () => this.pool.run(w, { op: "drop", gen })).catch(() => undefined);
     // the slices' memories are freed once no thread refers to them: this one's LEI tables did
     if (held) releaseMemory();
     await this.returnFreedMemory();

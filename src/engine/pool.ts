@@ -13,6 +13,7 @@ import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ShardRequest, ShardResponse, ShardTask } from "./protocol.js";
 import { QueryRouter } from "./query-router.js";
+import { WorkerLoads } from "./worker-loads.js";
 
 type PiscinaWorker = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[1][number];
 type PiscinaTask = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"] & {}>[0];
@@ -32,6 +33,8 @@ export class ShardPool {
   /** the worker that builds a reload's slices and serves no requests */
   readonly builder: number;
   private readonly claims: Int32Array;
+  /** what every thread's router shares of each serving worker; a front thread's router gets its buffer */
+  readonly loads: WorkerLoads;
   private readonly piscina: Piscina;
   /** this thread's requests */
   private readonly router: QueryRouter;
@@ -53,7 +56,8 @@ export class ShardPool {
     const workers = threads + 1;
     const shared = new SharedArrayBuffer(4 * workers);
     this.claims = new Int32Array(shared);
-    this.router = new QueryRouter(threads, (w) => this.openPort(w));
+    this.loads = new WorkerLoads(threads);
+    this.router = new QueryRouter(this.loads, (w) => this.openPort(w));
     this.piscina = new Piscina({
       filename: new URL("../../workers/shard.js", import.meta.url).href,
       minThreads: workers,

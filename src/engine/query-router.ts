@@ -1,7 +1,7 @@
 // Where a thread's shard requests go: queued per generation and slice, they leave in batches
 // once the current event-loop turn has handed over every request it parsed (setImmediate), to
 // the least busy serving worker, split evenly among the idle ones, at most MAX_IN_FLIGHT batches
-// a worker. Each batch travels over the thread's own query channel to that worker
+// a worker, and to a worker resting (worker-loads.ts) only when no other serves. Each batch travels over the thread's own query channel to that worker
 // (slice-channel.ts). Every thread that answers queries (the main front and each front thread)
 // has a router of its own; any worker answers any slice of a live generation (pool.ts).
 
@@ -9,6 +9,7 @@ import type { MessagePort } from "node:worker_threads";
 import { decodeResponses, encodeRequests } from "./shard-codec.js";
 import type { ShardRequest, ShardResponse } from "./protocol.js";
 import { SliceChannel } from "./slice-channel.js";
+import type { WorkerLoads } from "./worker-loads.js";
 
 const MAX_IN_FLIGHT = 2;
 const MAX_BATCH = 128;
@@ -30,11 +31,15 @@ export class QueryRouter {
   private readonly channels: (SliceChannel | null)[];
   private readonly attaching: (Promise<SliceChannel> | null)[];
 
+  readonly threads: number;
+
   constructor(
-    readonly threads: number,
+    /** what every thread's router shares of each worker */
+    private readonly loads: WorkerLoads,
     /** a fresh query port to worker w (its other end attached there) */
     private readonly openPort: (worker: number) => Promise<MessagePort>,
   ) {
+    const threads = (this.threads = loads.threads);
     this.inFlight = new Array<number>(threads).fill(0);
     this.requestsSent = new Array<number>(threads).fill(0);
     this.serving = new Array<boolean>(threads).fill(true);
@@ -81,9 +86,19 @@ export class QueryRouter {
     });
   }
 
-  /** The serving worker with the fewest batches in flight and room for one more, or -1. */
+  /**
+   * The serving worker with the fewest batches in flight and room for one more, or -1. Resting
+   * workers only when every serving worker rests.
+   */
   private leastBusy(): number {
     let best = -1;
+    let awake = false;
+    for (let w = 0; w < this.threads; w++) {
+      if (!this.serving[w] || this.loads.resting(w)) continue;
+      awake = true;
+      if (this.inFlight[w] < MAX_IN_FLIGHT && (best < 0 || this.inFlight[w] < this.inFlight[best])) best = w;
+    }
+    if (awake) return best;
     for (let w = 0; w < this.threads; w++)
       if (this.serving[w] && this.inFlight[w] < MAX_IN_FLIGHT && (best < 0 || this.inFlight[w] < this.inFlight[best])) best = w;
     return best;
@@ -91,7 +106,7 @@ export class QueryRouter {
 
   private idleWorkers(): number {
     let idle = 0;
-    for (let w = 0; w < this.threads; w++) if (this.serving[w] && this.inFlight[w] === 0) idle++;
+    for (let w = 0; w < this.threads; w++) if (this.serving[w] && !this.loads.resting(w) && this.inFlight[w] === 0) idle++;
     return idle;
   }
 
@@ -113,6 +128,7 @@ export class QueryRouter {
 
   private send(w: number, gen: number, slice: number, items: Pending[]): void {
     this.inFlight[w]++;
+    this.loads.sent(w);
     this.requestsSent[w] += items.length;
     const payload = encodeRequests(items.map((p) => p.request));
     // answers come in order, possibly in parts: each resolves the next waiting requests
@@ -135,6 +151,7 @@ export class QueryRouter {
       )
       .finally(() => {
         this.inFlight[w]--;
+        this.loads.settled(w);
         this.flush();
       });
   }

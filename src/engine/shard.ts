@@ -56,6 +56,8 @@ let failNextFinish = testFailSlice !== null;
  * meanwhile meet.
  */
 const testHoldFinishWhile = process.env.LEIDEX_TEST_HOLD_FINISH_WHILE ?? null;
+/** LEIDEX_TEST_HOLD_DROP_WHILE=<file> (test-only): the same for each drop of a replaced generation. */
+const testHoldDropWhile = process.env.LEIDEX_TEST_HOLD_DROP_WHILE ?? null;
 const EXPORT_PAGE_BYTES = 256 * 1024;
 /** Served slices, by generation and slice. */
 const generations = new Map<number, Map<number, WasmSlice>>();
@@ -80,6 +82,7 @@ export default function handle(task: ShardTask): unknown {
       serve(task.gen, task.slice, WasmSlice.adopt(task.share));
       return null;
     case "drop":
+      while (testHoldDropWhile !== null && existsSync(testHoldDropWhile));
       for (const builder of building.get(task.gen)?.values() ?? []) builder.abandon();
       building.delete(task.gen);
       scratchDirs.delete(task.gen);

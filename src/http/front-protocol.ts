@@ -21,6 +21,8 @@ export interface FrontRoute {
 export interface FrontThreadData {
   routes: FrontRoute[];
   shardThreads: number;
+  /** the shard pool's WorkerLoads memory, which this thread's router shares */
+  workerLoads: SharedArrayBuffer;
   rateLimit: number;
   rateWindowSeconds: number;
   /** the rate limiter's buckets, shared by every front thread */

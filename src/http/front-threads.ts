@@ -108,6 +108,7 @@ export class FrontThreads {
         takesBody: r.options.maxBodyBytes !== undefined || r.options.uploadDir !== undefined,
       })),
       shardThreads: options.pool.threads,
+      workerLoads: options.pool.loads.buffer,
       rateLimit: limiter.limit,
       rateWindowSeconds: limiter.windowSeconds,
       buckets: limiter.sharedBuffer,
