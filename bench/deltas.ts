@@ -7,12 +7,13 @@
 //    D of its records (every N/D-th, each renamed and updated), zipped as GLEIF names a delta.
 // 2. A GLEIF imitation on 127.0.0.1: the golden copy API's lei2 `latest` and the files, served
 //    from disk; rr, repex and the mapping API answer 404, so those parts stay missing.
-// 3. The server (this checkout's dist/src/main.js, or each build's in turn, round by round) loads publication 1 from the full file. Then,
-//    each the same way: publication 2, 8 hours on, with its IntraDay delta; publication 3, with
-//    no delta, so a full load. Each starts with SIGHUP and ends when /v1/stats shows it live.
-//    Meanwhile RSS is sampled every 200 ms and name searches run open loop at --rate, distinct
-//    and never repeated; the same searches ran on the idle server first (the baseline). RSS is
-//    read again 30 s after, the server idle.
+// 3. The server (this checkout's dist/src/main.js, or with --builds each build's in turn, round
+//    by round) loads publication 1 from the full file. Then, each the same way: publication 2,
+//    8 hours on, with its IntraDay delta; publication 3, with no delta, so a full load. Each
+//    starts with SIGHUP and ends when /v1/stats shows it live. Meanwhile RSS is sampled every
+//    200 ms and name searches run open loop at --rate, distinct and never repeated; the same
+//    searches ran on the idle server first (the baseline). RSS is read again 30 s after, the
+//    server idle.
 // Prints time to live, bytes downloaded, RSS (before, peak, 30 s after), the searches' latency
 // and outcomes, and the main thread's longest event-loop stall during each load (/metrics), the
 // delta beside the full load; writes bench/out/deltas-<N>.json (with --builds,

@@ -1,9 +1,10 @@
 // Where a thread's shard requests go: queued per generation and slice, they leave in batches
 // once the current event-loop turn has handed over every request it parsed (setImmediate), to
 // the least busy serving worker, split evenly among the idle ones, at most MAX_IN_FLIGHT batches
-// a worker, and to a worker resting (worker-loads.ts) only when no other serves. Each batch travels over the thread's own query channel to that worker
-// (slice-channel.ts). Every thread that answers queries (the main front and each front thread)
-// has a router of its own; any worker answers any slice of a live generation (pool.ts).
+// a worker, and to a worker resting (worker-loads.ts) only when no other serves. Each batch
+// travels over the thread's own query channel to that worker (slice-channel.ts). Every thread
+// that answers queries (the main front and each front thread) has a router of its own; any
+// worker answers any slice of a live generation (pool.ts).
 
 import type { MessagePort } from "node:worker_threads";
 import { decodeResponses, encodeRequests } from "./shard-codec.js";
