@@ -11,8 +11,8 @@ import { rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import t from "tap";
-import { GleifImitation, sampleGoldenCopy } from "./helpers/gleif-imitation.js";
+import t, { type Test } from "tap";
+import { GleifImitation, sampleGoldenCopy, type GoldenCopy } from "./helpers/gleif-imitation.js";
 import { metric, startServer, tempDir, type RunningServer } from "./helpers/server.js";
 
 const QUERIES = [
@@ -51,6 +51,51 @@ async function perWorker(srv: RunningServer, workers: number): Promise<number[]>
 
 /** Every search goes to the shard workers: what these tests are about. */
 const WORKERS_ONLY = ["--front-search-budget", "0"];
+
+/**
+ * A server on 2 workers live on a first GLEIF publication; then the file `hook` (a test-only hold
+ * in shard.ts) names is made, so each task it holds spins while the file exists, and `next` is
+ * published and the reload started.
+ */
+async function reloadHolding(
+  t: Test,
+  hook: string,
+  next: GoldenCopy,
+): Promise<{ srv: RunningServer; first: GoldenCopy; hold: string; mark: number }> {
+  const gleif = await GleifImitation.start();
+  t.teardown(() => gleif.close());
+  const first = sampleGoldenCopy("2026-09-30 08:00:00");
+  gleif.publish(first);
+  const dir = tempDir(t);
+  const hold = join(dir, "hold");
+  const srv = await startServer(t, {
+    source: null,
+    shards: "auto",
+    workers: 2,
+    dataDir: join(dir, "data"),
+    timeoutMs: 90_000,
+    env: { [hook]: hold },
+    args: [...WORKERS_ONLY, "--gleif-api", gleif.api, "--gleif-mapping-api", gleif.api.replace(/\/api\/v2$/, "/mapping/api/v2")],
+  });
+  t.equal((await srv.json("/v1/stats")).published, first.published, "the first publication is live");
+  writeFileSync(hold, "");
+  t.teardown(() => rmSync(hold, { force: true }));
+  gleif.publish(next);
+  const mark = srv.stdout().length;
+  srv.child.kill("SIGHUP");
+  return { srv, first, hold, mark };
+}
+
+/** The statuses of 24 distinct searches sent at once, each given 20 s. */
+async function searchesMeanwhile(srv: RunningServer, tag: string): Promise<(number | string)[]> {
+  const timedOut = { status: "no answer in 20 s" };
+  const answers = await Promise.all(
+    Array.from({ length: 24 }, (_, i) =>
+      Promise.race([srv.get(`/v1/entities?q=bank%20${i}${tag}&limit=1`), sleep(20_000).then(() => timedOut)]),
+    ),
+  );
+  return answers.map((r) => r.status);
+}
 const cores = availableParallelism();
 const counts = [...new Set([1, 2, 4, 8, cores])].sort((a, b) => a - b);
 const baseline = await startServer(t, { shards: "auto", workers: 1, args: WORKERS_ONLY });
@@ -112,41 +157,15 @@ t.test("the front thread answers searches within its budget itself, the rest thr
 });
 
 t.test("a reload's slice is built on a worker that answers no requests: searches meanwhile are answered", async (t) => {
-  const gleif = await GleifImitation.start();
-  t.teardown(() => gleif.close());
-  const first = sampleGoldenCopy("2026-09-30 08:00:00");
+  // while the hold file exists, each slice's finish holds its thread, as a large build does
   const next = sampleGoldenCopy("2026-09-30 16:00:00", [], 6000);
-  gleif.publish(first);
-  const dir = tempDir(t);
-  // while this file exists, each slice's finish holds its thread, as a large build does
-  const hold = join(dir, "hold-finish");
-  const srv = await startServer(t, {
-    source: null,
-    shards: "auto",
-    workers: 2,
-    dataDir: join(dir, "data"),
-    timeoutMs: 90_000,
-    env: { LEIDEX_TEST_HOLD_FINISH_WHILE: hold },
-    args: [...WORKERS_ONLY, "--gleif-api", gleif.api, "--gleif-mapping-api", gleif.api.replace(/\/api\/v2$/, "/mapping/api/v2")],
-  });
-  t.equal((await srv.json("/v1/stats")).published, first.published, "the first publication is live");
-  writeFileSync(hold, "");
-  t.teardown(() => rmSync(hold, { force: true }));
-  gleif.publish(next);
-  const mark = srv.stdout().length;
-  srv.child.kill("SIGHUP");
+  const { srv, first, hold, mark } = await reloadHolding(t, "LEIDEX_TEST_HOLD_FINISH_WHILE", next);
   for (let i = 0; i < 600 && !/finishing \d+ slice/.test(srv.stdout().slice(mark)); i++) await sleep(50);
   t.match(srv.stdout().slice(mark), /finishing 1 slice/, "the reload is finishing its slice, and holds its thread");
   await sleep(200); // the finish task has reached its worker
-  const timedOut = { status: "no answer in 20 s" };
-  const searches = await Promise.all(
-    Array.from({ length: 24 }, (_, i) =>
-      Promise.race([srv.get(`/v1/entities?q=bank%20${i}y&limit=1`), sleep(20_000).then(() => timedOut)]),
-    ),
-  );
   t.same(
-    searches.map((r) => r.status),
-    searches.map(() => 200),
+    await searchesMeanwhile(srv, "y"),
+    new Array(24).fill(200),
     "distinct searches sent while the slice is being built are answered before it is done",
   );
   t.equal((await srv.json("/v1/stats")).published, first.published, "from the live publication");
@@ -156,44 +175,15 @@ t.test("a reload's slice is built on a worker that answers no requests: searches
 });
 
 t.test("a worker dropping a replaced generation rests: searches meanwhile go to the other worker", async (t) => {
-  const gleif = await GleifImitation.start();
-  t.teardown(() => gleif.close());
-  const first = sampleGoldenCopy("2026-09-30 08:00:00");
-  // over 31 days on: a full load, with no delta whose failure would drop a build first
+  // while the hold file exists, each drop holds its thread, as a large generation's collection does;
+  // over 31 days on, the next publication is a full load, with no delta whose failure would drop a build first
   const next = sampleGoldenCopy("2026-11-15 08:00:00", [], 6000);
-  gleif.publish(first);
-  const dir = tempDir(t);
-  // while this file exists, each drop holds its thread, as a large generation's collection does
-  const hold = join(dir, "hold-drop");
-  const srv = await startServer(t, {
-    source: null,
-    shards: "auto",
-    workers: 2,
-    dataDir: join(dir, "data"),
-    timeoutMs: 90_000,
-    env: { LEIDEX_TEST_HOLD_DROP_WHILE: hold },
-    args: [...WORKERS_ONLY, "--gleif-api", gleif.api, "--gleif-mapping-api", gleif.api.replace(/\/api\/v2$/, "/mapping/api/v2")],
-  });
-  t.equal((await srv.json("/v1/stats")).published, first.published, "the first publication is live");
-  writeFileSync(hold, "");
-  t.teardown(() => rmSync(hold, { force: true }));
-  gleif.publish(next);
-  srv.child.kill("SIGHUP");
+  const { srv, hold } = await reloadHolding(t, "LEIDEX_TEST_HOLD_DROP_WHILE", next);
   for (let i = 0; i < 600 && (await srv.json("/v1/stats")).published !== next.published; i++) await sleep(100);
   t.equal((await srv.json("/v1/stats")).published, next.published, "the reload is live; the first publication's drop holds worker 0");
   await sleep(500); // the drop has reached worker 0
   const before = await perWorker(srv, 2);
-  const timedOut = { status: "no answer in 20 s" };
-  const searches = await Promise.all(
-    Array.from({ length: 24 }, (_, i) =>
-      Promise.race([srv.get(`/v1/entities?q=bank%20${i}z&limit=1`), sleep(20_000).then(() => timedOut)]),
-    ),
-  );
-  t.same(
-    searches.map((r) => r.status),
-    searches.map(() => 200),
-    "distinct searches sent during the drop are answered",
-  );
+  t.same(await searchesMeanwhile(srv, "z"), new Array(24).fill(200), "distinct searches sent during the drop are answered");
   const after = await perWorker(srv, 2);
   t.equal(after[0] - before[0], 0, "the dropping worker was sent none of them");
   t.ok(after[1] - before[1] >= 24, "the other worker answered them all");
