@@ -32,15 +32,13 @@ export class QueryRouter {
   private readonly channels: (SliceChannel | null)[];
   private readonly attaching: (Promise<SliceChannel> | null)[];
 
-  readonly threads: number;
-
   constructor(
     /** what every thread's router shares of each worker */
     private readonly loads: WorkerLoads,
     /** a fresh query port to worker w (its other end attached there) */
     private readonly openPort: (worker: number) => Promise<MessagePort>,
   ) {
-    const threads = (this.threads = loads.threads);
+    const threads = loads.threads;
     this.inFlight = new Array<number>(threads).fill(0);
     this.requestsSent = new Array<number>(threads).fill(0);
     this.serving = new Array<boolean>(threads).fill(true);
@@ -59,6 +57,10 @@ export class QueryRouter {
       // with every worker busy, the next batch to finish sends what waits (send's finally)
       if (this.leastBusy() >= 0) this.scheduleFlush();
     });
+  }
+
+  private get threads(): number {
+    return this.loads.threads;
   }
 
   /** Worker w is gone: its batches in flight fail, and it takes no more until serve(w). */
@@ -92,17 +94,23 @@ export class QueryRouter {
    * workers only when every serving worker rests.
    */
   private leastBusy(): number {
-    let best = -1;
-    let awake = false;
+    let awake = -1;
+    let resting = -1;
+    let anyAwake = false;
     for (let w = 0; w < this.threads; w++) {
-      if (!this.serving[w] || this.loads.resting(w)) continue;
-      awake = true;
-      if (this.inFlight[w] < MAX_IN_FLIGHT && (best < 0 || this.inFlight[w] < this.inFlight[best])) best = w;
+      if (!this.serving[w]) continue;
+      const rests = this.loads.resting(w);
+      anyAwake ||= !rests;
+      if (this.inFlight[w] >= MAX_IN_FLIGHT) continue;
+      if (rests) resting = this.lessBusy(w, resting);
+      else awake = this.lessBusy(w, awake);
     }
-    if (awake) return best;
-    for (let w = 0; w < this.threads; w++)
-      if (this.serving[w] && this.inFlight[w] < MAX_IN_FLIGHT && (best < 0 || this.inFlight[w] < this.inFlight[best])) best = w;
-    return best;
+    return anyAwake ? awake : resting;
+  }
+
+  /** w or best (-1: none yet), whichever has fewer batches in flight; best on a tie. */
+  private lessBusy(w: number, best: number): number {
+    return best < 0 || this.inFlight[w] < this.inFlight[best] ? w : best;
   }
 
   private idleWorkers(): number {

@@ -58,6 +58,10 @@ let failNextFinish = testFailSlice !== null;
 const testHoldFinishWhile = process.env.LEIDEX_TEST_HOLD_FINISH_WHILE ?? null;
 /** LEIDEX_TEST_HOLD_DROP_WHILE=<file> (test-only): the same for each drop of a replaced generation. */
 const testHoldDropWhile = process.env.LEIDEX_TEST_HOLD_DROP_WHILE ?? null;
+/** A test hold: spins, holding this thread, while `file` exists. */
+function holdWhile(file: string | null): void {
+  while (file !== null && existsSync(file));
+}
 const EXPORT_PAGE_BYTES = 256 * 1024;
 /** Served slices, by generation and slice. */
 const generations = new Map<number, Map<number, WasmSlice>>();
@@ -82,7 +86,7 @@ export default function handle(task: ShardTask): unknown {
       serve(task.gen, task.slice, WasmSlice.adopt(task.share));
       return null;
     case "drop":
-      while (testHoldDropWhile !== null && existsSync(testHoldDropWhile));
+      holdWhile(testHoldDropWhile);
       for (const builder of building.get(task.gen)?.values() ?? []) builder.abandon();
       building.delete(task.gen);
       scratchDirs.delete(task.gen);
@@ -159,7 +163,7 @@ async function finish(gen: number, slice: number, builder: SliceBuilder, segment
     builder.abandon();
     throw new Error(`test: slice ${slice} refuses to finish (LEIDEX_TEST_FAIL_FINISH_SLICE)`);
   }
-  while (testHoldFinishWhile !== null && existsSync(testHoldFinishWhile));
+  holdWhile(testHoldFinishWhile);
   await persist(builder, segment, testFailSlice !== null && testFailSlice !== slice ? 500 : 0);
   releaseMemory();
   return serve(gen, slice, await WasmSlice.open(segment, true));
