@@ -37,6 +37,36 @@ function emit(lo: u32, hi: u32, costFlags: u32): void {
   rangeCount++;
 }
 
+/**
+ * Drops the terms set in `gone` (a bitmap by term id: removals.ts) from the ranges from `from` on,
+ * splitting a range around them; the ranges stay sorted and non-overlapping. Such terms are rare,
+ * so a range is mostly skipped 32 terms at a time.
+ */
+export function dropTerms(from: i32, gone: usize): void {
+  const n = rangeCount - from;
+  if (n <= 0) return;
+  if (spareBuf == 0) spareBuf = allocate(<usize>MAX_RANGES * 12); // only instances serving removals pay
+  memory.copy(spareBuf, rangeBuf + <usize>from * 12, <usize>n * 12);
+  rangeCount = from;
+  for (let i = 0; i < n; i++) {
+    const p = spareBuf + <usize>i * 12;
+    const hi = load<u32>(p + 4), cost = load<u32>(p + 8);
+    let t = load<u32>(p);
+    while (t < hi) {
+      while (t < hi && isGone(gone, t)) t++;
+      const start = t;
+      while (t < hi) {
+        if ((t & 31) == 0 && t + 32 <= hi && load<u32>(gone + (<usize>(t >> 5) << 2)) == 0) { t += 32; continue; }
+        if (isGone(gone, t)) break;
+        t++;
+      }
+      emit(start, t, cost);
+    }
+  }
+}
+let spareBuf: usize = 0;
+@inline function isGone(gone: usize, t: u32): bool { return (load<u32>(gone + (<usize>(t >> 5) << 2)) & (<u32>1 << (t & 31))) != 0; }
+
 // Compare term t with the query bytes [q, q+len): <0, 0, >0 like memcmp, shorter first.
 function compareTerm(t: u32, q: usize, len: u32): i32 {
   const tl = termLength(t);

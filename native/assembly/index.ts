@@ -9,6 +9,7 @@ import { readDescriptor, sharedSlot } from "./slice";
 import { prepareScratch, runQuery, queryBuf, outBuf, facetCountsPtr, docsConsidered, docsScored, overBudget, workEstimated } from "./query";
 import { nodesVisited, prepareTrie, rangeCount } from "./dictionary";
 import { prepareFrequent } from "./frequent";
+import { removeDocs } from "./removals";
 
 export function alloc(size: u32): u32 { return <u32>allocate(<usize>size); }
 export function configure(desc: u32): void {
@@ -17,6 +18,8 @@ export function configure(desc: u32): void {
   prepareFrequent(sharedSlot(<usize>desc) + 4);
   prepareScratch();
 }
+/** The descriptor of the n docs listed at `list` removed from the slice (removals.ts), for queries to name. */
+export function removals(list: u32, n: u32): u32 { return <u32>removeDocs(<usize>list, n); }
 export function queryBuffer(): u32 { return <u32>queryBuf; }
 export function resultBuffer(): u32 { return <u32>outBuf; }
 export function facetCounts(col: i32): u32 { return <u32>facetCountsPtr(col); }

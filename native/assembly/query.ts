@@ -16,7 +16,7 @@
 // 4 filterMask, 5 typo mask (bit t: token t gets typo candidates), 6 flags (2 drop allowed),
 // 8 + c: filter bitmap pointer of column c, 24/25 exact-name key hi/lo, 26 the query's term
 // count before capping, 27 1 when there is a key, 28 the named page (see namedSeen), 29 the work
-// budget (0: none; see workEstimate),
+// budget (0: none; see workEstimate), 30 the docs removed from the slice (removals.ts; 0: none),
 // 32 + 8t: token t = two probes of (bytes ptr, length, max typos, prefix flag | cost << 8: a
 // cost every candidate of the probe adds); a probe of length 0 is absent.
 
@@ -25,7 +25,8 @@ import {
   nDocs, nTerms, nCols, fwdOffs, fwdTerm, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colListOffs, colListDocs,
   postingStart, postingEnd, postingDoc, postingMeta, docCode, codeAt, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift, LEI_META,
 } from "./slice";
-import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, WHOLE } from "./dictionary";
+import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, dropTerms, WHOLE } from "./dictionary";
+import { useRemovals, removedDocs, removedTerms, removedCount, isRemoved, removedWord, removedWithCode } from "./removals";
 import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
 import { frequentMap, frequentPostings, orInto } from "./frequent";
 
@@ -120,6 +121,7 @@ function markCandidates(on: bool): void {
 
 /** Marks doc seen; false when it already was. */
 @inline function firstSight(doc: u32): bool {
+  if (removedDocs != 0 && isRemoved(doc)) return false; // never seen, as if the slice lacked it
   const at = seenBits + (<usize>(doc >> 5) << 2);
   const word = load<u32>(at);
   const bit: u32 = 1 << (doc & 31);
@@ -160,6 +162,11 @@ function markInBulk(from: u32, end: u32, fields: u32): void {
 
 /** Docs marked seen by this evaluation: with bulk counting, its `found`. */
 function countSeen(): u32 {
+  if (removedDocs != 0) {
+    let live: u32 = 0;
+    for (let w: usize = 0; w < <usize>docWords; w++) live += popcnt<u32>(load<u32>(seenBits + (w << 2)) & ~removedWord(w));
+    return live;
+  }
   let n: u64 = 0;
   const words = docWords >> 1;
   for (let w: usize = 0; w < words; w++) n += popcnt<u64>(load<u64>(seenBits + (w << 3)));
@@ -178,6 +185,7 @@ function settleBulk(): void {
   let n: u32 = 0;
   for (let w: u32 = 0; w < <u32>docWords; w++) {
     let bits = load<u32>(seenBits + (<usize>w << 2));
+    if (removedDocs != 0) bits &= ~removedWord(<usize>w);
     while (bits != 0) {
       const doc = (w << 5) | ctz(bits);
       bits &= bits - 1;
@@ -257,6 +265,7 @@ function buildToken(t: i32, typos: bool): void {
     else matchExact(bytes, len, (flags & 1) != 0);
     if ((flags >> 8) != 0) addRangeCost(from, flags >> 8);
   }
+  if (removedTerms != 0) dropTerms(unchecked(tokStart[t]), removedTerms);
   unchecked(tokEnd[t] = rangeCount);
   let postings: u32 = 0, minCost: i32 = NO_MATCH, nextCost: i32 = NO_MATCH, canBeWhole = 0;
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
@@ -754,6 +763,7 @@ function mostTokensHeld(): i32 {
       for (let p = postingStart(rangeLo(r)); p < end; p++) {
         const doc = postingDoc(p);
         if ((load<u32>(bm + (<usize>(doc >> 5) << 2)) & (1 << (doc & 31))) == 0) continue; // not in the fields
+        if (removedDocs != 0 && isRemoved(doc)) continue;
         const held = <i32>popcnt(heldIn(doc, markedMask, tokenDocs));
         if (held > most) most = held;
       }
@@ -1052,13 +1062,20 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
   if (nTokens == 0) {
     if (filterMask == 0) {
       // everything matches: counts are the value-list lengths, the page is the first docs
-      found = nDocs;
+      found = nDocs - removedCount;
       for (let c = 0; c < nCols; c++) {
         if ((facetMask & (1 << c)) == 0) continue;
-        for (let code: u32 = 0; code < unchecked(colNCodes[c]); code++) store<u32>(unchecked(facetCounts[c]) + (<usize>code << 2), valueCount(c, code));
+        for (let code: u32 = 0; code < unchecked(colNCodes[c]); code++) {
+          const n = valueCount(c, code) - (removedDocs != 0 ? removedWithCode(c, code) : 0);
+          store<u32>(unchecked(facetCounts[c]) + (<usize>code << 2), n);
+        }
       }
-      const k = <u32>window < nDocs ? <u32>window : nDocs;
-      for (let d: u32 = 0; d < k; d++) offer(d, 1);
+      const k = <u32>window < found ? <u32>window : found;
+      for (let d: u32 = 0, taken: u32 = 0; taken < k; d++) {
+        if (removedDocs != 0 && isRemoved(d)) continue;
+        offer(d, 1);
+        taken++;
+      }
       return;
     }
     cheapestFilter();
@@ -1313,6 +1330,7 @@ export function runQuery(): void {
   const flags = load<u32>(queryBuf + 24);
   queryTerms = <i32>load<u32>(queryBuf + 104);
   namedFloor = pack(nTokens, nTokens, 0, 0, 0, 255, queryTerms + 255, 0);
+  useRemovals(<usize>load<u32>(queryBuf + 120));
   refinePending = nTokens >= 1;
   scoredAtStart = docsScored;
 

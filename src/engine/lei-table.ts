@@ -119,14 +119,20 @@ export class LeiTable {
 
   /** Where the stored document of an LEI (upper case) lies, through the hash index. */
   find(lei: string): DocRef | null {
-    if (lei.length !== LEI_LENGTH) return null;
+    const d = this.docOf(lei);
+    return d < 0 ? null : { at: this.docStart[d], length: this.docLen[d] };
+  }
+
+  /** The doc id of an LEI (upper case), or -1. */
+  docOf(lei: string): number {
+    if (lei.length !== LEI_LENGTH) return -1;
     const wanted = lei.toLowerCase();
     const n = this.slots.length;
     for (let i = home(fnv1aOfAscii(wanted), n); this.slots[i] !== 0; i = next(i, n)) {
       const d = this.slots[i] - 1;
-      if (this.isLei(d, wanted)) return { at: this.docStart[d], length: this.docLen[d] };
+      if (this.isLei(d, wanted)) return d;
     }
-    return null;
+    return -1;
   }
 
   /** Where doc d's stored JSON starts in the document file, and its length. */

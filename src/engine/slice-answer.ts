@@ -1,8 +1,8 @@
-// One slice's answer to a search request, wherever the slice is served: a shard worker, or a
-// front thread answering a cheap query on its own (collection-view.ts). The exact round, and
+// One slice's answer to a request, wherever the slice is served: a shard worker, or a front
+// thread answering a cheap query on its own (collection-view.ts). The exact round, and
 // with `guess` the typo round the slice's own facts call for, run back to back in one call.
 
-import type { ShardReply } from "./protocol.js";
+import type { ShardReply, ShardRequest } from "./protocol.js";
 import { oneTypoFirst, planFallback, worthGuessing } from "./planner.js";
 import type { EngineQuery, WasmSlice } from "./wasm-slice.js";
 
@@ -33,4 +33,23 @@ export function answerSearch(slice: WasmSlice, query: EngineQuery, guess: boolea
       maxTypos: round.maxTypos,
     },
   };
+}
+
+/** An export's page: about this many bytes of JSON lines. */
+const EXPORT_PAGE_BYTES = 256 * 1024;
+
+/** The slice's answer to any request; an engine failure is answered as an error. */
+export function answerRequest(slice: WasmSlice, request: ShardRequest): ShardReply {
+  try {
+    switch (request.kind) {
+      case "search":
+        return answerSearch(slice, request.query, request.guess === true)!;
+      case "facet":
+        return { kind: "facet", values: slice.facetValues(request.field) };
+      case "export":
+        return { kind: "export", ...slice.exportLines(request.filters, request.exclude, request.from, EXPORT_PAGE_BYTES) };
+    }
+  } catch (err) {
+    return { kind: "error", message: (err as Error).message };
+  }
 }

@@ -6,6 +6,7 @@
 // JSON lies, and only an export reads them here. The front looks up LEIs in the same memory
 // (lei-table.ts). Never a JSON.stringify, never all documents in memory.
 
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { DocStoreReader } from "./doc-store.js";
 import type { HitSource, SearchAnswer } from "./protocol.js";
@@ -38,6 +39,7 @@ interface EngineExports {
   facetCounts(col: number): number;
   search(): void;
   refused(): number;
+  removals(list: number, n: number): number;
 }
 
 export interface EngineQuery {
@@ -85,6 +87,8 @@ const MAX_TOKEN_BYTES = 60;
 const OUT_HEADER = 32;
 /** Word 29 of the query descriptor: the work budget (native/assembly/query.ts). */
 const QUERY_BUDGET = 116;
+/** Word 30: the docs removed from the slice (native/assembly/removals.ts), 0 for none. */
+const QUERY_REMOVALS = 120;
 const LEI_TOKEN = /^[0-9a-z]{20}$/;
 const NEWLINE = Buffer.from("\n");
 /** Registration statuses of an LEI still in force: ranked before LAPSED, RETIRED and the rest. */
@@ -194,7 +198,7 @@ function placeIndex(
     codeBytes: col.codes.BYTES_PER_ELEMENT,
     valOffsAt: ptr(`col${c}.valOffs`),
   }));
-  return { memory, descriptorAt, docs: data.nDocs, docFile, leis, columns };
+  return { key: randomUUID(), memory, descriptorAt, docs: data.nDocs, docFile, leis, columns };
 }
 
 /** A column's value lists in the segment: the engine keeps only the rare values' (listedDocs). */
@@ -251,6 +255,8 @@ function placeDocRanks(engine: EngineExports, memory: WebAssembly.Memory, data: 
  * cloneable, and sent once per thread when a generation is served (shard.ts "adopt").
  */
 export interface SliceShare {
+  /** names the memory: threads tell by it that two generations serve the same slice */
+  key: string;
   memory: WebAssembly.Memory;
   /** the engine's descriptor of the slice, in that memory */
   descriptorAt: number;
@@ -267,6 +273,54 @@ interface EngineColumn {
   valOffs: Uint32Array;
 }
 
+/**
+ * Docs removed from a slice (native/assembly/removals.ts): where the engine's descriptor of them
+ * lies in the slice's memory, and how many there are. Plain numbers, so that every thread's
+ * instance on the same memory serves the slice less the same docs.
+ */
+export interface Removals {
+  at: number;
+  count: number;
+}
+
+/** What every view of one slice on this thread shares: one engine instance and its scratch. */
+interface SliceCore {
+  engine: EngineExports;
+  share: SliceShare;
+  /** each doc's LEI and where its stored JSON lies, read in the engine's memory (lei-table.ts) */
+  leis: LeiTable;
+  /** per column: its values, and its per-doc codes (a view of WASM memory, as narrow as stored) */
+  columns: EngineColumn[];
+  codeByKey: Map<string, number>[];
+  scratch: number;
+  bitmapAt: number[];
+  /** what retryWithTypos() needs of the query last written into the engine's buffer */
+  lastQuery: WrittenQuery | null;
+  /** what LeiTable.warm() read: kept, so that its reads are not optimised away */
+  warmed: number;
+}
+
+/** The removed docs' bitmap and per-column counts, as views of the slice's memory. */
+class RemovedDocs {
+  private readonly bits: Uint32Array;
+  private readonly perColumn: Uint32Array[];
+  constructor(
+    readonly removals: Removals,
+    share: SliceShare,
+  ) {
+    const buffer = sharedBuffer(share.memory);
+    const words = new Uint32Array(buffer, removals.at, 3 + share.columns.length);
+    this.bits = new Uint32Array(buffer, words[1], Math.ceil((share.docs + 1) / 32));
+    this.perColumn = share.columns.map((col, c) => new Uint32Array(buffer, words[3 + c], col.values.length + 1));
+  }
+  has(doc: number): boolean {
+    return (this.bits[doc >>> 5] & (1 << (doc & 31))) !== 0;
+  }
+  withCode(c: number, code: number): number {
+    return this.perColumn[c][code];
+  }
+}
+
 /** A new engine instance on `memory`: its own globals and scratch, the memory's index. */
 function instantiate(memory: WebAssembly.Memory): EngineExports {
   return new WebAssembly.Instance(compiledEngine(), {
@@ -277,6 +331,37 @@ function instantiate(memory: WebAssembly.Memory): EngineExports {
       },
     },
   }).exports as unknown as EngineExports;
+}
+
+/** A new instance on the slice, configured: its own scratch, the slice's columns and LEI table. */
+function configured(engine: EngineExports, share: SliceShare, columns: EngineColumn[]): SliceCore {
+  const codeByKey = columns.map((col, c) => {
+    const m = new Map<string, number>();
+    col.values.forEach((v, code) => {
+      if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code);
+    });
+    return m;
+  });
+  engine.configure(share.descriptorAt);
+  // this instance's query scratch: token bytes, then one filter bitmap per column
+  let size = MAX_TOKENS * 2 * 64;
+  const bitmapOffsets = columns.map((col) => {
+    const at = size;
+    size += (Math.ceil(col.values.length / 32) + 1) * 4;
+    return at;
+  });
+  const scratch = engine.alloc(size);
+  return {
+    engine,
+    share,
+    leis: new LeiTable(share.leis),
+    columns,
+    codeByKey,
+    scratch,
+    bitmapAt: bitmapOffsets.map((o) => scratch + o),
+    lastQuery: null,
+    warmed: 0,
+  };
 }
 
 function codeView(buffer: SharedArrayBuffer, bytes: number, at: number, docs: number): CodeArray {
@@ -291,24 +376,15 @@ function sharedBuffer(memory: WebAssembly.Memory): SharedArrayBuffer {
 }
 
 export class WasmSlice {
+  /** the docs served: the slice's, less those removed */
   readonly docs: number;
   /** how another thread serves this slice from the same memory */
   readonly share: SliceShare;
-  private readonly engine: EngineExports;
+  private readonly core: SliceCore;
   /** the document file, opened on the first read: a front thread's instance only searches */
   private docStore: DocStoreReader | null;
   private closed = false;
-  /** each doc's LEI and where its stored JSON lies, read in the engine's memory (lei-table.ts) */
-  private readonly leis: LeiTable;
-  /** what LeiTable.warm() read: kept, so that its reads are not optimised away */
-  private warmed = 0;
-  /** per column: its values, and its per-doc codes (a view of WASM memory, as narrow as stored) */
-  private readonly columns: EngineColumn[];
-  private readonly codeByKey: Map<string, number>[];
-  private readonly scratch: number;
-  private readonly bitmapAt: number[];
-  /** what retryWithTypos() needs of the query last searched */
-  private lastQuery: WrittenQuery | null = null;
+  private readonly removed: RemovedDocs | null;
 
   /**
    * A slice served from its segment, in a new shared memory. The engine's arrays are read
@@ -337,11 +413,25 @@ export class WasmSlice {
     const { data, docs } = await readSegment(segment, place, docsJustWritten);
     const share = placeIndex(engine, memory, data, at, docFileOf(segment));
     return new WasmSlice(
-      engine,
-      share,
+      configured(
+        engine,
+        share,
+        data.columns.map(({ values, codes, valOffs }) => ({ values, codes, valOffs })),
+      ),
       docs,
-      data.columns.map(({ values, codes, valOffs }) => ({ values, codes, valOffs })),
+      null,
     );
+  }
+
+  /**
+   * The slice of `share` less `removals`, from the engine instance of one of `served` on the
+   * same memory if there is one (a generation derived from another serves its slices), so that
+   * a thread has one instance, and one scratch, per slice; else from a new instance.
+   */
+  static adoptBeside(share: SliceShare, removals: Removals | null, served: Iterable<WasmSlice>): WasmSlice {
+    for (const slice of served) if (slice.share.key === share.key) return slice.view(removals);
+    const adopted = WasmSlice.adopt(share);
+    return removals === null ? adopted : adopted.view(removals);
   }
 
   /** The slice another thread opened, served here from the same memory. */
@@ -353,33 +443,43 @@ export class WasmSlice {
       codes: codeView(buffer, col.codeBytes, col.codesAt, share.docs),
       valOffs: new Uint32Array(buffer, col.valOffsAt, col.values.length + 1),
     }));
-    return new WasmSlice(engine, share, null, columns);
+    return new WasmSlice(configured(engine, share, columns), null, null);
   }
 
-  private constructor(engine: EngineExports, share: SliceShare, docStore: DocStoreReader | null, columns: EngineColumn[]) {
-    this.engine = engine;
-    this.share = share;
-    this.docs = share.docs;
+  private constructor(core: SliceCore, docStore: DocStoreReader | null, removals: Removals | null) {
+    this.core = core;
+    this.share = core.share;
     this.docStore = docStore;
-    this.leis = new LeiTable(share.leis);
-    this.columns = columns;
-    this.codeByKey = columns.map((col, c) => {
-      const m = new Map<string, number>();
-      col.values.forEach((v, code) => {
-        if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code);
-      });
-      return m;
-    });
-    engine.configure(share.descriptorAt);
-    // this instance's query scratch: token bytes, then one filter bitmap per column
-    let size = MAX_TOKENS * 2 * 64;
-    const bitmapOffsets = columns.map((col) => {
-      const at = size;
-      size += (Math.ceil(col.values.length / 32) + 1) * 4;
-      return at;
-    });
-    this.scratch = engine.alloc(size);
-    this.bitmapAt = bitmapOffsets.map((o) => this.scratch + o);
+    this.removed = removals === null ? null : new RemovedDocs(removals, core.share);
+    this.docs = core.share.docs - (removals?.count ?? 0);
+  }
+
+  /**
+   * The docs of `leis` this slice holds, removed (native/assembly/removals.ts): their descriptor
+   * is derived once, here, in the slice's memory; view() serves the slice less them, on
+   * any thread. LEIs the slice lacks are passed over.
+   */
+  removalsOf(leis: Iterable<string>): Removals {
+    const docs: number[] = [];
+    for (const lei of leis) {
+      const d = this.core.leis.docOf(lei);
+      if (d >= 0) docs.push(d);
+    }
+    const { engine } = this.core;
+    const list = engine.alloc(Math.max(docs.length, 1) * 4);
+    new Uint32Array(engine.memory.buffer, list, docs.length).set(docs);
+    const at = engine.removals(list, docs.length);
+    return { at, count: new Uint32Array(engine.memory.buffer, at, 1)[0] };
+  }
+
+  /** The slice less the docs `removals` names (null: none), from the same engine instance: nothing of its own but a document file. */
+  view(removals: Removals | null): WasmSlice {
+    return new WasmSlice(this.core, null, removals);
+  }
+
+  /** The removed docs this view serves the slice without; null: none. */
+  get removals(): Removals | null {
+    return this.removed?.removals ?? null;
   }
 
   /** The LEI table, where the front finds the slice's docs by LEI. */
@@ -390,10 +490,10 @@ export class WasmSlice {
   private doc(d: number): Uint8Array {
     if (this.closed) throw new Error("document file is closed");
     this.docStore ??= DocStoreReader.open(this.share.docFile);
-    return this.docStore.read(this.leis.docAt(d), this.leis.docLength(d));
+    return this.docStore.read(this.core.leis.docAt(d), this.core.leis.docLength(d));
   }
 
-  /** Closes the document file: the generation is gone. */
+  /** Closes the document file: the generation is gone. Other views of the slice keep theirs. */
   close(): void {
     this.docStore?.close();
     this.docStore = null;
@@ -403,18 +503,18 @@ export class WasmSlice {
   /** Every value of a facet column with its doc count. */
   facetValues(param: FacetParam): [string, number][] {
     const c = columnIndex(param);
-    const { values, valOffs } = this.columns[c];
+    const { values, valOffs } = this.core.columns[c];
     const out: [string, number][] = [];
     for (let code = 1; code < values.length; code++) {
-      const n = valOffs[code + 1] - valOffs[code];
+      const n = valOffs[code + 1] - valOffs[code] - (this.removed?.withCode(c, code) ?? 0);
       if (n > 0) out.push([values[code]!, n]);
     }
     return out;
   }
 
   search(query: EngineQuery): SliceSearchResult {
-    this.lastQuery = this.writeQuery(query);
-    return this.run(this.lastQuery)!;
+    this.core.lastQuery = this.writeQuery(query);
+    return this.run(this.core.lastQuery)!;
   }
 
   /**
@@ -422,8 +522,8 @@ export class WasmSlice {
    * workEstimate): null, with no work done past the query's analysis, when it promises more.
    */
   searchWithin(query: EngineQuery, budget: number): SliceSearchResult | null {
-    this.lastQuery = this.writeQuery(query);
-    return this.run(this.lastQuery, budget);
+    this.core.lastQuery = this.writeQuery(query);
+    return this.run(this.core.lastQuery, budget);
   }
 
   /**
@@ -437,10 +537,10 @@ export class WasmSlice {
 
   /** retryWithTypos() within a work budget, as searchWithin(); 0: none. */
   retryWithTyposWithin(typoMask: number, maxTypos: number | undefined, budget: number): SliceSearchResult | null {
-    const last = this.lastQuery;
+    const last = this.core.lastQuery;
     if (!last) throw new Error("retryWithTypos() before any search()");
-    const mem = new DataView(this.engine.memory.buffer);
-    const qb = this.engine.queryBuffer();
+    const mem = new DataView(this.core.engine.memory.buffer);
+    const qb = this.core.engine.queryBuffer();
     const cap = maxTypos ?? last.maxTypos;
     for (const p of last.typoProbes) mem.setUint32(p.at, inBytes(p.token, Math.min(p.chars, cap)), true);
     mem.setUint32(qb + 20, typoMask, true);
@@ -450,7 +550,7 @@ export class WasmSlice {
 
   /** Writes the query descriptor (see native/assembly/query.ts). */
   private writeQuery(query: EngineQuery): WrittenQuery {
-    const e = this.engine;
+    const e = this.core.engine;
     const mem = new DataView(e.memory.buffer);
     const qb = e.queryBuffer();
     const bytes = Buffer.from(e.memory.buffer);
@@ -466,7 +566,7 @@ export class WasmSlice {
     }
     mem.setUint32(qb + 104, terms.length, true);
     let n = 0;
-    let cursor = this.scratch;
+    let cursor = this.core.scratch;
     const maxTypos = query.maxTypos ?? 2;
     let wideTypos = 0;
     const typoProbes: WrittenQuery["typoProbes"] = [];
@@ -502,8 +602,8 @@ export class WasmSlice {
     let filterMask = 0;
     for (const { c, allowed } of this.allowedCodes(query.filters, query.exclude ?? {})) {
       filterMask |= 1 << c;
-      const at = this.bitmapAt[c];
-      const words = Math.ceil(this.columns[c].values.length / 32) + 1;
+      const at = this.core.bitmapAt[c];
+      const words = Math.ceil(this.core.columns[c].values.length / 32) + 1;
       for (let w = 0; w < words; w++) mem.setUint32(at + w * 4, 0, true);
       for (const code of allowed) {
         const wordAt = at + (code >> 5) * 4;
@@ -522,12 +622,14 @@ export class WasmSlice {
     mem.setUint32(qb + 20, query.typoMask, true);
     mem.setUint32(qb + 24, query.dropTokens ? 2 : 0, true);
     mem.setUint32(qb + 112, NAMED_PAGE, true);
+    mem.setUint32(qb + QUERY_REMOVALS, this.removed?.removals.at ?? 0, true);
     return { tokens: n, facets: query.facets, maxTypos, wideTypos, typoProbes };
   }
 
   /** Runs the query in the engine's buffer and reads its results. */
   private run(query: WrittenQuery, budget = 0): SliceSearchResult | null {
-    const e = this.engine;
+    const e = this.core.engine;
+    const leis = this.core.leis;
     const mem = new DataView(e.memory.buffer);
     mem.setUint32(e.queryBuffer() + QUERY_BUDGET, budget, true);
     e.search();
@@ -538,19 +640,19 @@ export class WasmSlice {
     const nHits = mem.getUint32(out + 4, true);
     // copied: the next run (a guessed typo round) writes over the result buffer
     const hitWords = new Uint32Array(e.memory.buffer, out + OUT_HEADER, nHits * 3).slice();
-    this.warmed = this.leis.warm(hitWords); // the answer's encoding reads them next
+    this.core.warmed = leis.warm(hitWords); // the answer's encoding reads them next
     const hits: HitSource = {
       count: nHits,
       score: (i) => hitWords[i * 3 + 1] * 2 ** 32 + hitWords[i * 3 + 2],
-      copyLei: (i, into, at) => this.leis.copyLei(hitWords[i * 3], into, at),
-      docAt: (i) => this.leis.docAt(hitWords[i * 3]),
-      docLength: (i) => this.leis.docLength(hitWords[i * 3]),
+      copyLei: (i, into, at) => leis.copyLei(hitWords[i * 3], into, at),
+      docAt: (i) => leis.docAt(hitWords[i * 3]),
+      docLength: (i) => leis.docLength(hitWords[i * 3]),
     };
     const facets: Partial<Record<FacetParam, [string, number][]>> = {};
     for (const f of query.facets) {
       const c = columnIndex(f);
       const at = e.facetCounts(c);
-      const values = this.columns[c].values;
+      const values = this.core.columns[c].values;
       const list: [string, number][] = [];
       for (let code = 1; code < values.length; code++) {
         const count = mem.getUint32(at + code * 4, true);
@@ -582,19 +684,20 @@ export class WasmSlice {
     maxBytes: number,
   ): { lines: Uint8Array; next: number | null } {
     const tests = this.allowedCodes(filters, exclude).map(({ c, allowed }) => ({
-      codes: this.columns[c].codes,
+      codes: this.core.columns[c].codes,
       allowed: new Set(allowed),
     }));
     const parts: Uint8Array[] = [];
     let bytes = 0;
     let d = from;
-    for (; d < this.docs && bytes < maxBytes; d++) {
-      if (!tests.every((t) => t.allowed.has(t.codes[d]))) continue;
+    const slice = this.share.docs;
+    for (; d < slice && bytes < maxBytes; d++) {
+      if (this.removed?.has(d) === true || !tests.every((t) => t.allowed.has(t.codes[d]))) continue;
       const doc = this.doc(d);
       parts.push(doc, NEWLINE);
       bytes += doc.length + 1;
     }
-    return { lines: Buffer.concat(parts, bytes), next: d < this.docs ? d : null };
+    return { lines: Buffer.concat(parts, bytes), next: d < slice ? d : null };
   }
 
   /** Per filtered column, the codes that pass: the allowed values' (or all), less the excluded. */
@@ -606,7 +709,7 @@ export class WasmSlice {
     return [...params].map((param) => {
       const c = columnIndex(param);
       const include = filters[param];
-      let allowed = include ? this.codesFor(c, param, include) : this.columns[c].values.map((_, code) => code);
+      let allowed = include ? this.codesFor(c, param, include) : this.core.columns[c].values.map((_, code) => code);
       const excluded = exclude[param];
       if (excluded) {
         const out = new Set(this.codesFor(c, param, excluded));
@@ -621,10 +724,10 @@ export class WasmSlice {
     const codes: number[] = [];
     for (const v of values) {
       const key = columnKey(param, v);
-      const code = this.codeByKey[c].get(key);
+      const code = this.core.codeByKey[c].get(key);
       if (code !== undefined) codes.push(code);
       if (param === "jurisdiction" && /^[A-Z]{2}$/.test(key)) {
-        this.columns[c].values.forEach((value, code2) => {
+        this.core.columns[c].values.forEach((value, code2) => {
           if (value?.startsWith(key + "-")) codes.push(code2);
         });
       }
