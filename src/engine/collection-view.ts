@@ -11,10 +11,10 @@
 
 import { DocStoreReader } from "./doc-store.js";
 import { LeiTable, type LeiTableShare } from "./lei-table.js";
-import type { HitRef, HitSource, SearchAnswer, ShardReply, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
+import type { DocRef, HitRef, HitSource, SearchAnswer, ShardReply, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
-import { WasmSlice, type EngineQuery, type SliceShare } from "./wasm-slice.js";
+import { WasmSlice, type EngineQuery, type Removals, type SliceShare } from "./wasm-slice.js";
 import { answerSearch } from "./slice-answer.js";
 import { mergeByLei } from "./lei-order-merge.js";
 import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
@@ -82,6 +82,13 @@ export interface SliceFiles {
   leis: LeiTableShare;
   /** the slice's engine memory: with a search budget, the thread answers cheap queries itself */
   share?: SliceShare;
+  /** docs the generation serves the slice without: those records replaced by an overlay slice */
+  removals?: Removals;
+  /**
+   * a slice of records laid over the slices partitioned by LEI (a delta's new and changed
+   * records): an LEI is looked for in it first. Overlays come after the partitioned slices.
+   */
+  overlay?: boolean;
 }
 
 type SearchPart = Extract<ShardResponse, { kind: "search" }>;
@@ -141,6 +148,12 @@ interface SliceReader {
   leis: LeiTable;
 }
 
+/** A generation's readers: the slices partitioned by LEI first, then the overlays. */
+interface GenerationReaders {
+  slices: SliceReader[];
+  partitioned: number;
+}
+
 /**
  * Engine time a thread spends on searches of its own in one event-loop turn: past it, the turn's
  * other searches go to the shard workers, so that a flood of searches holds up the thread's
@@ -158,7 +171,7 @@ export class CollectionView {
   protected live: LiveGeneration | null = null;
   private readonly holds = new Map<number, number>();
   /** per generation, each slice's document file and LEI table */
-  private readonly readers = new Map<number, SliceReader[]>();
+  private readonly readers = new Map<number, GenerationReaders>();
   private readonly swapListeners: ((live: LiveGeneration) => void)[] = [];
   /** the documents of the search or lookup being answered (searchWith, lookupWith) */
   private readonly docScratch = new ScratchBytes();
@@ -184,14 +197,15 @@ export class CollectionView {
 
   /** Opens the document files and LEI tables of gen's slices, which the shards serve. */
   openReaders(gen: number, slices: SliceFiles[]): void {
-    this.readers.set(
-      gen,
-      slices.map((s) => ({ docs: DocStoreReader.open(s.docFile), leis: new LeiTable(s.leis) })),
-    );
+    this.readers.set(gen, {
+      slices: slices.map((s) => ({ docs: DocStoreReader.open(s.docFile), leis: new LeiTable(s.leis) })),
+      partitioned: slices.filter((s) => s.overlay !== true).length,
+    });
     if (this.searchBudget > 0 && slices.every((s) => s.share !== undefined)) {
+      const held = [...this.engines.values()].flat();
       this.engines.set(
         gen,
-        slices.map((s) => WasmSlice.adopt(s.share!)),
+        slices.map((s) => WasmSlice.adoptBeside(s.share!, s.removals ?? null, held)),
       );
     }
   }
@@ -213,14 +227,26 @@ export class CollectionView {
     this.engines.delete(gen);
     const readers = this.readers.get(gen);
     if (!readers) return false;
-    for (const reader of readers) reader.docs.close();
+    for (const reader of readers.slices) reader.docs.close();
     return this.readers.delete(gen);
   }
 
-  private readersOf(gen: number): SliceReader[] {
+  private readersOf(gen: number): GenerationReaders {
     const readers = this.readers.get(gen);
     if (!readers) throw new ShardFailedError(`generation ${gen} has no document files open`);
     return readers;
+  }
+
+  /** The slice of gen that holds `lei` and where its document lies there; an overlay first. */
+  private find(gen: number, lei: string): { reader: SliceReader; doc: DocRef } | null {
+    const { slices, partitioned } = this.readersOf(gen);
+    for (let s = partitioned; s < slices.length; s++) {
+      const doc = slices[s].leis.find(lei);
+      if (doc !== null) return { reader: slices[s], doc };
+    }
+    const reader = slices[sliceOf(lei, partitioned)];
+    const doc = reader.leis.find(lei);
+    return doc === null ? null : { reader, doc };
   }
 
   /**
@@ -230,7 +256,7 @@ export class CollectionView {
    * are read as one run, a read per run rather than per hit.
    */
   private withDocs(gen: number, hits: HitRef[], from: number): WireHit[] {
-    const readers = this.readersOf(gen);
+    const readers = this.readersOf(gen).slices;
     const page = from === 0 ? hits : hits.slice(from);
     const byPlace = page.map((_, i) => i).sort((a, b) => page[a][2] - page[b][2] || page[a][3] - page[b][3]);
     const runs: { slice: number; at: number; end: number; first: number; last: number }[] = [];
@@ -426,17 +452,17 @@ export class CollectionView {
    * waits, so the generation needs no pin.
    */
   lookupWith<T>(lei: string, use: (doc: Uint8Array | null) => T): T {
-    const reader = this.liveReaderOf(lei);
-    const doc = reader.leis.find(lei);
-    if (doc === null) return use(null);
+    const found = this.find(this.liveGen(), lei);
+    if (found === null) return use(null);
+    const { reader, doc } = found;
     const into = this.docScratch.take(doc.length);
     reader.docs.readInto(doc.at, doc.length, into, 0);
     return use(into.subarray(0, doc.length));
   }
 
-  /** Whether the live collection holds the LEI: its LEI table only, no document read. */
+  /** Whether the live collection holds the LEI: its LEI tables only, no document read. */
   hasLei(lei: string): boolean {
-    return this.liveReaderOf(lei).leis.find(lei) !== null;
+    return this.find(this.liveGen(), lei) !== null;
   }
 
   /**
@@ -444,16 +470,14 @@ export class CollectionView {
    * change feed compares the two), in a buffer of its own; null when gen does not hold the LEI.
    */
   documentIn(gen: number, lei: string): Buffer | null {
-    const readers = this.readersOf(gen);
-    const reader = readers[sliceOf(lei, readers.length)];
-    const doc = reader.leis.find(lei);
-    return doc === null ? null : reader.docs.read(doc.at, doc.length);
+    const found = this.find(gen, lei);
+    return found === null ? null : found.reader.docs.read(found.doc.at, found.doc.length);
   }
 
-  private liveReaderOf(lei: string): SliceReader {
+  private liveGen(): number {
     const live = this.live;
     if (!live) throw new NotReadyError("no collection is loaded yet");
-    return this.readersOf(live.gen)[sliceOf(lei, live.sliceDocs.length)];
+    return live.gen;
   }
 
   /**

@@ -6,7 +6,7 @@
 import { allSettledOrFirstError, type ShardPool } from "./pool.js";
 import type { SlicePlan } from "./slice-count.js";
 import type { FinishResult } from "./protocol.js";
-import { docFileOf } from "./segment.js";
+import type { Removals } from "./wasm-slice.js";
 import { CollectionView, type CollectionMeta, type SliceFiles } from "./collection-view.js";
 import { releaseMemory } from "../os/release-memory.js";
 import type { FamilyData } from "../level2/family-data.js";
@@ -28,9 +28,16 @@ export interface Followers {
   released(gen: number): Promise<void>;
 }
 
+/** A slice as a generation serves it: as its opening worker shared it, less the docs of `removals`. */
+interface ServedSlice extends FinishResult {
+  removals?: Removals;
+  /** a slice laid over the partitioned ones (collection-view.ts SliceFiles) */
+  overlay?: boolean;
+}
+
 export class Collection extends CollectionView {
-  /** per generation, each served slice as its opening worker shared it: what every other worker serves */
-  private readonly served = new Map<number, FinishResult[]>();
+  /** per generation, each served slice: what every serving worker serves */
+  private readonly served = new Map<number, ServedSlice[]>();
   /** per generation, what a thread reads of its slices */
   private readonly files = new Map<number, SliceFiles[]>();
   /** per generation, its Level 2 data: closed with it */
@@ -105,17 +112,51 @@ export class Collection extends CollectionView {
       served.push(...(await allSettledOrFirstError(Array.from({ length: slices }, (_, s) => finishSlice(s)))));
       await this.returnFreedMemory();
     }
-    await this.shareWithEveryWorker(gen, served);
-    await this.openFiles(gen, segmentOf, served);
+    await this.shareWithEveryWorker(gen, served, (s) => this.workerOf(gen, s));
+    await this.openFiles(gen, served);
     return served.map((r) => r.docs);
   }
 
-  /** Every serving worker serves each slice of gen from the memory its opening worker filled. */
-  private async shareWithEveryWorker(gen: number, served: FinishResult[]): Promise<void> {
+  /**
+   * Finishes gen as base's partitioned slices less the docs of `leis`, and beside them
+   * `overlays` slices built for gen (begin and add, slices numbered from the partitioned count
+   * on) of the records that replace those docs or are new: no partitioned slice is rebuilt, and
+   * base's own overlays are replaced, so `leis` are all the overlays' (a delta chain's, whole).
+   * A GLEIF delta applied so costs the build of its chain's records. Docs per slice.
+   */
+  async finishOnto(gen: number, base: number, overlays: number, segmentOf: (slice: number) => string, leis: string[]): Promise<number[]> {
+    const under = this.served.get(base)?.filter((r) => r.overlay !== true);
+    if (!under) throw new Error(`generation ${base} is not served`);
+    const built: ServedSlice[] = [];
+    for (let o = 0; o < overlays; o++) {
+      const s = under.length + o;
+      const finished = await this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
+      built.push({ ...finished, overlay: true });
+      await this.returnFreedMemory();
+    }
+    // on a serving worker, resting: the docs' terms are read from the slice's index
+    const removed: ServedSlice[] = [];
+    for (let s = 0; s < under.length; s++) {
+      const removals = await this.pool.loads.restWhile(0, () => this.pool.run<Removals>(0, { op: "removals", gen: base, slice: s, leis }));
+      removed.push({ ...under[s], removals });
+    }
+    const served = [...removed, ...built];
+    await this.shareWithEveryWorker(gen, served, (s) => (s < under.length ? null : this.workerOf(gen, s)));
+    await this.openFiles(gen, served);
+    return served.map((r) => r.docs - (r.removals?.count ?? 0));
+  }
+
+  /** Every serving worker serves each slice of gen, from the memory its opening worker (if any of them) filled. */
+  private async shareWithEveryWorker(gen: number, served: ServedSlice[], openedBy: (slice: number) => number | null): Promise<void> {
     this.served.set(gen, served);
     const builder = this.pool.builder;
     await allSettledOrFirstError(
-      served.map((r, s) => this.pool.broadcast({ op: "adopt", gen, slice: s, share: r.share }, new Set([this.workerOf(gen, s), builder]))),
+      served.map((r, s) =>
+        this.pool.broadcast(
+          { op: "adopt", gen, slice: s, share: r.share, removals: r.removals },
+          new Set([openedBy(s) ?? builder, builder]),
+        ),
+      ),
     );
   }
 
@@ -123,12 +164,19 @@ export class Collection extends CollectionView {
   private async adoptInto(w: number): Promise<void> {
     if (w === this.pool.builder) return;
     for (const [gen, served] of this.served)
-      for (let s = 0; s < served.length; s++) await this.pool.run(w, { op: "adopt", gen, slice: s, share: served[s].share });
+      for (let s = 0; s < served.length; s++)
+        await this.pool.run(w, { op: "adopt", gen, slice: s, share: served[s].share, removals: served[s].removals });
   }
 
   /** Once the shards have checked them and serve gen: each slice's document file and LEI table, here and in every view. */
-  private async openFiles(gen: number, segmentOf: (slice: number) => string, served: FinishResult[]): Promise<void> {
-    const files = served.map((r, s) => ({ docFile: docFileOf(segmentOf(s)), leis: r.leis, share: r.share }));
+  private async openFiles(gen: number, served: ServedSlice[]): Promise<void> {
+    const files: SliceFiles[] = served.map((r) => ({
+      docFile: r.share.docFile,
+      leis: r.leis,
+      share: r.share,
+      removals: r.removals,
+      overlay: r.overlay,
+    }));
     this.files.set(gen, files);
     this.openReaders(gen, files);
     await this.followers?.opened(gen, files);
@@ -143,8 +191,8 @@ export class Collection extends CollectionView {
           this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "open", gen, slice: s, segment: segmentOf(s) }),
         ),
       );
-      await this.shareWithEveryWorker(gen, results);
-      await this.openFiles(gen, segmentOf, results);
+      await this.shareWithEveryWorker(gen, results, (s) => this.workerOf(gen, s));
+      await this.openFiles(gen, results);
       return { gen, sliceDocs: results.map((r) => r.docs) };
     } catch (err) {
       await this.abandon(gen);

@@ -6,7 +6,7 @@
 import type { MessagePort } from "node:worker_threads";
 import { Packr } from "msgpackr";
 import type { FacetParam, FilterParam } from "./schema.js";
-import type { EngineQuery, QueryPlanFacts, SliceShare } from "./wasm-slice.js";
+import type { EngineQuery, QueryPlanFacts, Removals, SliceShare } from "./wasm-slice.js";
 import type { LeiTableShare } from "./lei-table.js";
 
 export type ShardTask =
@@ -18,8 +18,10 @@ export type ShardTask =
   | { op: "finish"; gen: number; slice: number; segment: string }
   /** serve a slice of a generation from its persisted segment */
   | { op: "open"; gen: number; slice: number; segment: string }
-  /** serve a slice another worker opened, from the same memory */
-  | { op: "adopt"; gen: number; slice: number; share: SliceShare }
+  /** serve a slice another worker opened, from the same memory; with `removals`, less those docs */
+  | { op: "adopt"; gen: number; slice: number; share: SliceShare; removals?: Removals }
+  /** the docs of `leis` that slice `slice` of gen holds, removed: their descriptor (wasm-slice.ts Removals), for adopt */
+  | { op: "removals"; gen: number; slice: number; leis: string[] }
   | { op: "drop"; gen: number }
   /** hand the C heap's free memory back to the system (native-heap.ts): process-wide, so any thread may */
   | { op: "trim" }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { workerData } from "piscina";
 import type { ShardReply, ShardRequest, ShardTask, FinishResult } from "./protocol.js";
-import { answerSearch } from "./slice-answer.js";
+import { answerRequest } from "./slice-answer.js";
 import { decodeRequests, encodeResponses } from "./shard-codec.js";
 import { returnFreedMemory } from "../os/native-heap.js";
 import { releaseMemory, releaseMemoryWhenGrown } from "../os/release-memory.js";
@@ -62,7 +62,6 @@ const testHoldDropWhile = process.env.LEIDEX_TEST_HOLD_DROP_WHILE ?? null;
 function holdWhile(file: string | null): void {
   while (file !== null && existsSync(file));
 }
-const EXPORT_PAGE_BYTES = 256 * 1024;
 /** Served slices, by generation and slice. */
 const generations = new Map<number, Map<number, WasmSlice>>();
 
@@ -83,8 +82,13 @@ export default function handle(task: ShardTask): unknown {
     case "open":
       return thenReleaseMemory(WasmSlice.open(task.segment, false).then((opened) => serve(task.gen, task.slice, opened)));
     case "adopt":
-      serve(task.gen, task.slice, WasmSlice.adopt(task.share));
+      serve(task.gen, task.slice, WasmSlice.adoptBeside(task.share, task.removals ?? null, servedSlices()));
       return null;
+    case "removals": {
+      const served = generations.get(task.gen)?.get(task.slice);
+      if (!served) throw new Error(`worker ${worker}: slice ${task.slice} of generation ${task.gen} is not served here`);
+      return served.removalsOf(task.leis);
+    }
     case "drop":
       holdWhile(testHoldDropWhile);
       for (const builder of building.get(task.gen)?.values() ?? []) builder.abandon();
@@ -144,6 +148,10 @@ function answerBatch(batch: ChannelBatch, reply: (r: ChannelReply) => void): voi
   }
 }
 
+function* servedSlices(): Iterable<WasmSlice> {
+  for (const slices of generations.values()) yield* slices.values();
+}
+
 function retire(gen: number): boolean {
   const retired = generations.get(gen);
   if (!retired) return false;
@@ -197,16 +205,5 @@ async function thenReleaseMemory<T>(work: Promise<T>): Promise<T> {
 
 function answer(gen: WasmSlice | undefined, genId: number, slice: number, request: ShardRequest): ShardReply {
   if (!gen) return { kind: "error", message: `slice ${slice} has no generation ${genId}` };
-  try {
-    switch (request.kind) {
-      case "search":
-        return answerSearch(gen, request.query, request.guess === true)!;
-      case "facet":
-        return { kind: "facet", values: gen.facetValues(request.field) };
-      case "export":
-        return { kind: "export", ...gen.exportLines(request.filters, request.exclude, request.from, EXPORT_PAGE_BYTES) };
-    }
-  } catch (err) {
-    return { kind: "error", message: (err as Error).message };
-  }
+  return answerRequest(gen, request);
 }
