@@ -13,6 +13,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readFully, writeFully } from "../os/fd-io.js";
+import { WritePacer } from "../os/write-pacing.js";
 import { JsonLines } from "../os/json-lines.js";
 import { writeFileAtomically } from "../store/durable-file.js";
 import type { CsvRow } from "../golden-copy/csv.js";
@@ -69,6 +70,7 @@ const CHUNK_ROWS = 8192;
 export class TrackedRecordsWriter {
   private readonly unsorted: string;
   private readonly fd: number;
+  private readonly pacer: WritePacer;
   private readonly chunk = Buffer.allocUnsafe(TRACKED_ROW * CHUNK_ROWS);
   /** the key of every STRIDE-th row, the sorted table's index, while the rows come in order */
   private readonly index: Buffer[] = [];
@@ -87,6 +89,7 @@ export class TrackedRecordsWriter {
   constructor(private readonly dir: string) {
     this.unsorted = join(dir, `${TRACKED_FILE}.unsorted`);
     this.fd = openSync(this.unsorted, "w");
+    this.pacer = new WritePacer(this.fd);
     this.side = new JsonLines(join(dir, TRACKED_SIDE_FILE));
   }
 
@@ -215,6 +218,7 @@ export class TrackedRecordsWriter {
 
   private flush(): void {
     writeFully(this.fd, this.chunk, 0, this.used);
+    this.pacer.wrote(this.used);
     this.used = 0;
   }
 }

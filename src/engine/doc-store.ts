@@ -13,6 +13,7 @@ import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
 import { SegmentError } from "./segment-error.js";
 import { readFully, writeFully } from "../os/fd-io.js";
+import { WritePacer } from "../os/write-pacing.js";
 
 const MAGIC = Buffer.from("LEIDEXDS", "latin1");
 const FORMAT = 1;
@@ -40,6 +41,7 @@ export class DocStoreWriter {
   private written = 0;
   private crc = 0;
   private closed = false;
+  private readonly pacer: WritePacer;
 
   constructor(
     private readonly scratch: string,
@@ -47,6 +49,7 @@ export class DocStoreWriter {
   ) {
     mkdirSync(dirname(scratch), { recursive: true });
     this.fd = openSync(scratch, "w+"); // read back by finishInOrder
+    this.pacer = new WritePacer(this.fd);
     writeSync(this.fd, Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
   }
 
@@ -74,6 +77,7 @@ export class DocStoreWriter {
     if (this.checksummed) this.crc = crc32(chunk, this.crc);
     writeFully(this.fd, chunk, 0, chunk.length, HEADER_BYTES + this.written);
     this.written += chunk.length;
+    this.pacer.wrote(chunk.length);
   }
 
   /** Writes the header, syncs and moves the file to `path`: a crash leaves it whole or absent there. */

@@ -14,6 +14,7 @@ import { dirname } from "node:path";
 import { crc32Update } from "./crc.js";
 import { DocStoreReader, type DocFileFacts } from "./doc-store.js";
 import { SegmentError } from "./segment-error.js";
+import { writePaced } from "../os/write-pacing.js";
 import { idCount, type IdArray } from "./packed-ids.js";
 import type { CodeArray, ColumnData, DocStarts, SliceData } from "./slice-builder.js";
 
@@ -137,8 +138,9 @@ export async function writeSegment(path: string, data: SliceData): Promise<void>
     const fh = await open(partial, "w");
     try {
       let position = 0;
+      const pace = { since: 0 };
       for (const p of [header, ...pieces]) {
-        await writeAll(fh, p, position);
+        await writePaced(fh, p, position, pace);
         position += p.length;
       }
       await fh.sync();
@@ -268,14 +270,6 @@ function sliceDataFrom(dir: Directory, arrays: Map<string, TypedArray>, path: st
     docStart: starts("docStart"),
     docLen: get("docLen", "u32"),
   };
-}
-
-async function writeAll(fh: FileHandle, bytes: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, position + done);
-    done += bytesWritten;
-  }
 }
 
 async function readAll(fh: FileHandle, into: Buffer, position: number, path: string): Promise<void> {

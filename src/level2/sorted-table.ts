@@ -6,6 +6,7 @@
 
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync } from "node:fs";
 import { readFully, writeFully } from "../os/fd-io.js";
+import { WritePacer } from "../os/write-pacing.js";
 import { writeFileAtomically } from "../store/durable-file.js";
 
 export const STRIDE = 64;
@@ -18,6 +19,7 @@ export class SortedTableWriter {
   private used = 0;
   private readonly index: Buffer[] = [];
   private rows = 0;
+  private readonly pacer: WritePacer;
 
   constructor(
     private readonly path: string,
@@ -25,6 +27,7 @@ export class SortedTableWriter {
     private readonly keyWidth: number,
   ) {
     this.fd = openSync(path, "w");
+    this.pacer = new WritePacer(this.fd);
     this.chunk = Buffer.allocUnsafe(Math.max(WRITE_CHUNK - (WRITE_CHUNK % rowWidth), rowWidth));
   }
 
@@ -55,6 +58,7 @@ export class SortedTableWriter {
       this.index[r / STRIDE] = Buffer.from(this.chunk.subarray(at, at + this.keyWidth));
     }
     writeFully(this.fd, this.chunk, 0, this.used);
+    this.pacer.wrote(this.used);
     this.used = 0;
   }
 }
