@@ -7,6 +7,7 @@ import { allSettledOrFirstError, type ShardPool } from "./pool.js";
 import type { SlicePlan } from "./slice-count.js";
 import type { FinishResult } from "./protocol.js";
 import type { Removals } from "./wasm-slice.js";
+import { docFileOf } from "./segment.js";
 import { CollectionView, type CollectionMeta, type SliceFiles } from "./collection-view.js";
 import { releaseMemory } from "../os/release-memory.js";
 import type { FamilyData } from "../level2/family-data.js";
@@ -30,6 +31,7 @@ export interface Followers {
 
 /** A slice as a generation serves it: as its opening worker shared it, less the docs of `removals`. */
 interface ServedSlice extends FinishResult {
+  docFile: string;
   removals?: Removals;
   /** a slice laid over the partitioned ones (collection-view.ts SliceFiles) */
   overlay?: boolean;
@@ -100,9 +102,11 @@ export class Collection extends CollectionView {
    * reload is in no hurry.
    */
   async finish(gen: number, slices: number, segmentOf: (slice: number) => string): Promise<number[]> {
-    const finishSlice = (s: number): Promise<FinishResult> =>
-      this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
-    const served: FinishResult[] = [];
+    const finishSlice = (s: number): Promise<ServedSlice> =>
+      this.pool
+        .run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) })
+        .then((r) => ({ ...r, docFile: docFileOf(segmentOf(s)) }));
+    const served: ServedSlice[] = [];
     if (this.live !== null) {
       for (let s = 0; s < slices; s++) {
         served.push(await finishSlice(s));
@@ -131,7 +135,7 @@ export class Collection extends CollectionView {
     for (let o = 0; o < overlays; o++) {
       const s = under.length + o;
       const finished = await this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
-      built.push({ ...finished, overlay: true });
+      built.push({ ...finished, docFile: docFileOf(segmentOf(s)), overlay: true });
       await this.returnFreedMemory();
     }
     // on a serving worker, resting: the docs' terms are read from the slice's index
@@ -171,7 +175,7 @@ export class Collection extends CollectionView {
   /** Once the shards have checked them and serve gen: each slice's document file and LEI table, here and in every view. */
   private async openFiles(gen: number, served: ServedSlice[]): Promise<void> {
     const files: SliceFiles[] = served.map((r) => ({
-      docFile: r.share.docFile,
+      docFile: r.docFile,
       leis: r.leis,
       share: r.share,
       removals: r.removals,
@@ -188,7 +192,9 @@ export class Collection extends CollectionView {
     try {
       const results = await allSettledOrFirstError(
         Array.from({ length: slices }, (_, s) =>
-          this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "open", gen, slice: s, segment: segmentOf(s) }),
+          this.pool
+            .run<FinishResult>(this.workerOf(gen, s), { op: "open", gen, slice: s, segment: segmentOf(s) })
+            .then((r): ServedSlice => ({ ...r, docFile: docFileOf(segmentOf(s)) })),
         ),
       );
       await this.shareWithEveryWorker(gen, results, (s) => this.workerOf(gen, s));
