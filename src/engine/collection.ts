@@ -102,10 +102,7 @@ export class Collection extends CollectionView {
    * reload is in no hurry.
    */
   async finish(gen: number, slices: number, segmentOf: (slice: number) => string): Promise<number[]> {
-    const finishSlice = (s: number): Promise<ServedSlice> =>
-      this.pool
-        .run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) })
-        .then((r) => ({ ...r, docFile: docFileOf(segmentOf(s)) }));
+    const finishSlice = (s: number): Promise<ServedSlice> => this.finishSlice(gen, s, segmentOf);
     const served: ServedSlice[] = [];
     if (this.live !== null) {
       for (let s = 0; s < slices; s++) {
@@ -134,8 +131,7 @@ export class Collection extends CollectionView {
     const built: ServedSlice[] = [];
     for (let o = 0; o < overlays; o++) {
       const s = under.length + o;
-      const finished = await this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
-      built.push({ ...finished, docFile: docFileOf(segmentOf(s)), overlay: true });
+      built.push({ ...(await this.finishSlice(gen, s, segmentOf)), overlay: true });
       await this.returnFreedMemory();
     }
     // on a serving worker, resting: the docs' terms are read from the slice's index
@@ -148,6 +144,12 @@ export class Collection extends CollectionView {
     await this.shareWithEveryWorker(gen, served, (s) => (s < under.length ? null : this.workerOf(gen, s)));
     await this.openFiles(gen, served);
     return served.map((r) => r.docs - (r.removals?.count ?? 0));
+  }
+
+  /** Slice s of gen finished and persisted to segmentOf(s) by the worker that built it. */
+  private async finishSlice(gen: number, s: number, segmentOf: (slice: number) => string): Promise<ServedSlice> {
+    const r = await this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "finish", gen, slice: s, segment: segmentOf(s) });
+    return { ...r, docFile: docFileOf(segmentOf(s)) };
   }
 
   /** Every serving worker serves each slice of gen, from the memory its opening worker (if any of them) filled. */
