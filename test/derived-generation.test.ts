@@ -1,7 +1,8 @@
 // A generation derived from the live one (Collection.finishOnto): the live slices less the docs a
 // delta replaced, and an overlay slice of their new versions, built on the builder worker. Real
 // shard workers in this process. Searches, lookups and the export answer as on a generation built
-// whole from the same records, also once the generation it was derived from is dropped.
+// whole from the same records, also once the generation it was derived from is dropped, and
+// once opened again from the segments (openOnto, a restart).
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -106,13 +107,7 @@ t.test("a delta laid over the live generation answers as the whole build", async
   const base = await loadWhole("base", rows);
   const derived = await collection.begin(join(dir, "derived.scratch"));
   await collection.add(derived, 1, batchOf([...newVersions, ...added]));
-  const sliceDocs = await collection.finishOnto(
-    derived,
-    base,
-    1,
-    segments("derived"),
-    [...newVersions, ...added].map((r) => r[LEI]),
-  );
+  const sliceDocs = await collection.finishOnto(derived, base, 1, segments("derived"));
   t.same(sliceDocs, [rows.length - changed.length, changed.length + added.length], "the base slice less the changed docs, and the overlay");
   collection.swap(derived, sliceDocs, meta);
   t.equal(collection.current?.docs, rebuiltRows.length, "as many docs as the records");
@@ -155,24 +150,35 @@ t.test("a second delta derived from the first: the chain's overlay replaces the 
   const onWhole = await loadWhole("base-again", rows);
   const first = await collection.begin(join(dir, "first.scratch"));
   await collection.add(first, 1, batchOf([...newVersions, ...added]));
-  collection.swap(
-    first,
-    await collection.finishOnto(
-      first,
-      onWhole,
-      1,
-      segments("first"),
-      [...newVersions, ...added].map((r) => r[LEI]),
-    ),
-    meta,
-  );
+  collection.swap(first, await collection.finishOnto(first, onWhole, 1, segments("first")), meta);
   const second = await collection.begin(join(dir, "second.scratch"));
   await collection.add(second, 1, batchOf(chain));
-  const secondDocs = await collection.finishOnto(second, first, 1, segments("second"), [...chainLeis]);
+  const secondDocs = await collection.finishOnto(second, first, 1, segments("second"));
   t.same(secondDocs, [rows.length - (chainLeis.size - added.length), chainLeis.size], "the first overlay replaced by the chain's");
   collection.swap(second, secondDocs, meta);
   requests.push(search("orbelline", { window: 200 }));
   const onSecond = await answers();
   await loadWhole("whole-again", rebuiltAgain);
   t.equal(onSecond, await answers(), "a chain of two deltas answers as the whole build");
+});
+
+t.test("a derived generation opened again from its segments (a restart) answers as it did", async (t) => {
+  // as after a restart: the full load's segments opened, not live, and the overlay's beside them
+  const chain = [...newVersions, ...added];
+  const onWhole = await loadWhole("base-restart", rows);
+  const derived = await collection.begin(join(dir, "restart.scratch"));
+  await collection.add(derived, 1, batchOf(chain));
+  const derivedDocs = await collection.finishOnto(derived, onWhole, 1, segments("restart"));
+  collection.swap(derived, derivedDocs, meta);
+  const before = await answers();
+
+  const under = await collection.open(1, segments("base-restart"));
+  const reopened = await collection.openOnto(under.gen, 1, segments("restart"));
+  t.same(reopened.sliceDocs, derivedDocs, "the base slice less the overlay's LEIs, and the overlay");
+  t.notOk(
+    collection.servedFiles().some(([gen]) => gen === under.gen),
+    "the generation of the full load's segments alone is dropped",
+  );
+  collection.swap(reopened.gen, reopened.sliceDocs, meta);
+  t.equal(await answers(), before, "searches, lookups, facet listings and the export answer as before");
 });

@@ -8,6 +8,7 @@ import type { SlicePlan } from "./slice-count.js";
 import type { FinishResult } from "./protocol.js";
 import type { Removals } from "./wasm-slice.js";
 import { docFileOf } from "./segment.js";
+import { LeiTable } from "./lei-table.js";
 import { CollectionView, type CollectionMeta, type SliceFiles } from "./collection-view.js";
 import { releaseMemory } from "../os/release-memory.js";
 import type { FamilyData } from "../level2/family-data.js";
@@ -119,28 +120,64 @@ export class Collection extends CollectionView {
   }
 
   /**
-   * Finishes gen as base's partitioned slices less the docs of `leis`, and beside them
+   * Finishes gen as base's partitioned slices less the docs its overlays hold, and beside them
    * `overlays` slices built for gen (begin and add, slices numbered from the partitioned count
    * on) of the records that replace those docs or are new: no partitioned slice is rebuilt, and
-   * base's own overlays are replaced, so `leis` are all the overlays' (a delta chain's, whole).
-   * A GLEIF delta applied so costs the build of its chain's records. Docs per slice.
+   * base's own overlays are replaced, so the overlays hold a delta chain's records, whole. A GLEIF
+   * delta applied so costs the build of its chain's records. Docs per slice.
    */
-  async finishOnto(gen: number, base: number, overlays: number, segmentOf: (slice: number) => string, leis: string[]): Promise<number[]> {
-    const under = this.served.get(base)?.filter((r) => r.overlay !== true);
-    if (!under) throw new Error(`generation ${base} is not served`);
+  async finishOnto(gen: number, base: number, overlays: number, segmentOf: (slice: number) => string): Promise<number[]> {
+    const under = this.partitionedOf(base);
     const built: ServedSlice[] = [];
     for (let o = 0; o < overlays; o++) {
-      const s = under.length + o;
-      built.push({ ...(await this.finishSlice(gen, s, segmentOf)), overlay: true });
+      built.push({ ...(await this.finishSlice(gen, under.length + o, segmentOf)), overlay: true });
       await this.returnFreedMemory();
     }
+    return this.serveOnto(gen, base, under, built);
+  }
+
+  /**
+   * A derived generation read from its segments (a restart): base, a generation opened of the
+   * partitioned slices (not live, and dropped here), with the overlay segments beside them.
+   */
+  async openOnto(base: number, overlays: number, segmentOf: (slice: number) => string): Promise<{ gen: number; sliceDocs: number[] }> {
+    const under = this.partitionedOf(base);
+    const gen = this.nextGeneration();
+    try {
+      const opened = await allSettledOrFirstError(
+        Array.from({ length: overlays }, (_, o) => this.openSlice(gen, under.length + o, segmentOf)),
+      );
+      const sliceDocs = await this.serveOnto(
+        gen,
+        base,
+        under,
+        opened.map((r) => ({ ...r, overlay: true })),
+      );
+      return { gen, sliceDocs };
+    } catch (err) {
+      await this.abandon(gen);
+      throw err;
+    } finally {
+      await this.abandon(base);
+    }
+  }
+
+  private partitionedOf(base: number): ServedSlice[] {
+    const under = this.served.get(base)?.filter((r) => r.overlay !== true);
+    if (!under) throw new Error(`generation ${base} is not served`);
+    return under;
+  }
+
+  /** Serves gen as base's partitioned slices `under` less the LEIs of `overlays`, and the overlays; docs per slice. */
+  private async serveOnto(gen: number, base: number, under: ServedSlice[], overlays: ServedSlice[]): Promise<number[]> {
+    const leis = overlays.flatMap((r) => new LeiTable(r.leis).all());
     // on a serving worker, resting: the docs' terms are read from the slice's index
     const removed: ServedSlice[] = [];
     for (let s = 0; s < under.length; s++) {
       const removals = await this.pool.loads.restWhile(0, () => this.pool.run<Removals>(0, { op: "removals", gen: base, slice: s, leis }));
       removed.push({ ...under[s], removals });
     }
-    const served = [...removed, ...built];
+    const served = [...removed, ...overlays];
     await this.shareWithEveryWorker(gen, served, (s) => (s < under.length ? null : this.workerOf(gen, s)));
     await this.openFiles(gen, served);
     return served.map((r) => r.docs - (r.removals?.count ?? 0));
@@ -192,13 +229,7 @@ export class Collection extends CollectionView {
   async open(slices: number, segmentOf: (slice: number) => string): Promise<{ gen: number; sliceDocs: number[] }> {
     const gen = this.nextGeneration();
     try {
-      const results = await allSettledOrFirstError(
-        Array.from({ length: slices }, (_, s) =>
-          this.pool
-            .run<FinishResult>(this.workerOf(gen, s), { op: "open", gen, slice: s, segment: segmentOf(s) })
-            .then((r): ServedSlice => ({ ...r, docFile: docFileOf(segmentOf(s)) })),
-        ),
-      );
+      const results = await allSettledOrFirstError(Array.from({ length: slices }, (_, s) => this.openSlice(gen, s, segmentOf)));
       await this.shareWithEveryWorker(gen, results, (s) => this.workerOf(gen, s));
       await this.openFiles(gen, results);
       return { gen, sliceDocs: results.map((r) => r.docs) };
@@ -206,6 +237,12 @@ export class Collection extends CollectionView {
       await this.abandon(gen);
       throw err;
     }
+  }
+
+  /** Slice s of gen read from its segment, segmentOf(s), by the worker that opens it. */
+  private async openSlice(gen: number, s: number, segmentOf: (slice: number) => string): Promise<ServedSlice> {
+    const r = await this.pool.run<FinishResult>(this.workerOf(gen, s), { op: "open", gen, slice: s, segment: segmentOf(s) });
+    return { ...r, docFile: docFileOf(segmentOf(s)) };
   }
 
   /** Drops gen everywhere: the views' files first, then the shards' memory. */

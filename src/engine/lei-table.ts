@@ -163,6 +163,17 @@ export class LeiTable {
     for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(this.bytes[from + i]);
   }
 
+  /** Every doc's LEI, upper case, in doc order. */
+  all(): string[] {
+    const out: string[] = new Array(this.docLen.length);
+    const lei = Buffer.allocUnsafe(LEI_LENGTH);
+    for (let d = 0; d < out.length; d++) {
+      this.copyLei(d, lei, 0);
+      out[d] = lei.toString("latin1");
+    }
+    return out;
+  }
+
   private leiAt(d: number): number {
     return leiStart(this.termBytesAt, this.termOffs, d);
   }
