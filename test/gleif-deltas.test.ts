@@ -1,15 +1,19 @@
 // GLEIF deltas (docs/golden-copy.md#deltas). Against the GLEIF imitation, which serves full files
-// and real deltas of lei2, rr and repex, and the real server, across five publications: a new
+// and real deltas of lei2, rr and repex, and the real server, across six publications: a new
 // publication 8 hours after the live one is applied from its IntraDay deltas without downloading
-// any full file (relationships and exceptions added and deleted), and answers as a server that
-// loaded the full files does; the change feed lists each
+// any full file (relationships and exceptions added and deleted) and without rebuilding a slice
+// (an overlay laid over the live one, with the record the rr delta gave a new parent), and
+// answers as a server that loaded the full files does; the change feed lists each
 // changed field once; a corrupt or missing delta falls back to the full file; a gap of 16 hours
-// takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments;
+// takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments
+// and those of the full load under it; a second delta chained onto it answers as a full load;
 // the daily full load of a publication the deltas built finds and logs their drift. A tenant's
 // watchlist on real LEIs of the sample receives the delta's changes as signed lei.lapsed,
 // lei.renewal_due, lei.parent_changed and lei.name_changed events.
 
-import t from "tap";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import t, { type Test } from "tap";
 import { entityRow, parseCsv, readSample, withCheckDigits } from "./helpers/fixture.js";
 import {
   GleifImitation,
@@ -107,6 +111,10 @@ const P2 = publication("2026-10-01 08:00:00", R2);
 const P3 = publication("2026-10-01 16:00:00", R3);
 const P4 = publication("2026-10-02 00:00:00", R4);
 const P5 = publication("2026-10-02 16:00:00", R5);
+// publication 6, 8 hours on: B renamed again, by a delta on the delta-built publication 5
+const deltaRows6 = [entityRow(B, "Deltaneu Delta AG")];
+const R6 = new Map([...R5, ...registry(deltaRows6)]);
+const P6 = publication("2026-10-03 00:00:00", R6);
 
 const gleif = await GleifImitation.start();
 t.teardown(() => gleif.close());
@@ -156,6 +164,23 @@ function comparable(value: unknown): unknown {
 }
 
 const served = (deltas: Partial<Record<DeltaName, GoldenDelta>>) => ({ deltas });
+
+/** Asserts that two servers answer every path the same, byte for byte but for searchTimeMs. */
+async function sameAnswers(t: Test, a: RunningServer, b: RunningServer, paths: string[]): Promise<void> {
+  let same = 0;
+  for (const path of paths) {
+    const [x, y] = await Promise.all([a.get(path), b.get(path)]);
+    if (x.status === y.status && JSON.stringify(comparable(x.body)) === JSON.stringify(comparable(y.body))) same++;
+    else t.same(comparable(x.body), comparable(y.body), `${path} answers the same`);
+  }
+  t.equal(same, paths.length, `all ${paths.length} answers the same byte for byte, but for searchTimeMs`);
+}
+
+/** The collections on disk: the live one, and the full load it is laid over. */
+const collectionsOnDisk = (): string[] =>
+  readdirSync(join(dataDir, "collections"))
+    .filter((name) => name.startsWith("lei_"))
+    .sort();
 let srv: RunningServer;
 
 t.test("publication 1 loads from its full file: no delta", async (t) => {
@@ -190,6 +215,11 @@ t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full fil
   );
   const log = await reload(srv, /loaded \d+ records as lei_20261001-0800/);
   t.match(log, /applying its IntraDay delta \(4 records/, "the smallest window that covers 8 hours");
+  t.match(
+    log,
+    /laid 5 records of the deltas \(1 of them for their new parents\) over the 1 slice\(s\) of lei_20261001-0000/,
+    "laid over the live slices, none rebuilt: the delta's records, and the one the rr delta gave a new parent",
+  );
   t.match(log, /Level 2 rr: applying its IntraDay delta \(2 records\)/);
   t.match(log, /Level 2 repex: applying its IntraDay delta \(2 records\)/);
   t.equal(gleif.fileRequestsFor(P2), 0, "the full file of publication 2 was not downloaded");
@@ -242,13 +272,7 @@ t.test("the delta-built collection answers as a full load of the same publicatio
     ...names.slice(150, 300).map((n) => `/v1/entities?q=${encodeURIComponent(n.slice(0, Math.max(3, Math.floor(n.length / 2))))}&limit=5`),
     ...names.slice(300).map((n) => `/v1/entities?q=${encodeURIComponent(n.replace(/[aeiou]/i, ""))}&limit=5`),
   ];
-  let same = 0;
-  for (const path of paths) {
-    const [a, b] = await Promise.all([srv.get(path), full.get(path)]);
-    if (a.status === b.status && JSON.stringify(comparable(a.body)) === JSON.stringify(comparable(b.body))) same++;
-    else t.same(comparable(a.body), comparable(b.body), `${path} answers the same`);
-  }
-  t.equal(same, paths.length, `all ${paths.length} answers the same byte for byte, but for searchTimeMs`);
+  await sameAnswers(t, srv, full, paths);
 });
 
 t.test("the change feed lists each field the deltas changed once", async (t) => {
@@ -336,7 +360,9 @@ t.test("publication 5, 16 hours on: its LastDay delta; a kill -9 restart serves 
   gleif.publish(P5, served({ LastDay: goldenDelta(P5.publishDate, "LastDay", deltaRows5) }));
   const log = await reload(srv, /loaded \d+ records as lei_20261002-1600/);
   t.match(log, /applying its LastDay delta \(1 records/);
+  t.match(log, /laid 1 records of the deltas over the 1 slice\(s\) of lei_20261002-0000/);
   t.equal(gleif.fileRequestsFor(P5), 0);
+  t.same(collectionsOnDisk(), ["lei_20261002-0000", "lei_20261002-1600"], "the full load it is laid over is kept");
   t.match(((await srv.json("/v1/stats")) as Stats).delta, { window: "LastDay", rows: 1 });
   await srv.kill9();
   srv = await start();
@@ -348,6 +374,36 @@ t.test("publication 5, 16 hours on: its LastDay delta; a kill -9 restart serves 
   t.equal((await srv.json(`/v1/entities/${Z[0]}`)).legalName, Z[NAME], "Z as the delta left it");
 });
 
+t.test("publication 6, 8 hours on: its delta chained onto the delta-built collection answers as a full load", async (t) => {
+  gleif.publish(P6, served({ IntraDay: goldenDelta(P6.publishDate, "IntraDay", deltaRows6) }));
+  const log = await reload(srv, /loaded \d+ records as lei_20261003-0000/);
+  t.match(log, /laid 2 records of the deltas over the 1 slice\(s\) of lei_20261002-0000/, "the chain's records: publication 5's and 6's");
+  t.equal(gleif.fileRequestsFor(P6), 0);
+  t.same(collectionsOnDisk(), ["lei_20261002-0000", "lei_20261003-0000"], "the collection it replaced is gone, its base stays");
+  t.same(
+    (await changesOf(srv, P6.published)).map((c) => [c.lei, c.field, c.valueNew]),
+    [[B, "legalName", "Deltaneu Delta AG"]],
+  );
+  await srv.kill9();
+  srv = await start();
+  t.match(srv.stdout(), /serving lei_20261003-0000 \(\d+ records\) from its segments/, "a restart opens base and overlay");
+  const full = await start([], tempDir(t, "leidex-deltas-full6-"));
+  t.teardown(() => full.stop());
+  t.equal(((await full.json("/v1/stats")) as Stats).records, R6.size);
+  // Z aside: publication 5's full file renames it and its delta does not (the drift found below)
+  t.equal((await srv.json(`/v1/entities/${Z[0]}`)).legalName, Z[NAME]);
+  await sameAnswers(t, srv, full, [
+    "/v1/entities?q=deltaneu",
+    "/v1/entities?q=deltaprobe%20funf",
+    "/v1/entities?q=gmbh&facets=country,registrationStatus&limit=100",
+    "/v1/facets/country",
+    `/v1/entities/${A}`,
+    `/v1/entities/${B}`,
+    ...sampleRows.slice(500, 560).map((r) => `/v1/entities?q=${encodeURIComponent(r[NAME])}&limit=5`),
+    "/v1/entities?registrationStatus=LAPSED&limit=100",
+  ]);
+});
+
 t.test("the daily full load reloads the delta-built publication from its full file and logs the drift", async (t) => {
   await srv.stop();
   // the daily time: the next whole minute at least 20 s away
@@ -355,16 +411,16 @@ t.test("the daily full load reloads the delta-built publication from its full fi
   const hhmm = `${String(at.getUTCHours()).padStart(2, "0")}:${String(at.getUTCMinutes()).padStart(2, "0")}`;
   srv = await start(["--reload-at", hhmm]);
   const log = await waitLog(srv, 0, /drift: .+\n/, 150_000);
-  t.match(log, /drift: the full file of publication 2026-10-02 16:00:00 differs from the collection its deltas built in 1 field changes/);
-  t.equal(gleif.fileRequestsFor(P5), 1, "the full file was downloaded for it");
+  t.match(log, /drift: the full file of publication 2026-10-03 00:00:00 differs from the collection its deltas built in 1 field changes/);
+  t.equal(gleif.fileRequestsFor(P6), 2, "the full file was downloaded for it (after the comparison server's download)");
   const stats = (await srv.json("/v1/stats")) as Stats;
-  t.equal(stats.published, P5.published);
+  t.equal(stats.published, P6.published);
   t.equal(stats.delta, null, "the live collection is the full load's");
   t.equal((await srv.json(`/v1/entities/${Z[0]}`)).legalName, `${Z[NAME]} Anders`, "the full file's record is live");
   const metrics = await (await fetch(`${srv.base}/metrics`)).text();
   t.equal(metric(metrics, "leidex_delta_drift_changes"), 1);
   t.same(
-    (await changesOf(srv, P5.published)).filter((c) => c.lei === Z[0]).map((c) => c.field),
+    (await changesOf(srv, P6.published)).filter((c) => c.lei === Z[0]).map((c) => c.field),
     ["legalName"],
     "the drift is in the change feed once",
   );

@@ -234,7 +234,8 @@ function hashColumns(row: CsvRow, columns: number[]): number {
   return h >>> 0;
 }
 
-function hashParent(parents: Uint8Array, slot: number): number {
+/** FNV-1a of an entity's parent LEI, as a tracked row holds it; slot -1 or zero bytes: no parent. */
+export function hashParent(parents: Uint8Array, slot: number): number {
   let h = FNV_OFFSET;
   if (slot >= 0 && parents[slot * LEI_BYTES] !== 0)
     for (let i = slot * LEI_BYTES; i < (slot + 1) * LEI_BYTES; i++) h = Math.imul(h ^ parents[i], FNV_PRIME);

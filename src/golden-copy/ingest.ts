@@ -57,6 +57,12 @@ export interface LoadRequest {
   parts?: (loaded: { failures: Done["partFailures"]; files: Level2Files; loadedAt: string }) => SourceParts | undefined;
   /** the change feed: compares the load with the live collection before it goes live */
   changes?: ChangeFeed;
+  /**
+   * a delta laid over the live generation `gen` instead of a rebuild: `deltas` (the whole chain)
+   * become one overlay slice beside the partitioned slices of `base`, the full load `gen` serves
+   * (engine/collection.ts finishOnto); `source` is that full load's file
+   */
+  onto?: { gen: number; base: { name: string; slices: number } };
 }
 
 export class LoadCheckError extends Error {}
@@ -80,21 +86,28 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     }
     // twice: the records parsed fail early, before a build; the distinct LEIs built, which a
     // delta's repeated LEIs make fewer, once it is done
-    if (done.records < req.minRecords) {
+    if (req.onto === undefined && done.records < req.minRecords) {
       throw new TooFewRecordsError(
         `golden copy holds ${done.records} records, far below the ${req.minRecords} expected from the last load`,
       );
     }
     const buildStarted = Date.now();
     req.log(`parsed ${done.records} records in ${done.ingestSeconds.toFixed(1)} s; finishing ${done.slices} slice(s)`);
-    const collectionName = collectionNameOf(done.published, req.sample, req.files.current()?.name ?? null);
+    const current = req.files.current();
+    const collectionName = collectionNameOf(done.published, req.sample, [current?.name, current?.base?.name, req.onto?.base.name]);
     name = collectionName;
     req.files.prepare(collectionName);
-    const sliceDocs = await collection.finish(gen, done.slices, (s) => req.files.segment(collectionName, s));
+    const segmentOf = (s: number): string => req.files.segment(collectionName, s);
+    const sliceDocs =
+      req.onto === undefined
+        ? await collection.finish(gen, done.slices, segmentOf)
+        : await collection.finishOnto(gen, req.onto.gen, done.slices, segmentOf);
     renameSync(req.files.scratchLevel2, req.files.level2(collectionName));
     const family = FamilyData.open(req.files.level2(collectionName));
     const built = sliceDocs.reduce((a, b) => a + b, 0);
-    if (built > done.records) throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
+    if (req.onto === undefined && built > done.records) {
+      throw new LoadCheckError(`slices hold ${built} docs but ${done.records} records were parsed`);
+    }
     if (req.expectedLeis !== undefined && req.expectedLeis !== null && built !== req.expectedLeis) {
       throw new LoadCheckError(`the golden copy and its deltas hold ${built} LEIs, the publication announces ${req.expectedLeis}`);
     }
@@ -133,6 +146,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       changes,
       deltas: done.deltaFiles,
       fullLoadedAt: req.fullLoadedAt ?? loadedAt,
+      base: req.onto?.base,
       delta:
         req.deltaWindow === undefined
           ? null
@@ -151,7 +165,11 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
       throw err;
     }
     collection.swap(gen, sliceDocs, manifest, family);
-    if (built !== done.records) {
+    if (req.onto !== undefined) {
+      req.log(
+        `laid ${done.records} records of the deltas${done.reparented > 0 ? ` (${done.reparented} of them for their new parents)` : ""} over the ${req.onto.base.slices} slice(s) of ${req.onto.base.name}`,
+      );
+    } else if (built !== done.records) {
       req.log(
         done.deltaFiles.length > 0
           ? `${done.records - built} records of the deltas replaced earlier ones of the same LEI`
@@ -180,9 +198,10 @@ async function cleanUp(req: LoadRequest, what: string, work: () => unknown): Pro
 
 /**
  * `lei_<publication>`, e.g. lei_20260930-0800; files without a stamp are named by load time.
- * Reloading the collection on disk gets a second name, so the live one is never overwritten.
+ * Reloading the collection on disk gets a second name, so the live one (and the one it is
+ * derived from) is never overwritten.
  */
-function collectionNameOf(published: string | null, sample: boolean, current: string | null): string {
+function collectionNameOf(published: string | null, sample: boolean, taken: (string | undefined)[]): string {
   const m = published ? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(published) : null;
   const name = sample
     ? "lei_sample"
@@ -192,7 +211,7 @@ function collectionNameOf(published: string | null, sample: boolean, current: st
           .toISOString()
           .replace(/[^0-9]/g, "")
           .slice(0, 14)}`;
-  return name === current ? `${name}_b` : name;
+  return taken.includes(name) ? `${name}_b` : name;
 }
 
 type Done = Extract<LoaderMessage, { type: "done" }>;
@@ -210,7 +229,10 @@ function runLoaderThread(collection: Collection, gen: number, req: LoadRequest):
     limits: req.limits,
     // the rows the digest was taken of, not the file read again: it may have changed since
     legalForms: { rows: req.legalForms.rows, digest: req.legalForms.digest },
+    overlay: req.onto && { baseLevel2: req.files.level2(req.onto.base.name) },
   };
+  // an overlay's slices are numbered after the partitioned ones
+  const first = req.onto?.base.slices ?? 0;
   const worker = new Worker(new URL("../../workers/loader.js", import.meta.url), {
     workerData: input,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
@@ -229,7 +251,7 @@ function runLoaderThread(collection: Collection, gen: number, req: LoadRequest):
     worker.on("message", (m: LoaderMessage) => {
       switch (m.type) {
         case "batch": {
-          collection.add(gen, m.slice, m.payload).then(
+          collection.add(gen, first + m.slice, m.payload).then(
             () => {
               const ack: LoaderControl = { type: "ack" };
               if (!settled) worker.postMessage(ack);

@@ -8,6 +8,7 @@ import { RecordBatchWriter } from "../engine/record-batch.js";
 import { CsvReader, type CsvRow } from "./csv.js";
 import { OTHER_NAME_COLUMNS, rowEncoder, SUCCESSOR_COLUMNS, type RowEncoder } from "./record.js";
 import { TrackedRecordsWriter } from "../changes/tracked-records.js";
+import { mergeOntoBase, parentsChangedSince } from "../changes/tracked-overlay.js";
 import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
 import { download, isUrl, openLocal, type OpenedSource } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
@@ -53,6 +54,12 @@ export interface LoaderInput {
   limits: UpstreamLimits;
   /** the ELF code list (bundled, or --legal-forms) as the server read it */
   legalForms: { rows: readonly ElfRow[]; digest: string };
+  /**
+   * an overlay over a full load (engine/collection.ts finishOnto): the records of `deltas` go to
+   * one slice, with those of `source` (that full load's file) whose parents the new Level 2
+   * changes, and the tracked records are made whole from the full load's in `baseLevel2`
+   */
+  overlay?: { baseLevel2: string };
 }
 
 export type LoaderMessage =
@@ -72,6 +79,8 @@ export type LoaderMessage =
       deltaFiles: string[];
       /** data rows of the last delta */
       lastDeltaRows: number;
+      /** an overlay: records of the full file it carries because their parents changed */
+      reparented: number;
       downloadSeconds: number | null;
       ingestSeconds: number;
       level2: Level2Counts;
@@ -182,10 +191,17 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       message: `Level 2 ${part} failed (${reason}); ${from === null ? "it is empty" : `built from the live copy ${basename(from)}`}`,
     });
   }
-  const opened = await openLocal(path);
-  const expected = expectedRecords(input.announcedRecords, opened.size);
-  const slices = slicesFor(input.slicing, expected);
-  post({ type: "log", message: `${slices} slice(s) for ${expected === null ? "an unknown number of" : `about ${expected}`} records` });
+  const overlay = input.overlay ?? null;
+  const opened = overlay === null ? await openLocal(path) : null;
+  const expected = opened === null ? null : expectedRecords(input.announcedRecords, opened.size);
+  const slices = overlay !== null ? 1 : slicesFor(input.slicing, expected);
+  post({
+    type: "log",
+    message:
+      overlay !== null
+        ? "one overlay slice for the deltas' records"
+        : `${slices} slice(s) for ${expected === null ? "an unknown number of" : `about ${expected}`} records`,
+  });
   const pending = Array.from({ length: slices }, () => new RecordBatchWriter());
   const legalForms = new ElfList(input.legalForms.rows, input.legalForms.digest);
   // the change feed's fingerprint of each record, beside the Level 2 tables (changes/tracked-records.ts)
@@ -198,8 +214,19 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   let header: string[] | null = null;
   let rows = 0;
   let lastDeltaRows = 0;
-  /** Reads one file: the golden copy, then each delta, whose columns must be the golden copy's. */
-  const readFile = async (file: string, delta: DeltaInput | null, opened: OpenedSource): Promise<void> => {
+  let leiColumn = -1;
+  /** an overlay's LEIs so far */
+  const overlayLeis = new Set<string>();
+  /**
+   * Reads one file: the golden copy, then each delta, whose columns must be the golden copy's.
+   * `only`: the LEIs to take from it, the others are passed over.
+   */
+  const readFile = async (
+    file: string,
+    delta: DeltaInput | null,
+    opened: OpenedSource,
+    only: ReadonlySet<string> | null = null,
+  ): Promise<void> => {
     let first = true;
     const reader = new CsvReader((row: CsvRow) => {
       if (first) {
@@ -207,6 +234,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
         const names = Array.from({ length: row.length }, (_, i) => row.field(i));
         if (header === null) {
           header = names;
+          leiColumn = names.findIndex((n) => n.trim() === "LEI");
           encoder = rowEncoder(names, level2.parents, legalForms);
           tracked.header(names, OTHER_NAME_COLUMNS, SUCCESSOR_COLUMNS);
         } else if (names.length !== header.length || names.some((n, i) => n !== header![i])) {
@@ -216,8 +244,13 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       }
       const s = encoder!.sliceOf(row, slices);
       if (s < 0) {
-        skipped++;
+        if (only === null) skipped++;
         return;
+      }
+      if (overlay !== null) {
+        const lei = row.buf.toString("latin1", row.starts[leiColumn], row.ends[leiColumn]);
+        if (only !== null && !only.has(lei)) return;
+        overlayLeis.add(lei);
       }
       records++;
       encoder!.write(row, pending[s]);
@@ -234,6 +267,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
       opened.close();
     }
     if (first) throw new Error(`${delta === null ? "golden copy" : `delta ${basename(file)}`} is empty: no header row`);
+    if (only !== null) return;
     const dataRows = reader.rows - 1;
     if (delta !== null && delta.expectedRows !== null && dataRows !== delta.expectedRows) {
       throw new Error(`delta ${basename(file)} holds ${dataRows} rows, its publication announces ${delta.expectedRows}`);
@@ -253,14 +287,26 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     post({ type: "batch", slice: s, payload }, [payload.buffer as ArrayBuffer]);
   };
 
+  let reparented = 0;
   try {
-    await readFile(path, null, opened);
+    if (opened !== null) await readFile(path, null, opened);
     for (let d = 0; d < deltas.length; d++) await readFile(deltaFiles[d], deltas[d], await openLocal(deltaFiles[d]));
+    if (overlay !== null) {
+      // the full file is read only when the new Level 2 moved a record the deltas do not hold
+      const moved = parentsChangedSince(overlay.baseLevel2, level2.parents, overlayLeis);
+      if (moved.size > 0) {
+        post({ type: "log", message: `${moved.size} record(s) of ${basename(path)} have new parents: reading them from it` });
+        const before = records;
+        await readFile(path, null, await openLocal(path), moved);
+        reparented = records - before;
+      }
+    }
   } catch (err) {
     tracked.abandon();
     throw err;
   }
   tracked.finish();
+  if (overlay !== null) mergeOntoBase(input.level2.dir, overlay.baseLevel2);
   for (let s = 0; s < slices; s++) await flush(s);
   while (outstanding > 0)
     await new Promise<void>((r) => {
@@ -276,6 +322,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     file: path,
     deltaFiles,
     lastDeltaRows,
+    reparented,
     downloadSeconds,
     ingestSeconds: (Date.now() - started) / 1000,
     level2: level2.counts,

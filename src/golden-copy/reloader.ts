@@ -24,6 +24,7 @@ import { fetchPartsMetadata } from "./part-metadata.js";
 import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourcePart, type SourceParts } from "./source-parts.js";
 import type { ElfRow } from "../legal-forms/elf-list.js";
 import { loadInto, TooFewRecordsError, type LoadRequest } from "./ingest.js";
+import { canCompare } from "../changes/detect.js";
 import type { ChangeFeed } from "../changes/feed.js";
 import type { Level2Input } from "../level2/build.js";
 import { DELTA_PARTS, NO_LEVEL2_FILES, type DeltaPart, type Level2Deltas, type Level2Files } from "../level2/layout.js";
@@ -264,15 +265,13 @@ export class Reloader {
    */
   private async openOrRebuild(manifest: CollectionManifest): Promise<boolean> {
     const started = Date.now();
-    if (servesSlices(this.collection.slicePlan, manifest.sliceDocs.length)) {
+    if (servesSlices(this.collection.slicePlan, manifest.base?.slices ?? manifest.sliceDocs.length)) {
       try {
         const family = FamilyData.open(this.files.level2(manifest.name));
-        const { gen, sliceDocs } = await this.collection
-          .open(manifest.sliceDocs.length, (s) => this.files.segment(manifest.name, s))
-          .catch((err: unknown) => {
-            family.close();
-            throw err;
-          });
+        const { gen, sliceDocs } = await this.openSegments(manifest).catch((err: unknown) => {
+          family.close();
+          throw err;
+        });
         if (sliceDocs.some((n, s) => n !== manifest.sliceDocs[s])) {
           family.close();
           await this.collection.abandon(gen);
@@ -298,7 +297,7 @@ export class Reloader {
       }
     } else {
       this.opts.log(
-        `${manifest.name} was built for ${manifest.sliceDocs.length} slices, --shards asks for ${this.collection.slicePlan.fixed}`,
+        `${manifest.name} was built for ${manifest.base?.slices ?? manifest.sliceDocs.length} slices, --shards asks for ${this.collection.slicePlan.fixed}`,
       );
     }
     const kept = [manifest.download, ...(manifest.deltas ?? []), ...Object.values(manifest.level2.deltas ?? {}).flat()];
@@ -314,6 +313,14 @@ export class Reloader {
       this.failed(err);
       return false;
     }
+  }
+
+  /** A persisted collection's generation, opened from its segments (and those of the full load it is derived from). */
+  private async openSegments(manifest: CollectionManifest): Promise<{ gen: number; sliceDocs: number[] }> {
+    const base = manifest.base;
+    if (base === undefined) return this.collection.open(manifest.sliceDocs.length, (s) => this.files.segment(manifest.name, s));
+    const under = await this.collection.open(base.slices, (s) => this.files.segment(base.name, s));
+    return this.collection.openOnto(under.gen, manifest.sliceDocs.length - base.slices, (s) => this.files.segment(manifest.name, s));
   }
 
   /** A load of the download a persisted collection was built from, as it was loaded. */
@@ -527,9 +534,12 @@ export class Reloader {
       deltas[part] = [...chosen.chain, chosen.file.url];
       fullSources[part] = full;
     }
+    const onto = this.ontoLive(live);
+    if (onto === null) this.opts.log(`${live.name} cannot take an overlay (built by an older version): rebuilding it with the delta`);
     try {
       const manifest = await this.run({
         ...request,
+        ...(onto === null ? {} : { onto }),
         source: delta.base,
         deltas: deltaInputs(delta),
         deltaWindow: delta.window,
@@ -551,6 +561,23 @@ export class Reloader {
       );
       return null;
     }
+  }
+
+  /**
+   * What a delta is laid over (ingest.ts LoadRequest onto): the live generation and the full load
+   * it serves; null when the live collection is not one an overlay fits, built with older
+   * documents or another legal-form list, or without tracked records.
+   */
+  private ontoLive(live: CollectionManifest): LoadRequest["onto"] | null {
+    const gen = this.collection.current;
+    if (gen === null || gen.name !== live.name) return null;
+    const base = live.base ?? { name: live.name, slices: live.sliceDocs.length };
+    const fits =
+      live.documents === DOCUMENT_VERSION &&
+      live.legalForms === this.opts.legalForms.digest &&
+      canCompare(this.files.level2(base.name)) &&
+      servesSlices(this.collection.slicePlan, base.slices);
+    return fits ? { gen: gen.gen, base } : null;
   }
 
   /** The live collection's manifest, unless the fallback is live: what a load carries parts from. */

@@ -57,6 +57,12 @@ export interface CollectionManifest {
   fullLoadedAt?: string;
   /** the delta this load applied, and what it cost; null: a full load */
   delta?: DeltaCost | null;
+  /**
+   * a collection derived from a full load: `name`'s segments serve its slices 0 … slices-1 less
+   * the LEIs of its own overlay segment, slice-<slices>.seg, which holds the deltas' records
+   * (engine/collection.ts finishOnto); absent: its own segments are all of it
+   */
+  base?: { name: string; slices: number };
 }
 
 /** Bumped when the stored document or the files a load writes beside it change (2: nextRenewalDate, successorLeis, tracked records). */
@@ -100,8 +106,7 @@ export class CollectionFiles {
   current(): CollectionManifest | null {
     try {
       const { collection } = JSON.parse(readFileSync(join(this.root, "current.json"), "utf8")) as { collection: string };
-      const manifest = JSON.parse(readFileSync(join(this.dir(collection), "manifest.json"), "utf8")) as CollectionManifest;
-      return manifest.format === MANIFEST_FORMAT && manifest.name === collection ? manifest : null;
+      return this.manifest(collection);
     } catch {
       return null;
     }
@@ -113,7 +118,20 @@ export class CollectionFiles {
     writeDurably(join(this.root, "current.json"), JSON.stringify({ collection: manifest.name }));
   }
 
-  /** Removes every collection but `keep` (and anything half-written by an earlier run). */
+  /** The manifest of collection `name`, or null when it has none that can be read. */
+  manifest(name: string): CollectionManifest | null {
+    try {
+      const manifest = JSON.parse(readFileSync(join(this.dir(name), "manifest.json"), "utf8")) as CollectionManifest;
+      return manifest.format === MANIFEST_FORMAT && manifest.name === name ? manifest : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Removes every collection but `keep` and the one it is derived from (and anything
+   * half-written by an earlier run).
+   */
   async removeAllBut(keep: string): Promise<void> {
     let entries: string[] = [];
     try {
@@ -121,9 +139,10 @@ export class CollectionFiles {
     } catch {
       return;
     }
+    const base = this.manifest(keep)?.base?.name;
     // off the thread: unlinking a replaced collection's GB of segments takes the kernel a while
     for (const entry of entries) {
-      if (entry !== keep && entry !== "current.json") await rm(join(this.root, entry), { recursive: true, force: true });
+      if (entry !== keep && entry !== base && entry !== "current.json") await rm(join(this.root, entry), { recursive: true, force: true });
     }
   }
 

@@ -1,0 +1,154 @@
+// The change feed's tracked records of a collection derived from a full load (a delta laid over
+// it, engine/collection.ts finishOnto): the loader writes tracked rows only for the overlay's
+// records, and this module makes them whole again, the base's rows with the overlay's in their
+// place, so that the feed and the watchlists read one table as after any load. It also finds
+// which of the base's records a new Level 2 gives other parents: the overlay must carry those
+// too, since a record's parents are among its indexed columns.
+
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { writeFully } from "../os/fd-io.js";
+import { WritePacer } from "../os/write-pacing.js";
+import { readPlace, writePlace } from "../level2/layout.js";
+import type { ParentIndex } from "../level2/parent-index.js";
+import { SortedTable, SortedTableWriter } from "../level2/sorted-table.js";
+import { HASHES_AT, hashParent, SIDE_AT, TRACKED_FIELDS, TRACKED_FILE, TRACKED_ROW, TRACKED_SIDE_FILE } from "./tracked-records.js";
+
+const LEI_BYTES = 20;
+const CHUNK_ROWS = 8192;
+const COPY_CHUNK = 1 << 20;
+const DIRECT_AT = HASHES_AT + 4 * (TRACKED_FIELDS.length - 2);
+const ULTIMATE_AT = HASHES_AT + 4 * (TRACKED_FIELDS.length - 1);
+
+/**
+ * LEIs of the base's records whose parents in `parents` differ from those their tracked rows
+ * hashed, but for those in `except` (the overlay carries them anyway). A hash collision can only
+ * name a record whose parents did not change, which the overlay then carries unchanged.
+ */
+export function parentsChangedSince(baseDir: string, parents: ParentIndex, except: ReadonlySet<string>): Set<string> {
+  const table = SortedTable.open(join(baseDir, TRACKED_FILE), TRACKED_ROW, LEI_BYTES);
+  const found = new Set<string>();
+  try {
+    for (let first = 0; first < table.rows; first += CHUNK_ROWS) {
+      const chunk = table.read(first, CHUNK_ROWS);
+      for (let at = 0; at < chunk.length; at += TRACKED_ROW) {
+        const slot = parents.find(chunk, at);
+        if (
+          chunk.readUInt32LE(at + DIRECT_AT) === hashParent(parents.direct, slot) &&
+          chunk.readUInt32LE(at + ULTIMATE_AT) === hashParent(parents.ultimate, slot)
+        )
+          continue;
+        const lei = chunk.toString("latin1", at, at + LEI_BYTES);
+        if (!except.has(lei)) found.add(lei);
+      }
+    }
+  } finally {
+    table.close();
+  }
+  return found;
+}
+
+/**
+ * Makes `dir`'s tracked rows (the overlay's) whole: the base's rows in `baseDir`, each replaced
+ * by the overlay's row of its LEI, and the overlay's new LEIs, in LEI order; the side file is
+ * the base's with the overlay's lines after it. Returns the rows.
+ */
+export function mergeOntoBase(dir: string, baseDir: string): number {
+  const path = join(dir, TRACKED_FILE);
+  const overlayPath = `${path}.overlay`;
+  renameSync(path, overlayPath);
+  renameSync(`${path}.idx`, `${overlayPath}.idx`);
+  const sidePath = join(dir, TRACKED_SIDE_FILE);
+  const overlaySide = `${sidePath}.overlay`;
+  renameSync(sidePath, overlaySide);
+
+  const baseSideBytes = copyPaced([join(baseDir, TRACKED_SIDE_FILE), overlaySide], sidePath);
+  const base = SortedTable.open(join(baseDir, TRACKED_FILE), TRACKED_ROW, LEI_BYTES);
+  const overlay = SortedTable.open(overlayPath, TRACKED_ROW, LEI_BYTES);
+  const out = new SortedTableWriter(path, TRACKED_ROW, LEI_BYTES);
+  try {
+    const a = new Rows(base),
+      b = new Rows(overlay);
+    while (!a.done || !b.done) {
+      const cmp = a.done ? 1 : b.done ? -1 : a.chunk.compare(b.chunk, b.at, b.at + LEI_BYTES, a.at, a.at + LEI_BYTES);
+      // cmp compares a's key with b's: < 0, a's comes first; 0, b's replaces it
+      if (cmp < 0) {
+        copyRow(a, out, 0);
+        a.step();
+      } else {
+        copyRow(b, out, baseSideBytes);
+        if (cmp === 0) a.step();
+        b.step();
+      }
+    }
+    return out.finish();
+  } finally {
+    base.close();
+    overlay.close();
+    rmSync(overlayPath, { force: true });
+    rmSync(`${overlayPath}.idx`, { force: true });
+    rmSync(overlaySide, { force: true });
+  }
+}
+
+/** A table's rows one at a time, a chunk read at once. */
+class Rows {
+  chunk: Buffer = Buffer.alloc(0);
+  at = 0;
+  private next = 0;
+  done = false;
+
+  constructor(private readonly table: SortedTable) {
+    this.step(true);
+  }
+
+  step(first = false): void {
+    if (!first) this.at += TRACKED_ROW;
+    if (this.at < this.chunk.length) return;
+    if (this.next >= this.table.rows) {
+      this.done = true;
+      return;
+    }
+    this.chunk = this.table.read(this.next, CHUNK_ROWS);
+    this.next += CHUNK_ROWS;
+    this.at = 0;
+  }
+}
+
+/** Copies the row at `from` to the next row of `out`, its side line's offset moved on by `sideShift`. */
+function copyRow(from: Rows, out: SortedTableWriter, sideShift: number): void {
+  const { buffer, at } = out.next();
+  from.chunk.copy(buffer, at, from.at, from.at + TRACKED_ROW);
+  if (sideShift === 0) return;
+  const place = readPlace(buffer, at + SIDE_AT);
+  if (place.length > 0) writePlace(buffer, at + SIDE_AT, place.offset + sideShift, place.length);
+}
+
+/** Writes the files one after another into `to`, synced as it goes; the first file's bytes. */
+function copyPaced(files: string[], to: string): number {
+  const out = openSync(to, "w");
+  const pacer = new WritePacer(out);
+  const chunk = Buffer.allocUnsafe(COPY_CHUNK);
+  let firstBytes = 0;
+  try {
+    files.forEach((file, i) => {
+      const fd = openSync(file, "r");
+      try {
+        for (let at = 0; ;) {
+          const n = readSync(fd, chunk, 0, COPY_CHUNK, at);
+          if (n === 0) break;
+          writeFully(out, chunk, 0, n);
+          pacer.wrote(n);
+          at += n;
+          if (i === 0) firstBytes = at;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    });
+    fsyncSync(out);
+  } finally {
+    closeSync(out);
+  }
+  return firstBytes;
+}
