@@ -59,10 +59,12 @@ export async function detectChanges(
   next: ComparedGeneration,
   at: { publication: string; detectedAt: string },
   sink: (changes: FieldChange[]) => Promise<void>,
+  /** the only LEIs whose Level 1 records can differ (a delta laid over the live records); absent: any */
+  only?: readonly string[],
 ): Promise<Detection> {
   const started = Date.now();
   const out = new ChangeBatches(at, sink);
-  await compareLevel1(old, next, out);
+  await compareLevel1(old, next, out, only);
   await compareExceptions(old, next, out);
   await compareIsinCounts(old, next, out);
   await out.flush();
@@ -184,6 +186,23 @@ async function mergeTables(
   }
 }
 
+/** `visit` for each of `leis`, in LEI order, with its row in each table (a tracked table holds an LEI once). */
+async function findEach(
+  a: SortedTable,
+  b: SortedTable,
+  leis: readonly string[],
+  visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
+): Promise<void> {
+  const turns = new Turns();
+  for (const lei of [...leis].sort()) {
+    const pause = turns.pause();
+    if (pause !== undefined) await pause;
+    const key = Buffer.from(lei, "latin1");
+    const seen = visit(key, a.find(key), b.find(key));
+    if (seen !== undefined) await seen;
+  }
+}
+
 /** A file of JSON lines read by place. */
 class Lines {
   private readonly fd: number | null;
@@ -228,7 +247,12 @@ function valueOf(field: (typeof TRACKED_FIELDS)[number], doc: Doc, side: Tracked
 
 const NEEDS_SIDE = new Set<string>(["otherNames", "hqAddress"]);
 
-async function compareLevel1(old: ComparedGeneration, next: ComparedGeneration, out: ChangeBatches): Promise<void> {
+async function compareLevel1(
+  old: ComparedGeneration,
+  next: ComparedGeneration,
+  out: ChangeBatches,
+  only?: readonly string[],
+): Promise<void> {
   const a = openTable(old.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES),
     b = openTable(next.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES);
   const oldSide = new Lines(join(old.dir, TRACKED_SIDE_FILE)),
@@ -238,15 +262,17 @@ async function compareLevel1(old: ComparedGeneration, next: ComparedGeneration, 
     const line = lines.read(offset, length);
     return line === null ? {} : (JSON.parse(line.toString("utf8")) as TrackedSide);
   };
+  const visit = (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null): Promise<void> | undefined => {
+    if (oldRows === null || newRows === null) return; // a new LEI, or one this load lacks: not a field change
+    // a key's rows are the file's rows with that LEI, in file order: the engine keeps the last
+    const o = oldRows.subarray(oldRows.length - TRACKED_ROW),
+      n = newRows.subarray(newRows.length - TRACKED_ROW);
+    if (o.compare(n, HASHES_AT, SIDE_AT, HASHES_AT, SIDE_AT) === 0) return;
+    return changedRecord(key, o, n);
+  };
   try {
-    await mergeTables(a, b, LEI_BYTES, (key, oldRows, newRows) => {
-      if (oldRows === null || newRows === null) return; // a new LEI, or one this load lacks: not a field change
-      // a key's rows are the file's rows with that LEI, in file order: the engine keeps the last
-      const o = oldRows.subarray(oldRows.length - TRACKED_ROW),
-        n = newRows.subarray(newRows.length - TRACKED_ROW);
-      if (o.compare(n, HASHES_AT, SIDE_AT, HASHES_AT, SIDE_AT) === 0) return;
-      return changedRecord(key, o, n);
-    });
+    if (only === undefined) await mergeTables(a, b, LEI_BYTES, visit);
+    else if (a !== null && b !== null) await findEach(a, b, only, visit);
   } finally {
     a?.close();
     b?.close();

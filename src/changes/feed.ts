@@ -30,6 +30,8 @@ export interface ComparedLoad {
   origin: string;
   files: CollectionFiles;
   log: (line: string) => void;
+  /** a delta laid over the live records: the only LEIs whose Level 1 records can differ (both overlays'); absent: any */
+  only?: readonly string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -76,6 +78,7 @@ export class ChangeFeed {
         await store.append(batch);
         storing += Date.now() - started;
       },
+      load.only,
     );
     load.log(
       `changes: ${found.changes} field change(s) against ${live.name} in ${found.seconds.toFixed(1)} s (storing them ${(storing / 1000).toFixed(1)} s)`,

@@ -162,6 +162,11 @@ export class Collection extends CollectionView {
     }
   }
 
+  /** The LEIs of gen's overlay slices; none for a generation built whole. */
+  overlayLeis(gen: number): string[] {
+    return leisOf((this.served.get(gen) ?? []).filter((r) => r.overlay === true));
+  }
+
   private partitionedOf(base: number): ServedSlice[] {
     const under = this.served.get(base)?.filter((r) => r.overlay !== true);
     if (!under) throw new Error(`generation ${base} is not served`);
@@ -170,7 +175,7 @@ export class Collection extends CollectionView {
 
   /** Serves gen as base's partitioned slices `under` less the LEIs of `overlays`, and the overlays; docs per slice. */
   private async serveOnto(gen: number, base: number, under: ServedSlice[], overlays: ServedSlice[]): Promise<number[]> {
-    const leis = overlays.flatMap((r) => new LeiTable(r.leis).all());
+    const leis = leisOf(overlays);
     // on a serving worker, resting: the docs' terms are read from the slice's index
     const removed: ServedSlice[] = [];
     for (let s = 0; s < under.length; s++) {
@@ -279,4 +284,9 @@ export class Collection extends CollectionView {
   protected override retire(gen: number): void {
     void this.abandon(gen);
   }
+}
+
+/** Every LEI the slices hold. */
+function leisOf(slices: ServedSlice[]): string[] {
+  return slices.flatMap((r) => new LeiTable(r.leis).all());
 }

@@ -76,6 +76,10 @@ export class TooFewRecordsError extends LoadCheckError {}
  */
 export async function loadInto(collection: Collection, req: LoadRequest): Promise<CollectionManifest> {
   const started = Date.now();
+  // an overlay fits the generation it was planned on, live when the load was asked for
+  if (req.onto !== undefined && collection.current?.gen !== req.onto.gen) {
+    throw new LoadCheckError("the live collection changed while the delta waited for its turn");
+  }
   const gen = await collection.begin(req.files.scratch);
   let name: string | null = null;
   try {
@@ -120,7 +124,18 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     let changes: LoadChanges | null = null;
     try {
       const dir = req.files.level2(collectionName);
-      const load = { gen, dir, published: done.published, fallback: req.fallback, origin: req.origin, files: req.files, log: req.log };
+      // laid over the live records, only the LEIs of either overlay can differ
+      const only = req.onto && [...new Set([...collection.overlayLeis(gen), ...collection.overlayLeis(req.onto.gen)])];
+      const load = {
+        gen,
+        dir,
+        published: done.published,
+        fallback: req.fallback,
+        origin: req.origin,
+        files: req.files,
+        log: req.log,
+        only,
+      };
       changes = (await req.changes?.compare(load)) ?? null;
     } catch (err) {
       family.close();

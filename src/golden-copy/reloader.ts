@@ -535,7 +535,10 @@ export class Reloader {
       fullSources[part] = full;
     }
     const onto = this.ontoLive(live);
-    if (onto === null) this.opts.log(`${live.name} cannot take an overlay (built by an older version): rebuilding it with the delta`);
+    if (onto === null)
+      this.opts.log(
+        `${live.name} cannot take an overlay (built by an older version, with another legal-form list or slice count): rebuilding it with the delta`,
+      );
     try {
       const manifest = await this.run({
         ...request,
