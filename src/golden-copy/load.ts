@@ -214,7 +214,6 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
   let header: string[] | null = null;
   let rows = 0;
   let lastDeltaRows = 0;
-  let leiColumn = -1;
   /** an overlay's LEIs so far */
   const overlayLeis = new Set<string>();
   /**
@@ -234,7 +233,6 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
         const names = Array.from({ length: row.length }, (_, i) => row.field(i));
         if (header === null) {
           header = names;
-          leiColumn = names.findIndex((n) => n.trim() === "LEI");
           encoder = rowEncoder(names, level2.parents, legalForms);
           tracked.header(names, OTHER_NAME_COLUMNS, SUCCESSOR_COLUMNS);
         } else if (names.length !== header.length || names.some((n, i) => n !== header![i])) {
@@ -248,7 +246,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
         return;
       }
       if (overlay !== null) {
-        const lei = row.buf.toString("latin1", row.starts[leiColumn], row.ends[leiColumn]);
+        const lei = encoder!.leiOf(row);
         if (only !== null && !only.has(lei)) return;
         overlayLeis.add(lei);
       }

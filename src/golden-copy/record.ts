@@ -34,6 +34,8 @@ export interface RowEncoder {
   sliceOf(row: CsvRow, slices: number): number;
   /** Appends the row's record to `batch`: values as published, as bytes, never decoded here. */
   write(row: CsvRow, batch: RecordBatchWriter): void;
+  /** The LEI of a row sliceOf accepted. */
+  leiOf(row: CsvRow): string;
 }
 
 /**
@@ -83,6 +85,9 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
       if (end - start !== LEI_LENGTH) return -1;
       for (let i = start; i < end; i++) if (!isLeiByte(row.buf[i])) return -1;
       return sliceOfBytes(row.buf, start, end, slices);
+    },
+    leiOf(row) {
+      return row.buf.toString("latin1", row.starts[LEI], row.ends[LEI]);
     },
     write(row, batch) {
       batch.beginRecord();
