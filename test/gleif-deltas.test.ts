@@ -11,7 +11,7 @@
 // watchlist on real LEIs of the sample receives the delta's changes as signed lei.lapsed,
 // lei.renewal_due, lei.parent_changed and lei.name_changed events.
 
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t, { type Test } from "tap";
 import { entityRow, parseCsv, readSample, withCheckDigits } from "./helpers/fixture.js";
@@ -81,14 +81,28 @@ const droppedRr = rrRows.find(
   (r) => r[RR("RelationshipType")] === "IS_DIRECTLY_CONSOLIDATED_BY" && sampleLeis.has(r[RR("StartNode.NodeID")]),
 )!;
 const PARENT = sampleRows[50][0];
-const addedRr = droppedRr.map((v, i) => (i === RR("StartNode.NodeID") ? A : i === RR("EndNode.NodeID") ? PARENT : v));
+const relationshipOf = (start: string): string[] =>
+  droppedRr.map((v, i) => (i === RR("StartNode.NodeID") ? start : i === RR("EndNode.NodeID") ? PARENT : v));
+const addedRr = relationshipOf(A);
+// two records with several other names that only the rr delta changes: the overlay carries them,
+// re-encoded from the full load's documents; M2's side line is made one an older version wrote
+// (the names joined), which makes the loader read it from the full file instead
+const OTHER_NAMES = header.flatMap((name, i) => (/^Entity\.(Transliterated)?OtherEntityNames\.\w+\.\d$/.test(name) ? [i] : []));
+const otherNamesOf = (row: string[]): string[] => OTHER_NAMES.map((i) => row[i]).filter((v) => v !== "");
+const wordsOf = (text: string): string[] => text.toLowerCase().match(/\w+/g) ?? [];
+/** each of its other names has a word its legal name lacks: a search finds it by that name alone */
+const namedOtherwise = (r: string[]): boolean => otherNamesOf(r).every((n) => wordsOf(n).some((w) => !wordsOf(r[NAME]).includes(w)));
+const [M1, M2] = sampleRows.filter(
+  (r) => otherNamesOf(r).length >= 2 && namedOtherwise(r) && !rrRows.some((rr) => rr[RR("StartNode.NodeID")] === r[0]),
+);
+const movedRr = [M1, M2].map((r) => relationshipOf(r[0]));
 const [repexHeader, ...repexRows] = parseCsv(sampleLevel2Text("repex"));
 const padded = (row: string[]): string[] => repexHeader.map((_, i) => row[i] ?? "");
 const droppedRepex = padded(repexRows[0]);
 const addedRepex = padded([B, "DIRECT_ACCOUNTING_CONSOLIDATION_PARENT", "NO_KNOWN_PERSON"]);
 const DELETED_AT = "2026-10-01T07:12:00Z";
 const level2P2 = sampleLevel2("20261001-0800", {
-  rr: csvText(rrHeader, [...rrRows.filter((r) => r !== droppedRr), addedRr]),
+  rr: csvText(rrHeader, [...rrRows.filter((r) => r !== droppedRr), addedRr, ...movedRr]),
   repex: csvText(repexHeader, [...repexRows.slice(1).map(padded), addedRepex]),
 });
 const rrDelta = level2Delta(
@@ -96,10 +110,7 @@ const rrDelta = level2Delta(
   "2026-10-01 08:00:00",
   "IntraDay",
   [...rrHeader, "DeletedAt"],
-  [
-    [...droppedRr, DELETED_AT],
-    [...addedRr, ""],
-  ],
+  [[...droppedRr, DELETED_AT], [...addedRr, ""], ...movedRr.map((r) => [...r, ""])],
 );
 const repexDelta = level2Delta("repex", "2026-10-01 08:00:00", "IntraDay", repexHeader, [
   droppedRepex.map((v, i) => (repexHeader[i] === "DeletedAt" ? DELETED_AT : v)),
@@ -206,7 +217,20 @@ t.test("a tenant watches LEIs the next publication's deltas change", async (t) =
   t.equal(list.body.lei_count, WATCHED.length);
 });
 
+/** Rewrites M2's side line in collection `name` as a version before 2026-12 wrote it, its other names joined, in as many bytes. */
+function joinOtherNamesOfM2(t: Test, name: string): void {
+  const path = join(dataDir, "collections", name, "level2", "tracked-side.jsonl");
+  const text = readFileSync(path, "utf8");
+  const names = otherNamesOf(M2);
+  const line = `"otherNames":${JSON.stringify(names)}`;
+  t.ok(text.includes(line), "M2's side line holds its other names one by one");
+  const joined = `"otherNames":${" ".repeat(names.length + 1)}${JSON.stringify(names.join("; "))}`;
+  t.equal(Buffer.byteLength(joined), Buffer.byteLength(line));
+  writeFileSync(path, text.replace(line, joined));
+}
+
 t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full file downloaded", async (t) => {
+  joinOtherNamesOfM2(t, "lei_20261001-0000");
   const intraDay = goldenDelta(P2.publishDate, "IntraDay", deltaRows2);
   gleif.publish(
     P2,
@@ -217,10 +241,12 @@ t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full fil
   t.match(log, /applying its IntraDay delta \(4 records/, "the smallest window that covers 8 hours");
   t.match(
     log,
-    /laid 5 records of the deltas \(1 of them for their new parents\) over the 1 slice\(s\) of lei_20261001-0000/,
-    "laid over the live slices, none rebuilt: the delta's records, and the one the rr delta gave a new parent",
+    /laid 7 records of the deltas \(3 of them for their new parents\) over the 1 slice\(s\) of lei_20261001-0000/,
+    "laid over the live slices, none rebuilt: the delta's records, and the three the rr delta gave new parents",
   );
-  t.match(log, /Level 2 rr: applying its IntraDay delta \(2 records\)/);
+  t.match(log, /3 record\(s\) of the full load have new parents: 2 re-encoded from its documents/);
+  t.match(log, /1 of them read from 20261001-0000-gleif-goldencopy-lei2-golden-copy\.csv\.zip: their other names were kept joined/);
+  t.match(log, /Level 2 rr: applying its IntraDay delta \(4 records\)/);
   t.match(log, /Level 2 repex: applying its IntraDay delta \(2 records\)/);
   t.equal(gleif.fileRequestsFor(P2), 0, "the full file of publication 2 was not downloaded");
   t.equal(gleif.fileRequests.get(level2P2.rr.name) ?? 0, 0, "nor its full rr");
@@ -261,7 +287,9 @@ t.test("the delta-built collection answers as a full load of the same publicatio
     `/v1/entities/${A}`,
     `/v1/entities/${B}`,
     `/v1/entities/${X[0]}`,
-    ...[A, B, droppedRr[RR("StartNode.NodeID")], droppedRepex[0], PARENT].flatMap((lei) => [
+    ...[M1, M2].flatMap((r) => [r[NAME], ...otherNamesOf(r)]).map((n) => `/v1/entities?q=${encodeURIComponent(n)}&limit=5`),
+    ...[M1, M2].flatMap((r) => otherNamesOf(r)).map((n) => `/v1/entities?q=${encodeURIComponent(n)}&fields=name&limit=5`),
+    ...[A, B, droppedRr[RR("StartNode.NodeID")], droppedRepex[0], PARENT, M1[0], M2[0]].flatMap((lei) => [
       `/v1/entities/${lei}`,
       `/v1/entities/${lei}/relationships`,
       `/v1/entities/${lei}/children`,
@@ -286,6 +314,8 @@ t.test("the change feed lists each field the deltas changed once", async (t) => 
       `${V[0]} nextRenewalDate`,
       `${droppedRr[RR("StartNode.NodeID")]} directParent`,
       `${droppedRepex[0]} directParentException`,
+      `${M1[0]} directParent`,
+      `${M2[0]} directParent`,
     ].sort(),
     "B is new: no field of it changed",
   );
@@ -296,6 +326,7 @@ t.test("the change feed lists each field the deltas changed once", async (t) => 
   t.match(change(V[0], "nextRenewalDate"), { valueOld: V[RENEWAL], valueNew: RENEWAL_DATE });
   t.match(change(droppedRr[RR("StartNode.NodeID")], "directParent"), { valueOld: droppedRr[RR("EndNode.NodeID")] });
   t.match(change(droppedRepex[0], "directParentException"), { valueOld: droppedRepex[2], valueNew: null });
+  t.match(change(M1[0], "directParent"), { valueOld: null, valueNew: PARENT });
 });
 
 t.test("the watchlist receives the delta's changes as signed events, each once", async (t) => {

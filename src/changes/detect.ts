@@ -7,9 +7,9 @@
 // `sink` (the durable store) batch by batch. Neither a new LEI nor one the new load lacks is a
 // field change (docs/changes.md): only LEIs both generations hold are compared.
 
-import { closeSync, existsSync, openSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readFully } from "../os/fd-io.js";
+import { JsonLinesReader } from "../os/json-lines.js";
 import { Turns } from "../os/event-loop-turns.js";
 import { LEI_BYTES, LEI_TO_ISIN, readPlace, REPEX, REPEX_RECORDS } from "../level2/layout.js";
 import { SortedTable } from "../level2/sorted-table.js";
@@ -17,11 +17,13 @@ import { CHANGE_FIELD_TABLE, type ChangeField, type FieldChange, type RecordType
 import {
   HASHES_AT,
   joinAddress,
+  otherNamesShown,
   SIDE_AT,
   TRACKED_FIELDS,
   TRACKED_FILE,
   TRACKED_ROW,
   TRACKED_SIDE_FILE,
+  sideOf,
   type TrackedSide,
 } from "./tracked-records.js";
 
@@ -203,26 +205,6 @@ async function findEach(
   }
 }
 
-/** A file of JSON lines read by place. */
-class Lines {
-  private readonly fd: number | null;
-
-  constructor(path: string) {
-    this.fd = existsSync(path) ? openSync(path, "r") : null;
-  }
-
-  read(offset: number, length: number): Buffer | null {
-    if (this.fd === null || length === 0) return null;
-    const out = Buffer.allocUnsafe(length);
-    readFully(this.fd, out, 0, length, offset, "change feed side file");
-    return out;
-  }
-
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-  }
-}
-
 type Doc = Record<string, string | null>;
 
 function parsed(doc: Buffer | null): Doc | null {
@@ -233,7 +215,7 @@ function parsed(doc: Buffer | null): Doc | null {
 function valueOf(field: (typeof TRACKED_FIELDS)[number], doc: Doc, side: TrackedSide): string | null {
   switch (field) {
     case "otherNames":
-      return side.otherNames ?? null;
+      return otherNamesShown(side);
     case "legalAddress":
       return joinAddress([doc.legalAddress, doc.city, doc.region, doc.postalCode, doc.country]);
     case "hqAddress":
@@ -255,13 +237,8 @@ async function compareLevel1(
 ): Promise<void> {
   const a = openTable(old.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES),
     b = openTable(next.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES);
-  const oldSide = new Lines(join(old.dir, TRACKED_SIDE_FILE)),
-    newSide = new Lines(join(next.dir, TRACKED_SIDE_FILE));
-  const side = (lines: Lines, row: Buffer): TrackedSide => {
-    const { offset, length } = readPlace(row, SIDE_AT);
-    const line = lines.read(offset, length);
-    return line === null ? {} : (JSON.parse(line.toString("utf8")) as TrackedSide);
-  };
+  const oldSide = new JsonLinesReader(join(old.dir, TRACKED_SIDE_FILE)),
+    newSide = new JsonLinesReader(join(next.dir, TRACKED_SIDE_FILE));
   const visit = (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null): Promise<void> | undefined => {
     if (oldRows === null || newRows === null) return; // a new LEI, or one this load lacks: not a field change
     // a key's rows are the file's rows with that LEI, in file order: the engine keeps the last
@@ -292,8 +269,8 @@ async function compareLevel1(
       if (o.readUInt32LE(h) === n.readUInt32LE(h)) continue;
       const field = TRACKED_FIELDS[f];
       if (NEEDS_SIDE.has(field)) {
-        oldSideOf ??= side(oldSide, o);
-        newSideOf ??= side(newSide, n);
+        oldSideOf ??= sideOf(oldSide, o);
+        newSideOf ??= sideOf(newSide, n);
       }
       await out.add(lei, field, valueOf(field, oldDoc, oldSideOf ?? {}), valueOf(field, newDoc, newSideOf ?? {}));
     }
@@ -306,10 +283,10 @@ const EXCEPTION_FIELD: Record<number, ChangeField> = { 1: "directParentException
 async function compareExceptions(old: ComparedGeneration, next: ComparedGeneration, out: ChangeBatches): Promise<void> {
   const a = openTable(old.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth),
     b = openTable(next.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth);
-  const oldLines = new Lines(join(old.dir, REPEX_RECORDS)),
-    newLines = new Lines(join(next.dir, REPEX_RECORDS));
+  const oldLines = new JsonLinesReader(join(old.dir, REPEX_RECORDS)),
+    newLines = new JsonLinesReader(join(next.dir, REPEX_RECORDS));
   /** the reasons of a key's exception records, joined by "; "; null where there is none */
-  const reasons = (lines: Lines, rows: Buffer | null): string | null => {
+  const reasons = (lines: JsonLinesReader, rows: Buffer | null): string | null => {
     if (rows === null) return null;
     const all: string[] = [];
     for (let at = 0; at < rows.length; at += REPEX.rowWidth) {
@@ -320,7 +297,7 @@ async function compareExceptions(old: ComparedGeneration, next: ComparedGenerati
     return all.length > 0 ? all.join("; ") : null;
   };
   /** the records' bytes, to skip parsing when they are the same */
-  const bytesOf = (lines: Lines, rows: Buffer): Buffer => {
+  const bytesOf = (lines: JsonLinesReader, rows: Buffer): Buffer => {
     const parts: Buffer[] = [];
     for (let at = 0; at < rows.length; at += REPEX.rowWidth) {
       const { offset, length } = readPlace(rows, at + LEI_BYTES + 1);

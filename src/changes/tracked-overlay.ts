@@ -21,13 +21,14 @@ const DIRECT_AT = HASHES_AT + 4 * (TRACKED_FIELDS.length - 2);
 const ULTIMATE_AT = HASHES_AT + 4 * (TRACKED_FIELDS.length - 1);
 
 /**
- * LEIs of the base's records whose parents in `parents` differ from those their tracked rows
- * hashed, but for those in `except` (the overlay carries them anyway). A hash collision can only
- * name a record whose parents did not change, which the overlay then carries unchanged.
+ * The base's records whose parents in `parents` differ from those their tracked rows hashed,
+ * but for those in `except` (the overlay carries them anyway): LEI -> its tracked row. A hash
+ * collision can only name a record whose parents did not change, which the overlay then carries
+ * unchanged.
  */
-export function parentsChangedSince(baseDir: string, parents: ParentIndex, except: ReadonlySet<string>): Set<string> {
+export function parentsChangedSince(baseDir: string, parents: ParentIndex, except: ReadonlySet<string>): Map<string, Buffer> {
   const table = SortedTable.open(join(baseDir, TRACKED_FILE), TRACKED_ROW, LEI_BYTES);
-  const found = new Set<string>();
+  const found = new Map<string, Buffer>();
   try {
     for (let first = 0; first < table.rows; first += CHUNK_ROWS) {
       const chunk = table.read(first, CHUNK_ROWS);
@@ -39,7 +40,7 @@ export function parentsChangedSince(baseDir: string, parents: ParentIndex, excep
         )
           continue;
         const lei = chunk.toString("latin1", at, at + LEI_BYTES);
-        if (!except.has(lei)) found.add(lei);
+        if (!except.has(lei)) found.set(lei, Buffer.from(chunk.subarray(at, at + TRACKED_ROW)));
       }
     }
   } finally {

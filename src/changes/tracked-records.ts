@@ -14,12 +14,12 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readFully, writeFully } from "../os/fd-io.js";
 import { WritePacer } from "../os/write-pacing.js";
-import { JsonLines } from "../os/json-lines.js";
+import { JsonLines, type JsonLinesReader } from "../os/json-lines.js";
 import { writeFileAtomically } from "../store/durable-file.js";
 import type { CsvRow } from "../golden-copy/csv.js";
 import { FNV_OFFSET, FNV_PRIME } from "../engine/fnv.js";
 import { base36, radixOrder } from "../level2/keys.js";
-import { writePlace } from "../level2/layout.js";
+import { readPlace, writePlace } from "../level2/layout.js";
 import type { ParentIndex } from "../level2/parent-index.js";
 import { SortedTableWriter, STRIDE } from "../level2/sorted-table.js";
 import type { ChangeField } from "./model.js";
@@ -51,11 +51,34 @@ export const TRACKED_ROW = SIDE_AT + 8;
 /** An address's columns, in the order the feed joins them: first line, city, region, postal code, country. */
 export const ADDRESS_PARTS = ["FirstAddressLine", "City", "Region", "PostalCode", "Country"] as const;
 
-/** What the side line of a record holds: its other names joined by "; "; its headquarters address where it is not the legal one. */
+/** What the side line of a record holds: its other names; its headquarters address where it is not the legal one. */
 export interface TrackedSide {
-  otherNames?: string;
+  /**
+   * the other names, one per column, in OTHER_NAME_COLUMNS order (a delta re-encodes a record
+   * from them: golden-copy/moved-records.ts); a string in side files of versions before
+   * 2026-12, which joined them by "; "
+   */
+  otherNames?: string[] | string;
   /** the joined headquarters address; null: it has none though it has a legal address */
   hqAddress?: string | null;
+}
+
+/** The other names as the feed shows them: joined by "; "; null when the record has none. */
+export function otherNamesShown(side: TrackedSide): string | null {
+  const names = side.otherNames;
+  return names === undefined ? null : typeof names === "string" ? names : names.join("; ");
+}
+
+/** The side line of the row at `at` of `rows`, from its side file; null when it has none. */
+export function sideLineOf(lines: JsonLinesReader, rows: Buffer, at = 0): Buffer | null {
+  const { offset, length } = readPlace(rows, at + SIDE_AT);
+  return lines.read(offset, length);
+}
+
+/** The side of the row at `at` of `rows`. */
+export function sideOf(lines: JsonLinesReader, rows: Buffer, at = 0): TrackedSide {
+  const line = sideLineOf(lines, rows, at);
+  return line === null ? {} : (JSON.parse(line.toString("utf8")) as TrackedSide);
 }
 
 /** Joins an address's parts as the feed shows it: the non-empty ones, by ", "; null when none is. */
@@ -121,21 +144,35 @@ export class TrackedRecordsWriter {
   add(row: CsvRow, parents: ParentIndex): void {
     const hashes = this.hashes;
     for (let f = 0; f < this.columns.length; f++) hashes[f] = hashColumns(row, this.columns[f]);
-    const slot = parents.find(row.buf, row.starts[this.lei]);
+    const start = row.starts[this.lei];
+    this.addRow(row.buf, start, parents, this.sideOf(row));
+  }
+
+  /**
+   * Adds a record as another load tracked it, the row at `at` of `rows` and its side line,
+   * with its parents taken anew from `parents`: a record re-encoded from its stored document.
+   */
+  addTracked(rows: Buffer, at: number, side: Buffer | null, parents: ParentIndex): void {
+    for (let f = 0; f < TRACKED_FIELDS.length - 2; f++) this.hashes[f] = rows.readUInt32LE(at + HASHES_AT + 4 * f);
+    this.addRow(rows, at, parents, side === null ? null : side.toString("utf8"));
+  }
+
+  /** Appends a row: the LEI at leiAt of `bytes`, this.hashes with the parents' from `parents`, the side line. */
+  private addRow(bytes: Uint8Array, leiAt: number, parents: ParentIndex, side: string | null): void {
+    const hashes = this.hashes;
+    const slot = parents.find(bytes, leiAt);
     hashes[TRACKED_FIELDS.length - 2] = hashParent(parents.direct, slot);
     hashes[TRACKED_FIELDS.length - 1] = hashParent(parents.ultimate, slot);
 
     if (this.used + TRACKED_ROW > this.chunk.length) this.flush();
     const buf = this.chunk,
       at = this.used;
-    const start = row.starts[this.lei];
-    row.buf.copy(buf, at, start, start + LEI_BYTES);
+    buf.set(bytes.subarray(leiAt, leiAt + LEI_BYTES), at);
     // a repeated LEI (a delta's record after the golden copy's) also takes the sorting path, which keeps the last
     if (this.inOrder && this.rows > 0 && buf.compare(this.last, 0, LEI_BYTES, at, at + LEI_BYTES) <= 0) this.inOrder = false;
     if (this.inOrder && this.rows % STRIDE === 0) this.index.push(Buffer.from(buf.subarray(at, at + LEI_BYTES)));
     buf.copy(this.last, 0, at, at + LEI_BYTES);
     for (let f = 0; f < hashes.length; f++) buf.writeUInt32LE(hashes[f], at + HASHES_AT + 4 * f);
-    const side = this.sideOf(row);
     const place = side === null ? null : this.side.append(side);
     writePlace(buf, at + SIDE_AT, place?.offset ?? 0, place?.length ?? 0);
     this.used += TRACKED_ROW;
@@ -211,7 +248,7 @@ export class TrackedRecordsWriter {
     if (!sameColumns(row, this.legal, this.hq)) hq = joinAddress(this.hq.map((i) => (i >= 0 && i < row.length ? row.field(i) : null)));
     if (names === null && hq === undefined) return null;
     const side: TrackedSide = {};
-    if (names !== null) side.otherNames = names.join("; ");
+    if (names !== null) side.otherNames = names;
     if (hq !== undefined) side.hqAddress = hq;
     return JSON.stringify(side);
   }

@@ -162,6 +162,11 @@ export class Collection extends CollectionView {
     }
   }
 
+  /** The files of gen's slices partitioned by LEI: the full load's under a derived generation. */
+  partitionedFiles(gen: number): SliceFiles[] {
+    return this.partitionedOf(gen);
+  }
+
   /** The LEIs of gen's overlay slices; none for a generation built whole. */
   overlayLeis(gen: number): string[] {
     return leisOf((this.served.get(gen) ?? []).filter((r) => r.overlay === true));

@@ -244,7 +244,10 @@ function runLoaderThread(collection: Collection, gen: number, req: LoadRequest):
     limits: req.limits,
     // the rows the digest was taken of, not the file read again: it may have changed since
     legalForms: { rows: req.legalForms.rows, digest: req.legalForms.digest },
-    overlay: req.onto && { baseLevel2: req.files.level2(req.onto.base.name) },
+    overlay: req.onto && {
+      baseLevel2: req.files.level2(req.onto.base.name),
+      baseSlices: collection.partitionedFiles(req.onto.gen).map((f) => ({ docFile: f.docFile, leis: f.leis })),
+    },
   };
   // an overlay's slices are numbered after the partitioned ones
   const first = req.onto?.base.slices ?? 0;

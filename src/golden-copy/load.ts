@@ -6,7 +6,8 @@ import { basename, join } from "node:path";
 import type { MessagePort } from "node:worker_threads";
 import { RecordBatchWriter } from "../engine/record-batch.js";
 import { CsvReader, type CsvRow } from "./csv.js";
-import { OTHER_NAME_COLUMNS, rowEncoder, SUCCESSOR_COLUMNS, type RowEncoder } from "./record.js";
+import { OTHER_NAME_COLUMNS, rowEncoder, SUCCESSOR_COLUMNS, writeDocument, type RowEncoder } from "./record.js";
+import { storedRecords, type BaseSlice } from "./moved-records.js";
 import { TrackedRecordsWriter } from "../changes/tracked-records.js";
 import { mergeOntoBase, parentsChangedSince } from "../changes/tracked-overlay.js";
 import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
@@ -56,10 +57,11 @@ export interface LoaderInput {
   legalForms: { rows: readonly ElfRow[]; digest: string };
   /**
    * an overlay over a full load (engine/collection.ts finishOnto): the records of `deltas` go to
-   * one slice, with those of `source` (that full load's file) whose parents the new Level 2
-   * changes, and the tracked records are made whole from the full load's in `baseLevel2`
+   * one slice, with the full load's records whose parents the new Level 2 changes (re-encoded
+   * from its slices `baseSlices`), and the tracked records are made whole from the full load's
+   * in `baseLevel2`
    */
-  overlay?: { baseLevel2: string };
+  overlay?: { baseLevel2: string; baseSlices: BaseSlice[] };
 }
 
 export type LoaderMessage =
@@ -290,14 +292,28 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     if (opened !== null) await readFile(path, null, opened);
     for (let d = 0; d < deltas.length; d++) await readFile(deltaFiles[d], deltas[d], await openLocal(deltaFiles[d]));
     if (overlay !== null) {
-      // the full file is read only when the new Level 2 moved a record the deltas do not hold
+      // records the new Level 2 moved that the deltas do not hold: re-encoded from the full load's
+      // documents; the full file is read only for those that cannot be (moved-records.ts)
       const moved = parentsChangedSince(overlay.baseLevel2, level2.parents, overlayLeis);
-      if (moved.size > 0) {
-        post({ type: "log", message: `${moved.size} record(s) of ${basename(path)} have new parents: reading them from it` });
-        const before = records;
-        await readFile(path, null, await openLocal(path), moved);
-        reparented = records - before;
+      const unresolved = new Set<string>();
+      for (const r of storedRecords(moved, { level2Dir: overlay.baseLevel2, slices: overlay.baseSlices }, unresolved)) {
+        overlayLeis.add(r.lei);
+        records++;
+        writeDocument(r.doc, r.otherNames, level2.parents, pending[0]);
+        tracked.addTracked(r.tracked, 0, r.side, level2.parents);
+        if (pending[0].records === BATCH_RECORDS) await flush(0);
       }
+      if (moved.size > 0) {
+        post({
+          type: "log",
+          message: `${moved.size} record(s) of the full load have new parents: ${moved.size - unresolved.size} re-encoded from its documents`,
+        });
+      }
+      if (unresolved.size > 0) {
+        post({ type: "log", message: `${unresolved.size} of them read from ${basename(path)}: their other names were kept joined` });
+        await readFile(path, null, await openLocal(path), unresolved);
+      }
+      reparented = moved.size;
     }
   } catch (err) {
     tracked.abandon();

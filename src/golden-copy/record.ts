@@ -6,7 +6,7 @@
 
 import { sliceOfBytes } from "../engine/partition.js";
 import type { RecordBatchWriter } from "../engine/record-batch.js";
-import { ENTITY_FIELD_TABLE, ENTITY_FIELDS } from "../engine/schema.js";
+import { ENTITY_FIELD_TABLE, ENTITY_FIELDS, type LegalEntity } from "../engine/schema.js";
 import type { CsvRow } from "./csv.js";
 import { ParentIndex } from "../level2/parent-index.js";
 import { ElfList, OTHER_LEGAL_FORM, type LegalFormName } from "../legal-forms/elf-list.js";
@@ -68,10 +68,6 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
     language: at(LEGAL_NAME_LANGUAGE),
     other: at(OTHER_LEGAL_FORM_COLUMN),
   });
-  const parent = (of: Uint8Array, slot: number, batch: RecordBatchWriter): void => {
-    if (slot >= 0 && of[slot * LEI_LENGTH] !== 0) batch.value(of, slot * LEI_LENGTH, (slot + 1) * LEI_LENGTH);
-    else batch.empty();
-  };
   const append = (row: CsvRow, i: number, batch: RecordBatchWriter): void => {
     if (present(row, i)) batch.value(row.buf, row.starts[i], row.ends[i], row.escaped[i] === 1);
     else batch.empty();
@@ -117,6 +113,37 @@ export function rowEncoder(header: string[], parents: ParentIndex = ParentIndex.
 
 const LEGAL_NAME_LANGUAGE = "Entity.LegalName.xmllang";
 const OTHER_LEGAL_FORM_COLUMN = "Entity.LegalForm.OtherLegalForm";
+
+/**
+ * Appends the record a stored document was built from, with the parents taken anew from
+ * `parents`: the values `RowEncoder.write` gave its row. The document holds each of them as the
+ * row's bytes decoded (UTF-8), the legal form's name as the same list named it, and no
+ * headquarters address that repeats the legal one; `otherNames` are the row's other names, in
+ * OTHER_NAME_COLUMNS order (the change feed's side line keeps them).
+ */
+export function writeDocument(doc: LegalEntity, otherNames: readonly string[], parents: ParentIndex, batch: RecordBatchWriter): void {
+  const lei = Buffer.from(doc.lei, "latin1");
+  const slot = parents.find(lei, 0);
+  batch.beginRecord();
+  for (const field of ENTITY_FIELDS) {
+    if (field === "directParent") parent(parents.direct, slot, batch);
+    else if (field === "ultimateParent") parent(parents.ultimate, slot, batch);
+    else text(doc[field], batch);
+  }
+  for (const name of otherNames) text(name, batch);
+}
+
+function text(value: string | null, batch: RecordBatchWriter): void {
+  if (value === null || value === "") return batch.empty();
+  const bytes = Buffer.from(value, "utf8");
+  batch.value(bytes, 0, bytes.length);
+}
+
+/** An entity's parent LEI, slot `slot` of `of`, as a value; slot -1 or zero bytes: none. */
+function parent(of: Uint8Array, slot: number, batch: RecordBatchWriter): void {
+  if (slot >= 0 && of[slot * LEI_LENGTH] !== 0) batch.value(of, slot * LEI_LENGTH, (slot + 1) * LEI_LENGTH);
+  else batch.empty();
+}
 
 /** A legal form's name and abbreviations as bytes, or "other": the row's OtherLegalForm is its name. */
 type NamedForm = { name: Buffer; abbreviations: Buffer | null } | "other";

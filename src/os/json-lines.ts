@@ -1,8 +1,8 @@
 // A file of JSON lines written through one buffer: each append says where its line went, so a
 // table can point at it, and the file is on disk (fsync) once finished.
 
-import { closeSync, fsyncSync, openSync } from "node:fs";
-import { writeFully } from "./fd-io.js";
+import { closeSync, existsSync, fsyncSync, openSync } from "node:fs";
+import { readFully, writeFully } from "./fd-io.js";
 
 export class JsonLines {
   readonly fd: number;
@@ -41,5 +41,26 @@ export class JsonLines {
   private flush(): void {
     writeFully(this.fd, this.buffer, 0, this.used);
     this.used = 0;
+  }
+}
+
+/** A file of JSON lines read by the places `JsonLines.append` gave; a missing file has no lines. */
+export class JsonLinesReader {
+  private readonly fd: number | null;
+
+  constructor(private readonly path: string) {
+    this.fd = existsSync(path) ? openSync(path, "r") : null;
+  }
+
+  /** The line at offset, length bytes; null for length 0 or a missing file. */
+  read(offset: number, length: number): Buffer | null {
+    if (this.fd === null || length === 0) return null;
+    const out = Buffer.allocUnsafe(length);
+    readFully(this.fd, out, 0, length, offset, this.path);
+    return out;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
   }
 }
