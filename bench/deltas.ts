@@ -1,12 +1,15 @@
 // The delta bench: what applying one GLEIF Level 1 delta costs, beside a full reload, in one run.
 //
-//   npm run bench -- --deltas [--records N] [--seed S] [--delta-records D] [--rate R] [--idle S]
-//                             [--builds label=DIR,label=DIR [--rounds R]]
+//   npm run bench -- --deltas [--records N] [--seed S] [--delta-records D] [--moved M] [--rate R]
+//                             [--idle S] [--builds label=DIR,label=DIR [--rounds R]]
 //
 // 1. The synthetic golden copy of N records (generate.ts, reused from bench/out/), and a delta of
 //    D of its records (every N/D-th, each renamed and updated), zipped as GLEIF names a delta.
-// 2. A GLEIF imitation on 127.0.0.1: the golden copy API's lei2 `latest` and the files, served
-//    from disk; rr, repex and the mapping API answer 404, so those parts stay missing.
+//    With --moved M (default 10,000; 0: no Level 2): the synthetic rr file (level2-generate.ts)
+//    and an rr delta deleting the direct relationships of M children the Level 1 delta does not
+//    hold, spread over the file: records whose parents change though their Level 1 record does not.
+// 2. A GLEIF imitation on 127.0.0.1: the golden copy API's lei2 (and rr) `latest` and the files,
+//    served from disk; repex and the mapping API answer 404, so those parts stay missing.
 // 3. The server (this checkout's dist/src/main.js, or with --builds each build's in turn, round
 //    by round) loads publication 1 from the full file. Then, each the same way: publication 2,
 //    8 hours on, with its IntraDay delta; publication 3, with no delta, so a full load. Each
@@ -24,7 +27,9 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Args, buildList, type Build } from "./args.js";
-import { readHeader } from "./csv.js";
+import { parseCsvLine, readHeader } from "./csv.js";
+import { ensureLevel2 } from "./level2-generate.js";
+import { openLocal } from "../src/golden-copy/source.js";
 import { ensureGoldenZip } from "./generate.js";
 import { GoldenRowWriter } from "./golden-row.js";
 import type { LatencySummary } from "./histogram.js";
@@ -40,6 +45,8 @@ export interface DeltaOptions {
   readonly records: number;
   readonly seed: number;
   readonly deltaRecords: number;
+  /** children whose direct relationship the rr delta deletes; 0: no Level 2 served */
+  readonly moved: number;
   readonly rate: number;
   readonly idleS: number;
   /** the builds measured, each in turn in every round; this checkout alone by default */
@@ -52,6 +59,7 @@ export function deltaOptions(args: Args): DeltaOptions {
     records: args.int("records", 3_430_000),
     seed: args.int("seed", 1),
     deltaRecords: args.int("delta-records", 60_000),
+    moved: args.int("moved", 10_000),
     rate: args.int("rate", 100),
     idleS: args.int("idle", 20),
     builds: buildList(args, REPO),
@@ -63,14 +71,21 @@ const log = (line: string): void => {
   process.stderr.write(`[deltas ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 };
 
-/** A publication of the imitation: its date, full file and (optionally) IntraDay delta. */
-interface Publish {
-  publishDate: string;
-  full: { file: string; records: number };
-  intraDay: { file: string; records: number } | null;
+/** A file the imitation serves, and the rows GLEIF would announce for it. */
+interface Served {
+  file: string;
+  records: number;
 }
 
-/** The golden copy API's lei2 `latest` and its files, from disk; every other route answers 404. */
+/** A publication of the imitation: its date, full file and (optionally) IntraDay delta, of lei2 and of rr (none: 404). */
+interface Publish {
+  publishDate: string;
+  full: Served;
+  intraDay: Served | null;
+  rr?: { full: Served; intraDay: Served | null };
+}
+
+/** The golden copy API's lei2 and rr `latest` and their files, from disk; every other route answers 404. */
 class GleifFiles {
   current: Publish | null = null;
   readonly bytesSent = new Map<string, number>();
@@ -92,7 +107,7 @@ class GleifFiles {
     return `http://127.0.0.1:${this.port}/api/v2`;
   }
 
-  private describe(file: { file: string; records: number }): Record<string, unknown> {
+  private describe(file: Served): Record<string, unknown> {
     return {
       url: `http://127.0.0.1:${this.port}/files/${path.basename(file.file)}`,
       size: statSync(file.file).size,
@@ -102,19 +117,22 @@ class GleifFiles {
 
   private handle(url: string, res: ServerResponse): void {
     const p = this.current;
-    if (url === "/api/v2/golden-copies/publishes/lei2/latest" && p !== null) {
+    const type = /^\/api\/v2\/golden-copies\/publishes\/(lei2|rr)\/latest$/.exec(url)?.[1];
+    const files = p === null ? undefined : type === "lei2" ? p : type === "rr" ? p.rr : undefined;
+    if (p !== null && files !== undefined) {
       const body = {
         data: {
           publish_date: p.publishDate,
-          full_file: { csv: this.describe(p.full) },
-          delta_files: p.intraDay === null ? {} : { IntraDay: { csv: this.describe(p.intraDay) } },
+          full_file: { csv: this.describe(files.full) },
+          delta_files: files.intraDay === null ? {} : { IntraDay: { csv: this.describe(files.intraDay) } },
         },
       };
       res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       return;
     }
     const file = /^\/files\/([^/]+)$/.exec(url);
-    const served = file && p ? [p.full.file, p.intraDay?.file].find((f) => f !== undefined && path.basename(f) === file[1]) : undefined;
+    const all = p === null ? [] : [p.full, p.intraDay, p.rr?.full, p.rr?.intraDay];
+    const served = file ? all.find((f) => f !== null && f !== undefined && path.basename(f.file) === file[1])?.file : undefined;
     if (served === undefined) {
       res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
       return;
@@ -133,8 +151,9 @@ class GleifFiles {
   }
 }
 
-/** D records of the corpus, every N/D-th, each renamed and with a later update date: a delta's rows. */
-async function writeDelta(opts: DeltaOptions, file: string): Promise<number> {
+/** D records of the corpus, every N/D-th, each renamed and with a later update date: a delta's rows; their LEIs. */
+async function writeDelta(opts: DeltaOptions, file: string): Promise<Set<string>> {
+  const leis = new Set<string>();
   const factory = new RecordFactory(opts.seed, opts.records);
   const { line, names } = await readHeader();
   const writer = new GoldenRowWriter(names);
@@ -146,6 +165,7 @@ async function writeDelta(opts: DeltaOptions, file: string): Promise<number> {
     let pos = 0;
     for (let k = 0; k < count; k++) {
       const rec: EntityRecord = factory.recordAt(k * step);
+      leis.add(rec.lei);
       const changed = { ...rec, legalName: `${rec.legalName} Neu`, lastUpdateDate: "2026-09-30T15:00:00Z" };
       let end = writer.renderInto(changed, buf, pos);
       if (end < 0) {
@@ -163,7 +183,50 @@ async function writeDelta(opts: DeltaOptions, file: string): Promise<number> {
     mtime: new Date(Date.UTC(2026, 8, 30, 16)),
     zip64Local: false,
   });
-  return count;
+  return leis;
+}
+
+/**
+ * The rr delta: the IS_DIRECTLY_CONSOLIDATED_BY rows of `moved` children none of `held` (the
+ * Level 1 delta's LEIs), every k-th such row of the full file, each with DeletedAt; the rows.
+ */
+async function writeRrDelta(fullRr: string, moved: number, held: ReadonlySet<string>, file: string): Promise<number> {
+  const lines: string[] = [];
+  let header = "";
+  let candidates = 0;
+  const opened = await openLocal(fullRr);
+  const direct: string[] = [];
+  let rest = "";
+  try {
+    for await (const chunk of opened.stream) {
+      const text = rest + (chunk as Buffer).toString("utf8");
+      const parts = text.split("\n");
+      rest = parts.pop()!;
+      for (const line of parts) {
+        if (header === "") {
+          header = line;
+          continue;
+        }
+        if (!line.includes('"IS_DIRECTLY_CONSOLIDATED_BY"')) continue;
+        if (held.has(parseCsvLine(line)[0])) continue;
+        candidates++;
+        direct.push(line);
+      }
+    }
+  } finally {
+    opened.close();
+  }
+  const step = Math.max(1, Math.floor(candidates / moved));
+  for (let i = 0; i < direct.length && lines.length < moved; i += step) lines.push(`${direct[i]},"2026-09-30T15:00:00Z"`);
+  async function* rows(): AsyncGenerator<Buffer> {
+    yield Buffer.from(`${header},"DeletedAt"\n${lines.join("\n")}\n`);
+  }
+  await writeSingleEntryZip(rows(), file, {
+    entryName: path.basename(file, ".zip"),
+    mtime: new Date(Date.UTC(2026, 8, 30, 16)),
+    zip64Local: false,
+  });
+  return lines.length;
 }
 
 /** Seconds the server idles after each load before its RSS is read again. */
@@ -267,8 +330,17 @@ export async function runDeltaBench(opts: DeltaOptions): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), "leidex-deltas-"));
   removeDirLater(work);
   const delta = path.join(work, "20260930-1600-gleif-goldencopy-lei2-intra-day.csv.zip");
-  const deltaRecords = await writeDelta(opts, delta);
+  const held = await writeDelta(opts, delta);
+  const deltaRecords = held.size;
   log(`delta of ${deltaRecords} records: ${(statSync(delta).size / 1e6).toFixed(1)} MB`);
+  let rr: Publish["rr"] = undefined;
+  if (opts.moved > 0) {
+    const level2 = await ensureLevel2(OUT, opts.records, opts.seed, log);
+    const rrDelta = path.join(work, "20260930-1600-gleif-goldencopy-rr-intra-day.csv.zip");
+    const rows = await writeRrDelta(level2.paths.rr, opts.moved, held, rrDelta);
+    log(`rr delta deleting the direct relationships of ${rows} children no Level 1 delta row holds`);
+    rr = { full: { file: level2.paths.rr, records: level2.stats.rr.rows }, intraDay: { file: rrDelta, records: rows } };
+  }
   const gleif = await GleifFiles.start();
   try {
     const compared = opts.builds.length > 1 || opts.rounds > 1;
@@ -276,7 +348,16 @@ export async function runDeltaBench(opts: DeltaOptions): Promise<void> {
       for (const build of opts.builds) {
         const run = compared ? `${build.label}-r${round}` : null;
         if (run !== null) log(`round ${round}: ${build.label} (${build.dir})`);
-        await runOnce(opts, build, run, gleif, { file: golden.zip, records: opts.records }, { file: delta, records: deltaRecords }, work);
+        await runOnce(
+          opts,
+          build,
+          run,
+          gleif,
+          { file: golden.zip, records: opts.records },
+          { file: delta, records: deltaRecords },
+          rr,
+          work,
+        );
       }
     }
   } finally {
@@ -290,17 +371,19 @@ async function runOnce(
   build: Build,
   run: string | null,
   gleif: GleifFiles,
-  full: { file: string; records: number },
-  delta: { file: string; records: number },
+  full: Served,
+  delta: Served,
+  rr: Publish["rr"],
   work: string,
 ): Promise<void> {
+  const rrFull = rr && { full: rr.full, intraDay: null };
   // distinct name searches: each phase takes its own, none repeats; every run the same ones
   const factory = new RecordFactory(opts.seed, opts.records);
   const rng = Rng.at(opts.seed, 71, 0);
   const searches = (n: number): string[] =>
     Array.from({ length: n }, () => `/v1/entities?q=${encodeURIComponent(factory.recordAt(rng.int(opts.records)).legalName)}&limit=10`);
 
-  gleif.current = { publishDate: "2026-09-30 08:00:00", full, intraDay: null };
+  gleif.current = { publishDate: "2026-09-30 08:00:00", full, intraDay: null, rr: rrFull };
   const port = await freePort();
   const suffix = run === null ? "" : `-${run}`;
   const server = await startServer({
@@ -324,9 +407,9 @@ async function runOnce(
       warmupS: 0,
       ratePerS: opts.rate,
     });
-    gleif.current = { publishDate: "2026-09-30 16:00:00", full, intraDay: delta };
+    gleif.current = { publishDate: "2026-09-30 16:00:00", full, intraDay: delta, rr };
     const applied = await measure("IntraDay delta", server, gleif, "2026-09-30T16:00:00Z", searches(opts.rate * 3600), opts.rate);
-    gleif.current = { publishDate: "2026-10-01 00:00:00", full, intraDay: null };
+    gleif.current = { publishDate: "2026-10-01 00:00:00", full, intraDay: null, rr: rrFull };
     const reload = await measure("full reload", server, gleif, "2026-10-01T00:00:00Z", searches(opts.rate * 3600), opts.rate);
     report(opts, run, delta.records, idle, [applied, reload]);
   } finally {
@@ -376,6 +459,7 @@ function report(opts: DeltaOptions, run: string | null, deltaRecords: number, id
       .join(", ");
   process.stdout.write(
     `\n${run === null ? "" : `${run}: `}GLEIF delta of ${deltaRecords.toLocaleString("en-US")} records on ${opts.records.toLocaleString("en-US")} (synthetic corpus), ` +
+      (opts.moved > 0 ? `its rr delta moving ${opts.moved.toLocaleString("en-US")} records more, ` : "no Level 2, ") +
       `exact-name searches open loop at ${opts.rate}/s during each:\n\n${table(rows)}\n` +
       `\nsearch outcomes: idle ${outcomes({ ...idle.statusCounts, ...idle.errorKinds })}; ` +
       `${delta.name} ${outcomes(delta.searchOutcomes)}; ${full.name} ${outcomes(full.searchOutcomes)}\n`,
