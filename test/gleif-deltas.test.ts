@@ -188,6 +188,12 @@ async function sameAnswers(t: Test, a: RunningServer, b: RunningServer, paths: s
 }
 
 /** The collections on disk: the live one, and the full load it is laid over. */
+/** The first rows of the sample's mapping file of `part`, split into LEI and code. */
+const mappingRows = (part: "isin" | "bic"): string[][] =>
+  sampleLevel2Text(part)
+    .split("\n")
+    .slice(1, 8)
+    .map((line) => line.trim().split(","));
 const collectionsOnDisk = (): string[] =>
   readdirSync(join(dataDir, "collections"))
     .filter((name) => name.startsWith("lei_"))
@@ -247,6 +253,8 @@ t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full fil
   t.match(log, /3 record\(s\) of the full load have new parents: 2 re-encoded from its documents/);
   t.match(log, /1 of them read from 20261001-0000-gleif-goldencopy-lei2-golden-copy\.csv\.zip: their other names were kept joined/);
   t.match(log, /Level 2 rr: applying its IntraDay delta \(4 records\)/);
+  t.match(log, /Level 2 rr: \S+ as the live collection parsed it; only its deltas are read/, "the full rr file is not parsed again");
+  t.match(log, /Level 2 repex: \S+ as the live collection parsed it; only its deltas are read/, "nor the full repex file");
   t.match(log, /Level 2 repex: applying its IntraDay delta \(2 records\)/);
   t.equal(gleif.fileRequestsFor(P2), 0, "the full file of publication 2 was not downloaded");
   t.equal(gleif.fileRequests.get(level2P2.rr.name) ?? 0, 0, "nor its full rr");
@@ -388,10 +396,14 @@ t.test("publication 4 whose IntraDay delta is announced but missing: the full fi
 });
 
 t.test("publication 5, 16 hours on: its LastDay delta; a kill -9 restart serves it from its segments", async (t) => {
+  const isinDownloads = gleif.fileRequests.get(level2P2.isin.name) ?? 0;
   gleif.publish(P5, served({ LastDay: goldenDelta(P5.publishDate, "LastDay", deltaRows5) }));
   const log = await reload(srv, /loaded \d+ records as lei_20261002-1600/);
   t.match(log, /applying its LastDay delta \(1 records/);
   t.match(log, /laid 1 records of the deltas over the 1 slice\(s\) of lei_20261002-0000/);
+  t.match(log, /Level 2 isin: the file the live collection's tables were built from; its \d+ pairs are kept/, "the same ISIN file");
+  t.match(log, /Level 2 bic: the file the live collection's tables were built from; its \d+ pairs are kept/, "the same BIC file");
+  t.equal(gleif.fileRequests.get(level2P2.isin.name) ?? 0, isinDownloads, "nor is it downloaded again");
   t.equal(gleif.fileRequestsFor(P5), 0);
   t.same(collectionsOnDisk(), ["lei_20261002-0000", "lei_20261002-1600"], "the full load it is laid over is kept");
   t.match(((await srv.json("/v1/stats")) as Stats).delta, { window: "LastDay", rows: 1 });
@@ -432,6 +444,11 @@ t.test("publication 6, 8 hours on: its delta chained onto the delta-built collec
     `/v1/entities/${B}`,
     ...sampleRows.slice(500, 560).map((r) => `/v1/entities?q=${encodeURIComponent(r[NAME])}&limit=5`),
     "/v1/entities?registrationStatus=LAPSED&limit=100",
+    // the mapping tables publication 5 kept from publication 4
+    ...mappingRows("isin")
+      .map(([lei, isin]) => [`/v1/isin/${isin}`, `/v1/entities/${lei}/isins`])
+      .flat(),
+    ...mappingRows("bic").map(([, bic]) => `/v1/bic/${bic}`),
   ]);
 });
 

@@ -7,7 +7,7 @@
 // `sink` (the durable store) batch by batch. Neither a new LEI nor one the new load lacks is a
 // field change (docs/changes.md): only LEIs both generations hold are compared.
 
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { JsonLinesReader } from "../os/json-lines.js";
 import { Turns } from "../os/event-loop-turns.js";
@@ -326,6 +326,8 @@ async function compareExceptions(old: ComparedGeneration, next: ComparedGenerati
 }
 
 async function compareIsinCounts(old: ComparedGeneration, next: ComparedGeneration, out: ChangeBatches): Promise<void> {
+  // a delta keeps the live tables of an ISIN file unchanged (level2/build.ts reuse): one file, nothing to compare
+  if (sameFile(join(old.dir, LEI_TO_ISIN.file), join(next.dir, LEI_TO_ISIN.file))) return;
   const a = openTable(old.dir, LEI_TO_ISIN.file, LEI_TO_ISIN.rowWidth, LEI_TO_ISIN.keyWidth),
     b = openTable(next.dir, LEI_TO_ISIN.file, LEI_TO_ISIN.rowWidth, LEI_TO_ISIN.keyWidth);
   try {
@@ -341,4 +343,11 @@ async function compareIsinCounts(old: ComparedGeneration, next: ComparedGenerati
     a?.close();
     b?.close();
   }
+}
+
+/** Whether both paths name one file (hard links of it). */
+function sameFile(a: string, b: string): boolean {
+  const x = statSync(a, { throwIfNoEntry: false }),
+    y = statSync(b, { throwIfNoEntry: false });
+  return x !== undefined && y !== undefined && x.ino === y.ino && x.dev === y.dev;
 }

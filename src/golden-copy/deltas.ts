@@ -13,6 +13,7 @@ import { DELTA_WINDOWS, type DeltaWindow, type Publication, type PublishedFile }
 import type { DeltaInput } from "./load.js";
 import type { CollectionManifest } from "../store/collection-files.js";
 import type { DeltaPart } from "../level2/layout.js";
+import type { Level2Input, MappingPart } from "../level2/build.js";
 
 export interface ChosenDelta {
   window: DeltaWindow;
@@ -39,6 +40,29 @@ export function liveLevel2(live: CollectionManifest | null, part: DeltaPart): Li
   const state = live?.parts?.[part];
   if (live === null || live.fallback || state === undefined || state.status === "missing" || state.from === null) return null;
   return { published: state.from, base: live.level2.files[part], chain: live.level2.deltas?.[part] ?? [] };
+}
+
+/**
+ * The mapping parts (ISIN, BIC) whose latest file (`fetched`: its name) is the one the live
+ * collection's tables were built from, still kept: a delta neither downloads nor builds them
+ * again but keeps the live tables, in `level2Dir` (level2/build.ts `reuse`). GLEIF publishes
+ * the mapping files once a day, the golden copy three times.
+ */
+export function keptMappings(
+  live: CollectionManifest,
+  fetched: Partial<Record<MappingPart, string>>,
+  level2Dir: string,
+): { files: Partial<Record<MappingPart, string>>; reuse: NonNullable<Level2Input["reuse"]> } {
+  const files: Partial<Record<MappingPart, string>> = {};
+  const reuse: NonNullable<Level2Input["reuse"]> = {};
+  for (const part of ["isin", "bic"] as const) {
+    const state = live.parts?.[part];
+    const file = live.level2.files[part];
+    if (state?.from == null || state.from !== fetched[part] || file === null || !existsSync(file)) continue;
+    files[part] = file;
+    reuse[part] = { dir: level2Dir, count: part === "isin" ? live.level2.isins : live.level2.bics };
+  }
+  return { files, reuse };
 }
 
 /** Hours from one publication to the next, both ISO ("2026-09-30T08:00:00Z"); null when either is not a date. */

@@ -18,7 +18,7 @@ import { CollectionFiles, DOCUMENT_VERSION, type CollectionManifest } from "../s
 import { uploadsInProgress } from "../store/uploads-in-progress.js";
 import { isDiskFull } from "../store/disk-floor.js";
 import { isoPublished, latestPublication, type Publication } from "./gleif-api.js";
-import { deltaFor, deltaInputs, liveLevel1, liveLevel2, type ChosenDelta } from "./deltas.js";
+import { deltaFor, deltaInputs, keptMappings, liveLevel1, liveLevel2, type ChosenDelta } from "./deltas.js";
 import type { PartsPlan } from "./part-metadata.js";
 import { fetchPartsMetadata } from "./part-metadata.js";
 import { oneLineReason, partStates, SOURCE_PARTS, staleParts, type PartState, type SourcePart, type SourceParts } from "./source-parts.js";
@@ -534,6 +534,9 @@ export class Reloader {
       deltas[part] = [...chosen.chain, chosen.file.url];
       fullSources[part] = full;
     }
+    // the ISIN and BIC files of the live collection, when GLEIF's latest are the same: its tables kept
+    const mappings = keptMappings(live, plan.fetched, this.files.level2(live.name));
+    Object.assign(files, mappings.files);
     const onto = this.ontoLive(live);
     if (onto === null)
       this.opts.log(
@@ -550,7 +553,7 @@ export class Reloader {
         expectedRows: null,
         expectedLeis: pub.recordCount,
         announced: request.announced === undefined ? undefined : { ...request.announced, lei2: undefined },
-        level2: { ...request.level2, files, deltas, fullSources },
+        level2: { ...request.level2, files, deltas, fullSources, reuse: mappings.reuse, liveDir: this.files.level2(live.name) },
         describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC: the full file of ${live.published} with ${delta.chain.length + 1} delta(s) applied, the last ${delta.file.url}`,
       });
       this.metrics.increment(DELTAS_APPLIED, DELTAS_APPLIED_HELP);

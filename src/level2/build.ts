@@ -5,7 +5,7 @@
 // fail is kept (it is an LEI in form), an end node not in Level 1 is kept (shown as a bare LEI).
 // Returns each entity's current parents, for the Level 1 records' parent fields and filters.
 
-import { mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync } from "node:fs";
 import { JsonLines } from "../os/json-lines.js";
 import { join } from "node:path";
 import { CsvReader, type CsvRow } from "../golden-copy/csv.js";
@@ -27,6 +27,8 @@ import {
   RR_BY_END,
   RR_BY_START,
   RR_RECORDS,
+  RR_PARSED,
+  REPEX_PARSED,
   typeCode,
   ULTIMATE,
   writePlace,
@@ -37,6 +39,16 @@ import {
   type TableLayout,
 } from "./layout.js";
 import { SortedTableWriter } from "./sorted-table.js";
+import type { ChunkedArray } from "../engine/chunked-array.js";
+import {
+  linkParsedRows,
+  readParsedRows,
+  sourceOf,
+  writeParsedRows,
+  type Column,
+  type ParsedRows,
+  type ParsedSource,
+} from "./parsed-rows.js";
 import { ParentIndex } from "./parent-index.js";
 
 export class Level2FileError extends Error {}
@@ -72,7 +84,21 @@ export interface Level2Input {
   fullFile?: (part: DeltaPart) => Promise<string>;
   /** where a part's deltas failed (the loader's log) */
   log?: (message: string) => void;
+  /**
+   * the mapping parts whose file in `files` is the one the live collection's tables were built
+   * from: those tables are linked from its Level 2 directory `dir` (`count` pairs) instead of
+   * built again; from the file after all when they cannot be
+   */
+  reuse?: Partial<Record<MappingPart, { dir: string; count: number }>>;
+  /**
+   * the live collection's Level 2 directory: rr and repex built from the full file its tables
+   * were built from take that file's rows from there (parsed-rows.ts) and parse only the deltas
+   */
+  liveDir?: string | null;
 }
+
+export type MappingPart = "isin" | "bic";
+const MAPPING_TABLES: Record<MappingPart, TableLayout[]> = { isin: [ISIN_TO_LEI, LEI_TO_ISIN], bic: [BIC_TO_LEI] };
 
 export interface Level2Build {
   /** what the tables hold, and the files they were built from (a carried part's is the live copy) */
@@ -152,9 +178,10 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
       return build(null, [], null, { n: 0 });
     }
   };
+  const live: LiveDir = { dir: input.liveDir ?? null, log: input.log };
   const rr = await part(
     "rr",
-    (p, d, e, s) => buildRelationships(p, d, dir, e, s),
+    (p, d, e, s) => buildRelationships(p, d, dir, e, s, live),
     (r) => r.count,
     "relationship records",
     minimum.relationships,
@@ -162,15 +189,29 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   );
   const exceptions = await part(
     "repex",
-    (p, d, e, s) => buildExceptions(p, d, dir, e, s),
+    (p, d, e, s) => buildExceptions(p, d, dir, e, s, live),
     (n) => n,
     "reporting exceptions",
     minimum.exceptions,
     expectedRows.repex,
   );
+  /** A mapping part: the live collection's tables where `reuse` names them, else built from its file. */
+  const pairs = (name: MappingPart, path: string | null, skipped: { n: number }): Promise<number> => {
+    const from = input.reuse?.[name];
+    if (from !== undefined && path !== null) {
+      try {
+        linkTables(from.dir, dir, MAPPING_TABLES[name]);
+        input.log?.(`Level 2 ${name}: the file the live collection's tables were built from; its ${from.count} pairs are kept`);
+        return Promise.resolve(from.count);
+      } catch (err) {
+        input.log?.(`Level 2 ${name}: the live collection's tables cannot be kept (${(err as Error).message}); building them again`);
+      }
+    }
+    return buildPairs(path, name === "isin" ? "ISIN" : "BIC", dir, skipped);
+  };
   const isins = await part(
     "isin",
-    (p, _d, _e, s) => buildPairs(p, "ISIN", dir, s),
+    (p, _d, _e, s) => pairs("isin", p, s),
     (n) => n,
     "ISIN pairs",
     minimum.isins,
@@ -178,7 +219,7 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   );
   const bics = await part(
     "bic",
-    (p, _d, _e, s) => buildPairs(p, "BIC", dir, s),
+    (p, _d, _e, s) => pairs("bic", p, s),
     (n) => n,
     "BIC pairs",
     minimum.bics,
@@ -186,6 +227,116 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   );
   const counts: Level2Counts = { relationships: rr.count, exceptions, isins, bics, skipped: skipped.n, files, deltas };
   return { counts, parents: rr.parents, failures };
+}
+
+/** The live collection's Level 2 directory (none: a build from scratch), and the loader's log. */
+interface LiveDir {
+  dir: string | null;
+  log?: (message: string) => void;
+}
+
+/**
+ * A part's full file in a build: its rows taken from the live collection's parsed rows of the
+ * same file (parsed-rows.ts) and its records' bytes copied from there, or else parsed (`toParse`)
+ * and its parsed rows kept for the next build. Rows are pushed in file order, the full file's first.
+ */
+class FullFileRows<C extends string> {
+  readonly records: JsonLines;
+  /** the full file to parse; null when its rows were taken */
+  readonly toParse: string | null;
+  private readonly parsed: ParsedRows<C> | null;
+  private readonly source: ParsedSource | null;
+  /** the rows, skipped rows and record bytes of the full file, once a delta's header comes */
+  private atFirstDelta: { rows: number; skipped: number; recordBytes: number } | null = null;
+
+  private readonly live: string | null;
+
+  constructor(
+    part: DeltaPart,
+    path: string | null,
+    live: LiveDir,
+    private readonly dir: string,
+    private readonly parsedFile: string,
+    recordsFile: string,
+    private readonly types: Record<C, "f64" | "u8" | "u32">,
+    private readonly pushers: Record<C, ChunkedArray<Column>>,
+  ) {
+    this.live = live.dir;
+    this.source = path === null ? null : sourceOf(path);
+    this.parsed = this.source !== null && live.dir !== null ? readParsedRows(join(live.dir, parsedFile), this.source, types) : null;
+    this.toParse = this.parsed === null ? path : null;
+    this.records = new JsonLines(
+      join(dir, recordsFile),
+      this.parsed === null ? undefined : { from: join(live.dir!, recordsFile), bytes: this.parsed.recordBytes },
+    );
+    if (this.parsed !== null)
+      live.log?.(`Level 2 ${part}: ${this.source!.file} as the live collection parsed it; only its deltas are read`);
+  }
+
+  /** Pushes the taken rows (file 0, none a deletion) and counts their skipped rows. */
+  pushKept(files: ChunkedArray<Uint8Array>, deletions: ChunkedArray<Uint8Array>, skipped: { n: number }): void {
+    const parsed = this.parsed;
+    if (parsed === null) return;
+    let rows = 0;
+    for (const name of Object.keys(this.types) as C[]) {
+      const values = parsed.columns[name],
+        into = this.pushers[name];
+      rows = values.length;
+      for (let i = 0; i < values.length; i++) into.push(values[i]);
+    }
+    for (let i = 0; i < rows; i++) {
+      files.push(0);
+      deletions.push(0);
+    }
+    skipped.n += parsed.skipped;
+  }
+
+  /** A file's header: the first delta's marks where the full file's rows end. */
+  header(file: number, skipped: { n: number }): void {
+    if (file === 1 && this.atFirstDelta === null) {
+      const rows = this.pushers[(Object.keys(this.types) as C[])[0]].length;
+      this.atFirstDelta = { rows, skipped: skipped.n, recordBytes: this.records.bytes };
+    }
+  }
+
+  /** The full file's data rows: `parsedRows` counted by the parse, or those of the rows taken. */
+  fileRows(parsedRows: number): number {
+    return this.parsed?.fileRows ?? parsedRows;
+  }
+
+  /** Keeps the full file's parsed rows beside the tables for the next build (`columns`: every row's, as arrays). */
+  keep(parsedRows: number, skipped: { n: number }, columns: Record<C, Column>): void {
+    const file = join(this.dir, this.parsedFile);
+    if (this.parsed !== null) return linkParsedRows(join(this.live!, this.parsedFile), file);
+    if (this.source === null) return;
+    const end = this.atFirstDelta ?? {
+      rows: columns[(Object.keys(this.types) as C[])[0]].length,
+      skipped: skipped.n,
+      recordBytes: this.records.bytes,
+    };
+    const kept = {} as Record<C, Column>;
+    for (const name of Object.keys(this.types) as C[]) kept[name] = columns[name].subarray(0, end.rows);
+    writeParsedRows(file, this.source, { fileRows: parsedRows, skipped: end.skipped, recordBytes: end.recordBytes, columns: kept });
+  }
+}
+
+/** Links the tables (and their indexes) from `from` into `to`: the same files, not copies; a copy only across file systems. */
+function linkTables(from: string, to: string, tables: readonly TableLayout[]): void {
+  for (const table of tables) {
+    for (const file of [table.file, `${table.file}.idx`]) {
+      const source = join(from, file);
+      if (!existsSync(source)) {
+        if (file === table.file) throw new Level2FileError(`${file} is not in the live collection's Level 2`);
+        continue;
+      }
+      try {
+        linkSync(source, join(to, file));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+        copyFileSync(source, join(to, file));
+      }
+    }
+  }
 }
 
 /**
@@ -320,12 +471,15 @@ const START = "Relationship.StartNode.NodeID",
   END = "Relationship.EndNode.NodeID",
   TYPE = "Relationship.RelationshipType";
 
+const RR_COLUMNS = { sh: "f64", sl: "f64", eh: "f64", el: "f64", ty: "u8", cur: "u8", off: "f64", len: "u32" } as const;
+
 async function buildRelationships(
   path: string | null,
   deltas: readonly string[],
   dir: string,
   expectedRows: number | null,
   skipped: { n: number },
+  live: LiveDir,
 ): Promise<{ count: number; parents: ParentIndex }> {
   const startHi = f64s(),
     startLo = f64s(),
@@ -337,13 +491,25 @@ async function buildRelationships(
     lengths = u32s(),
     files = u8s(),
     deletions = u8s();
-  const records = new JsonLines(join(dir, RR_RECORDS));
+  const full = new FullFileRows("rr", path, live, dir, RR_PARSED, RR_RECORDS, RR_COLUMNS, {
+    sh: startHi,
+    sl: startLo,
+    eh: endHi,
+    el: endLo,
+    ty: types,
+    cur: current,
+    off: offsets,
+    len: lengths,
+  });
+  const records = full.records;
+  full.pushKept(files, deletions, skipped);
   let render: ((row: CsvRow) => string) | null = null;
   let at: Map<string, number> = new Map();
   const rows = await eachRowOf(
-    path,
+    full.toParse,
     deltas,
-    (names) => {
+    (names, file) => {
+      full.header(file, skipped);
       at = columnsOf(names, [START, END, TYPE], "relationship (RR)");
       render = relationshipRenderer(names, at);
     },
@@ -379,8 +545,9 @@ async function buildRelationships(
     throw err;
   });
   records.finish();
-  if (expectedRows !== null && rows !== expectedRows) {
-    throw new Level2FileError(`the relationship (RR) file holds ${rows} rows, its publication announces ${expectedRows}`);
+  const fileRows = full.fileRows(rows);
+  if (expectedRows !== null && fileRows !== expectedRows) {
+    throw new Level2FileError(`the relationship (RR) file holds ${fileRows} rows, its publication announces ${expectedRows}`);
   }
   const sh = startHi.toArray(),
     sl = startLo.toArray(),
@@ -390,6 +557,7 @@ async function buildRelationships(
     cur = current.toArray(),
     off = offsets.toArray(),
     len = lengths.toArray();
+  full.keep(rows, skipped, { sh, sl, eh, el, ty, cur, off, len });
   const all = sh.length;
   let byStart = radixOrder(all, [
     { values: sh, bits: LEI_BITS },
@@ -537,12 +705,15 @@ function relationshipRenderer(names: string[], at: Map<string, number>): (row: C
   };
 }
 
+const REPEX_COLUMNS = { h: "f64", l: "f64", c: "u8", off: "f64", len: "u32" } as const;
+
 async function buildExceptions(
   path: string | null,
   deltas: readonly string[],
   dir: string,
   expectedRows: number | null,
   skipped: { n: number },
+  live: LiveDir,
 ): Promise<number> {
   const hi = f64s(),
     lo = f64s(),
@@ -551,7 +722,15 @@ async function buildExceptions(
     lengths = u32s(),
     files = u8s(),
     deletions = u8s();
-  const records = new JsonLines(join(dir, REPEX_RECORDS));
+  const full = new FullFileRows("repex", path, live, dir, REPEX_PARSED, REPEX_RECORDS, REPEX_COLUMNS, {
+    h: hi,
+    l: lo,
+    c: categories,
+    off: offsets,
+    len: lengths,
+  });
+  const records = full.records;
+  full.pushKept(files, deletions, skipped);
   let at = new Map<string, number>();
   let reasons: number[] = [],
     references: number[] = [];
@@ -564,9 +743,10 @@ async function buildExceptions(
     return out;
   };
   const rows = await eachRowOf(
-    path,
+    full.toParse,
     deltas,
-    (names) => {
+    (names, file) => {
+      full.header(file, skipped);
       at = columnsOf(names, ["LEI", "Exception.Category"], "reporting exception (REPEX)");
       reasons = numbered(names, /^Exception\.Reason(?:\.(\d+))?()$/).map((g) => g.get("")!);
       references = numbered(names, /^Exception\.Reference(?:\.(\d+))?()$/).map((g) => g.get("")!);
@@ -610,14 +790,16 @@ async function buildExceptions(
     throw err;
   });
   records.finish();
-  if (expectedRows !== null && rows !== expectedRows) {
-    throw new Level2FileError(`the reporting exception (REPEX) file holds ${rows} rows, its publication announces ${expectedRows}`);
+  const fileRows = full.fileRows(rows);
+  if (expectedRows !== null && fileRows !== expectedRows) {
+    throw new Level2FileError(`the reporting exception (REPEX) file holds ${fileRows} rows, its publication announces ${expectedRows}`);
   }
   const h = hi.toArray(),
     l = lo.toArray(),
     c = categories.toArray(),
     off = offsets.toArray(),
     len = lengths.toArray();
+  full.keep(rows, skipped, { h, l, c, off, len });
   let order = radixOrder(h.length, [
     { values: h, bits: LEI_BITS },
     { values: l, bits: LEI_BITS },

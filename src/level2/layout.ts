@@ -68,6 +68,9 @@ export const REPEX: TableLayout = { file: "repex.tbl", rowWidth: LEI_BYTES + 1 +
 
 export const RR_RECORDS = "rr.jsonl";
 export const REPEX_RECORDS = "repex.jsonl";
+/** each part's full file as its build parsed it (parsed-rows.ts) */
+export const RR_PARSED = "rr-rows.bin";
+export const REPEX_PARSED = "repex-rows.bin";
 export const LEVEL2_DIR = "level2";
 
 export const TABLES = [ISIN_TO_LEI, LEI_TO_ISIN, BIC_TO_LEI, RR_BY_START, RR_BY_END, CHILD_COUNTS, REPEX];

@@ -1,7 +1,7 @@
 // A file of JSON lines written through one buffer: each append says where its line went, so a
 // table can point at it, and the file is on disk (fsync) once finished.
 
-import { closeSync, existsSync, fsyncSync, openSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, truncateSync } from "node:fs";
 import { readFully, writeFully } from "./fd-io.js";
 
 export class JsonLines {
@@ -10,8 +10,20 @@ export class JsonLines {
   private used = 0;
   private size = 0;
 
-  constructor(path: string) {
-    this.fd = openSync(path, "w");
+  /** `keep`: the file starts with the first `bytes` bytes of that file (copied; lines appended after them). */
+  constructor(path: string, keep?: { from: string; bytes: number }) {
+    if (keep === undefined) this.fd = openSync(path, "w");
+    else {
+      copyFileSync(keep.from, path);
+      truncateSync(path, keep.bytes);
+      this.fd = openSync(path, "a");
+      this.size = keep.bytes;
+    }
+  }
+
+  /** bytes written so far, the buffered ones included */
+  get bytes(): number {
+    return this.size;
   }
 
   /** Appends the record and a newline; its offset and length (without the newline), or null when it is too long to place. */

@@ -1,0 +1,102 @@
+// A delta's Level 2 build over the full file the live tables were built from takes that file's
+// parsed rows and records from the live directory and parses only the deltas: its tables and
+// records are byte for byte those of a build that parses everything, and the full file is not
+// read (it is overwritten here with bytes of the same size, which a parse could not take).
+
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import t from "tap";
+import { buildLevel2, type Level2Input } from "../src/level2/build.js";
+import { RR_PARSED, REPEX_PARSED } from "../src/level2/layout.js";
+import { parseCsv } from "./helpers/fixture.js";
+import { sampleLevel2Text } from "./helpers/gleif-imitation.js";
+import { tempDir } from "./helpers/server.js";
+
+const work = tempDir(t, "leidex-parsed-rows-");
+const csv = (rows: string[][]): string => rows.map((r) => r.map((v) => `"${v.replace(/"/g, '""')}"`).join(",")).join("\n") + "\n";
+
+const [rrHeader, ...rrRows] = parseCsv(sampleLevel2Text("rr"));
+const [repexHeader, ...repexRows] = parseCsv(sampleLevel2Text("repex"));
+const RR = (name: string): number => rrHeader.indexOf(`Relationship.${name}`);
+const direct = rrRows.filter((r) => r[RR("RelationshipType")] === "IS_DIRECTLY_CONSOLIDATED_BY");
+const padded = (row: string[]): string[] => repexHeader.map((_, i) => row[i] ?? "");
+const DELETED_AT = "2026-10-01T07:12:00Z";
+
+const write = (name: string, text: string): string => {
+  const path = join(work, name);
+  writeFileSync(path, text);
+  return path;
+};
+const rrFull = write("rr-full.csv", csv([rrHeader, ...rrRows]));
+const repexFull = write("repex-full.csv", csv([repexHeader, ...repexRows.map(padded)]));
+// deltas: a direct relationship deleted, another one's status changed; an exception deleted, one added
+const rrDelta = write(
+  "rr-delta.csv",
+  csv([
+    [...rrHeader, "DeletedAt"],
+    [...direct[0], DELETED_AT],
+    [...direct[1].map((v, i) => (i === RR("RelationshipStatus") ? "INACTIVE" : v)), ""],
+  ]),
+);
+const repexDelta = write(
+  "repex-delta.csv",
+  csv([
+    repexHeader,
+    padded(repexRows[0]).map((v, i) => (repexHeader[i] === "DeletedAt" ? DELETED_AT : v)),
+    padded([direct[0][RR("StartNode.NodeID")], "DIRECT_ACCOUNTING_CONSOLIDATION_PARENT", "NON_CONSOLIDATING"]),
+  ]),
+);
+
+const input = (files: { rr: string; repex: string }, deltas: Level2Input["deltas"], liveDir?: string): Level2Input => ({
+  files: { ...files, isin: null, bic: null },
+  expectedRows: { rr: null, repex: null },
+  minimum: { relationships: 0, exceptions: 0, isins: 0, bics: 0 },
+  deltas,
+  liveDir,
+});
+
+const dirOf = (name: string): string => {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+t.test("a delta's build takes the full file's rows from the live directory; its tables are a full parse's", async (t) => {
+  const live = dirOf("live");
+  await buildLevel2(input({ rr: rrFull, repex: repexFull }, {}), live);
+  t.ok(statSync(join(live, RR_PARSED)).size > 0, "the full load keeps its parsed rr rows");
+  t.ok(statSync(join(live, REPEX_PARSED)).size > 0, "and repex rows");
+
+  // the reference: everything parsed, from copies of the full files
+  const parsed = dirOf("parsed");
+  const rrCopy = join(dirOf("copies"), "rr-full.csv"),
+    repexCopy = join(work, "copies", "repex-full.csv");
+  copyFileSync(rrFull, rrCopy);
+  copyFileSync(repexFull, repexCopy);
+  const reference = await buildLevel2(input({ rr: rrCopy, repex: repexCopy }, { rr: [rrDelta], repex: [repexDelta] }), parsed);
+
+  // the full files, same names and sizes, made unreadable as CSV: the build must not read them
+  for (const file of [rrFull, repexFull]) writeFileSync(file, Buffer.alloc(statSync(file).size, 0x22));
+  const delta = dirOf("delta");
+  const built = await buildLevel2(input({ rr: rrFull, repex: repexFull }, { rr: [rrDelta], repex: [repexDelta] }, live), delta);
+
+  t.same(
+    { relationships: built.counts.relationships, exceptions: built.counts.exceptions, skipped: built.counts.skipped },
+    { relationships: reference.counts.relationships, exceptions: reference.counts.exceptions, skipped: reference.counts.skipped },
+  );
+  t.equal(built.counts.relationships, rrRows.length - 1, "the deletion took one relationship out");
+  t.same(Buffer.from(built.parents.direct), Buffer.from(reference.parents.direct), "the same parents");
+  const files = readdirSync(parsed).sort();
+  t.same(readdirSync(delta).sort(), files);
+  for (const file of files) t.ok(readFileSync(join(delta, file)).equals(readFileSync(join(parsed, file))), `${file} is the same`);
+  t.equal(statSync(join(delta, RR_PARSED)).ino, statSync(join(live, RR_PARSED)).ino, "the parsed rows are the live directory's, linked");
+});
+
+t.test("the parsed rows of another file are not taken: that file is parsed", async (t) => {
+  const other = write("rr-other.csv", csv([rrHeader, ...rrRows.slice(1)]));
+  const built = await buildLevel2(
+    { ...input({ rr: other, repex: repexFull }, {}, join(work, "live")), files: { rr: other, repex: null, isin: null, bic: null } },
+    dirOf("other"),
+  );
+  t.equal(built.counts.relationships, rrRows.length - 1, "the other file's relationships");
+});
