@@ -1,15 +1,17 @@
 // The delta bench: what applying one GLEIF Level 1 delta costs, beside a full reload, in one run.
 //
-//   npm run bench -- --deltas [--records N] [--seed S] [--delta-records D] [--moved M] [--rate R]
-//                             [--idle S] [--builds label=DIR,label=DIR [--rounds R]]
+//   npm run bench -- --deltas [--records N] [--seed S] [--delta-records D] [--level2 all|rr|none]
+//                             [--moved M] [--rate R] [--idle S] [--builds label=DIR,label=DIR [--rounds R]]
 //
 // 1. The synthetic golden copy of N records (generate.ts, reused from bench/out/), and a delta of
 //    D of its records (every N/D-th, each renamed and updated), zipped as GLEIF names a delta.
-//    With --moved M (default 10,000; 0: no Level 2): the synthetic rr file (level2-generate.ts)
-//    and an rr delta deleting the direct relationships of M children the Level 1 delta does not
-//    hold, spread over the file: records whose parents change though their Level 1 record does not.
-// 2. A GLEIF imitation on 127.0.0.1: the golden copy API's lei2 (and rr) `latest` and the files,
-//    served from disk; repex and the mapping API answer 404, so those parts stay missing.
+//    The synthetic Level 2 files of the corpus (level2-generate.ts): with --level2 all (the
+//    default) rr, repex and the ISIN and BIC mapping files, as GLEIF serves them; rr alone; or
+//    none. The rr delta deletes the direct relationships of M children (--moved, default 10,000)
+//    that the Level 1 delta does not hold, spread over the file: records whose parents change
+//    though their Level 1 record does not; the repex delta gives each of them an exception.
+// 2. A GLEIF imitation on 127.0.0.1: the golden copy API's lei2, rr and repex `latest`, the
+//    mapping API's, and the files, served from disk; a part not served answers 404 (missing).
 // 3. The server (this checkout's dist/src/main.js, or with --builds each build's in turn, round
 //    by round) loads publication 1 from the full file. Then, each the same way: publication 2,
 //    8 hours on, with its IntraDay delta; publication 3, with no delta, so a full load. Each
@@ -28,7 +30,7 @@ import os from "node:os";
 import path from "node:path";
 import { Args, buildList, type Build } from "./args.js";
 import { parseCsvLine, readHeader } from "./csv.js";
-import { ensureLevel2 } from "./level2-generate.js";
+import { ensureLevel2, REPEX_HEADER } from "./level2-generate.js";
 import { openLocal } from "../src/golden-copy/source.js";
 import { ensureGoldenZip } from "./generate.js";
 import { GoldenRowWriter } from "./golden-row.js";
@@ -45,7 +47,9 @@ export interface DeltaOptions {
   readonly records: number;
   readonly seed: number;
   readonly deltaRecords: number;
-  /** children whose direct relationship the rr delta deletes; 0: no Level 2 served */
+  /** the Level 2 parts served: all four, rr alone, or none */
+  readonly level2: "all" | "rr" | "none";
+  /** children whose direct relationship the rr delta deletes */
   readonly moved: number;
   readonly rate: number;
   readonly idleS: number;
@@ -59,6 +63,7 @@ export function deltaOptions(args: Args): DeltaOptions {
     records: args.int("records", 3_430_000),
     seed: args.int("seed", 1),
     deltaRecords: args.int("delta-records", 60_000),
+    level2: level2Choice(args.string("level2") ?? "all"),
     moved: args.int("moved", 10_000),
     rate: args.int("rate", 100),
     idleS: args.int("idle", 20),
@@ -77,15 +82,30 @@ interface Served {
   records: number;
 }
 
-/** A publication of the imitation: its date, full file and (optionally) IntraDay delta, of lei2 and of rr (none: 404). */
-interface Publish {
-  publishDate: string;
-  full: Served;
-  intraDay: Served | null;
-  rr?: { full: Served; intraDay: Served | null };
+function level2Choice(v: string): DeltaOptions["level2"] {
+  if (v === "all" || v === "rr" || v === "none") return v;
+  throw new Error(`--level2 ${v}: all, rr or none`);
 }
 
-/** The golden copy API's lei2 and rr `latest` and their files, from disk; every other route answers 404. */
+/** A golden copy's full file and (optionally) IntraDay delta. */
+interface GoldenFiles {
+  full: Served;
+  intraDay: Served | null;
+}
+
+/** A publication of the imitation: its date, and the files of each part served (a part absent: 404). */
+/** The Level 2 parts of a publication. */
+type Level2Served = Pick<Publish, "rr" | "repex" | "isin" | "bic">;
+
+interface Publish extends GoldenFiles {
+  publishDate: string;
+  rr?: GoldenFiles;
+  repex?: GoldenFiles;
+  isin?: Served;
+  bic?: Served;
+}
+
+/** The golden copy API's and the mapping API's `latest` and their files, from disk; every other route answers 404. */
 class GleifFiles {
   current: Publish | null = null;
   readonly bytesSent = new Map<string, number>();
@@ -117,8 +137,16 @@ class GleifFiles {
 
   private handle(url: string, res: ServerResponse): void {
     const p = this.current;
-    const type = /^\/api\/v2\/golden-copies\/publishes\/(lei2|rr)\/latest$/.exec(url)?.[1];
-    const files = p === null ? undefined : type === "lei2" ? p : type === "rr" ? p.rr : undefined;
+    const mapping = /^\/api\/v2\/mapping\/(isin|bic)-lei\/latest$/.exec(url)?.[1] as "isin" | "bic" | undefined;
+    const mapped = mapping === undefined ? undefined : p?.[mapping];
+    if (mapped !== undefined) {
+      const fileName = path.basename(mapped.file);
+      const body = { data: { attributes: { downloadLink: `http://127.0.0.1:${this.port}/files/${fileName}`, fileName } } };
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      return;
+    }
+    const type = /^\/api\/v2\/golden-copies\/publishes\/(lei2|rr|repex)\/latest$/.exec(url)?.[1];
+    const files = p === null ? undefined : type === "lei2" ? p : type === "rr" ? p.rr : type === "repex" ? p.repex : undefined;
     if (p !== null && files !== undefined) {
       const body = {
         data: {
@@ -131,7 +159,7 @@ class GleifFiles {
       return;
     }
     const file = /^\/files\/([^/]+)$/.exec(url);
-    const all = p === null ? [] : [p.full, p.intraDay, p.rr?.full, p.rr?.intraDay];
+    const all = p === null ? [] : [p, p.rr, p.repex].flatMap((g) => [g?.full, g?.intraDay]).concat([p.isin, p.bic]);
     const served = file ? all.find((f) => f !== null && f !== undefined && path.basename(f.file) === file[1])?.file : undefined;
     if (served === undefined) {
       res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
@@ -188,9 +216,9 @@ async function writeDelta(opts: DeltaOptions, file: string): Promise<Set<string>
 
 /**
  * The rr delta: the IS_DIRECTLY_CONSOLIDATED_BY rows of `moved` children none of `held` (the
- * Level 1 delta's LEIs), every k-th such row of the full file, each with DeletedAt; the rows.
+ * Level 1 delta's LEIs), every k-th such row of the full file, each with DeletedAt; the children.
  */
-async function writeRrDelta(fullRr: string, moved: number, held: ReadonlySet<string>, file: string): Promise<number> {
+async function writeRrDelta(fullRr: string, moved: number, held: ReadonlySet<string>, file: string): Promise<string[]> {
   const lines: string[] = [];
   let header = "";
   let candidates = 0;
@@ -217,16 +245,31 @@ async function writeRrDelta(fullRr: string, moved: number, held: ReadonlySet<str
     opened.close();
   }
   const step = Math.max(1, Math.floor(candidates / moved));
-  for (let i = 0; i < direct.length && lines.length < moved; i += step) lines.push(`${direct[i]},"2026-09-30T15:00:00Z"`);
+  const children: string[] = [];
+  for (let i = 0; i < direct.length && lines.length < moved; i += step) {
+    lines.push(`${direct[i]},"2026-09-30T15:00:00Z"`);
+    children.push(parseCsvLine(direct[i])[0]);
+  }
+  await writeCsvZip(`${header},"DeletedAt"`, lines, file);
+  return children;
+}
+
+/** The repex delta: a direct-parent exception (NON_CONSOLIDATING) for each of `leis`. */
+async function writeRepexDelta(leis: readonly string[], file: string): Promise<void> {
+  const blanks = Array.from({ length: REPEX_HEADER.length - 3 }, () => '""').join(",");
+  const lines = leis.map((lei) => `"${lei}","DIRECT_ACCOUNTING_CONSOLIDATION_PARENT","NON_CONSOLIDATING",${blanks}`);
+  await writeCsvZip(REPEX_HEADER.map((h) => `"${h}"`).join(","), lines, file);
+}
+
+async function writeCsvZip(header: string, lines: readonly string[], file: string): Promise<void> {
   async function* rows(): AsyncGenerator<Buffer> {
-    yield Buffer.from(`${header},"DeletedAt"\n${lines.join("\n")}\n`);
+    yield Buffer.from(`${header}\n${lines.join("\n")}\n`);
   }
   await writeSingleEntryZip(rows(), file, {
     entryName: path.basename(file, ".zip"),
     mtime: new Date(Date.UTC(2026, 8, 30, 16)),
     zip64Local: false,
   });
-  return lines.length;
 }
 
 /** Seconds the server idles after each load before its RSS is read again. */
@@ -333,13 +376,23 @@ export async function runDeltaBench(opts: DeltaOptions): Promise<void> {
   const held = await writeDelta(opts, delta);
   const deltaRecords = held.size;
   log(`delta of ${deltaRecords} records: ${(statSync(delta).size / 1e6).toFixed(1)} MB`);
-  let rr: Publish["rr"] = undefined;
-  if (opts.moved > 0) {
-    const level2 = await ensureLevel2(OUT, opts.records, opts.seed, log);
+  let level2: Level2Served = {};
+  if (opts.level2 !== "none") {
+    const files = await ensureLevel2(OUT, opts.records, opts.seed, log);
     const rrDelta = path.join(work, "20260930-1600-gleif-goldencopy-rr-intra-day.csv.zip");
-    const rows = await writeRrDelta(level2.paths.rr, opts.moved, held, rrDelta);
-    log(`rr delta deleting the direct relationships of ${rows} children no Level 1 delta row holds`);
-    rr = { full: { file: level2.paths.rr, records: level2.stats.rr.rows }, intraDay: { file: rrDelta, records: rows } };
+    const moved = await writeRrDelta(files.paths.rr, opts.moved, held, rrDelta);
+    log(`rr delta deleting the direct relationships of ${moved.length} children no Level 1 delta row holds`);
+    level2 = { rr: { full: { file: files.paths.rr, records: files.stats.rr.rows }, intraDay: { file: rrDelta, records: moved.length } } };
+    if (opts.level2 === "all") {
+      const repexDelta = path.join(work, "20260930-1600-gleif-goldencopy-repex-intra-day.csv.zip");
+      await writeRepexDelta(moved, repexDelta);
+      level2.repex = {
+        full: { file: files.paths.repex, records: files.stats.repex.rows },
+        intraDay: { file: repexDelta, records: moved.length },
+      };
+      level2.isin = { file: files.paths.isin, records: files.stats.isin.rows };
+      level2.bic = { file: files.paths.bic, records: files.stats.bic.rows };
+    }
   }
   const gleif = await GleifFiles.start();
   try {
@@ -355,7 +408,7 @@ export async function runDeltaBench(opts: DeltaOptions): Promise<void> {
           gleif,
           { file: golden.zip, records: opts.records },
           { file: delta, records: deltaRecords },
-          rr,
+          level2,
           work,
         );
       }
@@ -373,17 +426,21 @@ async function runOnce(
   gleif: GleifFiles,
   full: Served,
   delta: Served,
-  rr: Publish["rr"],
+  level2: Level2Served,
   work: string,
 ): Promise<void> {
-  const rrFull = rr && { full: rr.full, intraDay: null };
+  const withoutDeltas: Level2Served = {
+    ...level2,
+    rr: level2.rr && { full: level2.rr.full, intraDay: null },
+    repex: level2.repex && { full: level2.repex.full, intraDay: null },
+  };
   // distinct name searches: each phase takes its own, none repeats; every run the same ones
   const factory = new RecordFactory(opts.seed, opts.records);
   const rng = Rng.at(opts.seed, 71, 0);
   const searches = (n: number): string[] =>
     Array.from({ length: n }, () => `/v1/entities?q=${encodeURIComponent(factory.recordAt(rng.int(opts.records)).legalName)}&limit=10`);
 
-  gleif.current = { publishDate: "2026-09-30 08:00:00", full, intraDay: null, rr: rrFull };
+  gleif.current = { publishDate: "2026-09-30 08:00:00", full, intraDay: null, ...withoutDeltas };
   const port = await freePort();
   const suffix = run === null ? "" : `-${run}`;
   const server = await startServer({
@@ -407,9 +464,9 @@ async function runOnce(
       warmupS: 0,
       ratePerS: opts.rate,
     });
-    gleif.current = { publishDate: "2026-09-30 16:00:00", full, intraDay: delta, rr };
+    gleif.current = { publishDate: "2026-09-30 16:00:00", full, intraDay: delta, ...level2 };
     const applied = await measure("IntraDay delta", server, gleif, "2026-09-30T16:00:00Z", searches(opts.rate * 3600), opts.rate);
-    gleif.current = { publishDate: "2026-10-01 00:00:00", full, intraDay: null, rr: rrFull };
+    gleif.current = { publishDate: "2026-10-01 00:00:00", full, intraDay: null, ...withoutDeltas };
     const reload = await measure("full reload", server, gleif, "2026-10-01T00:00:00Z", searches(opts.rate * 3600), opts.rate);
     report(opts, run, delta.records, idle, [applied, reload]);
   } finally {
@@ -459,7 +516,9 @@ function report(opts: DeltaOptions, run: string | null, deltaRecords: number, id
       .join(", ");
   process.stdout.write(
     `\n${run === null ? "" : `${run}: `}GLEIF delta of ${deltaRecords.toLocaleString("en-US")} records on ${opts.records.toLocaleString("en-US")} (synthetic corpus), ` +
-      (opts.moved > 0 ? `its rr delta moving ${opts.moved.toLocaleString("en-US")} records more, ` : "no Level 2, ") +
+      (opts.level2 === "none"
+        ? "no Level 2, "
+        : `${opts.level2 === "all" ? "Level 2 (rr, repex, ISIN, BIC)" : "rr alone"}, its rr delta moving ${opts.moved.toLocaleString("en-US")} records more, `) +
       `exact-name searches open loop at ${opts.rate}/s during each:\n\n${table(rows)}\n` +
       `\nsearch outcomes: idle ${outcomes({ ...idle.statusCounts, ...idle.errorKinds })}; ` +
       `${delta.name} ${outcomes(delta.searchOutcomes)}; ${full.name} ${outcomes(full.searchOutcomes)}\n`,
