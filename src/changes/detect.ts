@@ -35,6 +35,14 @@ export interface ComparedGeneration {
   document(lei: string): Buffer | null;
 }
 
+/** What a delta can have changed, where known: the rest of the records is not compared. */
+export interface ComparedOnly {
+  /** the only LEIs whose Level 1 records (parents included) can differ: both overlays' (a delta laid over the live records); absent: any */
+  leis?: readonly string[];
+  /** the only LEIs whose reporting exceptions can differ: the repex deltas' (level2/build.ts); absent: any */
+  exceptionLeis?: readonly string[];
+}
+
 export interface Detection {
   /** changes found (appended to the sink) */
   changes: number;
@@ -61,13 +69,12 @@ export async function detectChanges(
   next: ComparedGeneration,
   at: { publication: string; detectedAt: string },
   sink: (changes: FieldChange[]) => Promise<void>,
-  /** the only LEIs whose Level 1 records can differ (a delta laid over the live records); absent: any */
-  only?: readonly string[],
+  only: ComparedOnly = {},
 ): Promise<Detection> {
   const started = Date.now();
   const out = new ChangeBatches(at, sink);
-  await compareLevel1(old, next, out, only);
-  await compareExceptions(old, next, out);
+  await compareLevel1(old, next, out, only.leis);
+  await compareExceptions(old, next, out, only.exceptionLeis);
   await compareIsinCounts(old, next, out);
   await out.flush();
   return { changes: out.total, seconds: (Date.now() - started) / 1000 };
@@ -280,7 +287,12 @@ async function compareLevel1(
 /** The exception fields by REPEX category code (layout.ts: 1 direct, 2 ultimate). */
 const EXCEPTION_FIELD: Record<number, ChangeField> = { 1: "directParentException", 2: "ultimateParentException" };
 
-async function compareExceptions(old: ComparedGeneration, next: ComparedGeneration, out: ChangeBatches): Promise<void> {
+async function compareExceptions(
+  old: ComparedGeneration,
+  next: ComparedGeneration,
+  out: ChangeBatches,
+  only?: readonly string[],
+): Promise<void> {
   const a = openTable(old.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth),
     b = openTable(next.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth);
   const oldLines = new JsonLinesReader(join(old.dir, REPEX_RECORDS)),
@@ -305,18 +317,34 @@ async function compareExceptions(old: ComparedGeneration, next: ComparedGenerati
     }
     return Buffer.concat(parts);
   };
+  const visit = (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null): Promise<void> | undefined => {
+    const field = EXCEPTION_FIELD[key[LEI_BYTES]];
+    if (field === undefined) return;
+    if (oldRows !== null && newRows !== null && bytesOf(oldLines, oldRows).equals(bytesOf(newLines, newRows))) return;
+    const valueOld = reasons(oldLines, oldRows),
+      valueNew = reasons(newLines, newRows);
+    if (valueOld === valueNew) return;
+    const lei = key.toString("latin1", 0, LEI_BYTES);
+    if (old.document(lei) === null || next.document(lei) === null) return;
+    return out.add(lei, field, valueOld, valueNew);
+  };
   try {
-    await mergeTables(a, b, REPEX.keyWidth, (key, oldRows, newRows) => {
-      const field = EXCEPTION_FIELD[key[LEI_BYTES]];
-      if (field === undefined) return;
-      if (oldRows !== null && newRows !== null && bytesOf(oldLines, oldRows).equals(bytesOf(newLines, newRows))) return;
-      const valueOld = reasons(oldLines, oldRows),
-        valueNew = reasons(newLines, newRows);
-      if (valueOld === valueNew) return;
-      const lei = key.toString("latin1", 0, LEI_BYTES);
-      if (old.document(lei) === null || next.document(lei) === null) return;
-      return out.add(lei, field, valueOld, valueNew);
-    });
+    if (only === undefined) await mergeTables(a, b, REPEX.keyWidth, visit);
+    else {
+      const categories = Object.keys(EXCEPTION_FIELD).map(Number);
+      const turns = new Turns();
+      for (const lei of [...only].sort()) {
+        for (const category of categories) {
+          const pause = turns.pause();
+          if (pause !== undefined) await pause;
+          const key = Buffer.alloc(REPEX.keyWidth);
+          key.write(lei, 0, "latin1");
+          key[LEI_BYTES] = category;
+          const seen = visit(key, rowsOf(a, key), rowsOf(b, key));
+          if (seen !== undefined) await seen;
+        }
+      }
+    }
   } finally {
     a?.close();
     b?.close();
@@ -350,4 +378,12 @@ function sameFile(a: string, b: string): boolean {
   const x = statSync(a, { throwIfNoEntry: false }),
     y = statSync(b, { throwIfNoEntry: false });
   return x !== undefined && y !== undefined && x.ino === y.ino && x.dev === y.dev;
+}
+
+/** The rows of `key` in a sorted table; null when it has none (or there is no table). */
+function rowsOf(table: SortedTable | null, key: Buffer): Buffer | null {
+  if (table === null) return null;
+  const from = table.bound(key),
+    to = table.bound(key, true);
+  return to > from ? table.read(from, to - from) : null;
 }

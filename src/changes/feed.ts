@@ -5,7 +5,7 @@
 
 import type { CollectionView } from "../engine/collection-view.js";
 import type { CollectionFiles } from "../store/collection-files.js";
-import { canCompare, detectChanges } from "./detect.js";
+import { canCompare, detectChanges, type ComparedOnly } from "./detect.js";
 import type { ChangeStore } from "./model.js";
 
 /** What a load found: recorded in its manifest, shown in /v1/stats and /metrics. */
@@ -30,8 +30,8 @@ export interface ComparedLoad {
   origin: string;
   files: CollectionFiles;
   log: (line: string) => void;
-  /** a delta laid over the live records: the only LEIs whose Level 1 records can differ (both overlays'); absent: any */
-  only?: readonly string[];
+  /** a delta: the only LEIs whose records can differ from the live collection's (changes/detect.ts) */
+  only?: ComparedOnly;
 }
 
 const DAY_MS = 86_400_000;

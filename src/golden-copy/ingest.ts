@@ -134,7 +134,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
         origin: req.origin,
         files: req.files,
         log: req.log,
-        only,
+        only: { leis: only, exceptionLeis: done.exceptionLeis ?? undefined },
       };
       changes = (await req.changes?.compare(load)) ?? null;
     } catch (err) {

@@ -88,6 +88,8 @@ export type LoaderMessage =
       level2: Level2Counts;
       /** the Level 2 parts that failed (a partial load only: each carried or empty), and why */
       partFailures: Partial<Record<keyof Level2Files, string>>;
+      /** the only LEIs whose exceptions can differ from the live collection's; null: any (level2/build.ts) */
+      exceptionLeis: string[] | null;
     }
   | { type: "error"; message: string };
 
@@ -341,6 +343,7 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     ingestSeconds: (Date.now() - started) / 1000,
     level2: level2.counts,
     partFailures: level2.failures,
+    exceptionLeis: level2.exceptionLeis,
   });
 }
 

@@ -106,6 +106,12 @@ export interface Level2Build {
   parents: ParentIndex;
   /** the parts whose own file failed (a partial load only), and why */
   failures: Partial<Record<keyof Level2Files, string>>;
+  /**
+   * the only LEIs whose exceptions can differ from the live collection's: those of the repex
+   * deltas, when the full file's rows were the live collection's (its chain of deltas is a start
+   * of this one); null: any
+   */
+  exceptionLeis: string[] | null;
 }
 
 const LEI_HALF = 10;
@@ -190,7 +196,7 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   const exceptions = await part(
     "repex",
     (p, d, e, s) => buildExceptions(p, d, dir, e, s, live),
-    (n) => n,
+    (built) => built.count,
     "reporting exceptions",
     minimum.exceptions,
     expectedRows.repex,
@@ -225,8 +231,8 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
     minimum.bics,
     null,
   );
-  const counts: Level2Counts = { relationships: rr.count, exceptions, isins, bics, skipped: skipped.n, files, deltas };
-  return { counts, parents: rr.parents, failures };
+  const counts: Level2Counts = { relationships: rr.count, exceptions: exceptions.count, isins, bics, skipped: skipped.n, files, deltas };
+  return { counts, parents: rr.parents, failures, exceptionLeis: exceptions.changedLeis };
 }
 
 /** The live collection's Level 2 directory (none: a build from scratch), and the loader's log. */
@@ -244,6 +250,8 @@ class FullFileRows<C extends string> {
   readonly records: JsonLines;
   /** the full file to parse; null when its rows were taken */
   readonly toParse: string | null;
+  /** whether the full file's rows were taken from the live collection */
+  readonly taken: boolean;
   private readonly parsed: ParsedRows<C> | null;
   private readonly source: ParsedSource | null;
   /** the rows, skipped rows and record bytes of the full file, once a delta's header comes */
@@ -265,6 +273,7 @@ class FullFileRows<C extends string> {
     this.source = path === null ? null : sourceOf(path);
     this.parsed = this.source !== null && live.dir !== null ? readParsedRows(join(live.dir, parsedFile), this.source, types) : null;
     this.toParse = this.parsed === null ? path : null;
+    this.taken = this.parsed !== null;
     this.records = new JsonLines(
       join(dir, recordsFile),
       this.parsed === null ? undefined : { from: join(live.dir!, recordsFile), bytes: this.parsed.recordBytes },
@@ -714,7 +723,7 @@ async function buildExceptions(
   expectedRows: number | null,
   skipped: { n: number },
   live: LiveDir,
-): Promise<number> {
+): Promise<{ count: number; changedLeis: string[] | null }> {
   const hi = f64s(),
     lo = f64s(),
     categories = u8s(),
@@ -731,6 +740,8 @@ async function buildExceptions(
   });
   const records = full.records;
   full.pushKept(files, deletions, skipped);
+  /** the LEIs of the deltas' rows */
+  const changed = new Set<string>();
   let at = new Map<string, number>();
   let reasons: number[] = [],
     references: number[] = [];
@@ -759,6 +770,7 @@ async function buildExceptions(
         skipped.n++;
         return;
       }
+      if (file > 0) changed.add(row.buf.toString("latin1", s, s + LEI_BYTES));
       const category = text(row, at.get("Exception.Category")) ?? "";
       if (deletion) {
         hi.push(base36(row.buf, s, LEI_HALF));
@@ -817,7 +829,7 @@ async function buildExceptions(
     writePlace(buffer, o + LEI_BYTES + 1, off[i], len[i]);
   }
   out.finish();
-  return order.length;
+  return { count: order.length, changedLeis: full.taken ? [...changed] : null };
 }
 
 /** Codes (NON_CONSOLIDATING, …) are written as they are; anything else through JSON.stringify. */
