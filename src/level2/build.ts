@@ -40,15 +40,7 @@ import {
 } from "./layout.js";
 import { SortedTableWriter } from "./sorted-table.js";
 import type { ChunkedArray } from "../engine/chunked-array.js";
-import {
-  linkParsedRows,
-  readParsedRows,
-  sourceOf,
-  writeParsedRows,
-  type Column,
-  type ParsedRows,
-  type ParsedSource,
-} from "./parsed-rows.js";
+import { readParsedRows, sourceOf, writeParsedRows, type Column, type ParsedRows, type ParsedSource } from "./parsed-rows.js";
 import { ParentIndex } from "./parent-index.js";
 
 export class Level2FileError extends Error {}
@@ -316,7 +308,7 @@ class FullFileRows<C extends string> {
   /** Keeps the full file's parsed rows beside the tables for the next build (`columns`: every row's, as arrays). */
   keep(parsedRows: number, skipped: { n: number }, columns: Record<C, Column>): void {
     const file = join(this.dir, this.parsedFile);
-    if (this.parsed !== null) return linkParsedRows(join(this.live!, this.parsedFile), file);
+    if (this.parsed !== null) return linkOrCopy(join(this.live!, this.parsedFile), file);
     if (this.source === null) return;
     const end = this.atFirstDelta ?? {
       rows: columns[(Object.keys(this.types) as C[])[0]].length,
@@ -338,13 +330,18 @@ function linkTables(from: string, to: string, tables: readonly TableLayout[]): v
         if (file === table.file) throw new Level2FileError(`${file} is not in the live collection's Level 2`);
         continue;
       }
-      try {
-        linkSync(source, join(to, file));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-        copyFileSync(source, join(to, file));
-      }
+      linkOrCopy(source, join(to, file));
     }
+  }
+}
+
+/** Links `from` as `to`: the live collection's file, which no build writes again; a copy across file systems. */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+    copyFileSync(from, to);
   }
 }
 

@@ -9,7 +9,7 @@
 // size, its data rows and skipped rows, the records' bytes, the columns' names and types), the
 // header, then each column's values back to back in the header's order, each 8-byte aligned.
 
-import { closeSync, copyFileSync, fsyncSync, linkSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { writeFully } from "../os/fd-io.js";
 
@@ -120,14 +120,4 @@ export function readParsedRows<C extends string>(path: string, source: ParsedSou
     at += aligned(header.rows * width);
   }
   return { fileRows: header.fileRows, skipped: header.skipped, recordBytes: header.recordBytes, columns };
-}
-
-/** Links `from` as `to` (a copy across file systems): the live collection's parsed rows for the next build. */
-export function linkParsedRows(from: string, to: string): void {
-  try {
-    linkSync(from, to);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-    copyFileSync(from, to);
-  }
 }
