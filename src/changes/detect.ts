@@ -195,19 +195,18 @@ async function mergeTables(
   }
 }
 
-/** `visit` for each of `leis`, in LEI order, with its row in each table (a tracked table holds an LEI once). */
+/** `visit` for each of `keys`, in key order, with its rows in each table (what mergeTables would visit of them). */
 async function findEach(
-  a: SortedTable,
-  b: SortedTable,
-  leis: readonly string[],
+  a: SortedTable | null,
+  b: SortedTable | null,
+  keys: Buffer[],
   visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
 ): Promise<void> {
   const turns = new Turns();
-  for (const lei of [...leis].sort()) {
+  for (const key of keys.sort(Buffer.compare)) {
     const pause = turns.pause();
     if (pause !== undefined) await pause;
-    const key = Buffer.from(lei, "latin1");
-    const seen = visit(key, a.find(key), b.find(key));
+    const seen = visit(key, rowsOf(a, key), rowsOf(b, key));
     if (seen !== undefined) await seen;
   }
 }
@@ -256,7 +255,13 @@ async function compareLevel1(
   };
   try {
     if (only === undefined) await mergeTables(a, b, LEI_BYTES, visit);
-    else if (a !== null && b !== null) await findEach(a, b, only, visit);
+    else if (a !== null && b !== null)
+      await findEach(
+        a,
+        b,
+        only.map((lei) => Buffer.from(lei, "latin1")),
+        visit,
+      );
   } finally {
     a?.close();
     b?.close();
@@ -331,19 +336,11 @@ async function compareExceptions(
   try {
     if (only === undefined) await mergeTables(a, b, REPEX.keyWidth, visit);
     else {
-      const categories = Object.keys(EXCEPTION_FIELD).map(Number);
-      const turns = new Turns();
-      for (const lei of [...only].sort()) {
-        for (const category of categories) {
-          const pause = turns.pause();
-          if (pause !== undefined) await pause;
-          const key = Buffer.alloc(REPEX.keyWidth);
-          key.write(lei, 0, "latin1");
-          key[LEI_BYTES] = category;
-          const seen = visit(key, rowsOf(a, key), rowsOf(b, key));
-          if (seen !== undefined) await seen;
-        }
-      }
+      // a key is the LEI and the category's code
+      const keys = only.flatMap((lei) =>
+        Object.keys(EXCEPTION_FIELD).map((code) => Buffer.from(`${lei}${String.fromCharCode(Number(code))}`, "latin1")),
+      );
+      await findEach(a, b, keys, visit);
     }
   } finally {
     a?.close();

@@ -535,7 +535,8 @@ export class Reloader {
       fullSources[part] = full;
     }
     // the ISIN and BIC files of the live collection, when GLEIF's latest are the same: its tables kept
-    const mappings = keptMappings(live, plan.fetched, this.files.level2(live.name));
+    const liveDir = this.files.level2(live.name);
+    const mappings = keptMappings(live, plan.fetched, liveDir);
     Object.assign(files, mappings.files);
     const onto = this.ontoLive(live);
     if (onto === null)
@@ -553,7 +554,7 @@ export class Reloader {
         expectedRows: null,
         expectedLeis: pub.recordCount,
         announced: request.announced === undefined ? undefined : { ...request.announced, lei2: undefined },
-        level2: { ...request.level2, files, deltas, fullSources, reuse: mappings.reuse, liveDir: this.files.level2(live.name) },
+        level2: { ...request.level2, files, deltas, fullSources, reuse: mappings.reuse, liveDir },
         describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC: the full file of ${live.published} with ${delta.chain.length + 1} delta(s) applied, the last ${delta.file.url}`,
       });
       this.metrics.increment(DELTAS_APPLIED, DELTAS_APPLIED_HELP);

@@ -40,7 +40,15 @@ import {
 } from "./layout.js";
 import { SortedTableWriter } from "./sorted-table.js";
 import type { ChunkedArray } from "../engine/chunked-array.js";
-import { readParsedRows, sourceOf, writeParsedRows, type Column, type ParsedRows, type ParsedSource } from "./parsed-rows.js";
+import {
+  readParsedRows,
+  sourceOf,
+  writeParsedRows,
+  type Column,
+  type ColumnType,
+  type ParsedRows,
+  type ParsedSource,
+} from "./parsed-rows.js";
 import { ParentIndex } from "./parent-index.js";
 
 export class Level2FileError extends Error {}
@@ -233,71 +241,79 @@ interface LiveDir {
   log?: (message: string) => void;
 }
 
+type ArrayOf<T extends ColumnType> = T extends "f64" ? Float64Array : T extends "u32" ? Uint32Array : Uint8Array;
+type Columns<T extends Record<string, ColumnType>> = { [K in keyof T]: ArrayOf<T[K]> };
+const growing = (type: ColumnType): ChunkedArray<Column> => (type === "f64" ? f64s() : type === "u32" ? u32s() : u8s());
+
 /**
- * A part's full file in a build: its rows taken from the live collection's parsed rows of the
- * same file (parsed-rows.ts) and its records' bytes copied from there, or else parsed (`toParse`)
- * and its parsed rows kept for the next build. Rows are pushed in file order, the full file's first.
+ * A part's rows in a build, one growing array per column of `types` and the file and deletion
+ * marks of each row, the full file's first: taken from the live collection's parsed rows of the
+ * same full file (parsed-rows.ts), its records' bytes copied from there, or else parsed
+ * (`toParse`), and then kept for the next build.
  */
-class FullFileRows<C extends string> {
+class FullFileRows<T extends Record<string, ColumnType>> {
+  readonly columns: { [K in keyof T]: ChunkedArray<ArrayOf<T[K]>> };
+  /** per row, the number of the file it came from (0: the full file) */
+  readonly files = u8s();
+  /** per row, 1 where it is a delta's deletion */
+  readonly deletions = u8s();
   readonly records: JsonLines;
   /** the full file to parse; null when its rows were taken */
   readonly toParse: string | null;
-  /** whether the full file's rows were taken from the live collection */
-  readonly taken: boolean;
-  private readonly parsed: ParsedRows<C> | null;
+  private readonly parsed: ParsedRows<keyof T & string> | null;
   private readonly source: ParsedSource | null;
   /** the rows, skipped rows and record bytes of the full file, once a delta's header comes */
   private atFirstDelta: { rows: number; skipped: number; recordBytes: number } | null = null;
 
-  private readonly live: string | null;
-
   constructor(
     part: DeltaPart,
     path: string | null,
-    live: LiveDir,
+    private readonly live: LiveDir,
     private readonly dir: string,
     private readonly parsedFile: string,
     recordsFile: string,
-    private readonly types: Record<C, "f64" | "u8" | "u32">,
-    private readonly pushers: Record<C, ChunkedArray<Column>>,
+    private readonly types: T,
+    skipped: { n: number },
   ) {
-    this.live = live.dir;
+    const names = Object.keys(types) as (keyof T & string)[];
+    this.columns = Object.fromEntries(names.map((name) => [name, growing(types[name])])) as typeof this.columns;
     this.source = path === null ? null : sourceOf(path);
     this.parsed = this.source !== null && live.dir !== null ? readParsedRows(join(live.dir, parsedFile), this.source, types) : null;
     this.toParse = this.parsed === null ? path : null;
-    this.taken = this.parsed !== null;
     this.records = new JsonLines(
       join(dir, recordsFile),
       this.parsed === null ? undefined : { from: join(live.dir!, recordsFile), bytes: this.parsed.recordBytes },
     );
-    if (this.parsed !== null)
-      live.log?.(`Level 2 ${part}: ${this.source!.file} as the live collection parsed it; only its deltas are read`);
-  }
-
-  /** Pushes the taken rows (file 0, none a deletion) and counts their skipped rows. */
-  pushKept(files: ChunkedArray<Uint8Array>, deletions: ChunkedArray<Uint8Array>, skipped: { n: number }): void {
     const parsed = this.parsed;
     if (parsed === null) return;
-    let rows = 0;
-    for (const name of Object.keys(this.types) as C[]) {
+    live.log?.(`Level 2 ${part}: ${this.source!.file} as the live collection parsed it; only its deltas are read`);
+    for (const name of names) {
       const values = parsed.columns[name],
-        into = this.pushers[name];
-      rows = values.length;
+        into = this.columns[name] as ChunkedArray<Column>;
       for (let i = 0; i < values.length; i++) into.push(values[i]);
     }
+    const rows = parsed.columns[names[0]].length;
     for (let i = 0; i < rows; i++) {
-      files.push(0);
-      deletions.push(0);
+      this.files.push(0);
+      this.deletions.push(0);
     }
     skipped.n += parsed.skipped;
   }
 
+  /** rows so far */
+  get rows(): number {
+    return this.files.length;
+  }
+
+  /** Whether the full file's rows were taken from the live collection. */
+  get taken(): boolean {
+    return this.parsed !== null;
+  }
+
   /** A file's header: the first delta's marks where the full file's rows end. */
   header(file: number, skipped: { n: number }): void {
-    if (file === 1 && this.atFirstDelta === null) {
-      const rows = this.pushers[(Object.keys(this.types) as C[])[0]].length;
-      this.atFirstDelta = { rows, skipped: skipped.n, recordBytes: this.records.bytes };
-    }
+    if (file === 1 && this.atFirstDelta === null)
+      this.atFirstDelta = { rows: this.rows, skipped: skipped.n, recordBytes: this.records.bytes };
   }
 
   /** The full file's data rows: `parsedRows` counted by the parse, or those of the rows taken. */
@@ -305,19 +321,21 @@ class FullFileRows<C extends string> {
     return this.parsed?.fileRows ?? parsedRows;
   }
 
-  /** Keeps the full file's parsed rows beside the tables for the next build (`columns`: every row's, as arrays). */
-  keep(parsedRows: number, skipped: { n: number }, columns: Record<C, Column>): void {
+  /**
+   * Every column as one array (the growing ones let go), once the files are read; the full
+   * file's rows are kept beside the tables for the next build (`parsedRows`: the parse's count).
+   */
+  arrays(parsedRows: number, skipped: { n: number }): Columns<T> {
+    const end = this.atFirstDelta ?? { rows: this.rows, skipped: skipped.n, recordBytes: this.records.bytes };
+    const names = Object.keys(this.types) as (keyof T & string)[];
+    const out = Object.fromEntries(names.map((name) => [name, this.columns[name].toArray()])) as Columns<T>;
     const file = join(this.dir, this.parsedFile);
-    if (this.parsed !== null) return linkOrCopy(join(this.live!, this.parsedFile), file);
-    if (this.source === null) return;
-    const end = this.atFirstDelta ?? {
-      rows: columns[(Object.keys(this.types) as C[])[0]].length,
-      skipped: skipped.n,
-      recordBytes: this.records.bytes,
-    };
-    const kept = {} as Record<C, Column>;
-    for (const name of Object.keys(this.types) as C[]) kept[name] = columns[name].subarray(0, end.rows);
-    writeParsedRows(file, this.source, { fileRows: parsedRows, skipped: end.skipped, recordBytes: end.recordBytes, columns: kept });
+    if (this.parsed !== null) linkOrCopy(join(this.live.dir!, this.parsedFile), file);
+    else if (this.source !== null) {
+      const kept = Object.fromEntries(names.map((name) => [name, out[name].subarray(0, end.rows)])) as Record<keyof T & string, Column>;
+      writeParsedRows(file, this.source, { fileRows: parsedRows, skipped: end.skipped, recordBytes: end.recordBytes, columns: kept });
+    }
+    return out;
   }
 }
 
@@ -487,28 +505,9 @@ async function buildRelationships(
   skipped: { n: number },
   live: LiveDir,
 ): Promise<{ count: number; parents: ParentIndex }> {
-  const startHi = f64s(),
-    startLo = f64s(),
-    endHi = f64s(),
-    endLo = f64s(),
-    types = u8s(),
-    current = u8s(),
-    offsets = f64s(),
-    lengths = u32s(),
-    files = u8s(),
-    deletions = u8s();
-  const full = new FullFileRows("rr", path, live, dir, RR_PARSED, RR_RECORDS, RR_COLUMNS, {
-    sh: startHi,
-    sl: startLo,
-    eh: endHi,
-    el: endLo,
-    ty: types,
-    cur: current,
-    off: offsets,
-    len: lengths,
-  });
-  const records = full.records;
-  full.pushKept(files, deletions, skipped);
+  const full = new FullFileRows("rr", path, live, dir, RR_PARSED, RR_RECORDS, RR_COLUMNS, skipped);
+  const { sh: startHi, sl: startLo, eh: endHi, el: endLo, ty: types, cur: current, off: offsets, len: lengths } = full.columns;
+  const { records, files, deletions } = full;
   let render: ((row: CsvRow) => string) | null = null;
   let at: Map<string, number> = new Map();
   const rows = await eachRowOf(
@@ -555,15 +554,7 @@ async function buildRelationships(
   if (expectedRows !== null && fileRows !== expectedRows) {
     throw new Level2FileError(`the relationship (RR) file holds ${fileRows} rows, its publication announces ${expectedRows}`);
   }
-  const sh = startHi.toArray(),
-    sl = startLo.toArray(),
-    eh = endHi.toArray(),
-    el = endLo.toArray(),
-    ty = types.toArray(),
-    cur = current.toArray(),
-    off = offsets.toArray(),
-    len = lengths.toArray();
-  full.keep(rows, skipped, { sh, sl, eh, el, ty, cur, off, len });
+  const { sh, sl, eh, el, ty, cur, off, len } = full.arrays(rows, skipped);
   const all = sh.length;
   let byStart = radixOrder(all, [
     { values: sh, bits: LEI_BITS },
@@ -721,22 +712,9 @@ async function buildExceptions(
   skipped: { n: number },
   live: LiveDir,
 ): Promise<{ count: number; changedLeis: string[] | null }> {
-  const hi = f64s(),
-    lo = f64s(),
-    categories = u8s(),
-    offsets = f64s(),
-    lengths = u32s(),
-    files = u8s(),
-    deletions = u8s();
-  const full = new FullFileRows("repex", path, live, dir, REPEX_PARSED, REPEX_RECORDS, REPEX_COLUMNS, {
-    h: hi,
-    l: lo,
-    c: categories,
-    off: offsets,
-    len: lengths,
-  });
-  const records = full.records;
-  full.pushKept(files, deletions, skipped);
+  const full = new FullFileRows("repex", path, live, dir, REPEX_PARSED, REPEX_RECORDS, REPEX_COLUMNS, skipped);
+  const { h: hi, l: lo, c: categories, off: offsets, len: lengths } = full.columns;
+  const { records, files, deletions } = full;
   /** the LEIs of the deltas' rows */
   const changed = new Set<string>();
   let at = new Map<string, number>();
@@ -803,12 +781,7 @@ async function buildExceptions(
   if (expectedRows !== null && fileRows !== expectedRows) {
     throw new Level2FileError(`the reporting exception (REPEX) file holds ${fileRows} rows, its publication announces ${expectedRows}`);
   }
-  const h = hi.toArray(),
-    l = lo.toArray(),
-    c = categories.toArray(),
-    off = offsets.toArray(),
-    len = lengths.toArray();
-  full.keep(rows, skipped, { h, l, c, off, len });
+  const { h, l, c, off, len } = full.arrays(rows, skipped);
   let order = radixOrder(h.length, [
     { values: h, bits: LEI_BITS },
     { values: l, bits: LEI_BITS },
