@@ -53,6 +53,16 @@ const CLASS_NAMES: Readonly<Record<CoresClass, string>> = {
   "two-words": "broad two-word queries",
   lookup: "lookups by LEI",
 };
+/**
+ * The closed loops' loads: each class, and lookups again with `--pipeline` requests written
+ * together on each connection. A lookup costs the server some 30 µs and a client sending them
+ * one by one nearly as much, so on a box where the two share the cores the client holds the
+ * lookups' figure down; pipelined, the client costs a fraction of that.
+ */
+const PIN_LOADS = [...CLASSES, "pipelined-lookups"] as const;
+type PinLoad = (typeof PIN_LOADS)[number];
+const pinLoadName = (load: PinLoad, pipeline: number): string =>
+  load === "pipelined-lookups" ? `lookups by LEI, ${pipeline} pipelined` : CLASS_NAMES[load];
 type NameQuery = (rng: Rng, name: string) => string | null;
 const SEARCHES: ReadonlyArray<[CoresClass, NameQuery]> = [
   ["exact", (_rng, name) => name],
@@ -84,6 +94,8 @@ interface Options {
   readonly warmupS: number;
   readonly pin: readonly number[];
   readonly connections: number;
+  /** requests a connection writes together in the pipelined lookups' closed loop */
+  readonly pipeline: number;
 }
 
 interface ClassRun {
@@ -111,7 +123,7 @@ interface WorkersRun {
 interface PinRun {
   readonly cores: number;
   /** one class of distinct requests; older result files: "searches" (the four search classes mixed) or "lookups" */
-  readonly load: CoresClass | "searches" | "lookups";
+  readonly load: PinLoad | "searches" | "lookups";
   readonly rps: number;
   readonly p99Ms: number;
   readonly failed: number;
@@ -408,8 +420,9 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
   const runs: PinRun[] = [];
   try {
     await warmUp(bench, server);
-    for (const kind of CLASSES) {
-      const list = paths.closed[kind];
+    for (const kind of PIN_LOADS) {
+      const pipelined = kind === "pipelined-lookups";
+      const list = paths.closed[pipelined ? "lookup" : kind];
       const trace = new CpuTrace(server.pid);
       const load = await runLoad({
         host: "127.0.0.1",
@@ -420,7 +433,8 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
         warmupS: CLOSED_RAMP_S,
         // Searches stop when their distinct queries run out (the window then ends early); lookups
         // may come round again: the answer cache keeps search answers only.
-        ...(kind === "lookup" ? {} : { total: list.length }),
+        ...(kind === "lookup" || pipelined ? {} : { total: list.length }),
+        ...(pipelined ? { pipeline: opts.pipeline } : {}),
       });
       const serverCores = trace.coresOverLast(load.durationS);
       const run: PinRun = {
@@ -433,10 +447,11 @@ async function measurePinned(bench: Bench, build: BuildRuns, dataDir: string, co
         clientCores: load.clientCpuPct / 100,
         windowS: load.durationS,
       };
-      if (run.rps === 0) log(`  pinned to ${cores.length} core(s), ${CLASS_NAMES[kind]}: no distinct queries left after the warm-up`);
+      const name = pinLoadName(kind, opts.pipeline);
+      if (run.rps === 0) log(`  pinned to ${cores.length} core(s), ${name}: no distinct queries left after the warm-up`);
       else
         log(
-          `  pinned to ${cores.length} core(s), ${CLASS_NAMES[kind]}: ${Math.round(run.rps)}/s over ${run.windowS.toFixed(1)} s (${cpuPerAnswer(run).toFixed(0)} µs CPU/answer), p99 ${run.p99Ms} ms, failed ${run.failed}, server ${serverCores.toFixed(2)} cores, client ${run.clientCores.toFixed(2)}`,
+          `  pinned to ${cores.length} core(s), ${name}: ${Math.round(run.rps)}/s over ${run.windowS.toFixed(1)} s (${cpuPerAnswer(run).toFixed(0)} µs CPU/answer), p99 ${run.p99Ms} ms, failed ${run.failed}, server ${serverCores.toFixed(2)} cores, client ${run.clientCores.toFixed(2)}`,
         );
       runs.push(run);
     }
@@ -549,8 +564,8 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
     builds,
     ["load", "cores"],
     ["answers/s", `÷${c1} core${c1 === 1 ? "" : "s"}`, "µs CPU/answer", "p99 ms", "window s", "server cores", "client cores"],
-    CLASSES.flatMap((load) => opts.pin.map((k): PinKey => [load, k])),
-    ([load, k]) => [CLASS_NAMES[load as CoresClass] ?? load, String(k)],
+    PIN_LOADS.flatMap((load) => opts.pin.map((k): PinKey => [load, k])),
+    ([load, k]) => [(PIN_LOADS as readonly string[]).includes(load) ? pinLoadName(load as PinLoad, opts.pipeline) : load, String(k)],
     (b, key) => [
       fmt(rps(b, key)),
       ratio(rps(b, key), rps(b, [key[0], c1])),
@@ -660,7 +675,9 @@ async function main(): Promise<void> {
     warmupS: args.number("warmup", 5),
     pin: list(args.string("pin") ?? "1,2"),
     connections: args.int("connections", 32),
+    pipeline: args.int("pipeline", 16),
   };
+  if (opts.pipeline < 1) throw new Error("--pipeline takes a count of 1 or more");
   for (const n of [...opts.workers, ...opts.pin])
     if (!Number.isInteger(n) || n < 1) throw new Error(`--workers and --pin take counts of 1 or more, got ${n}`);
   await runCores(opts);

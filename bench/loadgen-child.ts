@@ -1,6 +1,7 @@
 // The load generator's child process: C keep-alive HTTP/1.1 connections on raw
 // sockets, each sending its next request as soon as the previous response is
-// complete (closed loop), or, with a rate, as soon as a request falls due (open
+// complete (closed loop; with `pipeline` N, N requests written together, the next N once all are
+// answered), or, with a rate, as soon as a request falls due (open
 // loop: latency then counts from when the request was due). Responses are parsed as they are
 // read, without a buffer or a string per response (response-parser.ts), so the client's own
 // garbage collections do not pause it and show up as the server's latency.
@@ -31,8 +32,9 @@ interface Stats {
 class Connection {
   private socket: net.Socket | null = null;
   private readonly parser = new ResponseParser((status) => this.complete(status));
-  private sentAt = 0;
-  private outstanding = false;
+  /** when each request in flight was sent (or fell due), oldest first: answers come in that order */
+  private readonly sentAt: number[] = [];
+  private answeredInFlight = 0;
   private stopped = false;
 
   constructor(private readonly load: LoadGenerator) {}
@@ -49,7 +51,7 @@ class Connection {
 
   /** A request outstanding for too long: count it and start over on a new connection. */
   checkTimeout(now: number, limitMs: number): void {
-    if (this.outstanding && now - this.sentAt > limitMs) {
+    if (this.busy && now - this.sentAt[this.answeredInFlight]! > limitMs) {
       this.load.error("timeout");
       this.reconnect();
     }
@@ -78,8 +80,8 @@ class Connection {
     s.on("close", () => {
       if (this.socket !== s) return;
       this.socket = null;
-      if (this.outstanding) this.load.error("closed");
-      this.outstanding = false;
+      for (let i = this.answeredInFlight; i < this.sentAt.length; i++) this.load.error("closed");
+      this.clearInFlight();
       // Back off a little so a dead server does not turn into a reconnect storm.
       if (!this.stopped) setTimeout(() => this.connect(), 20).unref();
     });
@@ -88,18 +90,32 @@ class Connection {
   private reconnect(): void {
     const s = this.socket;
     this.socket = null;
-    this.outstanding = false;
+    this.clearInFlight();
     s?.destroy();
     if (!this.stopped) this.connect();
   }
 
+  /**
+   * Sends the next request, or with `pipeline` up to that many, written together (one write):
+   * the next go out once all of them are answered.
+   */
   send(): void {
-    if (this.stopped || !this.load.running || this.socket === null || this.outstanding) return;
-    const dueAt = this.load.takeDue(this);
-    if (dueAt === null) return;
-    this.outstanding = true;
-    this.sentAt = dueAt;
-    this.socket.write(this.load.nextRequest());
+    if (this.stopped || !this.load.running || this.socket === null || this.busy) return;
+    this.clearInFlight();
+    const socket = this.socket;
+    socket.cork();
+    for (let i = 0; i < this.load.cfg.pipeline; i++) {
+      const dueAt = this.load.takeDue(this);
+      if (dueAt === null) break;
+      this.sentAt.push(dueAt);
+      socket.write(this.load.nextRequest());
+    }
+    socket.uncork();
+  }
+
+  private clearInFlight(): void {
+    this.sentAt.length = 0;
+    this.answeredInFlight = 0;
   }
 
   private onBytes(n: number): void {
@@ -111,12 +127,16 @@ class Connection {
 
   /** Whether a request of this connection awaits its answer. */
   get busy(): boolean {
-    return this.outstanding;
+    return this.answeredInFlight < this.sentAt.length;
   }
 
   private complete(status: number): void {
-    this.outstanding = false;
-    this.load.done(status, (performance.now() - this.sentAt) * 1000);
+    if (!this.busy) {
+      this.fail("unasked-response");
+      return;
+    }
+    this.load.done(status, (performance.now() - this.sentAt[this.answeredInFlight++]!) * 1000);
+    if (this.busy) return;
     this.send();
     this.load.checkDrained();
   }
@@ -250,6 +270,9 @@ class LoadGenerator {
 
 async function run(cfg: LoadConfig): Promise<LoadResult> {
   if (cfg.paths.length === 0) throw new Error("no request paths");
+  if (!Number.isInteger(cfg.pipeline) || cfg.pipeline < 1) throw new Error("pipeline must be a whole number of requests, 1 or more");
+  if (cfg.pipeline > 1 && cfg.ratePerS !== null)
+    throw new Error("pipelining is for closed loops: an open loop sends each request when it falls due");
   for (const p of cfg.paths)
     if (!/^\/[\x21-\x7e]*$/.test(p)) throw new Error(`request target must be URL-encoded ASCII: ${p.slice(0, 80)}`);
   const gen = new LoadGenerator(cfg);

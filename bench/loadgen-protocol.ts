@@ -25,6 +25,15 @@ export interface LoadConfig {
   readonly bodies: readonly string[] | null;
   /** Headers sent with every request besides Host, User-Agent and Accept (which these may replace). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Closed loop: requests each connection writes together and keeps in flight (HTTP/1.1
+   * pipelining), its next ones sent once all are answered; 1: one at a time. A pipelined client
+   * spends a fraction of the CPU a request that one sending them singly does, so on a box whose
+   * cores the client shares with the server it measures the server, not the client. Only routes
+   * answered at once can take it: uWebSockets.js closes a connection that pipelines a request
+   * behind one still being answered (docs/http.md).
+   */
+  readonly pipeline: number;
   /** Stop once this many requests are sent and answered (the window ends then, or at durationMs); null: run for durationMs. */
   readonly total: number | null;
 }

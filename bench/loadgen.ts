@@ -29,6 +29,8 @@ export interface LoadOptions {
   readonly bodies?: readonly string[];
   /** Headers for every request (LoadConfig.headers). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Requests each connection keeps in flight, written together (LoadConfig.pipeline); default 1. */
+  readonly pipeline?: number;
   /** Stop after this many requests are answered (LoadConfig.total). */
   readonly total?: number;
   /** Aborting it ends the measured window at once; the figures are those of the window so far. */
@@ -56,6 +58,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     bodies: opts.bodies ?? null,
     headers: opts.headers ?? {},
     total: opts.total ?? null,
+    pipeline: opts.pipeline ?? 1,
   };
   return new Promise<LoadResult>((resolve, reject) => {
     // The client's own garbage collections run on its own thread: by default V8 adds up to four

@@ -1,7 +1,7 @@
 // An incremental HTTP/1.1 response parser for the load generator that allocates nothing per
-// response: it is fed bytes as they are read (into one reused buffer), copies only the head
-// (a few hundred bytes) aside, counts body bytes without keeping them, and reports each
-// complete response. A client that made strings and buffers per response ran a young-generation
+// response: it is fed bytes as they are read (into one reused buffer), parses a head where it
+// lies (copying aside only one split across reads), counts body bytes without keeping them, and
+// reports each complete response. A client that made strings and buffers per response ran a young-generation
 // collection every few hundred ms, each pausing it for up to 20 ms, and an open loop reports
 // such a pause of its own as the server's latency.
 //
@@ -72,10 +72,21 @@ export class ResponseParser {
     while (at < to) {
       switch (this.state) {
         case State.Head: {
-          const end = this.takeHead(bytes, at, to);
-          if (end < 0) return this.headLength >= MAX_HEAD ? "head-too-large" : "more";
-          at = end;
-          if (!this.parseHead()) return "bad-head";
+          // a head read whole in these bytes is parsed where it lies; one split across reads is
+          // gathered aside first
+          const whole = this.headLength === 0 ? headEnd(bytes, at, to) : -1;
+          let parsed: boolean;
+          if (whole >= 0) {
+            if (whole - at > MAX_HEAD) return "head-too-large";
+            parsed = this.parseHead(bytes, at, whole - 4);
+            at = whole;
+          } else {
+            const end = this.takeHead(bytes, at, to);
+            if (end < 0) return this.headLength >= MAX_HEAD ? "head-too-large" : "more";
+            at = end;
+            parsed = this.parseHead(this.head, 0, this.headLength - 4);
+          }
+          if (!parsed) return "bad-head";
           this.headLength = 0;
           if (this.chunked) {
             this.state = State.ChunkSize;
@@ -166,44 +177,45 @@ export class ResponseParser {
     return -1;
   }
 
-  /** Status line and the three headers that frame the body; false when the head is not HTTP/1.x. */
-  private parseHead(): boolean {
-    const head = this.head,
-      end = this.headLength - 4;
+  /**
+   * Status line and the three headers that frame the body, from the head at src[from, end) (`end`
+   * is where its closing blank line starts); false when the head is not HTTP/1.x.
+   */
+  private parseHead(src: Uint8Array, from: number, end: number): boolean {
     // "HTTP/1.1 200 OK"
     if (
-      end < 12 ||
-      head[0] !== 0x48 ||
-      head[1] !== 0x54 ||
-      head[2] !== 0x54 ||
-      head[3] !== 0x50 ||
-      head[4] !== 0x2f ||
-      head[5] !== 0x31 ||
-      head[6] !== 0x2e
+      end - from < 12 ||
+      src[from] !== 0x48 ||
+      src[from + 1] !== 0x54 ||
+      src[from + 2] !== 0x54 ||
+      src[from + 3] !== 0x50 ||
+      src[from + 4] !== 0x2f ||
+      src[from + 5] !== 0x31 ||
+      src[from + 6] !== 0x2e
     )
       return false;
-    this.status = digitsValue(head, 9, 12);
+    this.status = digitsValue(src, from + 9, from + 12);
     if (!(this.status >= 100 && this.status < 600)) return false;
-    this.closeAfter = head[7] === 0x30; // HTTP/1.0 closes by default
+    this.closeAfter = src[from + 7] === 0x30; // HTTP/1.0 closes by default
     this.chunked = false;
     this.remaining = 0;
-    let line = indexOfCrLf(head, 0, end);
+    let line = indexOfCrLf(src, from, end);
     while (line >= 0 && line < end) {
       const start = line + 2;
-      const next = indexOfCrLf(head, start, end);
+      const next = indexOfCrLf(src, start, end);
       const stop = next < 0 ? end : next;
-      const colon = head.indexOf(COLON, start);
+      const colon = src.indexOf(COLON, start);
       if (colon > start && colon < stop) {
         let v = colon + 1;
-        while (v < stop && (head[v] === SPACE || head[v] === TAB)) v++;
-        if (nameIs(head, start, colon, CONTENT_LENGTH)) {
+        while (v < stop && (src[v] === SPACE || src[v] === TAB)) v++;
+        if (nameIs(src, start, colon, CONTENT_LENGTH)) {
           let e = stop;
-          while (e > v && (head[e - 1] === SPACE || head[e - 1] === TAB)) e--;
-          const length = digitsValue(head, v, e);
+          while (e > v && (src[e - 1] === SPACE || src[e - 1] === TAB)) e--;
+          const length = digitsValue(src, v, e);
           if (length < 0) return false;
           this.remaining = length;
-        } else if (nameIs(head, start, colon, TRANSFER_ENCODING)) this.chunked = containsWord(head, v, stop, CHUNKED);
-        else if (nameIs(head, start, colon, CONNECTION) && containsWord(head, v, stop, CLOSE)) this.closeAfter = true;
+        } else if (nameIs(src, start, colon, TRANSFER_ENCODING)) this.chunked = containsWord(src, v, stop, CHUNKED);
+        else if (nameIs(src, start, colon, CONNECTION) && containsWord(src, v, stop, CLOSE)) this.closeAfter = true;
       }
       line = next;
     }
@@ -218,10 +230,27 @@ export class ResponseParser {
   }
 }
 
+/**
+ * Where a head that starts at `from` ends (just after its blank line), if it does before `to`;
+ * else -1. The search for LF is the buffer's own (memchr), not a loop over every byte.
+ */
+function headEnd(bytes: Uint8Array, from: number, to: number): number {
+  for (let p = from; ;) {
+    const lf = bytes.indexOf(LF, p);
+    if (lf < 0 || lf >= to) return -1;
+    if (lf - 3 >= from && bytes[lf - 1] === CR && bytes[lf - 2] === LF && bytes[lf - 3] === CR) return lf + 1;
+    p = lf + 1;
+  }
+}
+
 /** Where the first CR LF at or after `from` starts, up to one starting at `last`; -1 when none. */
 function indexOfCrLf(bytes: Uint8Array, from: number, last: number): number {
-  for (let at = from; at <= last; at++) if (bytes[at] === CR && bytes[at + 1] === LF) return at;
-  return -1;
+  for (let p = from + 1; ;) {
+    const lf = bytes.indexOf(LF, p);
+    if (lf < 0 || lf - 1 > last) return -1;
+    if (bytes[lf - 1] === CR) return lf - 1;
+    p = lf + 1;
+  }
 }
 
 /** The decimal number in bytes[from, to), or -1 when empty or not all digits. */
