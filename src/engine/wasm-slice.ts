@@ -322,8 +322,8 @@ class RemovedDocs {
 }
 
 /** A new engine instance on `memory`: its own globals and scratch, the memory's index. */
-function instantiate(memory: WebAssembly.Memory): EngineExports {
-  return new WebAssembly.Instance(compiledEngine(), {
+function instantiate(memory: WebAssembly.Memory, engine: WebAssembly.Module = compiledEngine()): EngineExports {
+  return new WebAssembly.Instance(engine, {
     env: {
       memory,
       abort: () => {
@@ -434,16 +434,19 @@ export class WasmSlice {
     return removals === null ? adopted : adopted.view(removals);
   }
 
-  /** The slice another thread opened, served here from the same memory. */
-  static adopt(share: SliceShare): WasmSlice {
-    const engine = instantiate(share.memory);
+  /**
+   * The slice another thread opened, served here from the same memory; by another build of the
+   * engine when `engine` is given (one that reads the same layout: `npm run bench:engine`).
+   */
+  static adopt(share: SliceShare, engine?: WebAssembly.Module): WasmSlice {
+    const instance = instantiate(share.memory, engine);
     const buffer = sharedBuffer(share.memory);
     const columns = share.columns.map((col) => ({
       values: col.values,
       codes: codeView(buffer, col.codeBytes, col.codesAt, share.docs),
       valOffs: new Uint32Array(buffer, col.valOffsAt, col.values.length + 1),
     }));
-    return new WasmSlice(configured(engine, share, columns), null, null);
+    return new WasmSlice(configured(instance, share, columns), null, null);
   }
 
   private constructor(core: SliceCore, docStore: DocStoreReader | null, removals: Removals | null) {

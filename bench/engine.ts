@@ -1,0 +1,160 @@
+// The engine bench (`npm run bench:engine`): the WASM engine's CPU per search, build against
+// build, in one process on one copy of the index. Every build's engine is instantiated on the
+// same shared memory (a slice of a collection a server loaded), and each query class runs in
+// batches that alternate which build goes first, each query once on each build. No HTTP, no
+// threads, no other process in the figure: a change of a few per cent in the engine shows,
+// where server-level runs on a shared 2-core box swing by a third from one window to the next.
+//
+// What it measures is a shard's work for a search: the exact round and the typo round it
+// guesses (src/engine/slice-answer.ts), not the front's (parsing, the merge, documents, HTTP).
+
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { HitSource, SearchAnswer, ShardReply } from "../src/engine/protocol.js";
+import { answerSearch } from "../src/engine/slice-answer.js";
+import { WasmSlice, type EngineQuery } from "../src/engine/wasm-slice.js";
+import { Args, buildList, isMain } from "./args.js";
+import { runCli, startWatchdog } from "./proc.js";
+import { Rng } from "./prng.js";
+import { buildQuerySet, firstWordsTypo } from "./queries.js";
+import { RecordFactory } from "./records.js";
+import { fullNameTypo, typedPrefix } from "./registry-shaped.js";
+import { median, table } from "./table.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
+
+type NameQuery = (rng: Rng, name: string) => string | null;
+const CLASSES: ReadonlyArray<[string, NameQuery]> = [
+  ["exact names", (_rng, name) => name],
+  ["typo'd full names", fullNameTypo],
+  ["typo'd first two words", firstWordsTypo],
+  ["type-ahead prefixes", typedPrefix],
+];
+/** Queries each build answers before the measured ones, from names apart from theirs. */
+const WARMUP = 600;
+/** Measured queries whose answers are compared across the builds, a class. */
+const CHECKED = 1_000;
+
+interface Options {
+  readonly dataDir: string;
+  readonly records: number;
+  readonly seed: number;
+  readonly queries: number;
+  readonly batch: number;
+  readonly rounds: number;
+}
+
+interface Engine {
+  readonly label: string;
+  readonly slice: WasmSlice;
+}
+
+/** The first slice's segment of the collection live in a server's data directory. */
+function liveSegment(dataDir: string): string {
+  const current = path.join(dataDir, "collections", "current.json");
+  if (!existsSync(current)) throw new Error(`${current}: no collection; load the corpus with a server first (bench/README.md)`);
+  const { collection } = JSON.parse(readFileSync(current, "utf8")) as { collection: string };
+  return path.join(dataDir, "collections", collection, "slice-0.seg");
+}
+
+const search = (q: string): EngineQuery => ({ q, fields: "all", filters: {}, facets: [], window: 10, typoMask: 0, dropTokens: false });
+
+/** An answer as text: counts, plan and facets, and each hit's doc and score (the guessed round's too), read before the next search reuses them. */
+function signature(reply: ShardReply | null): string {
+  if (reply === null || reply.kind !== "search") return JSON.stringify(reply);
+  const part = (a: SearchAnswer<HitSource>): string => {
+    const hits: number[] = [];
+    for (let i = 0; i < a.hits.count; i++) hits.push(a.hits.docAt(i), a.hits.score(i));
+    return JSON.stringify([a.found, a.plan, a.facets, hits]);
+  };
+  return reply.guess === undefined ? part(reply) : `${part(reply)} ${part(reply.guess)} ${reply.guess.typoMask} ${reply.guess.maxTypos}`;
+}
+
+/** µs of wall time the engine spent on `queries`, one after another, on this thread. */
+function timeQueries(engine: Engine, queries: readonly string[]): number {
+  const t0 = process.hrtime.bigint();
+  for (const q of queries) answerSearch(engine.slice, search(q), true);
+  return Number(process.hrtime.bigint() - t0) / 1000;
+}
+
+async function main(): Promise<void> {
+  startWatchdog("bench:engine", 3600_000);
+  const args = new Args(process.argv.slice(2));
+  const opts: Options = {
+    dataDir: path.resolve(args.requireString("data-dir")),
+    records: args.int("records", 3_430_000),
+    seed: args.int("seed", 1),
+    queries: args.int("queries", 4_000),
+    batch: args.int("batch", 50),
+    rounds: args.int("rounds", 1),
+  };
+  const builds = buildList(args, REPO);
+  const segment = liveSegment(opts.dataDir);
+  process.stderr.write(`[engine] ${segment}\n`);
+  // the first build's engine reads the segment into shared memory; every build then gets an
+  // instance of its own engine on that memory
+  const opened = await WasmSlice.open(segment, false);
+  const engines: Engine[] = builds.map((b) => ({
+    label: b.label,
+    slice: WasmSlice.adopt(opened.share, new WebAssembly.Module(readFileSync(path.join(b.dir, "native", "build", "engine.wasm")))),
+  }));
+
+  const factory = new RecordFactory(opts.seed, opts.records);
+  const perClass = WARMUP + opts.queries * opts.rounds;
+  const names = buildQuerySet(factory, perClass * CLASSES.length * 2, opts.seed + 11).map((q) => q.name);
+  const rng = Rng.at(opts.seed, 47, 0);
+  let next = 0;
+  const rows: string[][] = [];
+  const checked: string[] = [];
+  for (const [cls, make] of CLASSES) {
+    const seen = new Set<string>();
+    const queries: string[] = [];
+    while (queries.length < perClass && next < names.length) {
+      const q = make(rng, names[next++]!);
+      if (q !== null && !seen.has(q)) {
+        seen.add(q);
+        queries.push(q);
+      }
+    }
+    for (const e of engines) timeQueries(e, queries.slice(0, WARMUP));
+    const perRound = engines.map((): number[] => []);
+    for (let r = 0; r < opts.rounds; r++) {
+      const measured = queries.slice(WARMUP + r * opts.queries, WARMUP + (r + 1) * opts.queries);
+      const spent = engines.map(() => 0);
+      for (let i = 0, k = 0; i < measured.length; i += opts.batch, k++) {
+        const batch = measured.slice(i, i + opts.batch);
+        // each batch runs on every build, the order turning round batch by batch: a build that
+        // follows another finds the batch's postings in the caches
+        for (let j = 0; j < engines.length; j++) {
+          const e = (j + k) % engines.length;
+          spent[e]! += timeQueries(engines[e]!, batch);
+        }
+      }
+      spent.forEach((us, e) => perRound[e]!.push(us / measured.length));
+    }
+    // the builds must answer alike: any difference in hits, counts or plan is printed
+    let differ = 0;
+    for (const q of queries.slice(WARMUP, WARMUP + CHECKED)) {
+      const answers = engines.map((e) => signature(answerSearch(e.slice, search(q), true)));
+      if (answers.some((a) => a !== answers[0])) differ++;
+    }
+    checked.push(`${cls}: ${differ} of ${Math.min(CHECKED, queries.length - WARMUP)} differ`);
+    const base = median(perRound[0]!);
+    rows.push([
+      cls,
+      ...engines.flatMap((_, e) => {
+        const us = median(perRound[e]!);
+        return e === 0 ? [us.toFixed(1)] : [us.toFixed(1), `${(us / base).toFixed(3)}×`];
+      }),
+    ]);
+    process.stderr.write(`[engine] ${cls}: ${rows[rows.length - 1]!.slice(1).join(" ")}\n`);
+  }
+  const head = ["class", ...engines.flatMap((e, i) => (i === 0 ? [`${e.label} µs`] : [`${e.label} µs`, `÷${engines[0]!.label}`]))];
+  process.stdout.write(
+    `\nEngine time per search (a shard's exact round and guessed typo round, on one thread, no HTTP), ${opts.queries.toLocaleString("en-US")} distinct queries a class and round, batches of ${opts.batch} alternating the builds; medians of ${opts.rounds} round(s); ${segment}\n\n${table([head, ...rows])}\n\nAnswers compared with ${engines[0]!.label}'s (hits, scores, counts, plan): ${checked.join("; ")}\n`,
+  );
+}
+
+if (isMain(import.meta.url)) runCli("bench:engine", main);
