@@ -33,9 +33,10 @@ import {
   startWatchdog,
   type ServerProcess,
 } from "./proc.js";
-import { buildQuerySet, firstWordsTypo, queryTokens } from "./queries.js";
+import { buildQuerySet, queryTokens } from "./queries.js";
 import { RecordFactory } from "./records.js";
-import { ensureRegistryZip, fullNameTypo, typedPrefix } from "./registry-shaped.js";
+import { ensureRegistryZip } from "./registry-shaped.js";
+import { SEARCH_CLASS_NAMES, SEARCHES, type NameQuery } from "./search-classes.js";
 import { median, table } from "./table.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -45,10 +46,7 @@ const OUT = path.join(REPO, "bench", "out");
 const CLASSES = ["exact", "typo", "first-words-typo", "prefix", "one-word", "two-words", "lookup"] as const;
 type CoresClass = (typeof CLASSES)[number];
 const CLASS_NAMES: Readonly<Record<CoresClass, string>> = {
-  exact: "exact names",
-  typo: "typo'd full names",
-  "first-words-typo": "typo'd first two words",
-  prefix: "type-ahead prefixes",
+  ...SEARCH_CLASS_NAMES,
   "one-word": "broad one-word queries",
   "two-words": "broad two-word queries",
   lookup: "lookups by LEI",
@@ -63,13 +61,6 @@ const PIN_LOADS = [...CLASSES, "pipelined-lookups"] as const;
 type PinLoad = (typeof PIN_LOADS)[number];
 const pinLoadName = (load: PinLoad, pipeline: number): string =>
   load === "pipelined-lookups" ? `lookups by LEI, ${pipeline} pipelined` : CLASS_NAMES[load];
-type NameQuery = (rng: Rng, name: string) => string | null;
-const SEARCHES: ReadonlyArray<[CoresClass, NameQuery]> = [
-  ["exact", (_rng, name) => name],
-  ["typo", fullNameTypo],
-  ["first-words-typo", firstWordsTypo],
-  ["prefix", typedPrefix],
-];
 /** A name's first words: many names share them, so these classes take their distinct queries from every name (BROAD). */
 const firstWords =
   (n: number): NameQuery =>

@@ -17,21 +17,14 @@ import { WasmSlice, type EngineQuery } from "../src/engine/wasm-slice.js";
 import { Args, buildList, isMain } from "./args.js";
 import { runCli, startWatchdog } from "./proc.js";
 import { Rng } from "./prng.js";
-import { buildQuerySet, firstWordsTypo } from "./queries.js";
+import { buildQuerySet } from "./queries.js";
 import { RecordFactory } from "./records.js";
-import { fullNameTypo, typedPrefix } from "./registry-shaped.js";
+import { SEARCH_CLASS_NAMES, SEARCHES } from "./search-classes.js";
 import { median, table } from "./table.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = existsSync(path.resolve(HERE, "../package.json")) ? path.resolve(HERE, "..") : path.resolve(HERE, "../..");
 
-type NameQuery = (rng: Rng, name: string) => string | null;
-const CLASSES: ReadonlyArray<[string, NameQuery]> = [
-  ["exact names", (_rng, name) => name],
-  ["typo'd full names", fullNameTypo],
-  ["typo'd first two words", firstWordsTypo],
-  ["type-ahead prefixes", typedPrefix],
-];
 /** Queries each build answers before the measured ones, from names apart from theirs. */
 const WARMUP = 600;
 /** Measured queries whose answers are compared across the builds, a class. */
@@ -103,12 +96,13 @@ async function main(): Promise<void> {
 
   const factory = new RecordFactory(opts.seed, opts.records);
   const perClass = WARMUP + opts.queries * opts.rounds;
-  const names = buildQuerySet(factory, perClass * CLASSES.length * 2, opts.seed + 11).map((q) => q.name);
+  const names = buildQuerySet(factory, perClass * SEARCHES.length * 2, opts.seed + 11).map((q) => q.name);
   const rng = Rng.at(opts.seed, 47, 0);
   let next = 0;
   const rows: string[][] = [];
   const checked: string[] = [];
-  for (const [cls, make] of CLASSES) {
+  for (const [key, make] of SEARCHES) {
+    const cls = SEARCH_CLASS_NAMES[key];
     const seen = new Set<string>();
     const queries: string[] = [];
     while (queries.length < perClass && next < names.length) {
