@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const builds = buildList(args, REPO);
   const segment = liveSegment(opts.dataDir);
   process.stderr.write(`[engine] ${segment}\n`);
-  // the first build's engine reads the segment into shared memory; every build then gets an
+  // this checkout's engine reads the segment into shared memory; every build then gets an
   // instance of its own engine on that memory
   const opened = await WasmSlice.open(segment, false);
   const engines: Engine[] = builds.map((b) => ({
