@@ -20,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Args, buildList, isMain, type Build } from "./args.js";
 import { ensureGoldenZip } from "./generate.js";
-import { runLoad, type LoadResult } from "./loadgen.js";
+import { pipelineRefusal, runLoad, type LoadResult } from "./loadgen.js";
 import { Rng } from "./prng.js";
 import {
   cpuSeconds,
@@ -668,7 +668,8 @@ async function main(): Promise<void> {
     connections: args.int("connections", 32),
     pipeline: args.int("pipeline", 16),
   };
-  if (opts.pipeline < 1) throw new Error("--pipeline takes a count of 1 or more");
+  const refusal = pipelineRefusal(opts.pipeline, null);
+  if (refusal !== null) throw new Error(`--pipeline: ${refusal}`);
   for (const n of [...opts.workers, ...opts.pin])
     if (!Number.isInteger(n) || n < 1) throw new Error(`--workers and --pin take counts of 1 or more, got ${n}`);
   await runCores(opts);

@@ -37,6 +37,13 @@ export interface LoadOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Why `pipeline` cannot be used with this loop, or null: a closed loop takes any count of 1 or more. */
+export function pipelineRefusal(pipeline: number, ratePerS: number | null): string | null {
+  if (!Number.isInteger(pipeline) || pipeline < 1) return "pipeline must be a whole number of requests, 1 or more";
+  if (pipeline > 1 && ratePerS !== null) return "pipelining is for closed loops: an open loop sends each request when it falls due";
+  return null;
+}
+
 export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   // The calling process shares the 2 cores with the server too. The bench's holds every
   // scenario's request list and the query sets (~260 MB of RSS at 1M records), and V8's memory
@@ -60,6 +67,8 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     total: opts.total ?? null,
     pipeline: opts.pipeline ?? 1,
   };
+  const refusal = pipelineRefusal(cfg.pipeline, cfg.ratePerS);
+  if (refusal !== null) return Promise.reject(new Error(refusal));
   return new Promise<LoadResult>((resolve, reject) => {
     // The client's own garbage collections run on its own thread: by default V8 adds up to four
     // helper threads to each one, and on a 2-core box they preempt the server under test for
