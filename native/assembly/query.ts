@@ -521,15 +521,9 @@ function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
   }
 }
 
-/**
- * A store at a posting's doc costs about as much as clearing this many words of a bitmap in one
- * sweep (a random store against a sequential one): past that, clearing the whole bitmap is cheaper.
- */
-const UNMARK_RATIO: usize = 32;
-
-/** Clears what markRanges set: the postings' words, or the whole bitmap when that costs less. */
+/** Clears what markRanges set: the postings' words, or the whole bitmap when they outnumber its words. */
 function unmarkRanges(t: i32, bm: usize, kind: i32): void {
-  if (<usize>postingsOf(t, kind) * UNMARK_RATIO > docWords) { zero(bm, docWords << 2); return; }
+  if (<usize>postingsOf(t, kind) > docWords) { zero(bm, docWords << 2); return; }
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     if (!takes(t, r, kind)) continue;
     const end = postingStart(rangeHi(r));
