@@ -748,24 +748,31 @@ function unmarkTokens(): void {
  * tokens where dropping tokens one at a time would first match something, found without
  * evaluating each count on the way down. With every token marked, the docs of the rarest tokens
  * are checked first: a doc holding c tokens holds one of the n - c + 1 rarest, so once the
- * most seen reaches what the unvisited tokens' docs could hold, it is the answer.
+ * most seen reaches what the unvisited tokens' docs could hold, it is the answer. That holds
+ * within a token's postings too: a doc first met at the j-th rarest token holds none of the
+ * rarer ones, so at most n - j tokens; the last token's first doc in the fields settles it,
+ * where scanning its postings (often the commonest word's) cost more than the query's ranking.
  */
 function mostTokensHeld(): i32 {
   markTokens(0xffffffff);
   sortByPostings();
   let most = 0;
   for (let j = 0; j < nTokens; j++) {
-    if (most >= nTokens - j) break;
+    const reachable = nTokens - j;
+    if (most >= reachable) break;
     const t = unchecked(order[j]);
     const bm = unchecked(tokenDocs[t]);
-    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]) && most < reachable; r++) {
       const end = postingStart(rangeHi(r));
       for (let p = postingStart(rangeLo(r)); p < end; p++) {
         const doc = postingDoc(p);
         if ((load<u32>(bm + (<usize>(doc >> 5) << 2)) & (1 << (doc & 31))) == 0) continue; // not in the fields
         if (removedDocs != 0 && isRemoved(doc)) continue;
         const held = <i32>popcnt(heldIn(doc, markedMask, tokenDocs));
-        if (held > most) most = held;
+        if (held > most) {
+          most = held;
+          if (most >= reachable) break;
+        }
       }
     }
   }
