@@ -5,15 +5,19 @@
 // threads, no other process in the figure: a change of a few per cent in the engine shows,
 // where server-level runs on a shared 2-core box swing by a third from one window to the next.
 //
-// What it measures is a shard's work for a search: the exact round and the typo round it
-// guesses (src/engine/slice-answer.ts), not the front's (parsing, the merge, documents, HTTP).
+// What it measures is the engine's work for a search: the exact round with the typo round the
+// slice guesses (src/engine/slice-answer.ts), then every round the front runs after it
+// (src/engine/search-rounds.ts: one typo a token first, then the full typo round, tokens dropped
+// when nothing matched); not the front's other work (parsing, the merge, documents, HTTP).
 
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { HitSource, SearchAnswer, ShardReply } from "../src/engine/protocol.js";
+import type { HitSource, SearchAnswer } from "../src/engine/protocol.js";
 import { answerSearch } from "../src/engine/slice-answer.js";
-import { WasmSlice, type EngineQuery } from "../src/engine/wasm-slice.js";
+import { roundQuery, typoRounds, type ExactAnswer } from "../src/engine/search-rounds.js";
+import type { SearchRequest } from "../src/engine/planner.js";
+import { WasmSlice } from "../src/engine/wasm-slice.js";
 import { Args, buildList, isMain } from "./args.js";
 import { runCli, startWatchdog } from "./proc.js";
 import { Rng } from "./prng.js";
@@ -52,23 +56,31 @@ function liveSegment(dataDir: string): string {
   return path.join(dataDir, "collections", collection, "slice-0.seg");
 }
 
-const search = (q: string): EngineQuery => ({ q, fields: "all", filters: {}, facets: [], window: 10, typoMask: 0, dropTokens: false });
+const request = (q: string): SearchRequest => ({ q, fields: "all", filters: {}, facets: [], window: 10 });
 
-/** An answer as text: counts, plan and facets, and each hit's doc and score (the guessed round's too), read before the next search reuses them. */
-function signature(reply: ShardReply | null): string {
-  if (reply === null || reply.kind !== "search") return JSON.stringify(reply);
-  const part = (a: SearchAnswer<HitSource>): string => {
-    const hits: number[] = [];
-    for (let i = 0; i < a.hits.count; i++) hits.push(a.hits.docAt(i), a.hits.score(i));
-    return JSON.stringify([a.found, a.plan, a.facets, hits]);
-  };
-  return reply.guess === undefined ? part(reply) : `${part(reply)} ${part(reply.guess)} ${reply.guess.typoMask} ${reply.guess.maxTypos}`;
+/** A search's answer on one engine: the exact round with its guess, and the rounds the front would run after it. */
+async function searchAll(slice: WasmSlice, q: string): Promise<SearchAnswer<HitSource>[]> {
+  const req = request(q);
+  const exact = answerSearch(slice, roundQuery(req, 0, false, undefined), true);
+  if (exact === null || exact.kind !== "search") throw new Error(`no search answer to ${JSON.stringify(q)}`);
+  return typoRounds<HitSource>(req, [exact as ExactAnswer<HitSource>], (_, query) => slice.searchWithin(query, 0)!);
+}
+
+/** An answer as text: counts, plan and facets, and each hit's doc and score, read before the next search reuses them. */
+function signature(parts: SearchAnswer<HitSource>[]): string {
+  return parts
+    .map((a) => {
+      const hits: number[] = [];
+      for (let i = 0; i < a.hits.count; i++) hits.push(a.hits.docAt(i), a.hits.score(i));
+      return JSON.stringify([a.found, a.plan, a.facets, hits]);
+    })
+    .join(" ");
 }
 
 /** µs of wall time the engine spent on `queries`, one after another, on this thread. */
-function timeQueries(engine: Engine, queries: readonly string[]): number {
+async function timeQueries(engine: Engine, queries: readonly string[]): Promise<number> {
   const t0 = process.hrtime.bigint();
-  for (const q of queries) answerSearch(engine.slice, search(q), true);
+  for (const q of queries) await searchAll(engine.slice, q);
   return Number(process.hrtime.bigint() - t0) / 1000;
 }
 
@@ -112,7 +124,7 @@ async function main(): Promise<void> {
         queries.push(q);
       }
     }
-    for (const e of engines) timeQueries(e, queries.slice(0, WARMUP));
+    for (const e of engines) await timeQueries(e, queries.slice(0, WARMUP));
     const perRound = engines.map((): number[] => []);
     for (let r = 0; r < opts.rounds; r++) {
       const measured = queries.slice(WARMUP + r * opts.queries, WARMUP + (r + 1) * opts.queries);
@@ -123,7 +135,7 @@ async function main(): Promise<void> {
         // follows another finds the batch's postings in the caches
         for (let j = 0; j < engines.length; j++) {
           const e = (j + k) % engines.length;
-          spent[e]! += timeQueries(engines[e]!, batch);
+          spent[e]! += await timeQueries(engines[e]!, batch);
         }
       }
       spent.forEach((us, e) => perRound[e]!.push(us / measured.length));
@@ -131,7 +143,8 @@ async function main(): Promise<void> {
     // the builds must answer alike: any difference in hits, counts or plan is printed
     let differ = 0;
     for (const q of queries.slice(WARMUP, WARMUP + CHECKED)) {
-      const answers = engines.map((e) => signature(answerSearch(e.slice, search(q), true)));
+      const answers: string[] = [];
+      for (const e of engines) answers.push(signature(await searchAll(e.slice, q)));
       if (answers.some((a) => a !== answers[0])) differ++;
     }
     checked.push(`${cls}: ${differ} of ${Math.min(CHECKED, queries.length - WARMUP)} differ`);
@@ -147,7 +160,7 @@ async function main(): Promise<void> {
   }
   const head = ["class", ...engines.flatMap((e, i) => (i === 0 ? [`${e.label} µs`] : [`${e.label} µs`, `÷${engines[0]!.label}`]))];
   process.stdout.write(
-    `\nEngine time per search (a shard's exact round and guessed typo round, on one thread, no HTTP), ${opts.queries.toLocaleString("en-US")} distinct queries a class and round, batches of ${opts.batch} alternating the builds; medians of ${opts.rounds} round(s); ${segment}\n\n${table([head, ...rows])}\n\nAnswers compared with ${engines[0]!.label}'s (hits, scores, counts, plan): ${checked.join("; ")}\n`,
+    `\nEngine time per search (every round of it, on one thread, no HTTP), ${opts.queries.toLocaleString("en-US")} distinct queries a class and round, batches of ${opts.batch} alternating the builds; medians of ${opts.rounds} round(s); ${segment}\n\n${table([head, ...rows])}\n\nAnswers compared with ${engines[0]!.label}'s (hits, scores, counts, plan): ${checked.join("; ")}\n`,
   );
 }
 

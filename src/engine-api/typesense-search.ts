@@ -78,7 +78,7 @@ export function fromTypesense(raw: Record<string, string>, scopeFilter: string |
   const page = wholeNumber(raw.page, "page", 1, 1);
   const perPage = Math.min(wholeNumber(raw.per_page, "per_page", 10, 0), MAX_PER_PAGE);
   if (page * perPage > MAX_DEPTH) throw new ParamError(`page × per_page may not exceed ${MAX_DEPTH}`);
-  // set on the fresh parse rather than spread into a copy (see roundQuery() in engine/collection.ts);
+  // set on the fresh parse rather than spread into a copy (see roundQuery() in engine/search-rounds.ts);
   // per_page 0 asks for found and facets only, as InstantSearch's facet queries do: one hit is
   // ranked and none returned
   params.page = perPage === 0 ? 1 : page;

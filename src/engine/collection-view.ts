@@ -11,14 +11,15 @@
 
 import { DocStoreReader } from "./doc-store.js";
 import { LeiTable, type LeiTableShare } from "./lei-table.js";
-import type { DocRef, HitRef, HitSource, SearchAnswer, ShardReply, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
+import type { DocRef, HitRef, HitSource, ShardReply, ShardRequest, ShardResponse, WireHit } from "./protocol.js";
 import { sliceOf } from "./partition.js";
 import type { FacetParam, FilterParam } from "./schema.js";
 import { WasmSlice, type EngineQuery, type Removals, type SliceShare } from "./wasm-slice.js";
 import { answerSearch } from "./slice-answer.js";
 import { mergeByLei } from "./lei-order-merge.js";
 import { mergeFacetValues, mergeSearchParts, mergeVariants, type MergedSearch } from "./merge.js";
-import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
+import type { SearchRequest } from "./planner.js";
+import { roundQuery, typoRounds } from "./search-rounds.js";
 import { ScratchBytes } from "./scratch-bytes.js";
 import type { FamilyData } from "../level2/family-data.js";
 import type { SourceParts } from "../level2/layout.js";
@@ -92,27 +93,6 @@ export interface SliceFiles {
 }
 
 type SearchPart = Extract<ShardResponse, { kind: "search" }>;
-
-/**
- * One round's engine query, written out field by field. Not `{ ...request, typoMask, … }`: in
- * Node 20's V8 an object literal that starts with a spread keeps whole runs of such short-lived
- * objects alive through young-generation collections, so under load the front's old generation
- * filled every two or three seconds and its full collections stalled every thread for tens of ms.
- */
-function roundQuery(request: SearchRequest, typoMask: number, dropTokens: boolean, maxTypos: number | undefined): EngineQuery {
-  return {
-    q: request.q,
-    fields: request.fields,
-    filters: request.filters,
-    facets: request.facets,
-    window: request.window,
-    typoMask,
-    dropTokens,
-    maxTypos,
-    prefix: request.prefix,
-    exclude: request.exclude,
-  };
-}
 
 /** A slice's answer computed on this thread, as a worker's would arrive: its hits as references. */
 function searchPart(reply: ShardReply, slice: number): SearchPart {
@@ -382,32 +362,7 @@ export class CollectionView {
     const exact = await Promise.all(
       live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, roundQuery(request, 0, false, request.maxTypos), true)),
     );
-    return mergeSearchParts(await this.typoRounds(live, request, exact), request.window);
-  }
-
-  /** The exact round's answers, or the typo round's: one typo a token first, when so planned. */
-  private async typoRounds(live: LiveGeneration, request: SearchRequest, exact: SearchPart[]): Promise<SearchAnswer[]> {
-    const full = planFallback(exact);
-    if (!full) return exact;
-    const first = oneTypoFirst(exact, full);
-    if (first) {
-      const oneTypo = await this.typoRound(live, request, first, exact);
-      if (oneTypo.some((p) => p.plan.matched)) return keepBestRequired(oneTypo);
-    }
-    return keepBestRequired(await this.typoRound(live, request, full, exact));
-  }
-
-  /**
-   * A right guess (the same round) is the slice's answer when it matched every token, or
-   * when fewer may not be required, or when another slice matched every token: answers that
-   * required fewer would be dropped by keepBestRequired anyway.
-   */
-  private typoRound(live: LiveGeneration, request: SearchRequest, plan: TypoRound, exact: SearchPart[]): Promise<SearchAnswer[]> {
-    const guesses = exact.map((p) => (p.guess && sameRound(p.guess, plan) ? p.guess : null));
-    const allMatchedSomewhere = guesses.some((g) => g?.plan.matched === true);
-    const dropTokens = plan.dropTokens && !allMatchedSomewhere;
-    const query = roundQuery(request, plan.typoMask, dropTokens, plan.maxTypos ?? request.maxTypos);
-    return Promise.all(guesses.map((g, s) => (g && (g.plan.matched || !dropTokens) ? g : this.askSearch(s, live.gen, query, false))));
+    return mergeSearchParts(await typoRounds(request, exact, (s, query) => this.askSearch(s, live.gen, query, false)), request.window);
   }
 
   /**

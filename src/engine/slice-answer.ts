@@ -20,7 +20,7 @@ export function answerSearch(slice: WasmSlice, query: EngineQuery, guess: boolea
   const round = oneTypoFirst([exact], full) ?? full;
   const guessed = slice.retryWithTyposWithin(round.typoMask, round.maxTypos, budget);
   if (guessed === null) return { kind: "search", ...exact };
-  // written out, not spread: see roundQuery() in collection-view.ts
+  // written out, not spread: see roundQuery() in search-rounds.ts
   return {
     kind: "search",
     ...exact,

@@ -205,7 +205,7 @@ export function searchParamsFrom(entries: Iterable<readonly [string, string]>): 
   };
 }
 
-/** The same search for another q: a copy written out, not spread (see roundQuery() in engine/collection.ts). */
+/** The same search for another q: a copy written out, not spread (see roundQuery() in engine/search-rounds.ts). */
 export function withQuery(p: SearchParams, q: string | null): SearchParams {
   return {
     q,
