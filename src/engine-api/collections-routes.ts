@@ -339,7 +339,7 @@ export function registerCollectionRoutes(server: HttpServer, deps: CollectionsAp
   ): Promise<T> => {
     // params is the route's own copy: the settings' parameters are taken out of it in place (a
     // rest pattern or a spread per request kept its short-lived objects alive, see roundQuery()
-    // in engine/collection.ts)
+    // in engine/search-rounds.ts)
     const presetName = params.preset;
     delete params.preset;
     let effective = params;

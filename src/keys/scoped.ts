@@ -63,7 +63,7 @@ export interface ScopedParams {
  * Embedded params override the request's, except filter_by, which is kept apart as scopeFilter:
  * it is ANDed with the request's only once each is parsed on its own (filter-by.ts), never
  * spliced into its text. A copy by Object.assign, not a leading spread: see roundQuery() in
- * engine/collection.ts.
+ * engine/search-rounds.ts.
  */
 export function applyEmbedded(request: Record<string, string>, embedded: Record<string, string | number | boolean>): ScopedParams {
   const params = Object.assign({}, request);
