@@ -156,25 +156,6 @@ t.test("the front thread answers searches within its budget itself, the rest thr
   t.ok((await sentToWorkers(strict)) > before, "a search over the budget goes to a worker");
 });
 
-t.test("past a turn's engine time, a front thread's cheap searches wait for its next turns, not for a worker", async (t) => {
-  // A turn's engine time of a nanosecond: each turn answers one round, the rest of a burst waits.
-  const srv = await startServer(t, { shards: "auto", args: ["--front-threads", "1"], env: { LEIDEX_TEST_FRONT_TURN_MS: "0.000001" } });
-  const reference = await startServer(t, { shards: "auto", args: WORKERS_ONLY });
-  const paths = Array.from({ length: 24 }, (_, i) => `/v1/entities?q=${["bank", "holding gmbh", "fund", "siemns"][i % 4]}%20${i}&limit=3`);
-  const text = (r: { text: string }): string => r.text.replace(/"searchTimeMs":\d+(\.\d+)?,?/, "");
-  const before = await sentToWorkers(srv);
-  const burst = await Promise.all(paths.map((p) => srv.get(p)));
-  t.same(
-    burst.map((r) => r.status),
-    new Array(paths.length).fill(200),
-    "every search of the burst is answered",
-  );
-  t.equal((await sentToWorkers(srv)) - before, 0, "none went to a worker: fewer wait than the thread keeps");
-  const expected = await Promise.all(paths.map(async (p) => text(await reference.get(p))));
-  t.same(burst.map(text), expected, "the workers' answers");
-  t.equal((await srv.get("/health")).status, 200, "the thread still answers");
-});
-
 t.test("a reload's slice is built on a worker that answers no requests: searches meanwhile are answered", async (t) => {
   // while the hold file exists, each slice's finish holds its thread, as a large build does
   const next = sampleGoldenCopy("2026-09-30 16:00:00", [], 6000);

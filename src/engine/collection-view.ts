@@ -136,18 +136,10 @@ interface GenerationReaders {
 
 /**
  * Engine time a thread spends on searches of its own in one event-loop turn: past it, the turn's
- * other cheap rounds wait for the next turn, so that a flood of searches holds up the thread's
+ * other searches go to the shard workers, so that a flood of searches holds up the thread's
  * other requests (lookups, health) for about this long, plus the round under way when it is reached.
- * LEIDEX_TEST_FRONT_TURN_MS (test-only) sets another, so that a test can fill a turn at once.
  */
-const INLINE_MS_PER_TURN = Number(process.env.LEIDEX_TEST_FRONT_TURN_MS ?? 2);
-/**
- * Cheap rounds a thread keeps waiting for its next turns; past that, they go to the shard workers.
- * Waiting costs less CPU than a worker's round trip (measured at saturation: 8–15 % a search,
- * bench/RESULTS.md), and a thread that cannot keep up (fewer front threads than cores, say) still
- * hands what it cannot answer soon to the workers.
- */
-const MAX_WAITING_ROUNDS = 32;
+const INLINE_MS_PER_TURN = 2;
 
 /** Hits whose documents lie at most this many bytes apart are read in one go (withDocs). */
 const NEIGHBOUR_GAP = 4096;
@@ -167,10 +159,7 @@ export class CollectionView {
   private readonly engines = new Map<number, WasmSlice[]>();
   /** ms this event-loop turn spent answering searches here (INLINE_MS_PER_TURN) */
   private inlineMs = 0;
-  /** whether the end of this turn's count is scheduled (a setImmediate) */
-  private turnEnds = false;
-  /** cheap rounds waiting for the next turn, oldest first (MAX_WAITING_ROUNDS) */
-  private readonly waiting: (() => void)[] = [];
+  private inlineTurnEnds = false;
 
   /**
    * `searchBudget`: a search round the engine estimates at no more postings than this is answered
@@ -378,39 +367,22 @@ export class CollectionView {
 
   /**
    * One promise hop, not two async layers: every search asks each slice at least once. A round
-   * within the search budget is answered here: the same engine code as a worker's, on the same
-   * memory, so the same answer. At once while this turn's engine time lasts, else in a later turn
-   * of this thread, unless too many rounds wait already.
+   * within the search budget is answered here, at once: the same engine code as a worker's, on
+   * the same memory, so the same answer.
    */
   private askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
-    const local = this.engines.get(gen)?.[slice];
+    const local = this.inlineMs < INLINE_MS_PER_TURN ? this.engines.get(gen)?.[slice] : undefined;
     if (local !== undefined) {
-      if (this.inlineMs < INLINE_MS_PER_TURN) return this.answerHere(local, slice, gen, query, guess);
-      if (this.waiting.length < MAX_WAITING_ROUNDS) {
-        return new Promise((resolve, reject) => {
-          this.waiting.push(() => this.answerHere(local, slice, gen, query, guess).then(resolve, reject));
-          this.endTurnLater();
-        });
+      const started = performance.now();
+      let reply: ShardReply | null = null;
+      try {
+        reply = answerSearch(local, query, guess, this.searchBudget);
+      } catch {
+        // the engine failed here (it traps on memory it cannot grow): a worker answers, or says why
       }
+      this.spentInline(performance.now() - started);
+      if (reply !== null) return Promise.resolve(searchPart(reply, slice));
     }
-    return this.askShard(slice, gen, query, guess);
-  }
-
-  /** The round answered by this thread's engine; by a worker when it is over the budget, or the engine failed here. */
-  private answerHere(local: WasmSlice, slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
-    const started = performance.now();
-    let reply: ShardReply | null = null;
-    try {
-      reply = answerSearch(local, query, guess, this.searchBudget);
-    } catch {
-      // the engine failed here (it traps on memory it cannot grow): a worker answers, or says why
-    }
-    this.inlineMs += performance.now() - started;
-    this.endTurnLater();
-    return reply !== null ? Promise.resolve(searchPart(reply, slice)) : this.askShard(slice, gen, query, guess);
-  }
-
-  private askShard(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
     return this.shards.request(slice, gen, { kind: "search", query, guess }).then((response) => {
       if (response.kind === "error") throw new ShardFailedError(response.message);
       if (response.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${response.kind}`);
@@ -418,18 +390,14 @@ export class CollectionView {
     });
   }
 
-  /**
-   * Ends this turn's count of engine time after the turn's I/O: the next turn starts with the
-   * rounds left waiting, oldest first, as far as its engine time lasts.
-   */
-  private endTurnLater(): void {
-    if (this.turnEnds) return;
-    this.turnEnds = true;
+  /** Counts engine time spent here in this event-loop turn; the count restarts with the next turn. */
+  private spentInline(ms: number): void {
+    this.inlineMs += ms;
+    if (this.inlineTurnEnds) return;
+    this.inlineTurnEnds = true;
     setImmediate(() => {
-      this.turnEnds = false;
       this.inlineMs = 0;
-      while (this.waiting.length > 0 && this.inlineMs < INLINE_MS_PER_TURN) this.waiting.shift()!();
-      if (this.waiting.length > 0) this.endTurnLater();
+      this.inlineTurnEnds = false;
     });
   }
 
