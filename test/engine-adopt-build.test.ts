@@ -8,20 +8,14 @@ import { join } from "node:path";
 import t from "tap";
 import type { HitSource, SearchAnswer } from "../src/engine/protocol.js";
 import { readSample } from "./helpers/fixture.js";
-import { batchOf, dist } from "./helpers/in-process-engine.js";
+import { builtSlice, dist } from "./helpers/in-process-engine.js";
 import { ROOT, tempDir } from "./helpers/server.js";
 
-const { SliceBuilder } = (await import(dist("engine/slice-builder.js"))) as typeof import("../src/engine/slice-builder.js");
-const { docFileOf, writeSegment } = (await import(dist("engine/segment.js"))) as typeof import("../src/engine/segment.js");
 const { WasmSlice } = (await import(dist("engine/wasm-slice.js"))) as typeof import("../src/engine/wasm-slice.js");
 
 const { header, rows } = readSample();
 const dir = tempDir(t, "leidex-adopt-");
-const builder = new SliceBuilder(join(dir, "s.scratch"));
-builder.addBatch(batchOf(header, rows));
-const segment = join(dir, "s.segment");
-await writeSegment(segment, builder.finish(docFileOf(segment)));
-const opened = await WasmSlice.open(segment, true);
+const opened = await builtSlice(dir, "s", header, rows);
 
 const NAME = header.indexOf("Entity.LegalName");
 const queries = rows.slice(0, 300).flatMap((r) => {

@@ -3,15 +3,10 @@
 // against a count by hand over names made of a small vocabulary, where many docs hold each word
 // and the one holding the most is seldom the first a word's postings list.
 
-import { join } from "node:path";
 import t from "tap";
 import { csvLine, readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
-import { batchOf, dist } from "./helpers/in-process-engine.js";
+import { builtSlice } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
-
-const { SliceBuilder } = (await import(dist("engine/slice-builder.js"))) as typeof import("../src/engine/slice-builder.js");
-const { docFileOf, writeSegment } = (await import(dist("engine/segment.js"))) as typeof import("../src/engine/segment.js");
-const { WasmSlice } = (await import(dist("engine/wasm-slice.js"))) as typeof import("../src/engine/wasm-slice.js");
 
 const { header, rows } = readSample();
 const LEI = header.indexOf("LEI");
@@ -38,11 +33,7 @@ const lines = rows.slice(0, 600).map((row, i) => {
 });
 
 const dir = tempDir(t, "leidex-drop-");
-const builder = new SliceBuilder(join(dir, "drop.scratch"));
-builder.addBatch(batchOf(header, lines));
-const segment = join(dir, "drop.segment");
-await writeSegment(segment, builder.finish(docFileOf(segment)));
-const slice = await WasmSlice.open(segment, true);
+const slice = await builtSlice(dir, "drop", header, lines);
 t.teardown(() => slice.close());
 
 t.test("fewer words are required: the most any doc holds, and every doc holding that many is found", async (t) => {

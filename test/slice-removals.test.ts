@@ -4,7 +4,6 @@
 // rebuilding the collection (native/assembly/removals.ts). The built engine and front code run
 // in this process; a shard worker's answers are encoded and decoded as they travel.
 
-import { join } from "node:path";
 import t from "tap";
 import type { SearchOutcome, ShardRequests } from "../src/engine/collection-view.js";
 import type { ShardRequest } from "../src/engine/protocol.js";
@@ -12,12 +11,9 @@ import type { SearchRequest } from "../src/engine/planner.js";
 import type { FacetParam } from "../src/engine/schema.js";
 import type { WasmSlice as Slice } from "../src/engine/wasm-slice.js";
 import { readSample, seededRandom, shuffle } from "./helpers/fixture.js";
-import { batchOf, dist, searchOf } from "./helpers/in-process-engine.js";
+import { builtSlice, dist, searchOf } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
-const { SliceBuilder } = (await import(dist("engine/slice-builder.js"))) as typeof import("../src/engine/slice-builder.js");
-const { docFileOf, writeSegment } = (await import(dist("engine/segment.js"))) as typeof import("../src/engine/segment.js");
-const { WasmSlice } = (await import(dist("engine/wasm-slice.js"))) as typeof import("../src/engine/wasm-slice.js");
 const { CollectionView } = (await import(dist("engine/collection-view.js"))) as typeof import("../src/engine/collection-view.js");
 const { answerRequest } = (await import(dist("engine/slice-answer.js"))) as typeof import("../src/engine/slice-answer.js");
 const { encodeResponses, decodeResponses } = (await import(dist("engine/shard-codec.js"))) as typeof import("../src/engine/shard-codec.js");
@@ -33,14 +29,7 @@ const CITY = col("Entity.LegalAddress.City");
 
 const dir = tempDir(t, "leidex-removals-");
 
-/** A slice built from rows as a load builds one, persisted and served from its segment. */
-async function built(name: string, from: string[][]): Promise<Slice> {
-  const builder = new SliceBuilder(join(dir, `${name}.scratch`));
-  builder.addBatch(batchOf(header, from));
-  const segment = join(dir, `${name}.segment`);
-  await writeSegment(segment, builder.finish(docFileOf(segment)));
-  return WasmSlice.open(segment, true);
-}
+const built = (name: string, from: string[][]): Promise<Slice> => builtSlice(dir, name, header, from);
 
 // The delta: a tenth of the sample in new versions. Names get words of their own (the old
 // version's own words then exist only in removed docs), statuses lapse, countries and cities
