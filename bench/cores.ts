@@ -36,7 +36,7 @@ import {
 import { buildQuerySet, queryTokens } from "./queries.js";
 import { RecordFactory } from "./records.js";
 import { ensureRegistryZip } from "./registry-shaped.js";
-import { SEARCH_CLASS_NAMES, SEARCHES, type NameQuery } from "./search-classes.js";
+import { CORPUS_NOTE, corpusOf, SEARCH_CLASS_NAMES, SEARCHES, type Corpus, type NameQuery } from "./search-classes.js";
 import { median, table } from "./table.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -76,7 +76,7 @@ const BROAD: ReadonlyArray<[CoresClass, NameQuery]> = [
 interface Options {
   readonly records: number;
   readonly seed: number;
-  readonly corpus: "synthetic" | "registry-shaped";
+  readonly corpus: Corpus;
   readonly builds: readonly Build[];
   readonly rounds: number;
   readonly workers: readonly number[];
@@ -170,11 +170,6 @@ const CLOSED_RAMP_S = 2;
 const IDLE_S = 3;
 
 // ---------------------------------------------------------------- corpus and queries
-
-const CORPUS_NOTE = {
-  synthetic: "synthetic golden copy (generate.ts: open vocabulary of coined words, like the registry's)",
-  "registry-shaped": "registry-shaped stress corpus (registry-shaped.ts: the real sample's words recombined into near-twins)",
-};
 
 async function corpus(opts: Options, names: number): Promise<{ zip: string; names: string[]; leis: string[] }> {
   if (opts.corpus === "registry-shaped") {
@@ -652,12 +647,10 @@ const list = (text: string): number[] => text.split(",").map((x) => Number(x.rep
 async function main(): Promise<void> {
   startWatchdog("bench:cores", 3 * 3600_000);
   const args = new Args(process.argv.slice(2));
-  const corpusName = args.string("corpus") ?? "synthetic";
-  if (corpusName !== "synthetic" && corpusName !== "registry-shaped") throw new Error("--corpus is synthetic or registry-shaped");
   const opts: Options = {
     records: args.int("records", 1_000_000),
     seed: args.int("seed", 1),
-    corpus: corpusName,
+    corpus: corpusOf(args.string("corpus")),
     builds: buildList(args, REPO),
     rounds: args.int("rounds", 1),
     workers: list(args.string("workers") ?? "1,2,4,8"),

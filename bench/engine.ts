@@ -19,11 +19,13 @@ import { roundQuery, typoRounds, type ExactAnswer } from "../src/engine/search-r
 import type { SearchRequest } from "../src/engine/planner.js";
 import { WasmSlice } from "../src/engine/wasm-slice.js";
 import { Args, buildList, isMain } from "./args.js";
+import { OUT } from "./paths.js";
 import { runCli, startWatchdog } from "./proc.js";
 import { Rng } from "./prng.js";
 import { buildQuerySet } from "./queries.js";
 import { RecordFactory } from "./records.js";
-import { SEARCH_CLASS_NAMES, SEARCHES } from "./search-classes.js";
+import { ensureRegistryZip } from "./registry-shaped.js";
+import { CORPUS_NOTE, corpusOf, SEARCH_CLASS_NAMES, SEARCHES, type Corpus } from "./search-classes.js";
 import { median, table } from "./table.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -36,6 +38,7 @@ const CHECKED = 1_000;
 
 interface Options {
   readonly dataDir: string;
+  readonly corpus: Corpus;
   readonly records: number;
   readonly seed: number;
   readonly queries: number;
@@ -84,11 +87,21 @@ async function timeQueries(engine: Engine, queries: readonly string[]): Promise<
   return Number(process.hrtime.bigint() - t0) / 1000;
 }
 
+/** Names of the corpus's entities to make queries from: the synthetic corpus's own, or the registry-shaped corpus's records sampled over its file. */
+async function queryNames(opts: Options, count: number): Promise<string[]> {
+  if (opts.corpus === "synthetic")
+    return buildQuerySet(new RecordFactory(opts.seed, opts.records), count, opts.seed + 11).map((q) => q.name);
+  const log = (line: string): void => void process.stderr.write(`[engine] ${line}\n`);
+  const { loadNames } = (await ensureRegistryZip(OUT, opts.records, opts.seed, log)).queries;
+  return loadNames.slice(0, count).map((n) => n.name);
+}
+
 async function main(): Promise<void> {
   startWatchdog("bench:engine", 3600_000);
   const args = new Args(process.argv.slice(2));
   const opts: Options = {
     dataDir: path.resolve(args.requireString("data-dir")),
+    corpus: corpusOf(args.string("corpus")),
     records: args.int("records", 3_430_000),
     seed: args.int("seed", 1),
     queries: args.int("queries", 4_000),
@@ -106,9 +119,8 @@ async function main(): Promise<void> {
     slice: WasmSlice.adopt(opened.share, new WebAssembly.Module(readFileSync(path.join(b.dir, "native", "build", "engine.wasm")))),
   }));
 
-  const factory = new RecordFactory(opts.seed, opts.records);
   const perClass = WARMUP + opts.queries * opts.rounds;
-  const names = buildQuerySet(factory, perClass * SEARCHES.length * 2, opts.seed + 11).map((q) => q.name);
+  const names = await queryNames(opts, perClass * SEARCHES.length * 2);
   const rng = Rng.at(opts.seed, 47, 0);
   let next = 0;
   const rows: string[][] = [];
@@ -160,7 +172,7 @@ async function main(): Promise<void> {
   }
   const head = ["class", ...engines.flatMap((e, i) => (i === 0 ? [`${e.label} µs`] : [`${e.label} µs`, `÷${engines[0]!.label}`]))];
   process.stdout.write(
-    `\nEngine time per search (every round of it, on one thread, no HTTP), ${opts.queries.toLocaleString("en-US")} distinct queries a class and round, batches of ${opts.batch} alternating the builds; medians of ${opts.rounds} round(s); ${segment}\n\n${table([head, ...rows])}\n\nAnswers compared with ${engines[0]!.label}'s (hits, scores, counts, plan): ${checked.join("; ")}\n`,
+    `\nEngine time per search (every round of it, on one thread, no HTTP), ${opts.queries.toLocaleString("en-US")} distinct queries a class and round, batches of ${opts.batch} alternating the builds; medians of ${opts.rounds} round(s); queries from the ${opts.records.toLocaleString("en-US")} records of the ${CORPUS_NOTE[opts.corpus]}, seed ${opts.seed}; ${segment}\n\n${table([head, ...rows])}\n\nAnswers compared with ${engines[0]!.label}'s (hits, scores, counts, plan): ${checked.join("; ")}\n`,
   );
 }
 
