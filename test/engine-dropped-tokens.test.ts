@@ -1,10 +1,10 @@
 // When nothing holds every word of a query, the engine requires fewer: the most words any doc
 // holds (native/assembly/query.ts mostTokensHeld), and finds every doc holding that many. Checked
 // against a count by hand over names made of a small vocabulary, where many docs hold each word
-// and the one holding the most is seldom the first a word's postings list.
+// and the one holding the most is seldom the first in a word's postings.
 
 import t from "tap";
-import { csvLine, readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
+import { readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
 import { builtSlice } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
@@ -38,7 +38,6 @@ t.teardown(() => slice.close());
 
 t.test("fewer words are required: the most any doc holds, and every doc holding that many is found", async (t) => {
   t.ok(OTHER_NAMES.length >= 5, "other names emptied");
-  t.ok(csvLine(lines[0]).includes(names[0][0]), "the names are in the rows");
   let checked = 0;
   let belowAll = 0;
   for (let k = 0; k < 200; k++) {
