@@ -31,7 +31,16 @@ t.test("search requests arrive with every setting they were sent with", async (t
     {
       kind: "search",
       guess: false,
-      query: { q: null, fields: "address", filters: { city: ["Berlin"] }, facets: [], window: 10, typoMask: 0, dropTokens: true, prefix: true },
+      query: {
+        q: null,
+        fields: "address",
+        filters: { city: ["Berlin"] },
+        facets: [],
+        window: 10,
+        typoMask: 0,
+        dropTokens: true,
+        prefix: true,
+      },
     },
     { kind: "facet", field: "country" },
   ];
