@@ -18,6 +18,7 @@ import { tokenize, typoBudget } from "./text.js";
 import { nameKeyOf } from "./name-key.js";
 import { NAMED_PAGE } from "./planner.js";
 import { idBytes } from "./packed-ids.js";
+import { columnCodes, type ColumnCodes } from "./column-codes.js";
 
 /**
  * The compiled engine, on a thread's first slice: a thread that never serves one (a front thread
@@ -291,7 +292,8 @@ interface SliceCore {
   leis: LeiTable;
   /** per column: its values, and its per-doc codes (a view of WASM memory, as narrow as stored) */
   columns: EngineColumn[];
-  codeByKey: Map<string, number>[];
+  /** per column, its values' codes by key (filters) */
+  codes: ColumnCodes[];
   scratch: number;
   bitmapAt: number[];
   /** what retryWithTypos() needs of the query last written into the engine's buffer */
@@ -335,13 +337,7 @@ function instantiate(memory: WebAssembly.Memory, engine: WebAssembly.Module = co
 
 /** A new instance on the slice, configured: its own scratch, the slice's columns and LEI table. */
 function configured(engine: EngineExports, share: SliceShare, columns: EngineColumn[]): SliceCore {
-  const codeByKey = columns.map((col, c) => {
-    const m = new Map<string, number>();
-    col.values.forEach((v, code) => {
-      if (v !== null) m.set(columnKey(COLUMNS[c].param, v), code);
-    });
-    return m;
-  });
+  const codes = columnCodes(columns.map((col, c) => ({ param: COLUMNS[c].param, values: col.values })));
   engine.configure(share.descriptorAt);
   // this instance's query scratch: token bytes, then one filter bitmap per column
   let size = MAX_TOKENS * 2 * 64;
@@ -356,7 +352,7 @@ function configured(engine: EngineExports, share: SliceShare, columns: EngineCol
     share,
     leis: new LeiTable(share.leis),
     columns,
-    codeByKey,
+    codes,
     scratch,
     bitmapAt: bitmapOffsets.map((o) => scratch + o),
     lastQuery: null,
@@ -727,7 +723,7 @@ export class WasmSlice {
     const codes: number[] = [];
     for (const v of values) {
       const key = columnKey(param, v);
-      const code = this.core.codeByKey[c].get(key);
+      const code = this.core.codes[c].code(key);
       if (code !== undefined) codes.push(code);
       if (param === "jurisdiction" && /^[A-Z]{2}$/.test(key)) {
         this.core.columns[c].values.forEach((value, code2) => {
