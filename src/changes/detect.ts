@@ -195,17 +195,24 @@ async function mergeTables(
   }
 }
 
-/** `visit` for each of `keys`, in key order, with its rows in each table (what mergeTables would visit of them). */
+/**
+ * `visit` for each of `keys` (latin1 strings), in key order, with its rows in each table (what
+ * mergeTables would visit of them). Keys arrive in order when they are a delta's LEIs, and are
+ * sorted only when they are not; each becomes bytes in its own turn's share of the work.
+ */
 async function findEach(
   a: SortedTable | null,
   b: SortedTable | null,
-  keys: Buffer[],
+  keys: readonly string[],
   visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
 ): Promise<void> {
   const turns = new Turns();
-  for (const key of keys.sort(Buffer.compare)) {
+  // code unit order is byte order for latin1 keys
+  const ordered = keys.every((k, i) => i === 0 || keys[i - 1] <= k) ? keys : [...keys].sort();
+  for (const text of ordered) {
     const pause = turns.pause();
     if (pause !== undefined) await pause;
+    const key = Buffer.from(text, "latin1");
     const seen = visit(key, rowsOf(a, key), rowsOf(b, key));
     if (seen !== undefined) await seen;
   }
@@ -255,13 +262,7 @@ async function compareLevel1(
   };
   try {
     if (only === undefined) await mergeTables(a, b, LEI_BYTES, visit);
-    else if (a !== null && b !== null)
-      await findEach(
-        a,
-        b,
-        only.map((lei) => Buffer.from(lei, "latin1")),
-        visit,
-      );
+    else if (a !== null && b !== null) await findEach(a, b, only, visit);
   } finally {
     a?.close();
     b?.close();
@@ -337,9 +338,8 @@ async function compareExceptions(
     if (only === undefined) await mergeTables(a, b, REPEX.keyWidth, visit);
     else {
       // a key is the LEI and the category's code
-      const keys = only.flatMap((lei) =>
-        Object.keys(EXCEPTION_FIELD).map((code) => Buffer.from(`${lei}${String.fromCharCode(Number(code))}`, "latin1")),
-      );
+      const codes = Object.keys(EXCEPTION_FIELD).map((code) => String.fromCharCode(Number(code)));
+      const keys = only.flatMap((lei) => codes.map((code) => lei + code));
       await findEach(a, b, keys, visit);
     }
   } finally {
