@@ -168,8 +168,11 @@ export class Collection extends CollectionView {
   }
 
   /** The LEIs of gen's overlay slices; none for a generation built whole. */
-  overlayLeis(gen: number): string[] {
-    return leisOf((this.served.get(gen) ?? []).filter((r) => r.overlay === true));
+  async overlayLeis(gen: number): Promise<string[]> {
+    let out: string[] = [];
+    for (const r of (this.served.get(gen) ?? []).filter((s) => s.overlay === true))
+      out = out.concat(await new LeiTable(r.leis).allInTurns());
+    return out;
   }
 
   private partitionedOf(base: number): ServedSlice[] {

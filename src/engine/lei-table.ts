@@ -10,6 +10,7 @@
 // serves the slice (buildLeiIndex): a binary search over a million LEIs visited about 40 places
 // in memory, each a likely cache miss, where the index visits 3 or 4.
 
+import { Turns } from "../os/event-loop-turns.js";
 import { fnv1a, fnv1aOfAscii } from "./fnv.js";
 import type { DocRef } from "./protocol.js";
 import { upperAscii } from "./text.js";
@@ -168,6 +169,20 @@ export class LeiTable {
     const out: string[] = new Array(this.docLen.length);
     const lei = Buffer.allocUnsafe(LEI_LENGTH);
     for (let d = 0; d < out.length; d++) {
+      this.copyLei(d, lei, 0);
+      out[d] = lei.toString("latin1");
+    }
+    return out;
+  }
+
+  /** all(), letting the event loop have turns (a delta's overlay holds tens of thousands, read on the main thread). */
+  async allInTurns(): Promise<string[]> {
+    const out: string[] = new Array(this.docLen.length);
+    const lei = Buffer.allocUnsafe(LEI_LENGTH);
+    const turns = new Turns();
+    for (let d = 0; d < out.length; d++) {
+      const pause = turns.pause();
+      if (pause !== undefined) await pause;
       this.copyLei(d, lei, 0);
       out[d] = lei.toString("latin1");
     }

@@ -125,7 +125,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     try {
       const dir = req.files.level2(collectionName);
       // laid over the live records, only the LEIs of either overlay can differ
-      const only = req.onto && unionInOrder(collection.overlayLeis(gen), collection.overlayLeis(req.onto.gen));
+      const only = req.onto && unionInOrder(await collection.overlayLeis(gen), await collection.overlayLeis(req.onto.gen));
       const load = {
         gen,
         dir,
