@@ -168,11 +168,8 @@ export class Collection extends CollectionView {
   }
 
   /** The LEIs of gen's overlay slices; none for a generation built whole. */
-  async overlayLeis(gen: number): Promise<string[]> {
-    let out: string[] = [];
-    for (const r of (this.served.get(gen) ?? []).filter((s) => s.overlay === true))
-      out = out.concat(await new LeiTable(r.leis).allInTurns());
-    return out;
+  overlayLeis(gen: number): Promise<string[]> {
+    return leisOf((this.served.get(gen) ?? []).filter((r) => r.overlay === true));
   }
 
   private partitionedOf(base: number): ServedSlice[] {
@@ -183,7 +180,7 @@ export class Collection extends CollectionView {
 
   /** Serves gen as base's partitioned slices `under` less the LEIs of `overlays`, and the overlays; docs per slice. */
   private async serveOnto(gen: number, base: number, under: ServedSlice[], overlays: ServedSlice[]): Promise<number[]> {
-    const leis = leisOf(overlays);
+    const leis = await leisOf(overlays);
     // on a serving worker, resting: the docs' terms are read from the slice's index
     const removed: ServedSlice[] = [];
     for (let s = 0; s < under.length; s++) {
@@ -294,7 +291,9 @@ export class Collection extends CollectionView {
   }
 }
 
-/** Every LEI the slices hold. */
-function leisOf(slices: ServedSlice[]): string[] {
-  return slices.flatMap((r) => new LeiTable(r.leis).all());
+/** Every LEI the slices hold, in turns of the event loop: an overlay holds tens of thousands, read on the main thread. */
+async function leisOf(slices: ServedSlice[]): Promise<string[]> {
+  let out: string[] = [];
+  for (const r of slices) out = out.concat(await new LeiTable(r.leis).all());
+  return out;
 }

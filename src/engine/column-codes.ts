@@ -2,8 +2,9 @@
 // slice on one thread. A parent column holds a value per parent LEI, hundreds of thousands at the
 // registry's size, and every thread that serves the slice (the main thread, each front thread,
 // each shard worker) opens it when a load goes live: building its map in one go held each of
-// them for hundreds of milliseconds. So the map is filled a slice of values per event-loop turn
-// after the slice opens, and until it is whole a lookup also scans the values not yet in it.
+// them for a hundred milliseconds and more. So the map is filled a slice of values per
+// event-loop turn after the slice opens, and until it is whole a lookup also scans the values
+// not yet in it.
 
 import { columnKey, type FilterParam } from "./schema.js";
 

@@ -164,19 +164,8 @@ export class LeiTable {
     for (let i = 0; i < LEI_LENGTH; i++) into[at + i] = upperAscii(this.bytes[from + i]);
   }
 
-  /** Every doc's LEI, upper case, in doc order. */
-  all(): string[] {
-    const out: string[] = new Array(this.docLen.length);
-    const lei = Buffer.allocUnsafe(LEI_LENGTH);
-    for (let d = 0; d < out.length; d++) {
-      this.copyLei(d, lei, 0);
-      out[d] = lei.toString("latin1");
-    }
-    return out;
-  }
-
-  /** all(), letting the event loop have turns (a delta's overlay holds tens of thousands, read on the main thread). */
-  async allInTurns(): Promise<string[]> {
+  /** Every doc's LEI, upper case, in doc order, letting the event loop have turns meanwhile. */
+  async all(): Promise<string[]> {
     const out: string[] = new Array(this.docLen.length);
     const lei = Buffer.allocUnsafe(LEI_LENGTH);
     const turns = new Turns();
