@@ -37,8 +37,11 @@ export interface ComparedGeneration {
 
 /** What a delta can have changed, where known: the rest of the records is not compared. */
 export interface ComparedOnly {
-  /** the only LEIs whose Level 1 records (parents included) can differ: both overlays' (a delta laid over the live records); absent: any */
-  leis?: readonly string[];
+  /**
+   * the only LEIs whose Level 1 records (parents included) can differ: each overlay's, the new
+   * one's and the live one's (a delta laid over the live records); absent: any
+   */
+  leis?: readonly (readonly string[])[];
   /** the only LEIs whose reporting exceptions can differ: the repex deltas' (level2/build.ts); absent: any */
   exceptionLeis?: readonly string[];
 }
@@ -196,9 +199,37 @@ async function mergeTables(
 }
 
 /**
- * `visit` for each of `keys` (latin1 strings), in key order, with its rows in each table (what
- * mergeTables would visit of them). Keys arrive in order when they are a delta's LEIs, and are
- * sorted only when they are not; each becomes bytes in its own turn's share of the work.
+ * The keys of the lists (latin1 strings), each once, in byte order (code unit order is byte order
+ * for latin1): merged when every list is in order already, as an overlay's LEIs are (a slice's
+ * docs are in LEI order), so that tens of thousands of them take no sort.
+ */
+export function keysInOrder(lists: readonly (readonly string[])[]): readonly string[] {
+  const inOrder = (l: readonly string[]): boolean => l.every((k, i) => i === 0 || l[i - 1] < k);
+  if (!lists.every(inOrder)) return [...new Set(lists.flat())].sort();
+  return lists.reduce<readonly string[]>((a, b) => mergeInOrder(a, b), []);
+}
+
+/** Two lists in order as one, a key both hold once. */
+function mergeInOrder(a: readonly string[], b: readonly string[]): readonly string[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const out: string[] = [];
+  let i = 0,
+    j = 0;
+  while (i < a.length || j < b.length) {
+    if (j === b.length || (i < a.length && a[i] < b[j])) out.push(a[i++]);
+    else if (i === a.length || b[j] < a[i]) out.push(b[j++]);
+    else {
+      out.push(a[i++]);
+      j++;
+    }
+  }
+  return out;
+}
+
+/**
+ * `visit` for each of `keys` (keysInOrder's), with its rows in each table (what mergeTables would
+ * visit of them); each key becomes bytes in its own turn's share of the work.
  */
 async function findEach(
   a: SortedTable | null,
@@ -207,9 +238,7 @@ async function findEach(
   visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
 ): Promise<void> {
   const turns = new Turns();
-  // code unit order is byte order for latin1 keys
-  const ordered = keys.every((k, i) => i === 0 || keys[i - 1] <= k) ? keys : [...keys].sort();
-  for (const text of ordered) {
+  for (const text of keys) {
     const pause = turns.pause();
     if (pause !== undefined) await pause;
     const key = Buffer.from(text, "latin1");
@@ -246,7 +275,7 @@ async function compareLevel1(
   old: ComparedGeneration,
   next: ComparedGeneration,
   out: ChangeBatches,
-  only?: readonly string[],
+  only?: readonly (readonly string[])[],
 ): Promise<void> {
   const a = openTable(old.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES),
     b = openTable(next.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES);
@@ -262,7 +291,7 @@ async function compareLevel1(
   };
   try {
     if (only === undefined) await mergeTables(a, b, LEI_BYTES, visit);
-    else if (a !== null && b !== null) await findEach(a, b, only, visit);
+    else if (a !== null && b !== null) await findEach(a, b, keysInOrder(only), visit);
   } finally {
     a?.close();
     b?.close();
@@ -340,7 +369,7 @@ async function compareExceptions(
       // a key is the LEI and the category's code
       const codes = Object.keys(EXCEPTION_FIELD).map((code) => String.fromCharCode(Number(code)));
       const keys = only.flatMap((lei) => codes.map((code) => lei + code));
-      await findEach(a, b, keys, visit);
+      await findEach(a, b, keysInOrder([keys]), visit);
     }
   } finally {
     a?.close();

@@ -125,7 +125,7 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
     try {
       const dir = req.files.level2(collectionName);
       // laid over the live records, only the LEIs of either overlay can differ
-      const only = req.onto && unionInOrder(await collection.overlayLeis(gen), await collection.overlayLeis(req.onto.gen));
+      const only = req.onto && [await collection.overlayLeis(gen), await collection.overlayLeis(req.onto.gen)];
       const load = {
         gen,
         dir,
@@ -201,27 +201,6 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
   } finally {
     await cleanUp(req, "its scratch files", () => req.files.clearScratch());
   }
-}
-
-/**
- * The LEIs of two lists, each once, in order: a merge when both are in order, as an overlay's are
- * (a slice's docs are in LEI order), so that tens of thousands of them take no sort.
- */
-export function unionInOrder(a: readonly string[], b: readonly string[]): string[] {
-  const ordered = (l: readonly string[]): boolean => l.every((x, i) => i === 0 || l[i - 1] < x);
-  if (!ordered(a) || !ordered(b)) return [...new Set([...a, ...b])].sort();
-  const out: string[] = [];
-  let i = 0,
-    j = 0;
-  while (i < a.length || j < b.length) {
-    if (j === b.length || (i < a.length && a[i] < b[j])) out.push(a[i++]);
-    else if (i === a.length || b[j] < a[i]) out.push(b[j++]);
-    else {
-      out.push(a[i++]);
-      j++;
-    }
-  }
-  return out;
 }
 
 async function cleanUp(req: LoadRequest, what: string, work: () => unknown): Promise<void> {
