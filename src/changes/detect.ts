@@ -238,11 +238,13 @@ async function findEach(
   visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
 ): Promise<void> {
   const turns = new Turns();
+  const ra = a?.ordered() ?? null,
+    rb = b?.ordered() ?? null;
   for (const text of keys) {
     const pause = turns.pause();
     if (pause !== undefined) await pause;
     const key = Buffer.from(text, "latin1");
-    const seen = visit(key, rowsOf(a, key), rowsOf(b, key));
+    const seen = visit(key, ra?.rowsOf(key) ?? null, rb?.rowsOf(key) ?? null);
     if (seen !== undefined) await seen;
   }
 }
@@ -404,12 +406,4 @@ function sameFile(a: string, b: string): boolean {
   const x = statSync(a, { throwIfNoEntry: false }),
     y = statSync(b, { throwIfNoEntry: false });
   return x !== undefined && y !== undefined && x.ino === y.ino && x.dev === y.dev;
-}
-
-/** The rows of `key` in a sorted table; null when it has none (or there is no table). */
-function rowsOf(table: SortedTable | null, key: Buffer): Buffer | null {
-  if (table === null) return null;
-  const from = table.bound(key),
-    to = table.bound(key, true);
-  return to > from ? table.read(from, to - from) : null;
 }

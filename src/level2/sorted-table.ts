@@ -145,11 +145,67 @@ export class SortedTable {
     return first + block.length / this.rowWidth;
   }
 
+  /**
+   * A reader of the rows of keys asked in ascending order (ordered()'s rowsOf): for the tens of
+   * thousands of LEIs a delta touches, a read per window of rows instead of three per key.
+   */
+  ordered(): OrderedRows {
+    return new OrderedRows(this, (key) => Math.max(0, this.blockBefore(key, false)));
+  }
+
   /** Rows [first, first + count), clipped to the table, as one buffer. */
   read(first: number, count: number): Buffer {
     const n = Math.max(0, Math.min(count, this.rows - first));
     const out = Buffer.allocUnsafe(n * this.rowWidth);
     readFully(this.fd, out, 0, out.length, first * this.rowWidth, "Level 2 table");
     return out;
+  }
+}
+
+/** Bytes an ordered reader reads at once: many keys' rows when they lie close, one read when they do not. */
+const WINDOW_BYTES = 128 << 10;
+
+/**
+ * The rows of keys in ascending order, from a window of the table read at once and kept while
+ * the keys stay in it. A key's rows are those whose leading key.length bytes are the key.
+ */
+export class OrderedRows {
+  private window: Buffer = Buffer.alloc(0);
+  /** the window holds rows [first, end) */
+  private first = 0;
+  private end = 0;
+  private readonly windowRows: number;
+
+  constructor(
+    private readonly table: SortedTable,
+    /** the first row of the block the key's rows can begin in */
+    private readonly blockStart: (key: Buffer) => number,
+  ) {
+    this.windowRows = Math.max(STRIDE, Math.floor(WINDOW_BYTES / table.rowWidth / STRIDE) * STRIDE);
+  }
+
+  /** The rows of `key`, as one buffer that later calls leave as it is; null when it has none. */
+  rowsOf(key: Buffer): Buffer | null {
+    const rows = this.table.rows;
+    let r = this.blockStart(key);
+    while (r < rows && this.compareAt(r, key) < 0) r++;
+    const from = r;
+    while (r < rows && this.compareAt(r, key) === 0) r++;
+    if (r === from) return null;
+    // a window is a fresh buffer each time, so a slice of one stays as it was
+    if (from >= this.first && r <= this.end)
+      return this.window.subarray((from - this.first) * this.table.rowWidth, (r - this.first) * this.table.rowWidth);
+    return this.table.read(from, r - from);
+  }
+
+  /** Row r's key against `key`, as Buffer.compare orders them; loads the window holding r. */
+  private compareAt(r: number, key: Buffer): number {
+    if (r < this.first || r >= this.end) {
+      this.first = r - (r % STRIDE);
+      this.window = this.table.read(this.first, this.windowRows);
+      this.end = this.first + this.window.length / this.table.rowWidth;
+    }
+    const at = (r - this.first) * this.table.rowWidth;
+    return this.window.compare(key, 0, key.length, at, at + key.length);
   }
 }
