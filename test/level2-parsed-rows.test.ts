@@ -7,7 +7,17 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFile
 import { join } from "node:path";
 import t from "tap";
 import { buildLevel2, type Level2Input } from "../src/level2/build.js";
-import { RR_PARSED, REPEX_PARSED } from "../src/level2/layout.js";
+import {
+  readPlace,
+  REPEX,
+  REPEX_RECORDS,
+  RR_BY_END,
+  RR_BY_START,
+  RR_PARSED,
+  RR_RECORDS,
+  REPEX_PARSED,
+  type TableLayout,
+} from "../src/level2/layout.js";
 import { parseCsv } from "./helpers/fixture.js";
 import { sampleLevel2Text } from "./helpers/gleif-imitation.js";
 import { tempDir } from "./helpers/server.js";
@@ -99,4 +109,67 @@ t.test("the parsed rows of another file are not taken: that file is parsed", asy
     dirOf("other"),
   );
   t.equal(built.counts.relationships, rrRows.length - 1, "the other file's relationships");
+});
+
+/** Each row of a table with its record in place of the record's place: what a reader gets, whatever the offsets. */
+const rowsRead = (dir: string, table: TableLayout, records: string): string[] => {
+  const rows = readFileSync(join(dir, table.file)),
+    lines = readFileSync(join(dir, records));
+  const out: string[] = [];
+  for (let at = 0; at < rows.length; at += table.rowWidth) {
+    const placeAt = at + table.rowWidth - 8;
+    const { offset, length } = readPlace(rows, placeAt);
+    out.push(`${rows.toString("latin1", at, placeAt)} ${lines.toString("utf8", offset, offset + length)}`);
+  }
+  return out;
+};
+
+t.test("a delta over a delta's build links the live records, and a long chain's are copied", async (t) => {
+  // the live directory of the first test has the delta's records after the full file's
+  const live = join(work, "delta");
+  const before = rowsRead(live, RR_BY_START, RR_RECORDS);
+  const rrDelta2 = write(
+    "rr-delta-2.csv",
+    csv([
+      [...rrHeader, "DeletedAt"],
+      [...direct[2].map((v, i) => (i === RR("RelationshipStatus") ? "INACTIVE" : v)), ""],
+    ]),
+  );
+  const chain = { rr: [rrDelta, rrDelta2], repex: [repexDelta] };
+  const linked = dirOf("linked");
+  await buildLevel2(input({ rr: rrFull, repex: repexFull }, chain, live), linked);
+  t.equal(statSync(join(linked, RR_RECORDS)).ino, statSync(join(live, RR_RECORDS)).ino, "the records are the live file, linked");
+  t.same(rowsRead(live, RR_BY_START, RR_RECORDS), before, "the live directory reads what it read before");
+
+  // the reference: the same chain over a full parse (the full files are copies of the originals)
+  const parsed = dirOf("parsed-2");
+  await buildLevel2(input({ rr: join(work, "copies", "rr-full.csv"), repex: join(work, "copies", "repex-full.csv") }, chain), parsed);
+  for (const [table, records] of [
+    [RR_BY_START, RR_RECORDS],
+    [RR_BY_END, RR_RECORDS],
+    [REPEX, REPEX_RECORDS],
+  ] as const)
+    t.same(rowsRead(linked, table, records), rowsRead(parsed, table, records), `${table.file}: the same rows and records as a full parse`);
+
+  // a chain whose records outgrow a quarter of the full file's: the next build copies what it keeps
+  const restated = write("rr-restated.csv", csv([[...rrHeader, "DeletedAt"], ...rrRows.map((r) => [...r, ""])]));
+  const long = dirOf("long");
+  await buildLevel2(input({ rr: rrFull, repex: repexFull }, { rr: [restated], repex: [] }, live), long);
+  const copied = dirOf("copied");
+  await buildLevel2(input({ rr: rrFull, repex: repexFull }, { rr: [restated, rrDelta2], repex: [] }, long), copied);
+  t.not(statSync(join(copied, RR_RECORDS)).ino, statSync(join(long, RR_RECORDS)).ino, "copied, not linked");
+  t.ok(statSync(join(copied, RR_RECORDS)).size < statSync(join(long, RR_RECORDS)).size, "without the earlier chain's records");
+  const reference = dirOf("parsed-3");
+  await buildLevel2(
+    input(
+      { rr: join(work, "copies", "rr-full.csv"), repex: join(work, "copies", "repex-full.csv") },
+      { rr: [restated, rrDelta2], repex: [] },
+    ),
+    reference,
+  );
+  t.same(
+    rowsRead(copied, RR_BY_START, RR_RECORDS),
+    rowsRead(reference, RR_BY_START, RR_RECORDS),
+    "and the same rows and records as a full parse",
+  );
 });

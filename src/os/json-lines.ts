@@ -1,7 +1,7 @@
 // A file of JSON lines written through one buffer: each append says where its line went, so a
 // table can point at it, and the file is on disk (fsync) once finished.
 
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, truncateSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, statSync, truncateSync } from "node:fs";
 import { readFully, writeFully } from "./fd-io.js";
 
 export class JsonLines {
@@ -10,14 +10,34 @@ export class JsonLines {
   private used = 0;
   private size = 0;
 
-  /** `keep`: the file starts with the first `bytes` bytes of that file (copied; lines appended after them). */
+  /**
+   * `keep`: the file starts with the first `bytes` bytes of that file, and lines are appended
+   * after them. The file is linked, not copied, while what lies after those bytes is small: a
+   * reader of the other file reads only the places it was given, so lines appended after them
+   * change nothing for it, and the link spares copying a file of up to a gigabyte.
+   */
   constructor(path: string, keep?: { from: string; bytes: number }) {
     if (keep === undefined) this.fd = openSync(path, "w");
-    else {
+    else if (this.linked(path, keep)) {
+      this.fd = openSync(path, "a");
+      this.size = fstatSync(this.fd).size;
+    } else {
       copyFileSync(keep.from, path);
       truncateSync(path, keep.bytes);
       this.fd = openSync(path, "a");
       this.size = keep.bytes;
+    }
+  }
+
+  /** Links keep.from at path when the bytes after keep.bytes (the lines of earlier deltas) are at most a quarter as many. */
+  private linked(path: string, keep: { from: string; bytes: number }): boolean {
+    const size = statSync(keep.from, { throwIfNoEntry: false })?.size;
+    if (size === undefined || size < keep.bytes || size - keep.bytes > keep.bytes / 4) return false;
+    try {
+      linkSync(keep.from, path);
+      return true;
+    } catch {
+      return false; // another file system: copied
     }
   }
 
