@@ -20,11 +20,13 @@ export class ChunkedArray<T extends Uint8Array | Uint16Array | Uint32Array | Flo
   get(i: number): number {
     return this.chunks[i >>> ChunkedArray.SHIFT][i & ChunkedArray.MASK];
   }
-  /** One contiguous copy; the chunks are let go. */
-  toArray(): T {
-    const out = this.make(this.length);
+  /** One contiguous copy, after `before`'s values when given; the chunks are let go. */
+  toArray(before?: T): T {
+    const from = before?.length ?? 0;
+    const out = this.make(from + this.length);
+    if (before !== undefined) out.set(before);
     this.chunks.forEach((chunk, c) =>
-      out.set(chunk.subarray(0, Math.min(chunk.length, this.length - (c << ChunkedArray.SHIFT))), c << ChunkedArray.SHIFT),
+      out.set(chunk.subarray(0, Math.min(chunk.length, this.length - (c << ChunkedArray.SHIFT))), from + (c << ChunkedArray.SHIFT)),
     );
     this.release();
     return out;

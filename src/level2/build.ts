@@ -253,10 +253,12 @@ const growing = (type: ColumnType): ChunkedArray<Column> => (type === "f64" ? f6
  */
 class FullFileRows<T extends Record<string, ColumnType>> {
   readonly columns: { [K in keyof T]: ChunkedArray<ArrayOf<T[K]>> };
-  /** per row, the number of the file it came from (0: the full file) */
+  /** per row parsed (after the rows taken), the number of the file it came from (0: the full file) */
   readonly files = u8s();
-  /** per row, 1 where it is a delta's deletion */
+  /** per row parsed, 1 where it is a delta's deletion */
   readonly deletions = u8s();
+  /** the rows taken from the live collection's parsed rows: the first rows, in `parsed` */
+  private takenRows = 0;
   readonly records: JsonLines;
   /** the full file to parse; null when its rows were taken */
   readonly toParse: string | null;
@@ -287,22 +289,19 @@ class FullFileRows<T extends Record<string, ColumnType>> {
     const parsed = this.parsed;
     if (parsed === null) return;
     live.log?.(`Level 2 ${part}: ${this.source!.file} as the live collection parsed it; only its deltas are read`);
-    for (const name of names) {
-      const values = parsed.columns[name],
-        into = this.columns[name] as ChunkedArray<Column>;
-      for (let i = 0; i < values.length; i++) into.push(values[i]);
-    }
-    const rows = parsed.columns[names[0]].length;
-    for (let i = 0; i < rows; i++) {
-      this.files.push(0);
-      this.deletions.push(0);
-    }
+    this.takenRows = parsed.columns[names[0]].length;
     skipped.n += parsed.skipped;
   }
 
   /** rows so far */
   get rows(): number {
-    return this.files.length;
+    return this.takenRows + this.files.length;
+  }
+
+  /** Per row, the file it came from and whether it is a deletion (the rows taken: the full file's, none a deletion). */
+  marks(): { files: Uint8Array; deletions: Uint8Array } {
+    const taken = new Uint8Array(this.takenRows);
+    return { files: this.files.toArray(taken), deletions: this.deletions.toArray(taken) };
   }
 
   /** Whether the full file's rows were taken from the live collection. */
@@ -328,7 +327,9 @@ class FullFileRows<T extends Record<string, ColumnType>> {
   arrays(parsedRows: number, skipped: { n: number }): Columns<T> {
     const end = this.atFirstDelta ?? { rows: this.rows, skipped: skipped.n, recordBytes: this.records.bytes };
     const names = Object.keys(this.types) as (keyof T & string)[];
-    const out = Object.fromEntries(names.map((name) => [name, this.columns[name].toArray()])) as Columns<T>;
+    const out = Object.fromEntries(
+      names.map((name) => [name, (this.columns[name] as ChunkedArray<Column>).toArray(this.parsed?.columns[name])]),
+    ) as Columns<T>;
     const file = join(this.dir, this.parsedFile);
     if (this.parsed !== null) linkOrCopy(join(this.live.dir!, this.parsedFile), file);
     else if (this.source !== null) {
@@ -567,7 +568,8 @@ async function buildRelationships(
   if (deltas.length > 0) {
     const sameKey = (a: number, b: number): boolean =>
       sh[a] === sh[b] && sl[a] === sl[b] && ty[a] === ty[b] && eh[a] === eh[b] && el[a] === el[b];
-    byStart = upserted(byStart, sameKey, files.toArray(), deletions.toArray());
+    const { files: fileOf, deletions: deleted } = full.marks();
+    byStart = upserted(byStart, sameKey, fileOf, deleted);
     kept = new Uint8Array(all);
     for (const i of byStart) kept[i] = 1;
   }
@@ -788,7 +790,8 @@ async function buildExceptions(
     { values: c, bits: 2 },
   ]);
   if (deltas.length > 0) {
-    order = upserted(order, (a, b) => h[a] === h[b] && l[a] === l[b] && c[a] === c[b], files.toArray(), deletions.toArray());
+    const { files: fileOf, deletions: deleted } = full.marks();
+    order = upserted(order, (a, b) => h[a] === h[b] && l[a] === l[b] && c[a] === c[b], fileOf, deleted);
   }
   const out = new SortedTableWriter(join(dir, REPEX.file), REPEX.rowWidth, REPEX.keyWidth);
   const leis = new LeiWriter();
