@@ -141,6 +141,9 @@ interface GenerationReaders {
  */
 const INLINE_MS_PER_TURN = 2;
 
+/** A slice's documents read whole for documentsIn: a delta's overlay of some 100,000 records, not a full load's slice. */
+const WHOLE_SLICE_BYTES = 64 << 20;
+
 /** Hits whose documents lie at most this many bytes apart are read in one go (withDocs). */
 const NEIGHBOUR_GAP = 4096;
 
@@ -421,12 +424,22 @@ export class CollectionView {
   }
 
   /**
-   * The stored JSON of `lei` in generation `gen`, live or finished and not yet swapped in (the
-   * change feed compares the two), in a buffer of its own; null when gen does not hold the LEI.
+   * The stored JSON of an LEI in generation `gen`, live or finished and not yet swapped in (the
+   * change feed compares the two); null when gen does not hold the LEI. For a pass over many
+   * LEIs: a slice whose documents take at most WHOLE_SLICE_BYTES (a delta's overlay) is read
+   * whole at its first document, the others a document at a time. What was read whole is let
+   * go with the function.
    */
-  documentIn(gen: number, lei: string): Buffer | null {
-    const found = this.find(gen, lei);
-    return found === null ? null : found.reader.docs.read(found.doc.at, found.doc.length);
+  documentsIn(gen: number): (lei: string) => Buffer | null {
+    const wholes = new Map<SliceReader, Buffer | null>();
+    return (lei) => {
+      const found = this.find(gen, lei);
+      if (found === null) return null;
+      const { reader, doc } = found;
+      let body = wholes.get(reader);
+      if (body === undefined) wholes.set(reader, (body = reader.docs.whole(WHOLE_SLICE_BYTES)));
+      return body === null ? reader.docs.read(doc.at, doc.length) : body.subarray(doc.at, doc.at + doc.length);
+    };
   }
 
   private liveGen(): number {

@@ -8,7 +8,7 @@
 // records where each document lies, and the body's length and CRC, so a document file that does
 // not belong to its segment is refused like a broken segment.
 
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
 import { SegmentError } from "./segment-error.js";
@@ -187,6 +187,13 @@ export class DocStoreReader {
     const out = Buffer.allocUnsafe(length);
     this.readInto(at, length, out, 0);
     return out;
+  }
+
+  /** Every document's bytes in one buffer, when the body is at most `maxBytes`; null when it is larger. */
+  whole(maxBytes: number): Buffer | null {
+    if (this.fd === null) throw new Error("document file is closed");
+    const bytes = fstatSync(this.fd).size - HEADER_BYTES;
+    return bytes > maxBytes ? null : this.read(0, Math.max(0, bytes));
   }
 
   /** The same document (or a run of neighbours), written into `into` from `offset` on. */
