@@ -7,7 +7,8 @@
 // `sink` (the durable store) batch by batch. Neither a new LEI nor one the new load lacks is a
 // field change (docs/changes.md): only LEIs both generations hold are compared.
 
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { sameFile } from "../os/same-file.js";
 import { join } from "node:path";
 import { JsonLinesReader } from "../os/json-lines.js";
 import { Turns } from "../os/event-loop-turns.js";
@@ -399,11 +400,4 @@ async function compareIsinCounts(old: ComparedGeneration, next: ComparedGenerati
     a?.close();
     b?.close();
   }
-}
-
-/** Whether both paths name one file (hard links of it). */
-function sameFile(a: string, b: string): boolean {
-  const x = statSync(a, { throwIfNoEntry: false }),
-    y = statSync(b, { throwIfNoEntry: false });
-  return x !== undefined && y !== undefined && x.ino === y.ino && x.dev === y.dev;
 }

@@ -22,27 +22,39 @@ const ULTIMATE_AT = HASHES_AT + 4 * (TRACKED_FIELDS.length - 1);
 
 /**
  * The base's records whose parents in `parents` differ from those their tracked rows hashed,
- * but for those in `except` (the overlay carries them anyway): LEI -> its tracked row. A hash
- * collision can only name a record whose parents did not change, which the overlay then carries
- * unchanged.
+ * but for those in `except` (the overlay carries them anyway): LEI -> its tracked row. `only`:
+ * the only LEIs whose parents can differ (level2/build.ts parentLeis), looked up instead of
+ * reading every row. A hash collision can only name a record whose parents did not change, which
+ * the overlay then carries unchanged.
  */
-export function parentsChangedSince(baseDir: string, parents: ParentIndex, except: ReadonlySet<string>): Map<string, Buffer> {
+export function parentsChangedSince(
+  baseDir: string,
+  parents: ParentIndex,
+  except: ReadonlySet<string>,
+  only: readonly string[] | null,
+): Map<string, Buffer> {
   const table = SortedTable.open(join(baseDir, TRACKED_FILE), TRACKED_ROW, LEI_BYTES);
   const found = new Map<string, Buffer>();
-  try {
-    for (let first = 0; first < table.rows; first += CHUNK_ROWS) {
-      const chunk = table.read(first, CHUNK_ROWS);
-      for (let at = 0; at < chunk.length; at += TRACKED_ROW) {
-        const slot = parents.find(chunk, at);
-        if (
-          chunk.readUInt32LE(at + DIRECT_AT) === hashParent(parents.direct, slot) &&
-          chunk.readUInt32LE(at + ULTIMATE_AT) === hashParent(parents.ultimate, slot)
-        )
-          continue;
-        const lei = chunk.toString("latin1", at, at + LEI_BYTES);
-        if (!except.has(lei)) found.set(lei, Buffer.from(chunk.subarray(at, at + TRACKED_ROW)));
-      }
+  const check = (rows: Buffer): void => {
+    for (let at = 0; at < rows.length; at += TRACKED_ROW) {
+      const slot = parents.find(rows, at);
+      if (
+        rows.readUInt32LE(at + DIRECT_AT) === hashParent(parents.direct, slot) &&
+        rows.readUInt32LE(at + ULTIMATE_AT) === hashParent(parents.ultimate, slot)
+      )
+        continue;
+      const lei = rows.toString("latin1", at, at + LEI_BYTES);
+      if (!except.has(lei)) found.set(lei, Buffer.from(rows.subarray(at, at + TRACKED_ROW)));
     }
+  };
+  try {
+    if (only !== null) {
+      const reader = table.ordered();
+      for (const lei of [...only].sort()) {
+        const rows = reader.rowsOf(Buffer.from(lei, "latin1"));
+        if (rows !== null) check(rows);
+      }
+    } else for (let first = 0; first < table.rows; first += CHUNK_ROWS) check(table.read(first, CHUNK_ROWS));
   } finally {
     table.close();
   }

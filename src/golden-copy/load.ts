@@ -13,7 +13,8 @@ import { mergeOntoBase, parentsChangedSince } from "../changes/tracked-overlay.j
 import { expectedRecords, slicesFor, type SlicePlan } from "../engine/slice-count.js";
 import { download, isUrl, openLocal, type OpenedSource } from "./source.js";
 import { buildLevel2, type Level2Input } from "../level2/build.js";
-import type { DeltaPart, Level2Counts, Level2Deltas, Level2Files } from "../level2/layout.js";
+import { RR_PARSED, type DeltaPart, type Level2Counts, type Level2Deltas, type Level2Files } from "../level2/layout.js";
+import { sameFile } from "../os/same-file.js";
 import type { UpstreamLimits } from "./upstream-limits.js";
 import { ElfList, type ElfRow } from "../legal-forms/elf-list.js";
 
@@ -296,7 +297,9 @@ export async function runLoader(input: LoaderInput, port: MessagePort): Promise<
     if (overlay !== null) {
       // records the new Level 2 moved that the deltas do not hold: re-encoded from the full load's
       // documents; the full file is read only for those that cannot be (moved-records.ts)
-      const moved = parentsChangedSince(overlay.baseLevel2, level2.parents, overlayLeis);
+      // only the rr deltas' start nodes can have other parents, when their full file's rows are the base's
+      const sameRows = sameFile(join(overlay.baseLevel2, RR_PARSED), join(input.level2.dir, RR_PARSED));
+      const moved = parentsChangedSince(overlay.baseLevel2, level2.parents, overlayLeis, sameRows ? level2.parentLeis : null);
       const unresolved = new Set<string>();
       for (const r of storedRecords(moved, { level2Dir: overlay.baseLevel2, slices: overlay.baseSlices }, unresolved)) {
         overlayLeis.add(r.lei);

@@ -112,6 +112,11 @@ export interface Level2Build {
    * of this one); null: any
    */
   exceptionLeis: string[] | null;
+  /**
+   * the only LEIs whose parents can differ from those of the full file's rows: the start nodes of
+   * the rr deltas' rows, when the full file's rows were the live collection's; null: any
+   */
+  parentLeis: string[] | null;
 }
 
 const LEI_HALF = 10;
@@ -232,7 +237,7 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
     null,
   );
   const counts: Level2Counts = { relationships: rr.count, exceptions: exceptions.count, isins, bics, skipped: skipped.n, files, deltas };
-  return { counts, parents: rr.parents, failures, exceptionLeis: exceptions.changedLeis };
+  return { counts, parents: rr.parents, failures, exceptionLeis: exceptions.changedLeis, parentLeis: rr.changedLeis };
 }
 
 /** The live collection's Level 2 directory (none: a build from scratch), and the loader's log. */
@@ -505,8 +510,10 @@ async function buildRelationships(
   expectedRows: number | null,
   skipped: { n: number },
   live: LiveDir,
-): Promise<{ count: number; parents: ParentIndex }> {
+): Promise<{ count: number; parents: ParentIndex; changedLeis: string[] | null }> {
   const full = new FullFileRows("rr", path, live, dir, RR_PARSED, RR_RECORDS, RR_COLUMNS, skipped);
+  /** the start nodes of the deltas' rows */
+  const changed = new Set<string>();
   const { sh: startHi, sl: startLo, eh: endHi, el: endLo, ty: types, cur: current, off: offsets, len: lengths } = full.columns;
   const { records, files, deletions } = full;
   let render: ((row: CsvRow) => string) | null = null;
@@ -527,6 +534,7 @@ async function buildRelationships(
         return;
       }
       const type = row.field(at.get(TYPE)!).trim();
+      if (file > 0) changed.add(row.buf.toString("latin1", s, s + LEI_BYTES));
       // a delta's deletion removes its key's earlier rows, and is not itself a record
       const deletion = file > 0 && text(row, at.get("DeletedAt")) !== null;
       const place = deletion ? { offset: 0, length: 0 } : records.append(render!(row));
@@ -638,7 +646,7 @@ async function buildRelationships(
   }
   writeEdges(RR_BY_END, byEnd, eh, el, sh, sl);
   writeChildCounts(dir, byEnd, eh, el, ty);
-  return { count: n, parents };
+  return { count: n, parents, changedLeis: full.taken ? [...changed] : null };
 }
 
 /** Per end node (in LEI order), how many relationships of each type name it: one read answers all six counts. */
