@@ -253,10 +253,11 @@ const growing = (type: ColumnType): ChunkedArray<Column> => (type === "f64" ? f6
 /**
  * A part's rows in a build, one growing array per column of `types` and the file and deletion
  * marks of each row, the full file's first: taken from the live collection's parsed rows of the
- * same full file (parsed-rows.ts), its records' bytes copied from there, or else parsed
- * (`toParse`), and then kept for the next build.
+ * same full file (parsed-rows.ts), its records' bytes linked from there, or else parsed
+ * (`toParse`), and then kept for the next build, with the full file's rows in each table's key
+ * order (`orders`), so that a delta's build sorts only the deltas' rows.
  */
-class FullFileRows<T extends Record<string, ColumnType>> {
+class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
   readonly columns: { [K in keyof T]: ChunkedArray<ArrayOf<T[K]>> };
   /** per row parsed (after the rows taken), the number of the file it came from (0: the full file) */
   readonly files = u8s();
@@ -267,7 +268,7 @@ class FullFileRows<T extends Record<string, ColumnType>> {
   readonly records: JsonLines;
   /** the full file to parse; null when its rows were taken */
   readonly toParse: string | null;
-  private readonly parsed: ParsedRows<keyof T & string> | null;
+  private readonly parsed: ParsedRows<(keyof T & string) | O> | null;
   private readonly source: ParsedSource | null;
   /** the rows, skipped rows and record bytes of the full file, once a delta's header comes */
   private atFirstDelta: { rows: number; skipped: number; recordBytes: number } | null = null;
@@ -280,12 +281,15 @@ class FullFileRows<T extends Record<string, ColumnType>> {
     private readonly parsedFile: string,
     recordsFile: string,
     private readonly types: T,
+    /** the key orders kept beside the rows (u32 row numbers each) */
+    private readonly orders: readonly O[],
     skipped: { n: number },
   ) {
     const names = Object.keys(types) as (keyof T & string)[];
     this.columns = Object.fromEntries(names.map((name) => [name, growing(types[name])])) as typeof this.columns;
     this.source = path === null ? null : sourceOf(path);
-    this.parsed = this.source !== null && live.dir !== null ? readParsedRows(join(live.dir, parsedFile), this.source, types) : null;
+    const kept = { ...types, ...Object.fromEntries(orders.map((o) => [o, "u32"])) } as Record<(keyof T & string) | O, ColumnType>;
+    this.parsed = this.source !== null && live.dir !== null ? readParsedRows(join(live.dir, parsedFile), this.source, kept) : null;
     this.toParse = this.parsed === null ? path : null;
     this.records = new JsonLines(
       join(dir, recordsFile),
@@ -325,23 +329,59 @@ class FullFileRows<T extends Record<string, ColumnType>> {
     return this.parsed?.fileRows ?? parsedRows;
   }
 
-  /**
-   * Every column as one array (the growing ones let go), once the files are read; the full
-   * file's rows are kept beside the tables for the next build (`parsedRows`: the parse's count).
-   */
-  arrays(parsedRows: number, skipped: { n: number }): Columns<T> {
-    const end = this.atFirstDelta ?? { rows: this.rows, skipped: skipped.n, recordBytes: this.records.bytes };
+  /** Every column as one array (the growing ones let go), once the files are read, the rows taken first. */
+  arrays(): Columns<T> {
     const names = Object.keys(this.types) as (keyof T & string)[];
-    const out = Object.fromEntries(
+    return Object.fromEntries(
       names.map((name) => [name, (this.columns[name] as ChunkedArray<Column>).toArray(this.parsed?.columns[name])]),
     ) as Columns<T>;
-    const file = join(this.dir, this.parsedFile);
-    if (this.parsed !== null) linkOrCopy(join(this.live.dir!, this.parsedFile), file);
-    else if (this.source !== null) {
-      const kept = Object.fromEntries(names.map((name) => [name, out[name].subarray(0, end.rows)])) as Record<keyof T & string, Column>;
-      writeParsedRows(file, this.source, { fileRows: parsedRows, skipped: end.skipped, recordBytes: end.recordBytes, columns: kept });
+  }
+
+  /**
+   * The rows in `order`'s key order (radixOrder's, stable): with the rows taken, their order as
+   * kept and the deltas' rows sorted alone, merged.
+   */
+  sorted(order: O, keys: { values: Float64Array | Uint8Array; bits: number }[]): Uint32Array {
+    const n = keys[0].values.length;
+    const taken = this.parsed?.columns[order] as Uint32Array | undefined;
+    if (taken === undefined) return radixOrder(n, keys);
+    const from = this.takenRows;
+    const tail = radixOrder(
+      n - from,
+      keys.map(({ values, bits }) => ({ values: values.subarray(from), bits })),
+    );
+    const before = (a: number, b: number): boolean => {
+      for (const { values } of keys) if (values[a] !== values[b]) return values[a] < values[b];
+      return false; // equal keys: the earlier row first, as a stable sort has them
+    };
+    const out = new Uint32Array(n);
+    let i = 0,
+      j = 0,
+      k = 0;
+    while (i < taken.length || j < tail.length) {
+      const b = j < tail.length ? from + tail[j] : -1;
+      if (i < taken.length && (b < 0 || !before(b, taken[i]))) out[k++] = taken[i++];
+      else {
+        out[k++] = b;
+        j++;
+      }
     }
     return out;
+  }
+
+  /**
+   * Keeps the full file's rows beside the tables for the next build (`parsedRows`: the parse's
+   * count), with each order (sorted()'s of every row) cut to them; rows taken are linked.
+   */
+  keep(parsedRows: number, skipped: { n: number }, orders: Record<O, Uint32Array>, columns: Columns<T>): void {
+    const file = join(this.dir, this.parsedFile);
+    if (this.parsed !== null) return linkOrCopy(join(this.live.dir!, this.parsedFile), file);
+    if (this.source === null) return;
+    const end = this.atFirstDelta ?? { rows: this.rows, skipped: skipped.n, recordBytes: this.records.bytes };
+    const names = Object.keys(this.types) as (keyof T & string)[];
+    const kept: Record<string, Column> = Object.fromEntries(names.map((name) => [name, columns[name].subarray(0, end.rows)]));
+    for (const o of this.orders) kept[o] = end.rows === columns[names[0]].length ? orders[o] : orders[o].filter((i) => i < end.rows);
+    writeParsedRows(file, this.source, { fileRows: parsedRows, skipped: end.skipped, recordBytes: end.recordBytes, columns: kept });
   }
 }
 
@@ -511,7 +551,7 @@ async function buildRelationships(
   skipped: { n: number },
   live: LiveDir,
 ): Promise<{ count: number; parents: ParentIndex; changedLeis: string[] | null }> {
-  const full = new FullFileRows("rr", path, live, dir, RR_PARSED, RR_RECORDS, RR_COLUMNS, skipped);
+  const full = new FullFileRows("rr", path, live, dir, RR_PARSED, RR_RECORDS, RR_COLUMNS, ["byStart", "byEnd"], skipped);
   /** the start nodes of the deltas' rows */
   const changed = new Set<string>();
   const { sh: startHi, sl: startLo, eh: endHi, el: endLo, ty: types, cur: current, off: offsets, len: lengths } = full.columns;
@@ -563,15 +603,24 @@ async function buildRelationships(
   if (expectedRows !== null && fileRows !== expectedRows) {
     throw new Level2FileError(`the relationship (RR) file holds ${fileRows} rows, its publication announces ${expectedRows}`);
   }
-  const { sh, sl, eh, el, ty, cur, off, len } = full.arrays(rows, skipped);
+  const columns = full.arrays();
+  const { sh, sl, eh, el, ty, cur, off, len } = columns;
   const all = sh.length;
-  let byStart = radixOrder(all, [
+  let byStart = full.sorted("byStart", [
     { values: sh, bits: LEI_BITS },
     { values: sl, bits: LEI_BITS },
     { values: ty, bits: 3 },
     { values: eh, bits: LEI_BITS },
     { values: el, bits: LEI_BITS },
   ]);
+  let byEnd = full.sorted("byEnd", [
+    { values: eh, bits: LEI_BITS },
+    { values: el, bits: LEI_BITS },
+    { values: ty, bits: 3 },
+    { values: sh, bits: LEI_BITS },
+    { values: sl, bits: LEI_BITS },
+  ]);
+  full.keep(rows, skipped, { byStart, byEnd }, columns);
   let kept: Uint8Array | null = null;
   if (deltas.length > 0) {
     const sameKey = (a: number, b: number): boolean =>
@@ -633,13 +682,6 @@ async function buildRelationships(
   flushSlot();
   const parents = new ParentIndex(Float64Array.from(pHi), Float64Array.from(pLo), direct.toArray(), ultimate.toArray());
 
-  let byEnd = radixOrder(all, [
-    { values: eh, bits: LEI_BITS },
-    { values: el, bits: LEI_BITS },
-    { values: ty, bits: 3 },
-    { values: sh, bits: LEI_BITS },
-    { values: sl, bits: LEI_BITS },
-  ]);
   if (kept !== null) {
     const keep = kept;
     byEnd = byEnd.filter((i) => keep[i] === 1);
@@ -722,7 +764,7 @@ async function buildExceptions(
   skipped: { n: number },
   live: LiveDir,
 ): Promise<{ count: number; changedLeis: string[] | null }> {
-  const full = new FullFileRows("repex", path, live, dir, REPEX_PARSED, REPEX_RECORDS, REPEX_COLUMNS, skipped);
+  const full = new FullFileRows("repex", path, live, dir, REPEX_PARSED, REPEX_RECORDS, REPEX_COLUMNS, ["order"], skipped);
   const { h: hi, l: lo, c: categories, off: offsets, len: lengths } = full.columns;
   const { records, files, deletions } = full;
   /** the LEIs of the deltas' rows */
@@ -791,12 +833,14 @@ async function buildExceptions(
   if (expectedRows !== null && fileRows !== expectedRows) {
     throw new Level2FileError(`the reporting exception (REPEX) file holds ${fileRows} rows, its publication announces ${expectedRows}`);
   }
-  const { h, l, c, off, len } = full.arrays(rows, skipped);
-  let order = radixOrder(h.length, [
+  const columns = full.arrays();
+  const { h, l, c, off, len } = columns;
+  let order = full.sorted("order", [
     { values: h, bits: LEI_BITS },
     { values: l, bits: LEI_BITS },
     { values: c, bits: 2 },
   ]);
+  full.keep(rows, skipped, { order }, columns);
   if (deltas.length > 0) {
     const { files: fileOf, deletions: deleted } = full.marks();
     order = upserted(order, (a, b) => h[a] === h[b] && l[a] === l[b] && c[a] === c[b], fileOf, deleted);
