@@ -187,8 +187,15 @@ export class OrderedRows {
   /** The rows of `key`, as one buffer that later calls leave as it is; null when it has none. */
   rowsOf(key: Buffer): Buffer | null {
     const rows = this.table.rows;
-    let r = this.blockStart(key);
-    while (r < rows && this.compareAt(r, key) < 0) r++;
+    // the first row not before the key: in the key's block (a window never splits one), or the next block's first
+    let lo = this.blockStart(key),
+      hi = Math.min(lo + STRIDE, rows);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareAt(mid, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let r = lo;
     const from = r;
     while (r < rows && this.compareAt(r, key) === 0) r++;
     if (r === from) return null;
