@@ -344,7 +344,7 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
   sorted(order: O, keys: { values: Float64Array | Uint8Array; bits: number }[]): Uint32Array {
     const n = keys[0].values.length;
     const taken = this.parsed?.columns[order] as Uint32Array | undefined;
-    if (taken === undefined) return radixOrder(n, keys);
+    if (taken === undefined || taken.length !== this.takenRows) return radixOrder(n, keys);
     const from = this.takenRows;
     const tail = radixOrder(
       n - from,
@@ -606,20 +606,16 @@ async function buildRelationships(
   const columns = full.arrays();
   const { sh, sl, eh, el, ty, cur, off, len } = columns;
   const all = sh.length;
-  let byStart = full.sorted("byStart", [
-    { values: sh, bits: LEI_BITS },
-    { values: sl, bits: LEI_BITS },
+  /** A relationship table's key: one end's LEI, the type, the other end's LEI. */
+  const edgeKey = (aHi: Float64Array, aLo: Float64Array, bHi: Float64Array, bLo: Float64Array) => [
+    { values: aHi, bits: LEI_BITS },
+    { values: aLo, bits: LEI_BITS },
     { values: ty, bits: 3 },
-    { values: eh, bits: LEI_BITS },
-    { values: el, bits: LEI_BITS },
-  ]);
-  let byEnd = full.sorted("byEnd", [
-    { values: eh, bits: LEI_BITS },
-    { values: el, bits: LEI_BITS },
-    { values: ty, bits: 3 },
-    { values: sh, bits: LEI_BITS },
-    { values: sl, bits: LEI_BITS },
-  ]);
+    { values: bHi, bits: LEI_BITS },
+    { values: bLo, bits: LEI_BITS },
+  ];
+  let byStart = full.sorted("byStart", edgeKey(sh, sl, eh, el));
+  let byEnd = full.sorted("byEnd", edgeKey(eh, el, sh, sl));
   full.keep(rows, skipped, { byStart, byEnd }, columns);
   let kept: Uint8Array | null = null;
   if (deltas.length > 0) {
