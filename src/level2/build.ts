@@ -472,15 +472,16 @@ async function eachRowOf(
  * Rows of one file sharing a key are kept together, as a full file's are.
  */
 function upserted(order: Uint32Array, same: (a: number, b: number) => boolean, file: Uint8Array, deleted: Uint8Array): Uint32Array {
-  const kept: number[] = [];
+  const kept = new Uint32Array(order.length);
+  let n = 0;
   for (let k = 0; k < order.length;) {
     let end = k + 1;
     let last = file[order[k]];
     while (end < order.length && same(order[k], order[end])) last = Math.max(last, file[order[end++]]);
-    for (let j = k; j < end; j++) if (file[order[j]] === last && deleted[order[j]] === 0) kept.push(order[j]);
+    for (let j = k; j < end; j++) if (file[order[j]] === last && deleted[order[j]] === 0) kept[n++] = order[j];
     k = end;
   }
-  return Uint32Array.from(kept);
+  return kept.subarray(0, n);
 }
 
 function columnsOf(names: string[], required: string[], what: string): Map<string, number> {
