@@ -80,6 +80,8 @@ export async function loadInto(collection: Collection, req: LoadRequest): Promis
   if (req.onto !== undefined && collection.current?.gen !== req.onto.gen) {
     throw new LoadCheckError("the live collection changed while the delta waited for its turn");
   }
+  // what a load killed midway left there goes first: its Level 2 files may be links of the live collection's, which this load must not write through
+  req.files.clearScratch();
   const gen = await collection.begin(req.files.scratch);
   let name: string | null = null;
   try {

@@ -1,7 +1,7 @@
 // A file of JSON lines written through one buffer: each append says where its line went, so a
 // table can point at it, and the file is on disk (fsync) once finished.
 
-import { closeSync, copyFileSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, statSync, truncateSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, rmSync, statSync, truncateSync } from "node:fs";
 import { readFully, writeFully } from "./fd-io.js";
 
 export class JsonLines {
@@ -17,6 +17,8 @@ export class JsonLines {
    * change nothing for it, and the link spares copying a file of up to a gigabyte.
    */
   constructor(path: string, keep?: { from: string; bytes: number }) {
+    // a file left at path may be a link of another collection's (a load killed midway): never written through
+    rmSync(path, { force: true });
     if (keep === undefined) this.fd = openSync(path, "w");
     else if (this.linked(path, keep)) {
       this.fd = openSync(path, "a");

@@ -1,0 +1,49 @@
+// Records files a delta's Level 2 build writes (os/json-lines.ts): the kept part of the live
+// collection's file linked or copied, new lines after it; and a file left at the path by a load
+// killed midway, which may be a link of the live file, is never written through.
+
+import { linkSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import t from "tap";
+import { JsonLines, JsonLinesReader } from "../src/os/json-lines.js";
+import { tempDir } from "./helpers/server.js";
+
+const work = tempDir(t, "leidex-json-lines-");
+const full = Array.from({ length: 20 }, (_, i) => `{"a":${i % 10}}\n`).join("");
+
+t.test("kept lines linked while what follows them is small, copied once it is not", async (t) => {
+  const live = join(work, "live.jsonl");
+  writeFileSync(live, full + '{"delta":1}\n');
+  const next = new JsonLines(join(work, "next.jsonl"), { from: live, bytes: full.length });
+  const place = next.append('{"delta":2}')!;
+  next.finish();
+  t.equal(statSync(join(work, "next.jsonl")).ino, statSync(live).ino, "linked: one file");
+  const reader = new JsonLinesReader(join(work, "next.jsonl"));
+  t.equal(reader.read(place.offset, place.length)!.toString(), '{"delta":2}', "the new line at its place");
+  t.equal(reader.read(0, 7)!.toString(), '{"a":0}', "the kept lines where they were");
+  reader.close();
+
+  const long = join(work, "long.jsonl");
+  writeFileSync(long, full + "x".repeat(full.length) + "\n");
+  const copied = new JsonLines(join(work, "copied.jsonl"), { from: long, bytes: full.length });
+  copied.append('{"delta":3}');
+  copied.finish();
+  t.not(statSync(join(work, "copied.jsonl")).ino, statSync(long).ino, "copied: a file of its own");
+  t.equal(readFileSync(join(work, "copied.jsonl"), "utf8"), full + '{"delta":3}\n', "the kept part and the new line only");
+});
+
+t.test("a file left at the path that links the live one is replaced, not written through", async (t) => {
+  for (const keep of [true, false]) {
+    const live = join(work, `live-${keep}.jsonl`);
+    // the earlier lines outgrow a quarter: a keep copies, and a copy onto a link would truncate the live file
+    const liveText = full + "x".repeat(full.length) + "\n";
+    writeFileSync(live, liveText);
+    const path = join(work, `left-${keep}.jsonl`);
+    linkSync(live, path);
+    const lines = new JsonLines(path, keep ? { from: live, bytes: full.length } : undefined);
+    lines.append('{"new":1}');
+    lines.finish();
+    t.equal(readFileSync(live, "utf8"), liveText, `${keep ? "kept" : "new"} file: the live file is as it was`);
+    t.not(statSync(path).ino, statSync(live).ino);
+  }
+});
