@@ -132,14 +132,22 @@ t.test("per-endpoint cap measured at the receiver; first attempts in event order
   const tests = await Promise.all([1, 2, 3].map(() => api("POST", `/v1/webhooks/${capped.id}/test`, A.key, { event_type: "processed" })));
   await receiver.waitFor(() => receiver.hits("/cap").length >= 43, 15_000, "43 requests");
   t.equal(receiver.maxInFlight("/cap"), 3, "never more than 3 at once, and the cap is used");
-  const order = receiver
-    .hits("/cap")
-    .map((h) => json(h).id)
-    .filter((id: string) => !id.startsWith("evt_test_"));
   // starts are in event order, but arrival is not quite: with 3 in flight, a request held up
   // on its way (a new connection's accept, a busy receiver) can be passed by the next 3 once
   // its neighbours finish. A window of twice the cap tells event order from any other order.
-  const pos = events.map((e) => order.indexOf(e.id));
+  // A first attempt that failed (the 1 s timeout on a loaded machine) is retried after the
+  // others: its event is left out, and the rest must still arrive in order.
+  const capLog = await api("GET", `/v1/webhooks/${capped.id}/deliveries?limit=100`, A.key);
+  const failedFirst = new Set<string>(
+    capLog.body.deliveries.filter((d: any) => d.attempt === 1 && d.outcome === "failure").map((d: any) => d.event_id),
+  );
+  const firstTried = events.filter((e) => !failedFirst.has(e.id));
+  t.ok(firstTried.length >= events.length - 3, `most first attempts succeed (${firstTried.length} of ${events.length})`);
+  const order = receiver
+    .hits("/cap")
+    .map((h) => json(h).id)
+    .filter((id: string) => firstTried.some((e) => e.id === id));
+  const pos = firstTried.map((e) => order.indexOf(e.id));
   t.ok(
     pos.every((p, i) => p >= 0 && Math.abs(p - i) < 6),
     `first attempts in event order (${pos.join(",")})`,
