@@ -8,9 +8,9 @@
 // field change (docs/changes.md): only LEIs both generations hold are compared.
 
 import { existsSync } from "node:fs";
-import { sameFile } from "../os/same-file.js";
 import { join } from "node:path";
 import { JsonLinesReader } from "../os/json-lines.js";
+import { sameFile } from "../os/same-file.js";
 import { Turns } from "../os/event-loop-turns.js";
 import { LEI_BYTES, LEI_TO_ISIN, readPlace, REPEX, REPEX_RECORDS } from "../level2/layout.js";
 import { SortedTable } from "../level2/sorted-table.js";

@@ -195,8 +195,8 @@ export class OrderedRows {
       if (this.compareAt(mid, key) < 0) lo = mid + 1;
       else hi = mid;
     }
+    const from = lo;
     let r = lo;
-    const from = r;
     while (r < rows && this.compareAt(r, key) === 0) r++;
     if (r === from) return null;
     // a window is a fresh buffer each time, so a slice of one stays as it was
