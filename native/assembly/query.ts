@@ -132,7 +132,7 @@ function markCandidates(on: bool): void {
 }
 
 function clearSeen(): void {
-  if (bulkMarked) {
+  if (bulkMarked || <usize>touchedCount > bitmapLines()) {
     zero(seenBits, docWords << 2);
     bulkMarked = false;
   } else {
@@ -521,9 +521,15 @@ function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
   }
 }
 
-/** Clears what markRanges set: the postings' words, or the whole bitmap when they outnumber its words. */
+/**
+ * The cache lines of a one-bit-per-doc bitmap. Zeroing more scattered words than that touches
+ * no fewer lines than zeroing the whole bitmap, which runs sequentially at memset speed.
+ */
+@inline function bitmapLines(): usize { return docWords >> 4; }
+
+/** Clears what markRanges set: the postings' words, or the whole bitmap when they outnumber its cache lines. */
 function unmarkRanges(t: i32, bm: usize, kind: i32): void {
-  if (<usize>postingsOf(t, kind) > docWords) { zero(bm, docWords << 2); return; }
+  if (<usize>postingsOf(t, kind) > bitmapLines()) { zero(bm, docWords << 2); return; }
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     if (!takes(t, r, kind)) continue;
     const end = postingStart(rangeHi(r));
