@@ -70,8 +70,8 @@ export class ChangeFeed {
     const published = load.published ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
     let storing = 0;
     const found = await detectChanges(
-      { dir: liveDir, document: this.collection.documentsIn(live.gen) },
-      { dir: load.dir, document: this.collection.documentsIn(load.gen) },
+      { dir: liveDir, document: await this.collection.documentsIn(live.gen) },
+      { dir: load.dir, document: await this.collection.documentsIn(load.gen) },
       { publication: published, detectedAt: new Date().toISOString() },
       async (batch) => {
         const started = Date.now();

@@ -426,18 +426,18 @@ export class CollectionView {
   /**
    * The stored JSON of an LEI in generation `gen`, live or finished and not yet swapped in (the
    * change feed compares the two); null when gen does not hold the LEI. For a pass over many
-   * LEIs: a slice whose documents take at most WHOLE_SLICE_BYTES (a delta's overlay) is read
-   * whole at its first document, the others a document at a time. What was read whole is let
-   * go with the function.
+   * LEIs: the slices whose documents take at most WHOLE_SLICE_BYTES (a delta's overlay) are
+   * read whole first, off this thread, the others a document at a time. What was read whole is
+   * let go with the function.
    */
-  documentsIn(gen: number): (lei: string) => Buffer | null {
+  async documentsIn(gen: number): Promise<(lei: string) => Buffer | null> {
     const wholes = new Map<SliceReader, Buffer | null>();
+    for (const reader of this.readersOf(gen).slices) wholes.set(reader, await reader.docs.whole(WHOLE_SLICE_BYTES));
     return (lei) => {
       const found = this.find(gen, lei);
       if (found === null) return null;
       const { reader, doc } = found;
-      let body = wholes.get(reader);
-      if (body === undefined) wholes.set(reader, (body = reader.docs.whole(WHOLE_SLICE_BYTES)));
+      const body = wholes.get(reader) ?? null;
       return body === null ? reader.docs.read(doc.at, doc.length) : body.subarray(doc.at, doc.at + doc.length);
     };
   }

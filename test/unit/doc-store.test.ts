@@ -41,3 +41,32 @@ t.test("finished in the order asked, places rewritten, unlisted documents left o
     "facts that do not match are refused",
   );
 });
+
+t.test("a body read whole, off the thread, in chunks: every document where its place says; none over the limit", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "leidex-docs-"));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const writer = new DocStoreWriter(join(dir, "scratch.docs"));
+  // over 8 MB, so the body takes more than one chunk
+  const count = 9000;
+  const bodies = Array.from({ length: count }, (_, i) => Buffer.from(JSON.stringify({ i, pad: String(i % 97).repeat(500) })));
+  const starts = new Float64Array(count);
+  const lengths = new Uint32Array(count);
+  bodies.forEach((b, i) => {
+    starts[i] = writer.append(b, b.length);
+    lengths[i] = b.length;
+  });
+  const facts = writer.finishInOrder(
+    join(dir, "slice.docs"),
+    Uint32Array.from({ length: count }, (_, i) => count - 1 - i),
+    starts,
+    lengths,
+  );
+  t.ok(facts.bytes > 8 << 20, "the body spans more than one chunk");
+  const reader = DocStoreReader.verified(join(dir, "slice.docs"), facts);
+  t.teardown(() => reader.close());
+  const body = await reader.whole(facts.bytes);
+  t.ok(body !== null && body.length === facts.bytes, "read whole at its own size");
+  const wrong = bodies.findIndex((b, i) => !body!.subarray(starts[i], starts[i] + lengths[i]).equals(b));
+  t.equal(wrong, -1, "every document lies in it where its place says");
+  t.equal(await reader.whole(facts.bytes - 1), null, "a body over the limit is not read");
+});
