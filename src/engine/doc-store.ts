@@ -205,7 +205,7 @@ export class DocStoreReader {
     const bytes = fstatSync(fd).size - HEADER_BYTES;
     if (bytes > maxBytes) return null;
     const out = Buffer.allocUnsafe(Math.max(0, bytes));
-    for (let done = 0; done < out.length; ) {
+    for (let done = 0; done < out.length;) {
       const { bytesRead: n } = await readAsync(fd, out, done, Math.min(WHOLE_CHUNK, out.length - done), HEADER_BYTES + done);
       if (n === 0) throw new Error("document file ended early");
       done += n;
