@@ -141,7 +141,7 @@ interface GenerationReaders {
  */
 const INLINE_MS_PER_TURN = 2;
 
-/** A slice's documents read whole for documentsIn: a delta's overlay of some 100,000 records, not a full load's slice. */
+/** A generation's documents read whole for documentsIn, at most: a delta's overlay of some 100,000 records, not a full load's slice. */
 const WHOLE_SLICE_BYTES = 64 << 20;
 
 /** Hits whose documents lie at most this many bytes apart are read in one go (withDocs). */
@@ -426,13 +426,18 @@ export class CollectionView {
   /**
    * The stored JSON of an LEI in generation `gen`, live or finished and not yet swapped in (the
    * change feed compares the two); null when gen does not hold the LEI. For a pass over many
-   * LEIs: the slices whose documents take at most WHOLE_SLICE_BYTES (a delta's overlay) are
-   * read whole first, off this thread, the others a document at a time. What was read whole is
-   * let go with the function.
+   * LEIs: slices whose documents take at most WHOLE_SLICE_BYTES together (a delta's overlay)
+   * are read whole first, off this thread, the others a document at a time. What was read whole
+   * is let go with the function.
    */
   async documentsIn(gen: number): Promise<(lei: string) => Buffer | null> {
     const wholes = new Map<SliceReader, Buffer | null>();
-    for (const reader of this.readersOf(gen).slices) wholes.set(reader, await reader.docs.whole(WHOLE_SLICE_BYTES));
+    let budget = WHOLE_SLICE_BYTES; // for the generation: many small slices are not all held at once
+    for (const reader of this.readersOf(gen).slices) {
+      const body = await reader.docs.whole(budget);
+      wholes.set(reader, body);
+      if (body !== null) budget -= body.length;
+    }
     return (lei) => {
       const found = this.find(gen, lei);
       if (found === null) return null;
