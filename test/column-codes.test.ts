@@ -5,7 +5,19 @@
 import t from "tap";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { ColumnCodes, columnCodes } from "../src/engine/column-codes.js";
+import { ColumnValues, placeColumnValues } from "../src/engine/column-values.js";
 import { columnKey } from "../src/engine/schema.js";
+
+/** values placed as a slice's are, in a memory of their own */
+function placed(values: (string | null)[]): ColumnValues {
+  const memory = new SharedArrayBuffer(1 << 20);
+  let top = 0;
+  const alloc = (bytes: number): number => ((top += Math.ceil(bytes / 16) * 16), top - Math.ceil(bytes / 16) * 16);
+  return new ColumnValues(
+    memory,
+    placeColumnValues(values, alloc, () => memory),
+  );
+}
 
 // cities, some of them spelt twice alike once folded: the last code of a key is the one taken
 const cities: (string | null)[] = [null];
@@ -24,7 +36,7 @@ function expected(key: string): number | undefined {
 const keys = ["sao paulo 1", "SAO PAULO 1", "city 0", "city 19999", "zurich", "nowhere"].map((k) => columnKey("city", k));
 
 t.test("a lookup answers alike before, while and after the map is filled", async (t) => {
-  const codes = new ColumnCodes("city", cities);
+  const codes = new ColumnCodes("city", placed(cities));
   let done = 0;
   for (const filled of [0, 1, 5000, 15_000, cities.length]) {
     done += codes.fill(filled - done);
@@ -37,8 +49,8 @@ t.test("a lookup answers alike before, while and after the map is filled", async
 
 t.test("a slice's small columns are mapped at once, a large one over later turns", async (t) => {
   const [country, city] = columnCodes([
-    { param: "country", values: [null, "DE", "FR"] },
-    { param: "city", values: cities },
+    { param: "country", values: placed([null, "DE", "FR"]) },
+    { param: "city", values: placed(cities) },
   ]);
   t.ok(country.whole, "the small column at once");
   t.notOk(city.whole, "the large one is not filled in the opening turn");

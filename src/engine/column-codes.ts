@@ -6,7 +6,10 @@
 // event-loop turn after the slice opens, and until it is whole a lookup also scans the values
 // not yet in it.
 
+import type { ColumnValues } from "./column-values.js";
 import { columnKey, type FilterParam } from "./schema.js";
+
+type Values = Pick<ColumnValues, "length" | "at">;
 
 /** Values added to a column's map in one event-loop turn: about a millisecond's work. */
 const VALUES_PER_TURN = 4096;
@@ -18,14 +21,14 @@ export class ColumnCodes {
 
   constructor(
     private readonly param: FilterParam,
-    private readonly values: readonly (string | null)[],
+    private readonly values: Values,
   ) {}
 
   /** The code of the value whose key (schema.ts columnKey) is `key`: of several, the last. */
   code(key: string): number | undefined {
     let code = this.byKey.get(key);
     for (let c = this.filled; c < this.values.length; c++) {
-      const v = this.values[c];
+      const v = this.values.at(c);
       if (v !== null && columnKey(this.param, v) === key) code = c;
     }
     return code;
@@ -40,7 +43,7 @@ export class ColumnCodes {
   fill(n: number): number {
     const end = Math.min(this.values.length, this.filled + n);
     for (let c = this.filled; c < end; c++) {
-      const v = this.values[c];
+      const v = this.values.at(c);
       if (v !== null) this.byKey.set(columnKey(this.param, v), c);
     }
     const added = end - this.filled;
@@ -54,7 +57,7 @@ export class ColumnCodes {
  * (all of most columns: countries, statuses, legal forms), the rest of the larger ones
  * VALUES_PER_TURN values a turn from the next turn on.
  */
-export function columnCodes(columns: readonly { param: FilterParam; values: readonly (string | null)[] }[]): ColumnCodes[] {
+export function columnCodes(columns: readonly { param: FilterParam; values: Values }[]): ColumnCodes[] {
   const codes = columns.map(({ param, values }) => new ColumnCodes(param, values));
   const large: ColumnCodes[] = [];
   for (const c of codes) if (c.fill(VALUES_PER_TURN) === VALUES_PER_TURN && !c.whole) large.push(c);

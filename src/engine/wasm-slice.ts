@@ -19,6 +19,7 @@ import { nameKeyOf } from "./name-key.js";
 import { NAMED_PAGE } from "./planner.js";
 import { idBytes } from "./packed-ids.js";
 import { columnCodes, type ColumnCodes } from "./column-codes.js";
+import { ColumnValues, placeColumnValues, type ColumnValuesPlace } from "./column-values.js";
 
 /**
  * The compiled engine, on a thread's first slice: a thread that never serves one (a front thread
@@ -194,7 +195,11 @@ function placeIndex(
   const descriptorAt = engine.alloc(descriptor.byteLength);
   new Uint32Array(sharedBuffer(memory), descriptorAt, descriptor.length).set(descriptor);
   const columns = data.columns.map((col, c) => ({
-    values: col.values,
+    values: placeColumnValues(
+      col.values,
+      (bytes) => engine.alloc(bytes),
+      () => sharedBuffer(memory),
+    ),
     codesAt: ptr(`col${c}.codes`),
     codeBytes: col.codes.BYTES_PER_ELEMENT,
     valOffsAt: ptr(`col${c}.valOffs`),
@@ -264,12 +269,12 @@ export interface SliceShare {
   docs: number;
   docFile: string;
   leis: LeiTableShare;
-  /** per column: its values, and where its per-doc codes and value offsets lie in the memory */
-  columns: { values: (string | null)[]; codesAt: number; codeBytes: number; valOffsAt: number }[];
+  /** per column: where its values, its per-doc codes and its value offsets lie in the memory */
+  columns: { values: ColumnValuesPlace; codesAt: number; codeBytes: number; valOffsAt: number }[];
 }
 
 interface EngineColumn {
-  values: (string | null)[];
+  values: ColumnValues;
   codes: CodeArray;
   valOffs: Uint32Array;
 }
@@ -313,7 +318,7 @@ class RemovedDocs {
     const buffer = sharedBuffer(share.memory);
     const words = new Uint32Array(buffer, removals.at, 3 + share.columns.length);
     this.bits = new Uint32Array(buffer, words[1], Math.ceil((share.docs + 1) / 32));
-    this.perColumn = share.columns.map((col, c) => new Uint32Array(buffer, words[3 + c], col.values.length + 1));
+    this.perColumn = share.columns.map((col, c) => new Uint32Array(buffer, words[3 + c], col.values.count + 1));
   }
   has(doc: number): boolean {
     return (this.bits[doc >>> 5] & (1 << (doc & 31))) !== 0;
@@ -408,15 +413,13 @@ export class WasmSlice {
     };
     const { data, docs } = await readSegment(segment, place, docsJustWritten);
     const share = placeIndex(engine, memory, data, at, docFileOf(segment));
-    return new WasmSlice(
-      configured(
-        engine,
-        share,
-        data.columns.map(({ values, codes, valOffs }) => ({ values, codes, valOffs })),
-      ),
-      docs,
-      null,
-    );
+    const buffer = sharedBuffer(memory);
+    const columns = data.columns.map(({ codes, valOffs }, c) => ({
+      values: new ColumnValues(buffer, share.columns[c].values),
+      codes,
+      valOffs,
+    }));
+    return new WasmSlice(configured(engine, share, columns), docs, null);
   }
 
   /**
@@ -438,9 +441,9 @@ export class WasmSlice {
     const instance = instantiate(share.memory, engine);
     const buffer = sharedBuffer(share.memory);
     const columns = share.columns.map((col) => ({
-      values: col.values,
+      values: new ColumnValues(buffer, col.values),
       codes: codeView(buffer, col.codeBytes, col.codesAt, share.docs),
-      valOffs: new Uint32Array(buffer, col.valOffsAt, col.values.length + 1),
+      valOffs: new Uint32Array(buffer, col.valOffsAt, col.values.count + 1),
     }));
     return new WasmSlice(configured(instance, share, columns), null, null);
   }
@@ -506,7 +509,7 @@ export class WasmSlice {
     const out: [string, number][] = [];
     for (let code = 1; code < values.length; code++) {
       const n = valOffs[code + 1] - valOffs[code] - (this.removed?.withCode(c, code) ?? 0);
-      if (n > 0) out.push([values[code]!, n]);
+      if (n > 0) out.push([values.at(code)!, n]);
     }
     return out;
   }
@@ -655,7 +658,7 @@ export class WasmSlice {
       const list: [string, number][] = [];
       for (let code = 1; code < values.length; code++) {
         const count = mem.getUint32(at + code * 4, true);
-        if (count > 0) list.push([values[code]!, count]);
+        if (count > 0) list.push([values.at(code)!, count]);
       }
       facets[f] = list;
     }
@@ -708,7 +711,9 @@ export class WasmSlice {
     return [...params].map((param) => {
       const c = columnIndex(param);
       const include = filters[param];
-      let allowed = include ? this.codesFor(c, param, include) : this.core.columns[c].values.map((_, code) => code);
+      let allowed = include
+        ? this.codesFor(c, param, include)
+        : Array.from({ length: this.core.columns[c].values.length }, (_, code) => code);
       const excluded = exclude[param];
       if (excluded) {
         const out = new Set(this.codesFor(c, param, excluded));
@@ -726,9 +731,7 @@ export class WasmSlice {
       const code = this.core.codes[c].code(key);
       if (code !== undefined) codes.push(code);
       if (param === "jurisdiction" && /^[A-Z]{2}$/.test(key)) {
-        this.core.columns[c].values.forEach((value, code2) => {
-          if (value?.startsWith(key + "-")) codes.push(code2);
-        });
+        codes.push(...this.core.columns[c].values.codesWhere((value) => value?.startsWith(key + "-") === true));
       }
     }
     return codes;
