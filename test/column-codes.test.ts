@@ -5,19 +5,8 @@
 import t from "tap";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { ColumnCodes, columnCodes } from "../src/engine/column-codes.js";
-import { ColumnValues, placeColumnValues } from "../src/engine/column-values.js";
 import { columnKey } from "../src/engine/schema.js";
-
-/** values placed as a slice's are, in a memory of their own */
-function placed(values: (string | null)[]): ColumnValues {
-  const memory = new SharedArrayBuffer(1 << 20);
-  let top = 0;
-  const alloc = (bytes: number): number => ((top += Math.ceil(bytes / 16) * 16), top - Math.ceil(bytes / 16) * 16);
-  return new ColumnValues(
-    memory,
-    placeColumnValues(values, alloc, () => memory),
-  );
-}
+import { placed } from "./helpers/placed-values.js";
 
 // cities, some of them spelt twice alike once folded: the last code of a key is the one taken
 const cities: (string | null)[] = [null];
