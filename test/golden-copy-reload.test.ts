@@ -22,7 +22,18 @@ import {
   type Entity,
 } from "./helpers/fixture.js";
 import { csvText, goldenCopy, GleifImitation, sampleGoldenCopy, withAlteredBytes, type GoldenCopy } from "./helpers/gleif-imitation.js";
-import { fetchGot, pMap, qs, runLeidex, startServer, tempDir, type RunningServer, type StartOptions, freePort } from "./helpers/server.js";
+import {
+  fetchGot,
+  pMap,
+  qs,
+  runLeidex,
+  startServer,
+  tempDir,
+  waitFor,
+  type RunningServer,
+  type StartOptions,
+  freePort,
+} from "./helpers/server.js";
 import { SEGMENT_FORMAT } from "../src/engine/segment.js";
 
 // ---------------------------------------------------------------- data
@@ -77,27 +88,6 @@ t.equal(C.rows, SAMPLE_RECORDS + 301);
 // ---------------------------------------------------------------- helpers
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
-  timeoutMs = 45_000,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== null && v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
-    await sleep(everyMs);
-  }
-}
 
 /** Waits until stdout after offset `from` matches `re`; fails with the log tail. */
 async function waitLog(srv: RunningServer, from: number, re: RegExp, timeoutMs = 45_000): Promise<RegExpExecArray> {

@@ -11,7 +11,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Inspector } from "./helpers/inspector.js";
-import { metric, startServer } from "./helpers/server.js";
+import { metric, startServer, waitFor } from "./helpers/server.js";
 
 const srv = await startServer(t, {
   args: ["--mcp-threads", "1"],
@@ -136,15 +136,6 @@ function tally(t: Test, what: string, problems: string[]): void {
   t.equal(wrong.length, 0, `${what}: every answer is right`, { examples: wrong.slice(0, 5) });
 }
 
-/** Waits until `done` holds, checking every 20 ms; fails the test after 10 s. */
-async function until(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`not within 10 s: ${what}`);
-}
-
 /** The server's log once it has a line matching `pattern` (its pipe may lag behind the answers); "" after 10 s. */
 async function logged(pattern: RegExp): Promise<string> {
   for (let i = 0; i < 200 && !pattern.test(srv.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -206,7 +197,7 @@ t.test("an MCP thread that crashes, then one that hangs, is replaced; the calls 
   const busy = join(signals, "busy");
   const go = join(signals, "go");
   const first = await inspector.thread(MCP_SCRIPT, 0);
-  // the reply to this evaluation is not awaited: it may leave the thread only once it is idle again
+  // its reply is not awaited: the thread's own file says when it is busy
   void inspector.evaluate(
     first,
     `setTimeout(() => {
@@ -218,11 +209,13 @@ t.test("an MCP thread that crashes, then one that hangs, is replaced; the calls 
       throw new Error("crashed through the inspector");
     }, 0); "armed"`,
   );
-  await until(() => existsSync(busy), "the MCP thread is busy");
+  await waitFor("the MCP thread to be busy", () => existsSync(busy), 10_000, 20);
   const during = Array.from({ length: 20 }, (_, i) => ({ id: 10_000 + i, shot: oneShot(initialize(10_000 + i)) }));
-  await until(
+  await waitFor(
+    "every call to wait on it",
     async () => metric((await srv.get("/metrics")).text, "leidex_mcp_requests_waiting") === during.length,
-    "every call waits on it",
+    10_000,
+    20,
   );
   writeFileSync(go, "");
   const crashAnswers = await Promise.all(during.map((c) => c.shot.answer));

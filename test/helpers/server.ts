@@ -316,6 +316,28 @@ export const qs = (params: Params): string => {
   return s ? `?${s}` : "";
 };
 
+/** Polls `probe` every `everyMs` until it gives a value (not null, undefined or false), which it returns; an error it throws counts as not yet. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = 45_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown = null;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== null && v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
 /** Waits until the server's stdout after `from` matches `re`; the match (the timeout only guards a hang). */
 export async function waitLog(srv: RunningServer, from: number, re: RegExp, timeoutMs = 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
