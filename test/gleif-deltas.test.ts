@@ -7,7 +7,8 @@
 // changed field once; a corrupt or missing delta falls back to the full file; a gap of 16 hours
 // takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments
 // and those of the full load under it; a second delta chained onto it answers as a full load;
-// the daily full load of a publication the deltas built finds and logs their drift. A tenant's
+// the daily full load of a publication the deltas built finds and logs their drift, and gives the
+// memory of the collection it replaced back. A tenant's
 // watchlist on real LEIs of the sample receives the delta's changes as signed lei.lapsed,
 // lei.renewal_due, lei.parent_changed and lei.name_changed events.
 
@@ -27,7 +28,8 @@ import {
   type GoldenCopy,
   type GoldenDelta,
 } from "./helpers/gleif-imitation.js";
-import { metric, startServer, tempDir, waitLog, type RunningServer } from "./helpers/server.js";
+import { metric, startServer, tempDir, waitFor, waitLog, type RunningServer } from "./helpers/server.js";
+import { wasmMemories } from "./helpers/wasm-memories.js";
 import { generatedOperatorKey, json, webhookCalls, WEBHOOK_SERVER_ARGS } from "./helpers/webhook-api.js";
 import { startReceiver, verifyMailSignature, type Hit } from "./helpers/webhook-receiver.js";
 
@@ -471,5 +473,14 @@ t.test("the daily full load reloads the delta-built publication from its full fi
     (await changesOf(srv, P6.published)).filter((c) => c.lei === Z[0]).map((c) => c.field),
     ["legalName"],
     "the drift is in the change feed once",
+  );
+  // The collection the full load replaced (the full load under the deltas, read from its segments,
+  // and their overlays) is given back, not only dropped: the server is idle meanwhile, so no
+  // query's allocations collect it on any thread.
+  const pid = srv.child.pid!;
+  const left = await waitFor("one slice's memory mapped", () => wasmMemories(pid).size === 1, 20_000).catch(() => false);
+  t.ok(
+    left,
+    `the live slice's memory alone is mapped: ${[...wasmMemories(pid).values()].map((b) => `${(b / 2 ** 20).toFixed(1)} MiB`).join(", ")}`,
   );
 });

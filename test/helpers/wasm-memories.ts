@@ -1,0 +1,41 @@
+// The WebAssembly memories a server process has mapped, read from /proc/PID/smaps (Linux): how
+// tests see that a replaced generation's index is given back, not only dropped. V8 reserves
+// several GiB of address space for each wasm memory and makes its used part accessible, so a
+// memory shows as an accessible mapping followed at once by a reservation of 4 GiB or more.
+
+import { readFileSync } from "node:fs";
+
+interface Mapping {
+  start: bigint;
+  end: bigint;
+  perms: string;
+}
+
+function mappingsOf(pid: number): Mapping[] {
+  const out: Mapping[] = [];
+  for (const line of readFileSync(`/proc/${pid}/maps`, "utf8").split("\n")) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
+    if (m) out.push({ start: BigInt(`0x${m[1]}`), end: BigInt(`0x${m[2]}`), perms: m[3] });
+  }
+  return out;
+}
+
+const RESERVATION = 4n << 30n;
+
+/**
+ * The accessible size in bytes of each wasm memory of process `pid` holding at least `minBytes`,
+ * by address. A slice's memory holds its index (MBs even for the bundled sample); other wasm
+ * memories (an HTTP client's parser) stay at a few pages.
+ */
+export function wasmMemories(pid: number, minBytes = 1 << 20): Map<string, number> {
+  const maps = mappingsOf(pid);
+  const out = new Map<string, number>();
+  for (let i = 0; i + 1 < maps.length; i++) {
+    const used = maps[i];
+    const reserved = maps[i + 1];
+    if (!used.perms.startsWith("rw") || reserved.start !== used.end || reserved.end - reserved.start < RESERVATION) continue;
+    const bytes = Number(used.end - used.start);
+    if (bytes >= minBytes) out.set(used.start.toString(16), bytes);
+  }
+  return out;
+}
