@@ -28,8 +28,8 @@ import {
   type GoldenCopy,
   type GoldenDelta,
 } from "./helpers/gleif-imitation.js";
-import { metric, startServer, tempDir, waitFor, waitLog, type RunningServer } from "./helpers/server.js";
-import { wasmMemories } from "./helpers/wasm-memories.js";
+import { metric, startServer, tempDir, waitLog, type RunningServer } from "./helpers/server.js";
+import { untilUnmapped, wasmMemories } from "./helpers/wasm-memories.js";
 import { generatedOperatorKey, json, webhookCalls, WEBHOOK_SERVER_ARGS } from "./helpers/webhook-api.js";
 import { startReceiver, verifyMailSignature, type Hit } from "./helpers/webhook-receiver.js";
 
@@ -460,6 +460,8 @@ t.test("the daily full load reloads the delta-built publication from its full fi
   const at = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000);
   const hhmm = `${String(at.getUTCHours()).padStart(2, "0")}:${String(at.getUTCMinutes()).padStart(2, "0")}`;
   srv = await start(["--reload-at", hhmm]);
+  const replaced = [...wasmMemories(srv.child.pid!).keys()];
+  t.ok(replaced.length > 0, "the delta-built collection's memory is among the server's mappings");
   const log = await waitLog(srv, 0, /drift: .+\n/, 150_000);
   t.match(log, /drift: the full file of publication 2026-10-03 00:00:00 differs from the collection its deltas built in 1 field changes/);
   t.equal(gleif.fileRequestsFor(P6), 2, "the full file was downloaded for it (after the comparison server's download)");
@@ -474,13 +476,9 @@ t.test("the daily full load reloads the delta-built publication from its full fi
     ["legalName"],
     "the drift is in the change feed once",
   );
-  // The collection the full load replaced (the full load under the deltas, read from its segments,
-  // and their overlays) is given back, not only dropped: the server is idle meanwhile, so no
-  // query's allocations collect it on any thread.
-  const pid = srv.child.pid!;
-  const left = await waitFor("one slice's memory mapped", () => wasmMemories(pid).size === 1, 20_000).catch(() => false);
-  t.ok(
-    left,
-    `the live slice's memory alone is mapped: ${[...wasmMemories(pid).values()].map((b) => `${(b / 2 ** 20).toFixed(1)} MiB`).join(", ")}`,
-  );
+  // The collection the full load replaced (the full load under the deltas, read from its
+  // segments) is given back, not only dropped: the server is idle meanwhile, so no query's
+  // allocations collect it on any thread.
+  const unmapped = await untilUnmapped(srv.child.pid!, replaced);
+  t.ok(unmapped.gone, `the replaced collection's memory was given back (still mapped: ${unmapped.left || "none"})`);
 });

@@ -1,6 +1,6 @@
 // GLEIF mode end to end against an imitation of GLEIF's golden copy API (test/helpers/gleif-imitation.ts):
 // the first load, SIGHUP with the same publication, a swap to a new publication under concurrent
-// query load, every kind of failed load leaving the live collection untouched, retries, restarts
+// query load (the old collection's memory given back once it is done), every kind of failed load leaving the live collection untouched, retries, restarts
 // from the persisted segments (imitation up and down), corrupt and foreign segments rebuilt from
 // the kept download, --reload-now, and the offline fallback to the bundled sample.
 //
@@ -35,6 +35,7 @@ import {
   freePort,
 } from "./helpers/server.js";
 import { SEGMENT_FORMAT } from "../src/engine/segment.js";
+import { untilUnmapped, wasmMemories } from "./helpers/wasm-memories.js";
 
 // ---------------------------------------------------------------- data
 
@@ -305,6 +306,8 @@ t.test("a new publication swaps in under concurrent queries: no failed request, 
   const clients = Array.from({ length: 8 }, (_, i) => client(i));
   await sleep(1500);
   const preSwap = requests;
+  const replaced = [...wasmMemories(srv.child.pid!).keys()];
+  t.equal(replaced.length, 2, "the live collection's memories are among the server's mappings, one a slice");
   gleif.publish(B);
   const mark = srv.stdout().length;
   srv.child.kill("SIGHUP");
@@ -343,6 +346,8 @@ t.test("a new publication swaps in under concurrent queries: no failed request, 
 
   t.equal(currentAlias(mainDir), B.collection, "current.json points at the new collection");
   t.same(collectionDirs(mainDir), [B.collection], "the old collection was removed");
+  const unmapped = await untilUnmapped(srv.child.pid!, replaced);
+  t.ok(unmapped.gone, `the old collection's memory was given back (still mapped: ${unmapped.left || "none"})`);
   t.same(downloadsIn(mainDir), [B.name], "the old download was removed, the new one kept");
   t.equal(level2DownloadsIn(mainDir).length, 4, "the live collection's Level 2 files kept");
 });

@@ -4,6 +4,7 @@
 // memory shows as an accessible mapping followed at once by a reservation of 4 GiB or more.
 
 import { readFileSync } from "node:fs";
+import { waitFor } from "./server.js";
 
 interface Mapping {
   start: bigint;
@@ -38,4 +39,24 @@ export function wasmMemories(pid: number, minBytes = 1 << 20): Map<string, numbe
     if (bytes >= minBytes) out.set(used.start.toString(16), bytes);
   }
   return out;
+}
+
+/**
+ * Waits up to `timeoutMs` until process `pid` maps none of the memories `replaced` (addresses, as
+ * wasmMemories() gives them: a generation's, read before it was replaced); whether it came to
+ * that, and the sizes of those still mapped then ("6.4 MiB, 6.4 MiB").
+ */
+export async function untilUnmapped(pid: number, replaced: Iterable<string>, timeoutMs = 20_000): Promise<{ gone: boolean; left: string }> {
+  const old = [...replaced];
+  const still = (): number[] => {
+    const now = wasmMemories(pid);
+    return old.filter((a) => now.has(a)).map((a) => now.get(a)!);
+  };
+  const gone = await waitFor("the replaced memories unmapped", () => still().length === 0, timeoutMs).catch(() => false);
+  return {
+    gone,
+    left: still()
+      .map((b) => `${(b / 2 ** 20).toFixed(1)} MiB`)
+      .join(", "),
+  };
 }
