@@ -8,9 +8,9 @@
 // takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments
 // and those of the full load under it; a second delta chained onto it answers as a full load;
 // the daily full load of a publication the deltas built finds and logs their drift, and gives the
-// memory of the collection it replaced back. A tenant's
-// watchlist on real LEIs of the sample receives the delta's changes as signed lei.lapsed,
-// lei.renewal_due, lei.parent_changed and lei.name_changed events.
+// memory of the collection it replaced back. A tenant's watchlist on real LEIs of the sample
+// receives the delta's changes as signed lei.lapsed, lei.renewal_due, lei.parent_changed and
+// lei.name_changed events.
 
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

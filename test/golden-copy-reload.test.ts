@@ -1,8 +1,9 @@
 // GLEIF mode end to end against an imitation of GLEIF's golden copy API (test/helpers/gleif-imitation.ts):
 // the first load, SIGHUP with the same publication, a swap to a new publication under concurrent
-// query load (the old collection's memory given back once it is done), every kind of failed load leaving the live collection untouched, retries, restarts
-// from the persisted segments (imitation up and down), corrupt and foreign segments rebuilt from
-// the kept download, --reload-now, and the offline fallback to the bundled sample.
+// query load (the old collection's memory given back once it is done), every kind of failed load
+// leaving the live collection untouched, retries, restarts from the persisted segments (imitation
+// up and down), corrupt and foreign segments rebuilt from the kept download, --reload-now, and
+// the offline fallback to the bundled sample.
 //
 // The subtests up to "--reload-now" share one data dir and one server, restarted in between, as
 // a deployment would: each subtest starts from the state the previous one left and checks it.

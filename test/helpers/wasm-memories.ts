@@ -1,4 +1,4 @@
-// The WebAssembly memories a server process has mapped, read from /proc/PID/smaps (Linux): how
+// The WebAssembly memories a server process has mapped, read from /proc/PID/maps (Linux): how
 // tests see that a replaced generation's index is given back, not only dropped. V8 reserves
 // several GiB of address space for each wasm memory and makes its used part accessible, so a
 // memory shows as an accessible mapping followed at once by a reservation of 4 GiB or more.
