@@ -22,13 +22,14 @@ function mappingsOf(pid: number): Mapping[] {
 }
 
 const RESERVATION = 4n << 30n;
+/** A slice's memory holds its index, MBs even for the bundled sample; other wasm memories (an HTTP client's parser) stay at a few pages. */
+const SLICE_BYTES = 1 << 20;
 
 /**
- * The accessible size in bytes of each wasm memory of process `pid` holding at least `minBytes`,
- * by address. A slice's memory holds its index (MBs even for the bundled sample); other wasm
- * memories (an HTTP client's parser) stay at a few pages.
+ * The accessible size in bytes of each wasm memory of process `pid` holding at least
+ * SLICE_BYTES, by address.
  */
-export function wasmMemories(pid: number, minBytes = 1 << 20): Map<string, number> {
+export function wasmMemories(pid: number): Map<string, number> {
   const maps = mappingsOf(pid);
   const out = new Map<string, number>();
   for (let i = 0; i + 1 < maps.length; i++) {
@@ -36,7 +37,7 @@ export function wasmMemories(pid: number, minBytes = 1 << 20): Map<string, numbe
     const reserved = maps[i + 1];
     if (!used.perms.startsWith("rw") || reserved.start !== used.end || reserved.end - reserved.start < RESERVATION) continue;
     const bytes = Number(used.end - used.start);
-    if (bytes >= minBytes) out.set(used.start.toString(16), bytes);
+    if (bytes >= SLICE_BYTES) out.set(used.start.toString(16), bytes);
   }
   return out;
 }
