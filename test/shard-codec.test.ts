@@ -10,6 +10,7 @@ t.test("search requests arrive with every setting they were sent with", async (t
     {
       kind: "search",
       guess: true,
+      alone: true,
       query: { q: "Ärzte Bank AG", fields: "all", filters: {}, facets: [], window: 20, typoMask: 0, dropTokens: false },
     },
     {

@@ -98,6 +98,7 @@ type SearchPart = Extract<ShardResponse, { kind: "search" }>;
 function searchPart(reply: ShardReply, slice: number): SearchPart {
   if (reply.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${reply.kind}`);
   const part: SearchPart = { kind: "search", found: reply.found, hits: hitRefs(reply.hits, slice), facets: reply.facets, plan: reply.plan };
+  if (reply.settled !== undefined) part.settled = reply.settled;
   const g = reply.guess;
   if (g !== undefined) {
     part.guess = {
@@ -362,10 +363,14 @@ export class CollectionView {
 
   /** The slices' answers to one request, merged: hit references only, no document read. */
   private async searchRefs(live: LiveGeneration, request: SearchRequest): Promise<MergedSearch> {
+    const alone = live.sliceDocs.length === 1;
     const exact = await Promise.all(
-      live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, roundQuery(request, 0, false, request.maxTypos), true)),
+      live.sliceDocs.map((_, s) => this.askSearch(s, live.gen, roundQuery(request, 0, false, request.maxTypos), true, alone)),
     );
-    return mergeSearchParts(await typoRounds(request, exact, (s, query) => this.askSearch(s, live.gen, query, false)), request.window);
+    return mergeSearchParts(
+      await typoRounds(request, exact, (s, query) => this.askSearch(s, live.gen, query, false, false)),
+      request.window,
+    );
   }
 
   /**
@@ -373,20 +378,20 @@ export class CollectionView {
    * within the search budget is answered here, at once: the same engine code as a worker's, on
    * the same memory, so the same answer.
    */
-  private askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean): Promise<SearchPart> {
+  private askSearch(slice: number, gen: number, query: EngineQuery, guess: boolean, alone: boolean): Promise<SearchPart> {
     const local = this.inlineMs < INLINE_MS_PER_TURN ? this.engines.get(gen)?.[slice] : undefined;
     if (local !== undefined) {
       const started = performance.now();
       let reply: ShardReply | null = null;
       try {
-        reply = answerSearch(local, query, guess, this.searchBudget);
+        reply = answerSearch(local, query, guess, this.searchBudget, alone);
       } catch {
         // the engine failed here (it traps on memory it cannot grow): a worker answers, or says why
       }
       this.spentInline(performance.now() - started);
       if (reply !== null) return Promise.resolve(searchPart(reply, slice));
     }
-    return this.shards.request(slice, gen, { kind: "search", query, guess }).then((response) => {
+    return this.shards.request(slice, gen, { kind: "search", query, guess, alone }).then((response) => {
       if (response.kind === "error") throw new ShardFailedError(response.message);
       if (response.kind !== "search") throw new ShardFailedError(`slice ${slice} answered a search with ${response.kind}`);
       return response;

@@ -29,8 +29,12 @@ export type ShardTask =
   | { op: "attach"; port: MessagePort };
 
 export type ShardRequest =
-  /** `guess`: with an exact query, also run the typo round this slice's own facts call for. */
-  | { kind: "search"; query: EngineQuery; guess?: boolean }
+  /**
+   * `guess`: with an exact query, also run the typo round this slice's own facts call for.
+   * `alone`: the generation's only slice, whose facts are every slice's: it runs every round the
+   * front would plan (search-rounds.ts) and answers the last, `settled`.
+   */
+  | { kind: "search"; query: EngineQuery; guess?: boolean; alone?: boolean }
   | { kind: "facet"; field: FacetParam }
   /** the stored documents from doc `from` on that pass the filters, as JSON lines */
   | { kind: "export"; filters: Partial<Record<FilterParam, string[]>>; exclude: Partial<Record<FilterParam, string[]>>; from: number };
@@ -74,8 +78,14 @@ export interface SearchAnswer<Hits = HitRef[]> {
  */
 export type GuessedAnswer<Hits = HitRef[]> = SearchAnswer<Hits> & { typoMask: number; maxTypos?: number };
 
+/**
+ * A lone slice's answer that needs no further round: the exact round's, or the last typo round's
+ * (which, like any typo round's, counts only when it matched: keepBestRequired).
+ */
+export type Settled = "exact" | "typo";
+
 export type ShardResponse<Hits = HitRef[]> =
-  | ({ kind: "search"; guess?: GuessedAnswer<Hits> } & SearchAnswer<Hits>)
+  | ({ kind: "search"; guess?: GuessedAnswer<Hits>; settled?: Settled } & SearchAnswer<Hits>)
   | { kind: "facet"; values: [string, number][] }
   | { kind: "export"; lines: Uint8Array; next: number | null }
   | { kind: "error"; message: string };

@@ -5,11 +5,11 @@
 // search costs, not only the first.
 
 import { keepBestRequired, oneTypoFirst, planFallback, sameRound, type SearchRequest, type TypoRound } from "./planner.js";
-import type { GuessedAnswer, SearchAnswer } from "./protocol.js";
+import type { GuessedAnswer, SearchAnswer, Settled } from "./protocol.js";
 import type { EngineQuery } from "./wasm-slice.js";
 
-/** A slice's answer to the exact round, with the typo round it guessed from its own facts. */
-export type ExactAnswer<Hits> = SearchAnswer<Hits> & { guess?: GuessedAnswer<Hits> };
+/** A slice's answer to the exact round, with the typo round it guessed from its own facts; or a lone slice's settled answer. */
+export type ExactAnswer<Hits> = SearchAnswer<Hits> & { guess?: GuessedAnswer<Hits>; settled?: Settled };
 
 /** Asks slice `slice` for one round. */
 export type AskRound<Hits> = (slice: number, query: EngineQuery) => SearchAnswer<Hits> | Promise<SearchAnswer<Hits>>;
@@ -41,6 +41,10 @@ export async function typoRounds<Hits>(
   exact: ExactAnswer<Hits>[],
   ask: AskRound<Hits>,
 ): Promise<SearchAnswer<Hits>[]> {
+  // a lone slice ran the rounds itself (slice-answer.ts settle)
+  const settled = exact.length === 1 ? exact[0].settled : undefined;
+  if (settled === "exact") return exact;
+  if (settled === "typo") return keepBestRequired(exact);
   const full = planFallback(exact);
   if (!full) return exact;
   const first = oneTypoFirst(exact, full);

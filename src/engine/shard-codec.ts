@@ -43,7 +43,12 @@ const GUESS = 1,
   DROP_TOKENS = 2,
   HAS_MAX_TYPOS = 4,
   HAS_PREFIX = 8,
-  PREFIX = 16;
+  PREFIX = 16,
+  ALONE = 32;
+/** An answer's flags byte: a guess follows; settled (protocol.ts Settled) */
+const HAS_GUESS = 1,
+  SETTLED_EXACT = 2,
+  SETTLED_TYPO = 4;
 
 type SearchRequest = Extract<ShardRequest, { kind: "search" }>;
 type QueryExtras = Pick<EngineQuery, "filters" | "facets" | "exclude">;
@@ -66,6 +71,7 @@ export function encodeRequests(requests: ShardRequest[]): Uint8Array {
       w.u8(KIND_SEARCH);
       w.u8(
         (r.guess ? GUESS : 0) |
+          (r.alone ? ALONE : 0) |
           (q.dropTokens ? DROP_TOKENS : 0) |
           (q.maxTypos !== undefined ? HAS_MAX_TYPOS : 0) |
           (q.prefix !== undefined ? HAS_PREFIX : 0) |
@@ -129,7 +135,7 @@ export function encodeResponses(responses: ShardReply[], slice: number, last = t
     if (r.kind === "search") {
       w.u8(KIND_SEARCH);
       w.answer(r, packed[i][0], slice);
-      w.u8(r.guess ? 1 : 0);
+      w.u8((r.guess ? HAS_GUESS : 0) | (r.settled === "exact" ? SETTLED_EXACT : r.settled === "typo" ? SETTLED_TYPO : 0));
       if (r.guess) {
         w.u32(r.guess.typoMask);
         w.u8(r.guess.maxTypos ?? 0);
@@ -156,8 +162,12 @@ export function decodeResponses(bytes: Uint8Array): ShardResponse[] {
     const kind = r.u8();
     if (kind === KIND_SEARCH) {
       const answer = r.answer();
-      const guess = r.u8() === 1 ? r.guess() : undefined;
-      out.push(guess ? { kind: "search", ...answer, guess } : { kind: "search", ...answer });
+      const flags = r.u8();
+      const part: Extract<ShardResponse, { kind: "search" }> = { kind: "search", ...answer };
+      if ((flags & HAS_GUESS) !== 0) part.guess = r.guess();
+      if ((flags & SETTLED_EXACT) !== 0) part.settled = "exact";
+      else if ((flags & SETTLED_TYPO) !== 0) part.settled = "typo";
+      out.push(part);
     } else if (kind === KIND_OTHER) {
       out.push(decode<ShardResponse>(r.bytesOrNull() ?? EMPTY));
     } else {
@@ -285,7 +295,9 @@ class Reader {
     if (extras.exclude !== undefined) query.exclude = extras.exclude;
     if ((flags & HAS_MAX_TYPOS) !== 0) query.maxTypos = maxTypos;
     if ((flags & HAS_PREFIX) !== 0) query.prefix = (flags & PREFIX) !== 0;
-    return { kind: "search", query, guess: (flags & GUESS) !== 0 };
+    const request: SearchRequest = { kind: "search", query, guess: (flags & GUESS) !== 0 };
+    if ((flags & ALONE) !== 0) request.alone = true;
+    return request;
   }
 
   bytesOrNull(): Uint8Array | null {

@@ -4,15 +4,17 @@
 
 import type { ShardReply, ShardRequest } from "./protocol.js";
 import { oneTypoFirst, planFallback, worthGuessing } from "./planner.js";
-import type { EngineQuery, WasmSlice } from "./wasm-slice.js";
+import type { EngineQuery, SliceSearchResult, WasmSlice } from "./wasm-slice.js";
 
 /**
  * The slice's answer; with a work budget (postings, native/assembly/query.ts workEstimate), null
  * when the exact round promises more work than that, and no guess when the typo round does.
+ * `alone`: the generation's only slice, answering without a budget: see settle.
  */
-export function answerSearch(slice: WasmSlice, query: EngineQuery, guess: boolean, budget = 0): ShardReply | null {
+export function answerSearch(slice: WasmSlice, query: EngineQuery, guess: boolean, budget = 0, alone = false): ShardReply | null {
   const exact = slice.searchWithin(query, budget);
   if (exact === null) return null;
+  if (alone && budget === 0) return settle(slice, exact);
   // Guessing the typo round from this slice's own facts saves a round trip whenever the
   // front's plan, made over every slice, comes out the same; it checks that.
   const full = guess && worthGuessing(exact) ? planFallback([exact]) : null;
@@ -35,6 +37,25 @@ export function answerSearch(slice: WasmSlice, query: EngineQuery, guess: boolea
   };
 }
 
+/**
+ * A lone slice's facts are the plan's (planner.ts plans over every slice), so it runs the rounds
+ * the front would, here, back to back: one typo a token first when planned, then the full round,
+ * which drops tokens in the same evaluation that finds every token together matches nothing
+ * (the front, asking again, would repeat that evaluation first). Not within a work budget: a
+ * round that drops tokens is estimated at about twice all its tokens' postings, so a front
+ * thread would refuse it up front, where the guess without dropping settles most typo'd names.
+ */
+function settle(slice: WasmSlice, exact: SliceSearchResult): ShardReply {
+  const full = planFallback([exact]);
+  if (!full) return { kind: "search", ...exact, settled: "exact" };
+  const first = oneTypoFirst([exact], full);
+  if (first) {
+    const oneTypo = slice.retryWithTypos(first.typoMask, first.maxTypos);
+    if (oneTypo.plan.matched) return { kind: "search", ...oneTypo, settled: "typo" };
+  }
+  return { kind: "search", ...slice.retryWithTyposWithin(full.typoMask, full.maxTypos, 0, full.dropTokens)!, settled: "typo" };
+}
+
 /** An export's page: about this many bytes of JSON lines. */
 const EXPORT_PAGE_BYTES = 256 * 1024;
 
@@ -43,7 +64,7 @@ export function answerRequest(slice: WasmSlice, request: ShardRequest): ShardRep
   try {
     switch (request.kind) {
       case "search":
-        return answerSearch(slice, request.query, request.guess === true)!;
+        return answerSearch(slice, request.query, request.guess === true, 0, request.alone === true)!;
       case "facet":
         return { kind: "facet", values: slice.facetValues(request.field) };
       case "export":

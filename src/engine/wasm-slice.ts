@@ -537,8 +537,8 @@ export class WasmSlice {
     return this.retryWithTyposWithin(typoMask, maxTypos, 0)!;
   }
 
-  /** retryWithTypos() within a work budget, as searchWithin(); 0: none. */
-  retryWithTyposWithin(typoMask: number, maxTypos: number | undefined, budget: number): SliceSearchResult | null {
+  /** retryWithTypos() within a work budget, as searchWithin(); 0: none. `dropTokens`: fewer tokens may be required when all match nothing. */
+  retryWithTyposWithin(typoMask: number, maxTypos: number | undefined, budget: number, dropTokens = false): SliceSearchResult | null {
     const last = this.core.lastQuery;
     if (!last) throw new Error("retryWithTypos() before any search()");
     const mem = new DataView(this.core.engine.memory.buffer);
@@ -546,7 +546,7 @@ export class WasmSlice {
     const cap = maxTypos ?? last.maxTypos;
     for (const p of last.typoProbes) mem.setUint32(p.at, inBytes(p.token, Math.min(p.chars, cap)), true);
     mem.setUint32(qb + 20, typoMask, true);
-    mem.setUint32(qb + 24, 0, true);
+    mem.setUint32(qb + 24, dropTokens ? 2 : 0, true);
     return this.run(last, budget);
   }
 
