@@ -5,10 +5,11 @@
 // threads, no other process in the figure: a change of a few per cent in the engine shows,
 // where server-level runs on a shared 2-core box swing by a third from one window to the next.
 //
-// What it measures is the engine's work for a search: the exact round with the typo round the
-// slice guesses (src/engine/slice-answer.ts), then every round the front runs after it
-// (src/engine/search-rounds.ts: one typo a token first, then the full typo round, tokens dropped
-// when nothing matched); not the front's other work (parsing, the merge, documents, HTTP).
+// What it measures is the engine's work for a search: one call to the slice as a server asks a
+// collection of one slice, which runs every round the search needs (src/engine/slice-answer.ts
+// settle: one typo a token first, then the full typo round, tokens dropped when nothing
+// matched), then any round the front runs after it (src/engine/search-rounds.ts); not the
+// front's other work (parsing, the merge, documents, HTTP).
 
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -61,10 +62,13 @@ function liveSegment(dataDir: string): string {
 
 const request = (q: string): SearchRequest => ({ q, fields: "all", filters: {}, facets: [], window: 10 });
 
-/** A search's answer on one engine: the exact round with its guess, and the rounds the front would run after it. */
+/**
+ * A search's answer on one engine, as a server asks a collection of one slice: every round in
+ * one call (slice-answer.ts settle), then any round the front would run after it.
+ */
 async function searchAll(slice: WasmSlice, q: string): Promise<SearchAnswer<HitSource>[]> {
   const req = request(q);
-  const exact = answerSearch(slice, roundQuery(req, 0, false, undefined), true);
+  const exact = answerSearch(slice, roundQuery(req, 0, false, undefined), true, 0, true);
   if (exact === null || exact.kind !== "search") throw new Error(`no search answer to ${JSON.stringify(q)}`);
   return typoRounds<HitSource>(req, [exact as ExactAnswer<HitSource>], (_, query) => slice.searchWithin(query, 0)!);
 }
