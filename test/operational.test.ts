@@ -116,6 +116,9 @@ t.test("/health, /health/ready and /metrics before any API traffic", async (t) =
   ]) {
     t.ok((metric(m.text, name) ?? -1) >= 0, `runtime metric ${name}`);
   }
+  // each sample is one period of the sampling timer: an idle loop reads that period, not more
+  const leastLag = metric(m.text, "nodejs_eventloop_lag_min_seconds") ?? -1;
+  t.ok(leastLag >= 0 && leastLag < 0.05, `the least event-loop lag: its sampling period, not a stall (${leastLag} s)`);
   // promtool is Prometheus's own check; .ci/run installs it (Debian's prometheus package)
   const promtool = spawnSync("promtool", ["check", "metrics"], { input: m.text, encoding: "utf8" });
   if (promtool.error && process.env.CI !== "true") t.skip(`promtool not installed: ${promtool.error.message}`);
