@@ -299,14 +299,19 @@ async function published(server: ServerProcess): Promise<{ published: string | n
 }
 
 /**
- * The main thread's longest event-loop delay since the last scrape, in ms: prom-client's
- * `nodejs_eventloop_lag_max_seconds`, whose histogram restarts at each scrape.
+ * The main thread's longest event-loop stall since the last scrape, in ms: prom-client's
+ * `nodejs_eventloop_lag_max_seconds` less `nodejs_eventloop_lag_min_seconds` (their histogram
+ * restarts at each scrape). Each sample is one period of the sampling timer, that period
+ * included, and the least sample is that period (10 ms; 100 ms in builds before 2026-12-02).
  */
 async function mainLagMaxMs(server: ServerProcess): Promise<number> {
   const text = await (await fetch(`http://${server.host}:${server.port}/metrics`)).text();
-  const match = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
-  if (!match) throw new Error("/metrics has no nodejs_eventloop_lag_max_seconds");
-  return Number(match[1]) * 1000;
+  const gauge = (name: string): number => {
+    const match = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
+    if (!match) throw new Error(`/metrics has no ${name}`);
+    return Number(match[1]);
+  };
+  return (gauge("nodejs_eventloop_lag_max_seconds") - gauge("nodejs_eventloop_lag_min_seconds")) * 1000;
 }
 
 /** SIGHUP, then until /v1/stats shows `publication` live: the time, peak RSS, and the searches run meanwhile. */
