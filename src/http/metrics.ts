@@ -28,9 +28,9 @@ interface RouteRequests {
 }
 
 /**
- * prom-client's event-loop delay histogram records each period of its sampling timer, this
- * period included: an idle loop reads it as its lag. So it stays at prom-client's own default,
- * the floor every Node service's dashboards read (at 100 ms, an idle server showed 0.1 s).
+ * prom-client's event-loop lag gauges read periods of a sampling timer, that period included, and
+ * a stall shows only by how late the timer fires. At 100 ms an idle server read 0.1 s, and a
+ * stall shorter than the period could read as none: prom-client's own 10 ms, as other services.
  */
 const EVENT_LOOP_SAMPLE_MS = 10;
 
