@@ -1,8 +1,9 @@
 // A collection of one slice answers a search in one call: the slice's facts are the plan's, so it
 // runs the typo rounds the front would plan (engine/slice-answer.ts settle), and the full round
 // drops words in the same evaluation that finds the words together match nothing. The answer
-// must be the one the front gets asking round by round, for every kind of query; and a round the
-// slice may not afford (a front thread's work budget) must leave the rest to the front.
+// must be the one the front gets asking round by round, for every kind of query. Within a work
+// budget (a front thread answering inline) the slice guesses as among several, and the front
+// plans on.
 
 import t from "tap";
 import { readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
