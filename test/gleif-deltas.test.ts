@@ -374,6 +374,8 @@ t.test("publication 3 with a corrupt IntraDay delta: the full file is loaded ins
   const good = goldenDelta(P3.publishDate, "IntraDay", [changed(Y, NAME, `${Y[NAME]} Neu`)]);
   const corrupt = { zip: good.zip.subarray(0, Math.floor(good.zip.length / 2)), rows: good.rows };
   gleif.publish(P3, served({ IntraDay: corrupt }));
+  const replaced = [...wasmMemories(srv.child.pid!).keys()];
+  t.ok(replaced.length >= 2, "the delta-built collection's memories (the full load's two slices at least) are among the server's mappings");
   const log = await reload(srv, /loaded \d+ records as lei_20261001-1600/);
   t.match(log, /the IntraDay delta of publication 2026-10-01 16:00:00 failed \(.+\); loading the full file/);
   t.equal(gleif.fileRequestsFor(P3), 1, "the full file was downloaded");
@@ -387,6 +389,10 @@ t.test("publication 3 with a corrupt IntraDay delta: the full file is loaded ins
     (await changesOf(srv, P3.published)).map((c) => [c.lei, c.field]),
     [[Y[0], "legalName"]],
   );
+  // the full load's slices the first load built, served beneath the overlay by the delta-built
+  // collection, are given back with it, on a server that has not restarted since
+  const unmapped = await untilUnmapped(srv.child.pid!, replaced);
+  t.ok(unmapped.gone, `the replaced collection's memory was given back (still mapped: ${unmapped.left || "none"})`);
 });
 
 t.test("publication 4 whose IntraDay delta is announced but missing: the full file is loaded", async (t) => {
