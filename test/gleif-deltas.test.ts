@@ -4,7 +4,8 @@
 // any full file (relationships and exceptions added and deleted) and without rebuilding a slice
 // (an overlay laid over the live one, with the record the rr delta gave a new parent), and
 // answers as a server that loaded the full files does; the change feed lists each
-// changed field once; a corrupt or missing delta falls back to the full file; a gap of 16 hours
+// changed field once; a corrupt or missing delta falls back to the full file (and that full load
+// gives back the memory of the delta-built collection it replaces); a gap of 16 hours
 // takes the LastDay delta; a kill -9 restart serves the delta-built collection from its segments
 // and those of the full load under it; a second delta chained onto it answers as a full load;
 // the daily full load of a publication the deltas built finds and logs their drift, and gives the
