@@ -2,7 +2,8 @@
 // delta replaced, and an overlay slice of their new versions, built on the builder worker. Real
 // shard workers in this process. Searches, lookups and the export answer as on a generation built
 // whole from the same records, also once the generation it was derived from is dropped, and
-// once opened again from the segments (openOnto, a restart).
+// once opened again from the segments (openOnto, a restart). A dropped generation's memories are
+// given back at its drop, but the base slice's while a derived generation serves it.
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -62,6 +63,12 @@ async function loadWhole(name: string, from: string[][]): Promise<number> {
   return gen;
 }
 
+/** The WebAssembly memories of gen's slices. */
+const memoriesOf = (gen: number): WebAssembly.Memory[] =>
+  (collection.servedFiles().find(([g]) => g === gen)?.[1] ?? []).flatMap((s) => (s.share ? [s.share.memory] : []));
+/** Whether a memory still holds its index: one given back to the system reads as zeros. */
+const holdsIndex = (memory: WebAssembly.Memory): boolean => new Uint32Array(memory.buffer).some((v) => v !== 0);
+
 const FACETS: FacetParam[] = ["country", "status", "registrationStatus"];
 const search = (q: string | null, over: Partial<SearchRequest> = {}): SearchRequest => searchOf(q, FACETS, over);
 const requests: SearchRequest[] = [
@@ -118,6 +125,13 @@ t.test("a delta laid over the live generation answers as the whole build", async
     collection.servedFiles().some(([gen]) => gen === base),
     "the generation it was derived from is dropped",
   );
+  // held here as a thread slow to collect would hold them: what the drops gave back shows as zeros
+  const derivedMemories = memoriesOf(derived);
+  await collection.abandon(base); // a second time: once it returns, the first drop has run on every worker too
+  t.ok(
+    derivedMemories.length === 2 && derivedMemories.every(holdsIndex),
+    "the base slice's memory, which the derived generation serves, is kept whole",
+  );
 
   const onDerived = await answers();
   const parsed = JSON.parse(onDerived) as { lookups: (string | null)[] };
@@ -133,6 +147,11 @@ t.test("a delta laid over the live generation answers as the whole build", async
 
   await loadWhole("whole", rebuiltRows);
   t.equal(onDerived, await answers(), "searches, lookups, facet listings and the export answer as on the whole build");
+  for (let i = 0; i < 500 && derivedMemories.some(holdsIndex); i++) await new Promise((r) => setTimeout(r, 20));
+  t.notOk(
+    derivedMemories.some(holdsIndex),
+    "once the whole build replaced it, the derived generation's memories are given back though a thread still holds them",
+  );
 });
 
 t.test("a second delta derived from the first: the chain's overlay replaces the first one's", async (t) => {

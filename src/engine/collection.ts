@@ -11,6 +11,7 @@ import { docFileOf } from "./segment.js";
 import { LeiTable } from "./lei-table.js";
 import { CollectionView, type CollectionMeta, type SliceFiles } from "./collection-view.js";
 import { releaseMemory } from "../os/release-memory.js";
+import { discardPages } from "../os/native-heap.js";
 import type { FamilyData } from "../level2/family-data.js";
 
 export {
@@ -255,21 +256,39 @@ export class Collection extends CollectionView {
     return { ...r, docFile: docFileOf(segmentOf(s)) };
   }
 
-  /** Drops gen everywhere: the views' files first, then the shards' memory. */
+  /**
+   * Drops gen everywhere: the views' files first, then the shards' memory. The pages of its
+   * slices' memories that no other generation serves go back at once, when every thread let go.
+   */
   async abandon(gen: number): Promise<void> {
+    const unshared = this.memoriesOnlyOf(gen);
     this.served.delete(gen);
     this.files.delete(gen);
     this.onBuilder.delete(gen);
     const held = this.closeReaders(gen);
-    await this.followers?.released(gen).catch(() => undefined);
+    let everyThreadLetGo = await (this.followers?.released(gen) ?? Promise.resolve()).then(
+      () => true,
+      () => false,
+    );
     this.families.get(gen)?.close();
     this.families.delete(gen);
     // one worker at a time, resting: a drop's collection holds its worker, and the others answer meanwhile
     for (let w = 0; w <= this.pool.builder; w++)
-      await this.pool.loads.restWhile(w, () => this.pool.run(w, { op: "drop", gen })).catch(() => undefined);
-    // the slices' memories are freed once no thread refers to them: this one's LEI tables did
-    if (held) releaseMemory();
+      await this.pool.loads.restWhile(w, () => this.pool.run(w, { op: "drop", gen })).catch(() => void (everyThreadLetGo = false));
+    // a thread that could still read them keeps them whole, until the collectors free them
+    const discarded = everyThreadLetGo ? unshared.filter(discardPages).length : 0;
+    unshared.length = 0;
+    // the slices' memories are freed once no thread refers to them: this one's LEI tables and
+    // the discard's views did, and an idle thread collects only when told
+    if (held || discarded > 0) releaseMemory();
     await this.returnFreedMemory();
+  }
+
+  /** The memories of gen's slices that no other generation served here shares (a derived one shares its base's). */
+  private memoriesOnlyOf(gen: number): WebAssembly.Memory[] {
+    const shared = new Set<string>();
+    for (const [other, slices] of this.served) if (other !== gen) for (const s of slices) shared.add(s.share.key);
+    return (this.served.get(gen) ?? []).filter((s) => !shared.has(s.share.key)).map((s) => s.share.memory);
   }
 
   /**
