@@ -127,7 +127,7 @@ t.test("a delta laid over the live generation answers as the whole build", async
   );
   // held here as a thread slow to collect would hold them: what the drops gave back shows as zeros
   const derivedMemories = memoriesOf(derived);
-  await collection.abandon(base); // a second time: once it returns, the first drop has run on every worker too
+  await collection.abandon(base); // a second time: its drops queue behind the first one's on every worker
   t.ok(
     derivedMemories.length === 2 && derivedMemories.every(holdsIndex),
     "the base slice's memory, which the derived generation serves, is kept whole",
