@@ -1,6 +1,8 @@
 // Records files a delta's Level 2 build writes (os/json-lines.ts): the kept part of the live
 // collection's file linked or copied, new lines after it; and a file left at the path by a load
-// killed midway, which may be a link of the live file, is never written through.
+// killed midway, which may be a link of the live file, is never written through. Lines read back
+// with read-ahead (the change feed's walk of every exception record) are the lines, whatever the
+// order of the reads, and stay what they were after later reads.
 
 import { linkSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -45,5 +47,32 @@ t.test("a file left at the path that links the live one is replaced, not written
     lines.finish();
     t.equal(readFileSync(live, "utf8"), liveText, `${keep ? "kept" : "new"} file: the live file is as it was`);
     t.not(statSync(path).ino, statSync(live).ino);
+  }
+});
+
+t.test("lines read ahead are the lines, in file order, jumping about, and kept after later reads", async (t) => {
+  // some 30,000 lines of varied length: several read-ahead windows
+  const path = join(work, "ahead.jsonl");
+  const writer = new JsonLines(path);
+  const places: { offset: number; length: number; text: string }[] = [];
+  for (let i = 0; i < 30_000; i++) {
+    const text = JSON.stringify({ i, pad: "y".repeat((i * 7919) % 97) });
+    places.push({ ...writer.append(text)!, text });
+  }
+  writer.finish();
+  let seed = 7;
+  const random = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
+  const walks: [string, number[]][] = [
+    ["in file order", places.map((_, i) => i)],
+    ["jumping about", places.map(() => random(places.length))],
+    // in order with jumps to the end and back, as a table over a file with a delta's lines appended
+    ["in order with jumps to the end", places.map((_, i) => (i % 500 === 499 ? places.length - 1 - (i % 7) : i))],
+  ];
+  for (const [name, order] of walks) {
+    const reader = new JsonLinesReader(path, true);
+    const got = order.map((i) => reader.read(places[i].offset, places[i].length));
+    reader.close();
+    const wrong = order.filter((i, k) => got[k]?.toString() !== places[i].text);
+    t.equal(wrong.length, 0, `${name}: every line as written, read back after every later read (wrong: ${wrong.slice(0, 3).join(", ")})`);
   }
 });

@@ -333,8 +333,9 @@ async function compareExceptions(
 ): Promise<void> {
   const a = openTable(old.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth),
     b = openTable(next.dir, REPEX.file, REPEX.rowWidth, REPEX.keyWidth);
-  const oldLines = new JsonLinesReader(join(old.dir, REPEX_RECORDS)),
-    newLines = new JsonLinesReader(join(next.dir, REPEX_RECORDS));
+  // every exception record of both, in table order: the files' order where the full files were in LEI order
+  const oldLines = new JsonLinesReader(join(old.dir, REPEX_RECORDS), true),
+    newLines = new JsonLinesReader(join(next.dir, REPEX_RECORDS), true);
   /** the reasons of a key's exception records, joined by "; "; null where there is none */
   const reasons = (lines: JsonLinesReader, rows: Buffer | null): string | null => {
     if (rows === null) return null;
