@@ -54,6 +54,8 @@ export interface Detection {
 }
 
 const CHUNK_ROWS = 8192;
+/** keys a table walk compares between two reads of the clock (event-loop-turns.ts) */
+const KEYS_A_CLOCK_READ = 64;
 /** changes a store transaction takes (a synchronous one, on state.db, holds the thread meanwhile) */
 const BATCH = 1000;
 
@@ -117,43 +119,71 @@ class ChangeBatches {
 }
 
 /**
- * A sorted table read a chunk at a time, key run by key run. A run is a view of the chunk it lies
- * in (each chunk is a buffer of its own, so a view outlives the next read), copied only when it
- * straddles two chunks.
+ * One key's rows in a table: bytes [start, end) of `bytes`, whole rows, the key their first
+ * bytes. A walk hands the same object again for the next key, so a visit reads it before it
+ * returns (a view of `bytes` stays valid: each chunk read is a buffer of its own).
+ */
+interface Rows {
+  bytes: Buffer;
+  start: number;
+  end: number;
+}
+
+/** The rows of a key looked up on its own (findEach): a Buffer of their own. */
+const rowsOf = (bytes: Buffer | null): Rows | null => (bytes === null ? null : { bytes, start: 0, end: bytes.length });
+
+/** A key's LEI: the first LEI_BYTES bytes of its rows. */
+const leiOf = (rows: Rows): string => rows.bytes.toString("latin1", rows.start, rows.start + LEI_BYTES);
+
+/**
+ * A sorted table read a chunk at a time, key run by key run, with no allocation a key: a run is
+ * its place in the chunk it lies in, copied only when it straddles two chunks. Millions of keys
+ * a full load: a Buffer each cost more than comparing them.
  */
 class RunReader {
   private chunk: Buffer = Buffer.alloc(0);
   private first = 0;
   private at = 0;
+  private readonly run: Rows = { bytes: this.chunk, start: 0, end: 0 };
 
   constructor(
     private readonly table: SortedTable,
     private readonly keyWidth: number,
   ) {}
 
-  /** The rows of the next key; null at the end. */
-  next(): Buffer | null {
+  /** The rows of the next key (the same object each time); null at the end. */
+  next(): Rows | null {
     const width = this.table.rowWidth,
       key = this.keyWidth;
     let carried: Buffer | null = null;
     for (;;) {
       if (this.at >= this.chunk.length) {
-        if (this.first >= this.table.rows) return carried;
+        if (this.first >= this.table.rows) return carried === null ? null : this.runOf(carried, 0, carried.length);
         this.chunk = this.table.read(this.first, CHUNK_ROWS);
         this.first += CHUNK_ROWS;
         this.at = 0;
       }
       const start = this.at,
         chunk = this.chunk;
-      if (carried !== null && chunk.compare(carried, 0, key, start, start + key) !== 0) return carried;
+      if (carried !== null && !sameBytes(chunk, start, carried, 0, key)) return this.runOf(carried, 0, carried.length);
       let end = start + width;
-      while (end < chunk.length && chunk.compare(chunk, start, start + key, end, end + key) === 0) end += width;
+      while (end < chunk.length && sameBytes(chunk, start, chunk, end, key)) end += width;
       this.at = end;
-      const run = chunk.subarray(start, end);
-      if (end < chunk.length) return carried === null ? run : Buffer.concat([carried, run]);
+      if (end < chunk.length) {
+        if (carried === null) return this.runOf(chunk, start, end);
+        carried = Buffer.concat([carried, chunk.subarray(start, end)]);
+        return this.runOf(carried, 0, carried.length);
+      }
       // the run reaches the chunk's end: it may go on in the next one
-      carried = carried === null ? Buffer.from(run) : Buffer.concat([carried, run]);
+      carried = carried === null ? Buffer.from(chunk.subarray(start, end)) : Buffer.concat([carried, chunk.subarray(start, end)]);
     }
+  }
+
+  private runOf(bytes: Buffer, start: number, end: number): Rows {
+    this.run.bytes = bytes;
+    this.run.start = start;
+    this.run.end = end;
+    return this.run;
   }
 }
 
@@ -162,41 +192,53 @@ function openTable(dir: string, file: string, rowWidth: number, keyWidth: number
   return existsSync(path) ? SortedTable.open(path, rowWidth, keyWidth) : null;
 }
 
-/**
- * Walks two sorted tables by key: `both` for each key they share (with each side's rows), `one`
- * for a key only one holds.
- */
-async function mergeTables(
-  a: SortedTable | null,
-  b: SortedTable | null,
-  keyWidth: number,
-  visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
-): Promise<void> {
+/** A key's rows on each side (null on a side that lacks the key); a promise when it stores changes. */
+type Visit = (oldRows: Rows | null, newRows: Rows | null) => Promise<void> | undefined;
+
+/** Walks two sorted tables by key: `visit` for each key, with its rows on each side. */
+async function mergeTables(a: SortedTable | null, b: SortedTable | null, keyWidth: number, visit: Visit): Promise<void> {
   const ra = a ? new RunReader(a, keyWidth) : null,
     rb = b ? new RunReader(b, keyWidth) : null;
   let x = ra ? ra.next() : null,
     y = rb ? rb.next() : null;
   // the comparison shares the main thread with requests
   const turns = new Turns();
-  while (x !== null || y !== null) {
-    const pause = turns.pause();
-    if (pause !== undefined) await pause;
-    const cmp = x === null ? 1 : y === null ? -1 : x.compare(y, 0, keyWidth, 0, keyWidth);
+  for (let keys = 0; x !== null || y !== null; keys++) {
+    if (keys % KEYS_A_CLOCK_READ === 0) {
+      const pause = turns.pause();
+      if (pause !== undefined) await pause;
+    }
+    const cmp = x === null ? 1 : y === null ? -1 : compareBytes(x.bytes, x.start, y.bytes, y.start, keyWidth);
     if (cmp === 0) {
-      const seen = visit(x!.subarray(0, keyWidth), x, y);
+      const seen = visit(x, y);
       if (seen !== undefined) await seen;
       x = ra!.next();
       y = rb!.next();
     } else if (cmp < 0) {
-      const seen = visit(x!.subarray(0, keyWidth), x, null);
+      const seen = visit(x, null);
       if (seen !== undefined) await seen;
       x = ra!.next();
     } else {
-      const seen = visit(y!.subarray(0, keyWidth), null, y);
+      const seen = visit(null, y);
       if (seen !== undefined) await seen;
       y = rb!.next();
     }
   }
+}
+
+/**
+ * Whether a[aAt, aAt + length) and b[bAt, bAt + length) hold the same bytes. A loop: a key is a
+ * few bytes, and a call to Buffer.compare costs more than comparing them, once per row.
+ */
+function sameBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aAt + i] !== b[bAt + i]) return false;
+  return true;
+}
+
+/** a[aAt, aAt + length) against b[bAt, bAt + length), as Buffer.compare orders them: negative, 0 or positive. */
+function compareBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): number {
+  for (let i = 0; i < length; i++) if (a[aAt + i] !== b[bAt + i]) return a[aAt + i] - b[bAt + i];
+  return 0;
 }
 
 /**
@@ -232,12 +274,7 @@ function mergeInOrder(a: readonly string[], b: readonly string[]): readonly stri
  * `visit` for each of `keys` (keysInOrder's), with its rows in each table (what mergeTables would
  * visit of them); each key becomes bytes in its own turn's share of the work.
  */
-async function findEach(
-  a: SortedTable | null,
-  b: SortedTable | null,
-  keys: readonly string[],
-  visit: (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null) => Promise<void> | undefined,
-): Promise<void> {
+async function findEach(a: SortedTable | null, b: SortedTable | null, keys: readonly string[], visit: Visit): Promise<void> {
   const turns = new Turns();
   const ra = a?.ordered() ?? null,
     rb = b?.ordered() ?? null;
@@ -245,7 +282,10 @@ async function findEach(
     const pause = turns.pause();
     if (pause !== undefined) await pause;
     const key = Buffer.from(text, "latin1");
-    const seen = visit(key, ra?.rowsOf(key) ?? null, rb?.rowsOf(key) ?? null);
+    const oldRows = rowsOf(ra?.rowsOf(key) ?? null),
+      newRows = rowsOf(rb?.rowsOf(key) ?? null);
+    if (oldRows === null && newRows === null) continue; // in neither: nothing changed
+    const seen = visit(oldRows, newRows);
     if (seen !== undefined) await seen;
   }
 }
@@ -284,13 +324,13 @@ async function compareLevel1(
     b = openTable(next.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES);
   const oldSide = new JsonLinesReader(join(old.dir, TRACKED_SIDE_FILE)),
     newSide = new JsonLinesReader(join(next.dir, TRACKED_SIDE_FILE));
-  const visit = (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null): Promise<void> | undefined => {
+  const visit: Visit = (oldRows, newRows) => {
     if (oldRows === null || newRows === null) return; // a new LEI, or one this load lacks: not a field change
     // a key's rows are the file's rows with that LEI, in file order: the engine keeps the last
-    const o = oldRows.subarray(oldRows.length - TRACKED_ROW),
-      n = newRows.subarray(newRows.length - TRACKED_ROW);
-    if (o.compare(n, HASHES_AT, SIDE_AT, HASHES_AT, SIDE_AT) === 0) return;
-    return changedRecord(key, o, n);
+    const oldLast = oldRows.end - TRACKED_ROW,
+      newLast = newRows.end - TRACKED_ROW;
+    if (sameBytes(oldRows.bytes, oldLast + HASHES_AT, newRows.bytes, newLast + HASHES_AT, SIDE_AT - HASHES_AT)) return;
+    return changedRecord(leiOf(oldRows), oldRows.bytes.subarray(oldLast, oldRows.end), newRows.bytes.subarray(newLast, newRows.end));
   };
   try {
     if (only === undefined) await mergeTables(a, b, LEI_BYTES, visit);
@@ -302,8 +342,7 @@ async function compareLevel1(
     newSide.close();
   }
 
-  async function changedRecord(key: Buffer, o: Buffer, n: Buffer): Promise<void> {
-    const lei = key.toString("latin1");
+  async function changedRecord(lei: string, o: Buffer, n: Buffer): Promise<void> {
     const oldDoc = parsed(old.document(lei)),
       newDoc = parsed(next.document(lei));
     if (oldDoc === null || newDoc === null) return;
@@ -337,33 +376,38 @@ async function compareExceptions(
   const oldLines = new JsonLinesReader(join(old.dir, REPEX_RECORDS), true),
     newLines = new JsonLinesReader(join(next.dir, REPEX_RECORDS), true);
   /** the reasons of a key's exception records, joined by "; "; null where there is none */
-  const reasons = (lines: JsonLinesReader, rows: Buffer | null): string | null => {
+  const reasons = (lines: JsonLinesReader, rows: Rows | null): string | null => {
     if (rows === null) return null;
     const all: string[] = [];
-    for (let at = 0; at < rows.length; at += REPEX.rowWidth) {
-      const { offset, length } = readPlace(rows, at + LEI_BYTES + 1);
+    for (let at = rows.start; at < rows.end; at += REPEX.rowWidth) {
+      const { offset, length } = readPlace(rows.bytes, at + LEI_BYTES + 1);
       const line = lines.read(offset, length);
       if (line !== null) all.push(...(JSON.parse(line.toString("utf8")) as { reasons: string[] }).reasons);
     }
     return all.length > 0 ? all.join("; ") : null;
   };
-  /** the records' bytes, to skip parsing when they are the same */
-  const bytesOf = (lines: JsonLinesReader, rows: Buffer): Buffer => {
-    const parts: Buffer[] = [];
-    for (let at = 0; at < rows.length; at += REPEX.rowWidth) {
-      const { offset, length } = readPlace(rows, at + LEI_BYTES + 1);
-      parts.push(lines.read(offset, length) ?? Buffer.alloc(0));
+  /** whether the two sides' records are the same, record by record: then they need no parsing */
+  const sameRecords = (oldRows: Rows, newRows: Rows): boolean => {
+    if (oldRows.end - oldRows.start !== newRows.end - newRows.start) return false;
+    for (let i = 0; oldRows.start + i < oldRows.end; i += REPEX.rowWidth) {
+      const o = readPlace(oldRows.bytes, oldRows.start + i + LEI_BYTES + 1),
+        n = readPlace(newRows.bytes, newRows.start + i + LEI_BYTES + 1);
+      if (o.length !== n.length) return false;
+      const a = oldLines.read(o.offset, o.length),
+        b = newLines.read(n.offset, n.length);
+      if (a === null || b === null ? a !== b : !sameBytes(a, 0, b, 0, o.length)) return false;
     }
-    return Buffer.concat(parts);
+    return true;
   };
-  const visit = (key: Buffer, oldRows: Buffer | null, newRows: Buffer | null): Promise<void> | undefined => {
-    const field = EXCEPTION_FIELD[key[LEI_BYTES]];
+  const visit: Visit = (oldRows, newRows) => {
+    const key = (oldRows ?? newRows)!;
+    const field = EXCEPTION_FIELD[key.bytes[key.start + LEI_BYTES]];
     if (field === undefined) return;
-    if (oldRows !== null && newRows !== null && bytesOf(oldLines, oldRows).equals(bytesOf(newLines, newRows))) return;
+    if (oldRows !== null && newRows !== null && sameRecords(oldRows, newRows)) return;
     const valueOld = reasons(oldLines, oldRows),
       valueNew = reasons(newLines, newRows);
     if (valueOld === valueNew) return;
-    const lei = key.toString("latin1", 0, LEI_BYTES);
+    const lei = leiOf(key);
     if (old.document(lei) === null || next.document(lei) === null) return;
     return out.add(lei, field, valueOld, valueNew);
   };
@@ -389,11 +433,11 @@ async function compareIsinCounts(old: ComparedGeneration, next: ComparedGenerati
   const a = openTable(old.dir, LEI_TO_ISIN.file, LEI_TO_ISIN.rowWidth, LEI_TO_ISIN.keyWidth),
     b = openTable(next.dir, LEI_TO_ISIN.file, LEI_TO_ISIN.rowWidth, LEI_TO_ISIN.keyWidth);
   try {
-    await mergeTables(a, b, LEI_BYTES, (key, oldRows, newRows) => {
-      const before = oldRows === null ? 0 : oldRows.length / LEI_TO_ISIN.rowWidth,
-        after = newRows === null ? 0 : newRows.length / LEI_TO_ISIN.rowWidth;
+    await mergeTables(a, b, LEI_BYTES, (oldRows, newRows) => {
+      const before = oldRows === null ? 0 : (oldRows.end - oldRows.start) / LEI_TO_ISIN.rowWidth,
+        after = newRows === null ? 0 : (newRows.end - newRows.start) / LEI_TO_ISIN.rowWidth;
       if (before === after) return;
-      const lei = key.toString("latin1");
+      const lei = leiOf((oldRows ?? newRows)!);
       if (old.document(lei) === null || next.document(lei) === null) return;
       return out.add(lei, "isinCount", String(before), String(after));
     });
