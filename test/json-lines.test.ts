@@ -50,16 +50,17 @@ t.test("a file left at the path that links the live one is replaced, not written
   }
 });
 
+// some 30,000 lines of varied length: several read-ahead windows
+const path = join(work, "ahead.jsonl");
+const writer = new JsonLines(path);
+const places: { offset: number; length: number; text: string }[] = [];
+for (let i = 0; i < 30_000; i++) {
+  const text = JSON.stringify({ i, pad: "y".repeat((i * 7919) % 97) });
+  places.push({ ...writer.append(text)!, text });
+}
+writer.finish();
+
 t.test("lines read ahead are the lines, in file order, jumping about, and kept after later reads", async (t) => {
-  // some 30,000 lines of varied length: several read-ahead windows
-  const path = join(work, "ahead.jsonl");
-  const writer = new JsonLines(path);
-  const places: { offset: number; length: number; text: string }[] = [];
-  for (let i = 0; i < 30_000; i++) {
-    const text = JSON.stringify({ i, pad: "y".repeat((i * 7919) % 97) });
-    places.push({ ...writer.append(text)!, text });
-  }
-  writer.finish();
   let seed = 7;
   const random = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
   const walks: [string, number[]][] = [
@@ -75,4 +76,22 @@ t.test("lines read ahead are the lines, in file order, jumping about, and kept a
     const wrong = order.filter((i, k) => got[k]?.toString() !== places[i].text);
     t.equal(wrong.length, 0, `${name}: every line as written, read back after every later read (wrong: ${wrong.slice(0, 3).join(", ")})`);
   }
+});
+
+t.test("a walk through parts of the file at once, each in file order, reads each part a window at a time", async (t) => {
+  // the body of the file, and after it the lines a delta appended, both walked in order at once
+  // (a table in LEI order over a delta-built collection's records); a stray jump besides
+  const body = places.length - 5_000;
+  const order: number[] = [];
+  for (let i = 0, j = body; i < body; i++) {
+    order.push(i);
+    if (i % 5 === 4 && j < places.length) order.push(j++);
+    if (i === 12_345) order.push(17);
+  }
+  const reader = new JsonLinesReader(path, true);
+  const wrong = order.filter((i) => reader.read(places[i].offset, places[i].length)?.toString() !== places[i].text);
+  const windows = Math.ceil((places.at(-1)!.offset + places.at(-1)!.length) / (256 * 1024));
+  t.equal(wrong.length, 0, "every line as written");
+  t.ok(reader.fileReads <= windows + 6, `${reader.fileReads} reads of the file for ${order.length} lines (${windows} windows of the file)`);
+  reader.close();
 });

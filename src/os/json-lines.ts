@@ -94,23 +94,41 @@ export class JsonLines {
 const WINDOW_BYTES = 256 * 1024;
 /** A window that served fewer reads than this was wasted: the walk is not in file order there. */
 const WINDOW_PAYS = 8;
-/** After a wasted window, this many lines are read on their own before the next window. */
+/** After two wasted windows in a row, this many lines are read on their own before the next window. */
 const SINGLE_READS = 1024;
+/** Windows kept at once: walks in file order through as many parts of the file, interleaved. */
+const STREAMS = 4;
+
+interface Window {
+  bytes: Buffer;
+  at: number;
+  /** reads it served */
+  served: number;
+  /** when it last served one (the reader's count of reads) */
+  used: number;
+}
 
 /**
  * A file of JSON lines read by the places `JsonLines.append` gave; a missing file has no lines.
  * With `readAhead`, for a walk that reads mostly in file order (the change feed compares every
  * reporting exception of two collections at a full load, millions of lines): a line outside the
- * last window brings the next WINDOW_BYTES with it, so the lines that follow cost no system
- * call. A line is then a view of its window; a window is never reused, so a view stays valid.
- * Where windows go unused (the walk jumps about), lines are read on their own for a while.
+ * windows held brings the next WINDOW_BYTES with it, so the lines that follow cost no system
+ * call. Up to STREAMS windows are held, the least recently used replaced: a collection built by
+ * deltas has each delta's lines appended after the full file's, so a walk in table order goes
+ * through the file's body and each appended part at once, each in file order. A line is then a
+ * view of its window; a window is never reused, so a view stays valid. Where windows go unused
+ * (the walk jumps about: two given up in a row having served few reads), lines are read on their
+ * own for a while.
  */
 export class JsonLinesReader {
   private readonly fd: number | null;
-  private window: Buffer | null = null;
-  private windowAt = 0;
-  private served = 0;
+  private windows: Window[] = [];
+  private reads = 0;
   private singleReads = 0;
+  /** windows given up having served fewer than WINDOW_PAYS reads, one after another: one is a stray jump, two a walk out of order */
+  private wasted = 0;
+  /** reads of the file so far, a window or a line each: what a walk costs */
+  fileReads = 0;
 
   constructor(
     private readonly path: string,
@@ -122,31 +140,51 @@ export class JsonLinesReader {
   /** The line at offset, length bytes; null for length 0 or a missing file. */
   read(offset: number, length: number): Buffer | null {
     if (this.fd === null || length === 0) return null;
-    const w = this.window;
-    if (w !== null && offset >= this.windowAt && offset + length <= this.windowAt + w.length) {
-      this.served++;
-      return w.subarray(offset - this.windowAt, offset - this.windowAt + length);
+    this.reads++;
+    for (const w of this.windows) {
+      if (offset < w.at || offset + length > w.at + w.bytes.length) continue;
+      w.served++;
+      w.used = this.reads;
+      return w.bytes.subarray(offset - w.at, offset - w.at + length);
     }
     if (this.readAhead && this.singleReads === 0) {
-      if (w !== null && this.served < WINDOW_PAYS) {
-        this.singleReads = SINGLE_READS;
-        this.window = null; // the next window is tried once these reads are done
-      } else if (this.fill(offset) >= length) return this.read(offset, length);
+      const victim = this.windows.length < STREAMS ? null : this.leastRecent();
+      if (victim !== null) this.windows = this.windows.filter((w) => w !== victim);
+      this.wasted = victim === null ? this.wasted : victim.served < WINDOW_PAYS ? this.wasted + 1 : 0;
+      if (this.wasted >= 2) {
+        this.wasted = 0;
+        this.singleReads = SINGLE_READS; // windows are tried again after these
+      } else {
+        const w = this.fill(offset);
+        if (w.bytes.length >= length) {
+          w.served++;
+          return w.bytes.subarray(0, length);
+        }
+      }
     }
     if (this.singleReads > 0) this.singleReads--;
     const out = Buffer.allocUnsafe(length);
+    this.fileReads++;
     readFully(this.fd, out, 0, length, offset, this.path);
     return out;
   }
 
-  /** A new window from offset on (up to the file's end); how many bytes it holds. */
-  private fill(offset: number): number {
-    const window = Buffer.allocUnsafe(WINDOW_BYTES);
-    const bytes = readSync(this.fd!, window, 0, WINDOW_BYTES, offset);
-    this.window = window.subarray(0, bytes);
-    this.windowAt = offset;
-    this.served = 0;
-    return bytes;
+  private leastRecent(): Window {
+    return this.windows.reduce((a, b) => (b.used < a.used ? b : a));
+  }
+
+  /** A new window from offset on (up to the file's end), held from now on. */
+  private fill(offset: number): Window {
+    const bytes = Buffer.allocUnsafe(WINDOW_BYTES);
+    this.fileReads++;
+    const w: Window = {
+      bytes: bytes.subarray(0, readSync(this.fd!, bytes, 0, WINDOW_BYTES, offset)),
+      at: offset,
+      served: 0,
+      used: this.reads,
+    };
+    this.windows.push(w);
+    return w;
   }
 
   close(): void {
