@@ -11,12 +11,10 @@ import type { FieldChange } from "../src/changes/model.js";
 import { dist } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
-const { detectChanges } = (await import(dist("changes/detect.js"))) as typeof import("../src/changes/detect.js");
+const { detectChanges, CHUNK_ROWS: CHUNK } = (await import(dist("changes/detect.js"))) as typeof import("../src/changes/detect.js");
 const { SortedTableWriter } = (await import(dist("level2/sorted-table.js"))) as typeof import("../src/level2/sorted-table.js");
 const { LEI_TO_ISIN, LEI_BYTES } = (await import(dist("level2/layout.js"))) as typeof import("../src/level2/layout.js");
 
-/** The walk reads this many rows a chunk (detect.ts CHUNK_ROWS). */
-const CHUNK = 8192;
 const lei = (i: number): string => `529900${String(i).padStart(12, "0")}AB`;
 
 /** A Level 2 directory holding only an LEI → ISIN table with `counts` rows per LEI number, in LEI order. */

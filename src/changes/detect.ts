@@ -53,7 +53,8 @@ export interface Detection {
   seconds: number;
 }
 
-const CHUNK_ROWS = 8192;
+/** rows a table walk reads at a time */
+export const CHUNK_ROWS = 8192;
 /** keys a table walk compares between two reads of the clock (event-loop-turns.ts) */
 const KEYS_A_CLOCK_READ = 64;
 /** changes a store transaction takes (a synchronous one, on state.db, holds the thread meanwhile) */
@@ -130,7 +131,7 @@ interface Rows {
 }
 
 /** The rows of a key looked up on its own (findEach): a Buffer of their own. */
-const rowsOf = (bytes: Buffer | null): Rows | null => (bytes === null ? null : { bytes, start: 0, end: bytes.length });
+const ownRows = (bytes: Buffer | null): Rows | null => (bytes === null ? null : { bytes, start: 0, end: bytes.length });
 
 /** A key's LEI: the first LEI_BYTES bytes of its rows. */
 const leiOf = (rows: Rows): string => rows.bytes.toString("latin1", rows.start, rows.start + LEI_BYTES);
@@ -165,9 +166,9 @@ class RunReader {
       }
       const start = this.at,
         chunk = this.chunk;
-      if (carried !== null && !sameBytes(chunk, start, carried, 0, key)) return this.runOf(carried, 0, carried.length);
+      if (carried !== null && compareBytes(chunk, start, carried, 0, key) !== 0) return this.runOf(carried, 0, carried.length);
       let end = start + width;
-      while (end < chunk.length && sameBytes(chunk, start, chunk, end, key)) end += width;
+      while (end < chunk.length && compareBytes(chunk, start, chunk, end, key) === 0) end += width;
       this.at = end;
       if (end < chunk.length) {
         if (carried === null) return this.runOf(chunk, start, end);
@@ -227,15 +228,10 @@ async function mergeTables(a: SortedTable | null, b: SortedTable | null, keyWidt
 }
 
 /**
- * Whether a[aAt, aAt + length) and b[bAt, bAt + length) hold the same bytes. A loop: a key is a
- * few bytes, and a call to Buffer.compare costs more than comparing them, once per row.
+ * a[aAt, aAt + length) against b[bAt, bAt + length), as Buffer.compare orders them: negative, 0
+ * or positive. A loop: a key is a few bytes, and a call to Buffer.compare costs more than
+ * comparing them, once per row.
  */
-function sameBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (a[aAt + i] !== b[bAt + i]) return false;
-  return true;
-}
-
-/** a[aAt, aAt + length) against b[bAt, bAt + length), as Buffer.compare orders them: negative, 0 or positive. */
 function compareBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): number {
   for (let i = 0; i < length; i++) if (a[aAt + i] !== b[bAt + i]) return a[aAt + i] - b[bAt + i];
   return 0;
@@ -282,8 +278,8 @@ async function findEach(a: SortedTable | null, b: SortedTable | null, keys: read
     const pause = turns.pause();
     if (pause !== undefined) await pause;
     const key = Buffer.from(text, "latin1");
-    const oldRows = rowsOf(ra?.rowsOf(key) ?? null),
-      newRows = rowsOf(rb?.rowsOf(key) ?? null);
+    const oldRows = ownRows(ra?.rowsOf(key) ?? null),
+      newRows = ownRows(rb?.rowsOf(key) ?? null);
     if (oldRows === null && newRows === null) continue; // in neither: nothing changed
     const seen = visit(oldRows, newRows);
     if (seen !== undefined) await seen;
@@ -329,7 +325,7 @@ async function compareLevel1(
     // a key's rows are the file's rows with that LEI, in file order: the engine keeps the last
     const oldLast = oldRows.end - TRACKED_ROW,
       newLast = newRows.end - TRACKED_ROW;
-    if (sameBytes(oldRows.bytes, oldLast + HASHES_AT, newRows.bytes, newLast + HASHES_AT, SIDE_AT - HASHES_AT)) return;
+    if (compareBytes(oldRows.bytes, oldLast + HASHES_AT, newRows.bytes, newLast + HASHES_AT, SIDE_AT - HASHES_AT) === 0) return;
     return changedRecord(leiOf(oldRows), oldRows.bytes.subarray(oldLast, oldRows.end), newRows.bytes.subarray(newLast, newRows.end));
   };
   try {
@@ -395,7 +391,7 @@ async function compareExceptions(
       if (o.length !== n.length) return false;
       const a = oldLines.read(o.offset, o.length),
         b = newLines.read(n.offset, n.length);
-      if (a === null || b === null ? a !== b : !sameBytes(a, 0, b, 0, o.length)) return false;
+      if (a === null || b === null ? a !== b : compareBytes(a, 0, b, 0, o.length) !== 0) return false;
     }
     return true;
   };

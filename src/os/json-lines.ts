@@ -127,8 +127,7 @@ export class JsonLinesReader {
   private singleReads = 0;
   /** windows given up having served fewer than WINDOW_PAYS reads, one after another: one is a stray jump, two a walk out of order */
   private wasted = 0;
-  /** reads of the file so far, a window or a line each: what a walk costs */
-  fileReads = 0;
+  private fileReadCount = 0;
 
   constructor(
     private readonly path: string,
@@ -164,9 +163,14 @@ export class JsonLinesReader {
     }
     if (this.singleReads > 0) this.singleReads--;
     const out = Buffer.allocUnsafe(length);
-    this.fileReads++;
+    this.fileReadCount++;
     readFully(this.fd, out, 0, length, offset, this.path);
     return out;
+  }
+
+  /** reads of the file so far, a window or a line each: what a walk costs */
+  get fileReads(): number {
+    return this.fileReadCount;
   }
 
   private leastRecent(): Window {
@@ -176,7 +180,7 @@ export class JsonLinesReader {
   /** A new window from offset on (up to the file's end), held from now on. */
   private fill(offset: number): Window {
     const bytes = Buffer.allocUnsafe(WINDOW_BYTES);
-    this.fileReads++;
+    this.fileReadCount++;
     const w: Window = {
       bytes: bytes.subarray(0, readSync(this.fd!, bytes, 0, WINDOW_BYTES, offset)),
       at: offset,
