@@ -940,11 +940,60 @@ function scanColumn(c: i32, code: u32, minMatch: i32): void {
  * One token t can match (the only one, or the others have no candidates): each posting carries
  * its field bits, name position and name length, so no forward index is read. Postings are
  * visited in the order of improve(): name fields first, then by typo cost, so a doc's first
- * sighting is its best match.
+ * sighting is its best match. Once the window is settled, a pass leaves the rest of its
+ * postings; the token's docs are then counted once, after both passes (countToken), rather than
+ * the rest of each pass on its own: a common word ("ltd", "ma" and its completions) reads its
+ * postings once, not twice.
  */
-function driveSingleToken(t: i32): void {
+function driveSingleToken(t: i32, alone: bool): void {
+  const known = alone ? knownMatches(t) : -1;
+  countingRest = probing; // a probe counts as it goes: it stops as soon as it has its answer
+  restLeft = false;
   driveSinglePass(t, FIELD_LEGAL | FIELD_OTHER);
   driveSinglePass(t, ~(FIELD_LEGAL | FIELD_OTHER));
+  countingRest = true;
+  if (known >= 0) found = <u32>known;
+  else if (restLeft && !stopped) countToken(t);
+}
+
+// whether driveSinglePass() counts the postings it leaves unranked itself; if not, it notes in
+// restLeft that it left some
+let countingRest = true;
+let restLeft = false;
+
+/**
+ * The docs a lone token matches when its postings say it without a pass over them: one term
+ * lists each of its docs once, so with every field searched, nothing filtered, faceted or removed
+ * and nothing seen before, its posting count is `found`. -1: count them.
+ */
+function knownMatches(t: i32): i64 {
+  if ((fieldMask & FIELDS_ALL) != FIELDS_ALL || filterMask != 0 || facetMask != 0 || removedDocs != 0 || probing) return -1;
+  if (found != 0 || touchedCount != 0 || bulkMarked) return -1;
+  const r = unchecked(tokStart[t]);
+  if (unchecked(tokEnd[t]) != r + 1 || rangeHi(r) != rangeLo(r) + 1) return -1;
+  return <i64>(postingEnd(rangeLo(r)) - postingStart(rangeLo(r)));
+}
+
+/**
+ * Counts every doc of token t not counted yet, as countOnly() does (its many postings in bulk):
+ * a frequent term's bitmap is ORed in when every field is searched.
+ */
+function countToken(t: i32): void {
+  const bitmaps = (fieldMask & FIELDS_ALL) == FIELDS_ALL;
+  for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
+    const hi = rangeHi(r);
+    let from = rangeLo(r);
+    for (let term = from; term < hi && bitmaps; term++) {
+      if (postingEnd(term) - postingStart(term) < frequentPostings) continue;
+      const map = frequentMap(term);
+      if (map == 0) continue;
+      countOnly(postingStart(from), postingStart(term), FIELDS_ALL);
+      orInto(seenBits, map);
+      bulkMarked = true;
+      from = term + 1;
+    }
+    countOnly(postingStart(from), postingStart(hi), FIELDS_ALL);
+  }
 }
 
 const MAX_COST: u32 = 8; // byte costs: two-byte scripts get twice the typo budget
@@ -958,7 +1007,7 @@ function driveSinglePass(t: i32, fields: u32): void {
       const ceiling = rangeCeiling(t, cf, fields);
       const hi = rangeHi(r);
       for (let term = rangeLo(r); term < hi; term++) {
-        if (excludes(ceiling)) { countOnly(postingStart(term), postingStart(hi), fields); break; }
+        if (excludes(ceiling)) { leave(postingStart(term), postingStart(hi), fields); break; }
         const end = postingEnd(term);
         let p = postingStart(term);
         for (; p < end && !stopped; p++) {
@@ -978,10 +1027,16 @@ function driveSinglePass(t: i32, fields: u32): void {
           accept(doc, assemble(nl, 1, rankOf(doc)));
         }
         if (stopped) return;
-        countOnly(p, end, fields);
+        leave(p, end, fields);
       }
     }
   }
+}
+
+/** Postings [from, end) a pass does not rank: counted now, or by countToken() after the passes. */
+@inline function leave(from: u32, end: u32, fields: u32): void {
+  if (countingRest) countOnly(from, end, fields);
+  else if (from < end) restLeft = true;
 }
 
 /**
@@ -1119,7 +1174,7 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
   }
   // one token with candidates, or tokens that no doc holds two of: each scored from its postings
   if (active == 1 || (exclusive && minMatch == 1)) {
-    for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) driveSingleToken(t);
+    for (let t = 0; t < nTokens; t++) if (unchecked(tokEnd[t]) > unchecked(tokStart[t])) driveSingleToken(t, active == 1);
     if (bulkMarked) settleBulk();
     return;
   }
