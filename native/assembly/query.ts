@@ -1021,10 +1021,17 @@ function driveSinglePass(t: i32, fields: u32): void {
           if (excludes(distance >= 0 ? ceiling - (<u64>min(distance, 255) << 10) : ceiling)) break;
           const doc = postingDoc(p);
           docsConsidered++;
+          // its own distance and standing bound it closer: the window may exclude it already
+          const rank = rankOf(doc);
+          if (excludesDoc(ceiling - (<u64>min(distanceOf(nl), 255) << 10) - (<u64>(MAX_RANK - rank) << 8), doc)) {
+            if (countingRest) tallyNew(doc);
+            else restLeft = true;
+            continue;
+          }
           if (!firstSight(doc) || !passesFilters(doc)) continue;
           resetBest();
           improve(t, <i32>cf, meta, bits);
-          accept(doc, assemble(nl, 1, rankOf(doc)));
+          accept(doc, assemble(nl, 1, rank));
         }
         if (stopped) return;
         leave(p, end, fields);
