@@ -78,7 +78,9 @@ function expected(matches: (word: string) => boolean, fields: "all" | "name", co
 /** A slice's hits as (doc, score) pairs, read before the next search overwrites them. */
 const hitsOf = (hits: HitSource): [number, number][] => Array.from({ length: hits.count }, (_, i) => [hits.docAt(i), hits.score(i)]);
 
-const commonest = [...countries.reduce((m, c) => m.set(c, (m.get(c) ?? 0) + 1), new Map<string, number>())].sort((a, b) => b[1] - a[1])[0][0];
+const commonest = [...countries.reduce((m, c) => m.set(c, (m.get(c) ?? 0) + 1), new Map<string, number>())].sort(
+  (a, b) => b[1] - a[1],
+)[0][0];
 
 const cases: { what: string; q: string; prefix: boolean; fields: "all" | "name"; matches: (w: string) => boolean }[] = [
   { what: "one frequent term", q: "qzvhold", prefix: false, fields: "all", matches: (w) => w === "qzvhold" },
