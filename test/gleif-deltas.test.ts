@@ -257,7 +257,17 @@ t.test("publication 2, 8 hours on: applied from its IntraDay deltas, no full fil
   t.match(log, /1 of them read from 20261001-0000-gleif-goldencopy-lei2-golden-copy\.csv\.zip: their other names were kept joined/);
   t.match(log, /Level 2 rr: applying its IntraDay delta \(4 records\)/);
   t.match(log, /Level 2 rr: \S+ as the live collection parsed it; only its deltas are read/, "the full rr file is not parsed again");
-  t.match(log, /Level 2 repex: \S+ as the live collection parsed it; only its deltas are read/, "nor the full repex file");
+  t.match(
+    log,
+    /Level 2 rr: the live collection's tables hold 0 of its 1 delta\(s\); the rest laid over them/,
+    "its tables copied, not rebuilt",
+  );
+  t.match(
+    log,
+    /Level 2 repex: the live collection's tables hold \S+ and 0 delta\(s\); only the rest is laid over them/,
+    "nor the full repex file, whose rows are not even read",
+  );
+  t.notMatch(log, /written whole/, "each live table held what its files make");
   t.match(log, /Level 2 repex: applying its IntraDay delta \(2 records\)/);
   t.equal(gleif.fileRequestsFor(P2), 0, "the full file of publication 2 was not downloaded");
   t.equal(gleif.fileRequests.get(level2P2.rr.name) ?? 0, 0, "nor its full rr");

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import t from "tap";
 import { buildLevel2, type Level2Input } from "../src/level2/build.js";
 import {
+  CHILD_COUNTS,
   readPlace,
   REPEX,
   REPEX_RECORDS,
@@ -57,12 +58,18 @@ const repexDelta = write(
   ]),
 );
 
-const input = (files: { rr: string; repex: string }, deltas: Level2Input["deltas"], liveDir?: string): Level2Input => ({
+const input = (
+  files: { rr: string; repex: string },
+  deltas: Level2Input["deltas"],
+  liveDir?: string,
+  liveDeltas?: Level2Input["liveDeltas"],
+): Level2Input => ({
   files: { ...files, isin: null, bic: null },
   expectedRows: { rr: null, repex: null },
   minimum: { relationships: 0, exceptions: 0, isins: 0, bics: 0 },
   deltas,
   liveDir,
+  liveDeltas,
 });
 
 const dirOf = (name: string): string => {
@@ -172,4 +179,79 @@ t.test("a delta over a delta's build links the live records, and a long chain's 
     rowsRead(reference, RR_BY_START, RR_RECORDS),
     "and the same rows and records as a full parse",
   );
+});
+
+t.test("the live tables holding the start of the chain: only the rest is laid over them, as a full parse", async (t) => {
+  // a build of the full files and the first deltas, whose parsed repex rows are then made
+  // garbage after their header: the build must not read them
+  const copies = { rr: join(work, "copies", "rr-full.csv"), repex: join(work, "copies", "repex-full.csv") };
+  const live = dirOf("holding");
+  await buildLevel2(input(copies, { rr: [rrDelta], repex: [repexDelta] }), live);
+  const repexRows = readFileSync(join(live, REPEX_PARSED));
+  repexRows.fill(0xff, repexRows.readUInt32LE(0) + 16);
+  writeFileSync(join(live, REPEX_PARSED), repexRows);
+  const liveBefore = rowsRead(live, RR_BY_START, RR_RECORDS);
+
+  // a second delta: a key the first deleted back, one changed, one deleted, one new, with a new end node
+  const START = RR("StartNode.NodeID"),
+    END = RR("EndNode.NodeID"),
+    TYPE = RR("RelationshipType");
+  const rrDelta3 = write(
+    "rr-delta-3.csv",
+    csv([
+      [...rrHeader, "DeletedAt"],
+      [...direct[0], ""],
+      [...direct[2].map((v, i) => (i === RR("RelationshipStatus") ? "INACTIVE" : v)), ""],
+      [...direct[3], DELETED_AT],
+      [...direct[4].map((v, i) => (i === END ? direct[5][START] : i === TYPE ? "IS_ULTIMATELY_CONSOLIDATED_BY" : v)), ""],
+    ]),
+  );
+  const repexDelta3 = write(
+    "repex-delta-3.csv",
+    csv([
+      repexHeader,
+      padded(repexRows[0]),
+      padded([direct[0][START], "DIRECT_ACCOUNTING_CONSOLIDATION_PARENT", "NON_CONSOLIDATING", DELETED_AT]),
+      padded([direct[6][START], "ULTIMATE_ACCOUNTING_CONSOLIDATION_PARENT", "NATURAL_PERSONS"]),
+    ]),
+  );
+  const chain = { rr: [rrDelta, rrDelta3], repex: [repexDelta, repexDelta3] };
+  const logged: string[] = [];
+  const laid = dirOf("laid");
+  const built = await buildLevel2(
+    { ...input({ rr: rrFull, repex: repexFull }, chain, live, { rr: [rrDelta], repex: [repexDelta] }), log: (m) => logged.push(m) },
+    laid,
+  );
+  t.match(logged.join("\n"), /Level 2 rr: the live collection's tables hold 1 of its 2 delta\(s\); the rest laid over them/);
+  t.match(
+    logged.join("\n"),
+    /Level 2 repex: the live collection's tables hold repex-full\.csv and 1 delta\(s\); only the rest is laid over them/,
+  );
+  t.notMatch(logged.join("\n"), /written whole/, "every table laid over the live one's, none written whole");
+  t.equal(statSync(join(laid, REPEX_RECORDS)).ino, statSync(join(live, REPEX_RECORDS)).ino, "the live records, linked");
+
+  const parsed = dirOf("parsed-4");
+  const reference = await buildLevel2(input(copies, chain), parsed);
+  t.same(
+    { relationships: built.counts.relationships, exceptions: built.counts.exceptions, skipped: built.counts.skipped },
+    { relationships: reference.counts.relationships, exceptions: reference.counts.exceptions, skipped: reference.counts.skipped },
+  );
+  for (const [table, records] of [
+    [RR_BY_START, RR_RECORDS],
+    [RR_BY_END, RR_RECORDS],
+    [REPEX, REPEX_RECORDS],
+  ] as const)
+    t.same(rowsRead(laid, table, records), rowsRead(parsed, table, records), `${table.file}: the same rows and records as a full parse`);
+  for (const file of [CHILD_COUNTS.file, `${CHILD_COUNTS.file}.idx`, `${RR_BY_START.file}.idx`, `${REPEX.file}.idx`])
+    t.ok(readFileSync(join(laid, file)).equals(readFileSync(join(parsed, file))), `${file} is the same`);
+  t.same(Buffer.from(built.parents.direct), Buffer.from(reference.parents.direct), "the same parents");
+  t.same(Buffer.from(built.parents.ultimate), Buffer.from(reference.parents.ultimate));
+  t.same(rowsRead(live, RR_BY_START, RR_RECORDS), liveBefore, "the live directory reads what it read before");
+
+  // the live tables holding another start of the chain than the build's: all of it is applied again
+  logged.length = 0;
+  const other = dirOf("not-laid");
+  await buildLevel2({ ...input(copies, chain, live, { rr: [rrDelta3], repex: [repexDelta3] }), log: (m) => logged.push(m) }, other);
+  t.notMatch(logged.join("\n"), /the live collection's tables hold/, "not laid over");
+  t.same(rowsRead(other, RR_BY_START, RR_RECORDS), rowsRead(parsed, RR_BY_START, RR_RECORDS), "the same rows all the same");
 });

@@ -554,7 +554,7 @@ export class Reloader {
         expectedRows: null,
         expectedLeis: pub.recordCount,
         announced: request.announced === undefined ? undefined : { ...request.announced, lei2: undefined },
-        level2: { ...request.level2, files, deltas, fullSources, reuse: mappings.reuse, liveDir },
+        level2: { ...request.level2, files, deltas, fullSources, reuse: mappings.reuse, liveDir, liveDeltas: live.level2.deltas ?? {} },
         describe: `GLEIF Level 1 golden copy (LEI-CDF 3.1 CSV), publication ${pub.publishDate} UTC: the full file of ${live.published} with ${delta.chain.length + 1} delta(s) applied, the last ${delta.file.url}`,
       });
       this.metrics.increment(DELTAS_APPLIED, DELTAS_APPLIED_HELP);

@@ -5,8 +5,8 @@
 // fail is kept (it is an LEI in form), an end node not in Level 1 is kept (shown as a bare LEI).
 // Returns each entity's current parents, for the Level 1 records' parent fields and filters.
 
-import { copyFileSync, existsSync, linkSync, mkdirSync } from "node:fs";
-import { JsonLines } from "../os/json-lines.js";
+import { copyFileSync, existsSync, linkSync, mkdirSync, statSync } from "node:fs";
+import { JsonLines, keepsLinked } from "../os/json-lines.js";
 import { join } from "node:path";
 import { CsvReader, type CsvRow } from "../golden-copy/csv.js";
 import { openLocal } from "../golden-copy/source.js";
@@ -39,8 +39,10 @@ import {
   type TableLayout,
 } from "./layout.js";
 import { SortedTableWriter } from "./sorted-table.js";
+import { mergeTable } from "./table-merge.js";
 import type { ChunkedArray } from "../engine/chunked-array.js";
 import {
+  readParsedHeader,
   readParsedRows,
   sourceOf,
   writeParsedRows,
@@ -95,6 +97,12 @@ export interface Level2Input {
    * were built from take that file's rows from there (parsed-rows.ts) and parse only the deltas
    */
   liveDir?: string | null;
+  /**
+   * the deltas the live collection's rr and repex tables hold after their full file (its
+   * manifest's; a part not named holds none): a part whose `deltas` begin with them has only the
+   * rest laid over those tables (table-merge.ts), the other rows copied as they are
+   */
+  liveDeltas?: Level2Deltas;
 }
 
 export type MappingPart = "isin" | "bic";
@@ -189,7 +197,7 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
       return build(null, [], null, { n: 0 });
     }
   };
-  const live: LiveDir = { dir: input.liveDir ?? null, log: input.log };
+  const live: LiveDir = { dir: input.liveDir ?? null, deltas: input.liveDeltas ?? null, log: input.log };
   const rr = await part(
     "rr",
     (p, d, e, s) => buildRelationships(p, d, dir, e, s, live),
@@ -240,10 +248,71 @@ export async function buildLevel2(input: Level2Input, dir: string): Promise<Leve
   return { counts, parents: rr.parents, failures, exceptionLeis: exceptions.changedLeis, parentLeis: rr.changedLeis };
 }
 
-/** The live collection's Level 2 directory (none: a build from scratch), and the loader's log. */
+/** The live collection's Level 2 directory (none: a build from scratch), the deltas its tables hold, and the loader's log. */
 interface LiveDir {
   dir: string | null;
+  /** null: not known */
+  deltas: Level2Deltas | null;
   log?: (message: string) => void;
+}
+
+/** What the live collection's tables of a part hold that a build can lay its later deltas over. */
+interface LiveHolds {
+  /** the first this many of the build's deltas (after the full file) */
+  deltas: number;
+  /** the full file's parsed rows, as the live collection kept them */
+  full: NonNullable<ReturnType<typeof readParsedHeader>>;
+}
+
+/**
+ * Whether the live collection's tables of `part` hold the full file `path` and a strict start of
+ * `deltas`, with every record they point at kept where a build links their records' file (no
+ * more lines of earlier deltas after the full file's than a quarter of it): then only the rest
+ * of the deltas need be laid over them.
+ */
+function liveHolds(
+  live: LiveDir,
+  part: DeltaPart,
+  path: string | null,
+  deltas: readonly string[],
+  files: { parsed: string; records: string; tables: readonly TableLayout[] },
+): LiveHolds | null {
+  if (live.dir === null || live.deltas === null || path === null) return null;
+  const held = live.deltas[part] ?? [];
+  if (held.length >= deltas.length) return null;
+  if (held.some((d, i) => d !== deltas[i])) return null;
+  const full = readParsedHeader(join(live.dir, files.parsed), sourceOf(path));
+  if (full === null || !keepsLinked({ from: join(live.dir, files.records), bytes: full.recordBytes })) return null;
+  if (!files.tables.every((t) => existsSync(join(live.dir!, t.file)) && existsSync(join(live.dir!, `${t.file}.idx`)))) return null;
+  return { deltas: held.length, full };
+}
+
+/** The rows of `order` that `keep` keeps, in order (TypedArray.filter goes through an array of numbers). */
+function where(order: Uint32Array, keep: (i: number) => boolean): Uint32Array {
+  const out = new Uint32Array(order.length);
+  let n = 0;
+  for (const i of order) if (keep(i)) out[n++] = i;
+  return out.subarray(0, n);
+}
+
+/**
+ * Rows of `order` as a table's bytes (`width` each, `write` filling one); with `same`, one for
+ * each run of rows `same` finds equal, the first's: a table's distinct keys.
+ */
+function encoded(
+  order: Uint32Array,
+  width: number,
+  write: (i: number, buf: Buffer, at: number) => void,
+  same?: (a: number, b: number) => boolean,
+): Buffer {
+  const out = Buffer.allocUnsafe(order.length * width);
+  let n = 0;
+  for (let k = 0; k < order.length; k++) {
+    if (same !== undefined && k > 0 && same(order[k - 1], order[k])) continue;
+    write(order[k], out, n * width);
+    n++;
+  }
+  return out.subarray(0, n * width);
 }
 
 type ArrayOf<T extends ColumnType> = T extends "f64" ? Float64Array : T extends "u32" ? Uint32Array : Uint8Array;
@@ -284,10 +353,24 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
     /** the key orders kept beside the rows (u32 row numbers each) */
     private readonly orders: readonly O[],
     skipped: { n: number },
+    /** when given, the live tables hold the full file and the first deltas: none of their rows is read */
+    private readonly holds: LiveHolds | null = null,
   ) {
     const names = Object.keys(types) as (keyof T & string)[];
     this.columns = Object.fromEntries(names.map((name) => [name, growing(types[name])])) as typeof this.columns;
     this.source = path === null ? null : sourceOf(path);
+    if (holds !== null) {
+      // every line of the live records' file stays at its place: its tables' rows point there
+      const from = join(live.dir!, recordsFile);
+      this.parsed = null;
+      this.toParse = null;
+      this.records = new JsonLines(join(dir, recordsFile), { from, bytes: statSync(from).size });
+      skipped.n += holds.full.skipped;
+      live.log?.(
+        `Level 2 ${part}: the live collection's tables hold ${this.source!.file} and ${holds.deltas} delta(s); only the rest is laid over them`,
+      );
+      return;
+    }
     const kept = { ...types, ...Object.fromEntries(orders.map((o) => [o, "u32"])) } as Record<(keyof T & string) | O, ColumnType>;
     this.parsed = this.source !== null && live.dir !== null ? readParsedRows(join(live.dir, parsedFile), this.source, kept) : null;
     this.toParse = this.parsed === null ? path : null;
@@ -313,9 +396,14 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
     return { files: this.files.toArray(taken), deletions: this.deletions.toArray(taken) };
   }
 
-  /** Whether the full file's rows were taken from the live collection. */
+  /** Whether the full file's rows were taken from the live collection, or are held by its tables. */
   get taken(): boolean {
-    return this.parsed !== null;
+    return this.parsed !== null || this.holds !== null;
+  }
+
+  /** Whether the live tables hold the rows of file `file` (0: the full file, then each delta), so that they are not read again. */
+  held(file: number): boolean {
+    return this.holds !== null && file <= this.holds.deltas;
   }
 
   /** A file's header: the first delta's marks where the full file's rows end. */
@@ -326,7 +414,7 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
 
   /** The full file's data rows: `parsedRows` counted by the parse, or those of the rows taken. */
   fileRows(parsedRows: number): number {
-    return this.parsed?.fileRows ?? parsedRows;
+    return this.parsed?.fileRows ?? this.holds?.full.fileRows ?? parsedRows;
   }
 
   /** Every column as one array (the growing ones let go), once the files are read, the rows taken first. */
@@ -375,12 +463,12 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
    */
   keep(parsedRows: number, skipped: { n: number }, orders: Record<O, Uint32Array>, columns: Columns<T>): void {
     const file = join(this.dir, this.parsedFile);
-    if (this.parsed !== null) return linkOrCopy(join(this.live.dir!, this.parsedFile), file);
+    if (this.taken) return linkOrCopy(join(this.live.dir!, this.parsedFile), file);
     if (this.source === null) return;
     const end = this.atFirstDelta ?? { rows: this.rows, skipped: skipped.n, recordBytes: this.records.bytes };
     const names = Object.keys(this.types) as (keyof T & string)[];
     const kept: Record<string, Column> = Object.fromEntries(names.map((name) => [name, columns[name].subarray(0, end.rows)]));
-    for (const o of this.orders) kept[o] = end.rows === columns[names[0]].length ? orders[o] : orders[o].filter((i) => i < end.rows);
+    for (const o of this.orders) kept[o] = end.rows === columns[names[0]].length ? orders[o] : where(orders[o], (i) => i < end.rows);
     writeParsedRows(file, this.source, { fileRows: parsedRows, skipped: end.skipped, recordBytes: end.recordBytes, columns: kept });
   }
 }
@@ -552,6 +640,11 @@ async function buildRelationships(
   skipped: { n: number },
   live: LiveDir,
 ): Promise<{ count: number; parents: ParentIndex; changedLeis: string[] | null }> {
+  const holds = liveHolds(live, "rr", path, deltas, {
+    parsed: RR_PARSED,
+    records: RR_RECORDS,
+    tables: [RR_BY_START, RR_BY_END, CHILD_COUNTS],
+  });
   const full = new FullFileRows("rr", path, live, dir, RR_PARSED, RR_RECORDS, RR_COLUMNS, ["byStart", "byEnd"], skipped);
   /** the start nodes of the deltas' rows */
   const changed = new Set<string>();
@@ -615,40 +708,66 @@ async function buildRelationships(
     { values: bHi, bits: LEI_BITS },
     { values: bLo, bits: LEI_BITS },
   ];
-  let byStart = full.sorted("byStart", edgeKey(sh, sl, eh, el));
-  let byEnd = full.sorted("byEnd", edgeKey(eh, el, sh, sl));
-  full.keep(rows, skipped, { byStart, byEnd }, columns);
-  let kept: Uint8Array | null = null;
+  const byStartRead = full.sorted("byStart", edgeKey(sh, sl, eh, el));
+  const byEndRead = full.sorted("byEnd", edgeKey(eh, el, sh, sl));
+  full.keep(rows, skipped, { byStart: byStartRead, byEnd: byEndRead }, columns);
+  let byStart = byStartRead,
+    byEnd = byEndRead;
+  const sameKey = (a: number, b: number): boolean =>
+    sh[a] === sh[b] && sl[a] === sl[b] && ty[a] === ty[b] && eh[a] === eh[b] && el[a] === el[b];
+  /** the rows of the deltas the live tables do not hold, with every other row kept in them as it is; null: the tables are written whole */
+  let fresh: ((order: Uint32Array) => Uint32Array) | null = null;
   if (deltas.length > 0) {
-    const sameKey = (a: number, b: number): boolean =>
-      sh[a] === sh[b] && sl[a] === sl[b] && ty[a] === ty[b] && eh[a] === eh[b] && el[a] === el[b];
     const { files: fileOf, deletions: deleted } = full.marks();
     byStart = upserted(byStart, sameKey, fileOf, deleted);
-    kept = new Uint8Array(all);
+    const kept = new Uint8Array(all);
     for (const i of byStart) kept[i] = 1;
+    byEnd = where(byEnd, (i) => kept[i] === 1);
+    if (holds !== null && full.taken && full.records.linked) {
+      const after = holds.deltas;
+      fresh = (order) => where(order, (i) => fileOf[i] > after);
+      live.log?.(`Level 2 rr: the live collection's tables hold ${holds.deltas} of its ${deltas.length} delta(s); the rest laid over them`);
+    }
   }
   const n = byStart.length;
+  const EDGE_KEY = 2 * LEI_BYTES + 1;
+  /** A relationship table's row (`place` false: its key alone) from one end's LEI, the type and the other end's. */
+  const edgeWriter = (aHi: Float64Array, aLo: Float64Array, bHi: Float64Array, bLo: Float64Array, place: boolean) => {
+    const key = new LeiWriter(),
+      other = new LeiWriter();
+    return (i: number, buffer: Buffer, o: number): void => {
+      key.write(aHi[i], aLo[i], buffer, o);
+      buffer[o + LEI_BYTES] = ty[i];
+      other.write(bHi[i], bLo[i], buffer, o + LEI_BYTES + 1);
+      if (place) writePlace(buffer, o + EDGE_KEY, off[i], len[i]);
+    };
+  };
+  /** `kept`'s rows as the table: the live one's with the deltas laid over it where it can, else all written */
   const writeEdges = (
     layout: TableLayout,
-    order: Uint32Array,
+    read: Uint32Array,
+    kept: Uint32Array,
     aHi: Float64Array,
     aLo: Float64Array,
     bHi: Float64Array,
     bLo: Float64Array,
   ): void => {
-    const out = new SortedTableWriter(join(dir, layout.file), layout.rowWidth, layout.keyWidth);
-    const key = new LeiWriter(),
-      other = new LeiWriter();
-    for (const i of order) {
-      const { buffer, at: o } = out.next();
-      key.write(aHi[i], aLo[i], buffer, o);
-      buffer[o + LEI_BYTES] = ty[i];
-      other.write(bHi[i], bLo[i], buffer, o + LEI_BYTES + 1);
-      writePlace(buffer, o + 2 * LEI_BYTES + 1, off[i], len[i]);
+    const path = join(dir, layout.file);
+    if (fresh !== null) {
+      const keys = encoded(fresh(read), EDGE_KEY, edgeWriter(aHi, aLo, bHi, bLo, false), sameKey);
+      const rowsOf = encoded(fresh(kept), layout.rowWidth, edgeWriter(aHi, aLo, bHi, bLo, true));
+      if (mergeTable(join(live.dir!, layout.file), path, layout, EDGE_KEY, keys, rowsOf) === kept.length) return;
+      live.log?.(`Level 2 rr: the live collection's ${layout.file} holds other rows than its files make; written whole`);
+    }
+    const out = new SortedTableWriter(path, layout.rowWidth, layout.keyWidth);
+    const write = edgeWriter(aHi, aLo, bHi, bLo, true);
+    for (const i of kept) {
+      const { buffer, at } = out.next();
+      write(i, buffer, at);
     }
     out.finish();
   };
-  writeEdges(RR_BY_START, byStart, sh, sl, eh, el);
+  writeEdges(RR_BY_START, byStartRead, byStart, sh, sl, eh, el);
 
   // parents: the first current direct and ultimate relationship of each start node, in LEI order
   const pHi: number[] = [],
@@ -679,33 +798,64 @@ async function buildRelationships(
   flushSlot();
   const parents = new ParentIndex(Float64Array.from(pHi), Float64Array.from(pLo), direct.toArray(), ultimate.toArray());
 
-  if (kept !== null) {
-    const keep = kept;
-    byEnd = byEnd.filter((i) => keep[i] === 1);
-  }
-  writeEdges(RR_BY_END, byEnd, eh, el, sh, sl);
-  writeChildCounts(dir, byEnd, eh, el, ty);
+  writeEdges(RR_BY_END, byEndRead, byEnd, eh, el, sh, sl);
+  writeChildCounts(dir, byEnd, eh, el, ty, fresh === null ? null : { live: live.dir!, ends: fresh(byEndRead), log: live.log });
   return { count: n, parents, changedLeis: full.taken ? [...changed] : null };
 }
 
-/** Per end node (in LEI order), how many relationships of each type name it: one read answers all six counts. */
-function writeChildCounts(dir: string, byEnd: Uint32Array, eh: Float64Array, el: Float64Array, ty: Uint8Array): void {
-  const out = new SortedTableWriter(join(dir, CHILD_COUNTS.file), CHILD_COUNTS.rowWidth, CHILD_COUNTS.keyWidth);
+/**
+ * Per end node (in LEI order), how many relationships of each type name it: one read answers all
+ * six counts. With `over`, only the end nodes of `over.ends` (rows in end order) are counted,
+ * laid over the live collection's table.
+ */
+function writeChildCounts(
+  dir: string,
+  byEnd: Uint32Array,
+  eh: Float64Array,
+  el: Float64Array,
+  ty: Uint8Array,
+  over: { live: string; ends: Uint32Array; log?: (message: string) => void } | null,
+): void {
+  const { rowWidth } = CHILD_COUNTS;
+  const path = join(dir, CHILD_COUNTS.file);
   const counts = new Uint32Array(RELATIONSHIP_TYPES.length);
   const leis = new LeiWriter();
-  const flush = (i: number): void => {
-    const { buffer, at } = out.next();
+  const writeRow = (i: number, buffer: Buffer, at: number): void => {
     leis.write(eh[i], el[i], buffer, at);
     for (let k = 0; k < counts.length; k++) buffer.writeUInt32BE(counts[k], at + LEI_BYTES + 4 * k);
-    counts.fill(0);
+  };
+  const sameEnd = (a: number, b: number): boolean => eh[a] === eh[b] && el[a] === el[b];
+  const ends = over === null ? null : encoded(over.ends, LEI_BYTES, (i, buffer, at) => leis.write(eh[i], el[i], buffer, at), sameEnd);
+  const out = over === null ? new SortedTableWriter(path, rowWidth, CHILD_COUNTS.keyWidth) : null;
+  const rows = over === null ? null : Buffer.allocUnsafe((ends!.length / LEI_BYTES) * rowWidth);
+  let n = 0,
+    e = 0,
+    endNodes = 0;
+  /** whether end row i is one of `over.ends`: both run in end order */
+  const counted = (i: number): boolean => {
+    const of = over!.ends;
+    while (e < of.length && (eh[of[e]] < eh[i] || (eh[of[e]] === eh[i] && el[of[e]] < el[i]))) e++;
+    return e < of.length && sameEnd(of[e], i);
   };
   for (let k = 0; k < byEnd.length; k++) {
     const i = byEnd[k];
     if (ty[i] <= counts.length) counts[ty[i] - 1]++;
     const next = byEnd[k + 1];
-    if (k + 1 === byEnd.length || eh[next] !== eh[i] || el[next] !== el[i]) flush(i);
+    if (k + 1 < byEnd.length && sameEnd(next, i)) continue;
+    endNodes++;
+    if (out !== null) {
+      const { buffer, at } = out.next();
+      writeRow(i, buffer, at);
+    } else if (counted(i)) writeRow(i, rows!, n++ * rowWidth);
+    counts.fill(0);
   }
-  out.finish();
+  if (out !== null) out.finish();
+  else if (
+    mergeTable(join(over!.live, CHILD_COUNTS.file), path, CHILD_COUNTS, LEI_BYTES, ends!, rows!.subarray(0, n * rowWidth)) !== endNodes
+  ) {
+    over!.log?.(`Level 2 rr: the live collection's ${CHILD_COUNTS.file} holds other rows than its files make; written whole`);
+    writeChildCounts(dir, byEnd, eh, el, ty, null);
+  }
 }
 
 /** The RelationshipRecord JSON of a row (family-schemas.ts describes it). */
@@ -761,7 +911,8 @@ async function buildExceptions(
   skipped: { n: number },
   live: LiveDir,
 ): Promise<{ count: number; changedLeis: string[] | null }> {
-  const full = new FullFileRows("repex", path, live, dir, REPEX_PARSED, REPEX_RECORDS, REPEX_COLUMNS, ["order"], skipped);
+  const holds = liveHolds(live, "repex", path, deltas, { parsed: REPEX_PARSED, records: REPEX_RECORDS, tables: [REPEX] });
+  const full = new FullFileRows("repex", path, live, dir, REPEX_PARSED, REPEX_RECORDS, REPEX_COLUMNS, ["order"], skipped, holds);
   const { h: hi, l: lo, c: categories, off: offsets, len: lengths } = full.columns;
   const { records, files, deletions } = full;
   /** the LEIs of the deltas' rows */
@@ -795,6 +946,7 @@ async function buildExceptions(
         return;
       }
       if (file > 0) changed.add(row.buf.toString("latin1", s, s + LEI_BYTES));
+      if (full.held(file)) return;
       const category = text(row, at.get("Exception.Category")) ?? "";
       if (deletion) {
         hi.push(base36(row.buf, s, LEI_HALF));
@@ -838,17 +990,32 @@ async function buildExceptions(
     { values: c, bits: 2 },
   ]);
   full.keep(rows, skipped, { order }, columns);
+  const sameKey = (a: number, b: number): boolean => h[a] === h[b] && l[a] === l[b] && c[a] === c[b];
+  const rowsRead = order;
   if (deltas.length > 0) {
     const { files: fileOf, deletions: deleted } = full.marks();
-    order = upserted(order, (a, b) => h[a] === h[b] && l[a] === l[b] && c[a] === c[b], fileOf, deleted);
+    order = upserted(order, sameKey, fileOf, deleted);
   }
-  const out = new SortedTableWriter(join(dir, REPEX.file), REPEX.rowWidth, REPEX.keyWidth);
   const leis = new LeiWriter();
-  for (const i of order) {
-    const { buffer, at: o } = out.next();
+  const writeKey = (i: number, buffer: Buffer, o: number): void => {
     leis.write(h[i], l[i], buffer, o);
     buffer[o + LEI_BYTES] = c[i];
+  };
+  const writeRow = (i: number, buffer: Buffer, o: number): void => {
+    writeKey(i, buffer, o);
     writePlace(buffer, o + LEI_BYTES + 1, off[i], len[i]);
+  };
+  const table = join(dir, REPEX.file);
+  if (holds !== null) {
+    // the rows read are the later deltas': their keys' rows replaced in the live table
+    const keys = encoded(rowsRead, LEI_BYTES + 1, writeKey, sameKey);
+    const count = mergeTable(join(live.dir!, REPEX.file), table, REPEX, LEI_BYTES + 1, keys, encoded(order, REPEX.rowWidth, writeRow));
+    return { count, changedLeis: [...changed] };
+  }
+  const out = new SortedTableWriter(table, REPEX.rowWidth, REPEX.keyWidth);
+  for (const i of order) {
+    const { buffer, at: o } = out.next();
+    writeRow(i, buffer, o);
   }
   out.finish();
   return { count: order.length, changedLeis: full.taken ? [...changed] : null };

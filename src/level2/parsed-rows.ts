@@ -9,7 +9,7 @@
 // size, its data rows and skipped rows, the records' bytes, the columns' names and types), the
 // header, then each column's values back to back in the header's order, each 8-byte aligned.
 
-import { closeSync, fsyncSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { writeFully } from "../os/fd-io.js";
 
@@ -51,6 +51,30 @@ export function sourceOf(path: string): ParsedSource {
 
 const typeOf = (c: Column): ColumnType => (c instanceof Float64Array ? "f64" : c instanceof Uint32Array ? "u32" : "u8");
 const aligned = (n: number): number => Math.ceil(n / 8) * 8;
+
+/** The header of the parsed rows at `path` when they are those of `source`: without reading their columns. */
+export function readParsedHeader(path: string, source: ParsedSource): Omit<ParsedRows<never>, "columns"> | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const size = Buffer.alloc(4);
+    if (readSync(fd, size, 0, 4, 0) < 4) return null;
+    const bytes = Buffer.alloc(size.readUInt32LE(0));
+    if (readSync(fd, bytes, 0, bytes.length, 4) < bytes.length) return null;
+    const header = JSON.parse(bytes.toString("utf8")) as Header;
+    return header.format === FORMAT && header.source.file === source.file && header.source.bytes === source.bytes
+      ? { fileRows: header.fileRows, skipped: header.skipped, recordBytes: header.recordBytes }
+      : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Writes the parsed rows of `source` to `path` (made durable). */
 export function writeParsedRows<C extends string>(path: string, source: ParsedSource, parsed: ParsedRows<C>): void {

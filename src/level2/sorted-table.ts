@@ -40,6 +40,19 @@ export class SortedTableWriter {
     return { buffer: this.chunk, at };
   }
 
+  /** Appends the whole rows src[start, end) as they are (end - start a multiple of the row width). */
+  append(src: Uint8Array, start: number, end: number): void {
+    while (start < end) {
+      if (this.used === this.chunk.length) this.flush();
+      // the chunk holds whole rows, and so does what is free of it
+      const n = Math.min(end - start, this.chunk.length - this.used);
+      this.chunk.set(src.subarray(start, start + n), this.used);
+      this.used += n;
+      this.rows += n / this.rowWidth;
+      start += n;
+    }
+  }
+
   /** Writes what is left and syncs both files; the number of rows. */
   finish(): number {
     this.flush();

@@ -16,11 +16,19 @@ import {
 } from "node:fs";
 import { readFully, writeFully } from "./fd-io.js";
 
+/** Whether a JsonLines keeping `bytes` of `from` links it: the bytes after them (the lines of earlier deltas) are at most a quarter as many. */
+export function keepsLinked(keep: { from: string; bytes: number }): boolean {
+  const size = statSync(keep.from, { throwIfNoEntry: false })?.size;
+  return size !== undefined && size >= keep.bytes && size - keep.bytes <= keep.bytes / 4;
+}
+
 export class JsonLines {
   readonly fd: number;
   private readonly buffer = Buffer.allocUnsafe(1 << 20);
   private used = 0;
   private size = 0;
+  /** whether the file is a link of `keep.from`: every line of that file is in it, at its place */
+  readonly linked: boolean = false;
 
   /**
    * `keep`: the file starts with the first `bytes` bytes of that file, and lines are appended
@@ -32,7 +40,8 @@ export class JsonLines {
     // a file left at path may be a link of another collection's (a load killed midway): never written through
     rmSync(path, { force: true });
     if (keep === undefined) this.fd = openSync(path, "w");
-    else if (this.linked(path, keep)) {
+    else if (keepsLinked(keep) && this.link(path, keep.from)) {
+      this.linked = true;
       this.fd = openSync(path, "a");
       this.size = fstatSync(this.fd).size;
     } else {
@@ -43,12 +52,9 @@ export class JsonLines {
     }
   }
 
-  /** Links keep.from at path when the bytes after keep.bytes (the lines of earlier deltas) are at most a quarter as many. */
-  private linked(path: string, keep: { from: string; bytes: number }): boolean {
-    const size = statSync(keep.from, { throwIfNoEntry: false })?.size;
-    if (size === undefined || size < keep.bytes || size - keep.bytes > keep.bytes / 4) return false;
+  private link(path: string, from: string): boolean {
     try {
-      linkSync(keep.from, path);
+      linkSync(from, path);
       return true;
     } catch {
       return false; // another file system: copied
