@@ -25,6 +25,10 @@ export class ChunkedArray<T extends Uint8Array | Uint16Array | Uint32Array | Flo
     const from = before?.length ?? 0;
     const out = this.make(from + this.length);
     if (before !== undefined) out.set(before);
+    return this.into(out, from);
+  }
+  /** The values copied into `out` from index `from` on (`out` has room for them), and `out`; the chunks are let go. */
+  into(out: T, from: number): T {
     this.chunks.forEach((chunk, c) =>
       out.set(chunk.subarray(0, Math.min(chunk.length, this.length - (c << ChunkedArray.SHIFT))), from + (c << ChunkedArray.SHIFT)),
     );

@@ -41,16 +41,7 @@ import {
 import { SortedTableWriter } from "./sorted-table.js";
 import { mergeTable } from "./table-merge.js";
 import type { ChunkedArray } from "../engine/chunked-array.js";
-import {
-  readParsedHeader,
-  readParsedRows,
-  sourceOf,
-  writeParsedRows,
-  type Column,
-  type ColumnType,
-  type ParsedRows,
-  type ParsedSource,
-} from "./parsed-rows.js";
+import { ParsedRowsFile, sourceOf, writeParsedRows, type Column, type ColumnType, type ParsedSource } from "./parsed-rows.js";
 import { ParentIndex } from "./parent-index.js";
 
 export class Level2FileError extends Error {}
@@ -261,7 +252,7 @@ interface LiveHolds {
   /** the first this many of the build's deltas (after the full file) */
   deltas: number;
   /** the full file's parsed rows, as the live collection kept them */
-  full: NonNullable<ReturnType<typeof readParsedHeader>>;
+  full: ParsedRowsFile<never>;
 }
 
 /**
@@ -281,7 +272,7 @@ function liveHolds(
   const held = live.deltas[part] ?? [];
   if (held.length >= deltas.length) return null;
   if (held.some((d, i) => d !== deltas[i])) return null;
-  const full = readParsedHeader(join(live.dir, files.parsed), sourceOf(path));
+  const full = ParsedRowsFile.open(join(live.dir, files.parsed), sourceOf(path));
   if (full === null || !keepsLinked({ from: join(live.dir, files.records), bytes: full.recordBytes })) return null;
   if (!files.tables.every((t) => existsSync(join(live.dir!, t.file)) && existsSync(join(live.dir!, `${t.file}.idx`)))) return null;
   return { deltas: held.length, full };
@@ -318,6 +309,8 @@ function encoded(
 type ArrayOf<T extends ColumnType> = T extends "f64" ? Float64Array : T extends "u32" ? Uint32Array : Uint8Array;
 type Columns<T extends Record<string, ColumnType>> = { [K in keyof T]: ArrayOf<T[K]> };
 const growing = (type: ColumnType): ChunkedArray<Column> => (type === "f64" ? f64s() : type === "u32" ? u32s() : u8s());
+const columnOf = (type: ColumnType, n: number): Column =>
+  type === "f64" ? new Float64Array(n) : type === "u32" ? new Uint32Array(n) : new Uint8Array(n);
 
 /**
  * A part's rows in a build, one growing array per column of `types` and the file and deletion
@@ -337,7 +330,7 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
   readonly records: JsonLines;
   /** the full file to parse; null when its rows were taken */
   readonly toParse: string | null;
-  private readonly parsed: ParsedRows<(keyof T & string) | O> | null;
+  private readonly parsed: ParsedRowsFile<(keyof T & string) | O> | null;
   private readonly source: ParsedSource | null;
   /** the rows, skipped rows and record bytes of the full file, once a delta's header comes */
   private atFirstDelta: { rows: number; skipped: number; recordBytes: number } | null = null;
@@ -372,7 +365,7 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
       return;
     }
     const kept = { ...types, ...Object.fromEntries(orders.map((o) => [o, "u32"])) } as Record<(keyof T & string) | O, ColumnType>;
-    this.parsed = this.source !== null && live.dir !== null ? readParsedRows(join(live.dir, parsedFile), this.source, kept) : null;
+    this.parsed = this.source !== null && live.dir !== null ? ParsedRowsFile.open(join(live.dir, parsedFile), this.source, kept) : null;
     this.toParse = this.parsed === null ? path : null;
     this.records = new JsonLines(
       join(dir, recordsFile),
@@ -381,7 +374,7 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
     const parsed = this.parsed;
     if (parsed === null) return;
     live.log?.(`Level 2 ${part}: ${this.source!.file} as the live collection parsed it; only its deltas are read`);
-    this.takenRows = parsed.columns[names[0]].length;
+    this.takenRows = parsed.rows;
     skipped.n += parsed.skipped;
   }
 
@@ -421,7 +414,12 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
   arrays(): Columns<T> {
     const names = Object.keys(this.types) as (keyof T & string)[];
     return Object.fromEntries(
-      names.map((name) => [name, (this.columns[name] as ChunkedArray<Column>).toArray(this.parsed?.columns[name])]),
+      names.map((name) => {
+        const column = this.columns[name] as ChunkedArray<Column>;
+        const all = columnOf(this.types[name], this.takenRows + column.length);
+        this.parsed?.readInto(name, all);
+        return [name, column.into(all, this.takenRows)];
+      }),
     ) as Columns<T>;
   }
 
@@ -431,8 +429,9 @@ class FullFileRows<T extends Record<string, ColumnType>, O extends string> {
    */
   sorted(order: O, keys: { values: Float64Array | Uint8Array; bits: number }[]): Uint32Array {
     const n = keys[0].values.length;
-    const taken = this.parsed?.columns[order] as Uint32Array | undefined;
-    if (taken === undefined || taken.length !== this.takenRows) return radixOrder(n, keys);
+    if (this.parsed === null) return radixOrder(n, keys);
+    const taken = new Uint32Array(this.takenRows);
+    this.parsed.readInto(order, taken);
     const from = this.takenRows;
     const tail = radixOrder(
       n - from,
@@ -770,33 +769,30 @@ async function buildRelationships(
   writeEdges(RR_BY_START, byStartRead, byStart, sh, sl, eh, el);
 
   // parents: the first current direct and ultimate relationship of each start node, in LEI order
-  const pHi: number[] = [],
-    pLo: number[] = [],
-    direct = u8s(),
-    ultimate = u8s();
-  const slot = Buffer.alloc(2 * LEI_BYTES);
-  let lastHi = -1,
-    lastLo = -1;
-  const flushSlot = (): void => {
-    if (lastHi < 0) return;
-    for (let b = 0; b < LEI_BYTES; b++) direct.push(slot[b]);
-    for (let b = 0; b < LEI_BYTES; b++) ultimate.push(slot[LEI_BYTES + b]);
-  };
+  const pHi = new Float64Array(n),
+    pLo = new Float64Array(n),
+    direct = new Uint8Array(n * LEI_BYTES),
+    ultimate = new Uint8Array(n * LEI_BYTES);
+  let slots = 0;
   for (const i of byStart) {
     if ((ty[i] !== DIRECT && ty[i] !== ULTIMATE) || cur[i] === 0) continue;
-    if (sh[i] !== lastHi || sl[i] !== lastLo) {
-      flushSlot();
-      slot.fill(0);
-      lastHi = sh[i];
-      lastLo = sl[i];
-      pHi.push(lastHi);
-      pLo.push(lastLo);
+    if (slots === 0 || sh[i] !== pHi[slots - 1] || sl[i] !== pLo[slots - 1]) {
+      pHi[slots] = sh[i];
+      pLo[slots] = sl[i];
+      slots++;
     }
-    const into = ty[i] === DIRECT ? 0 : LEI_BYTES;
-    if (slot[into] === 0) writeLei(eh[i], el[i], slot, into);
+    // an LEI's bytes are never 0: a slot still 0 has no parent of that kind yet
+    const into = ty[i] === DIRECT ? direct : ultimate;
+    const at = (slots - 1) * LEI_BYTES;
+    if (into[at] === 0) writeLei(eh[i], el[i], into, at);
   }
-  flushSlot();
-  const parents = new ParentIndex(Float64Array.from(pHi), Float64Array.from(pLo), direct.toArray(), ultimate.toArray());
+  // views, not copies: the index lives as long as the load
+  const parents = new ParentIndex(
+    pHi.subarray(0, slots),
+    pLo.subarray(0, slots),
+    direct.subarray(0, slots * LEI_BYTES),
+    ultimate.subarray(0, slots * LEI_BYTES),
+  );
 
   writeEdges(RR_BY_END, byEndRead, byEnd, eh, el, sh, sl);
   writeChildCounts(dir, byEnd, eh, el, ty, fresh === null ? null : { live: live.dir!, ends: fresh(byEndRead), log: live.log });

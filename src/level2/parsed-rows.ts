@@ -9,9 +9,9 @@
 // size, its data rows and skipped rows, the records' bytes, the columns' names and types), the
 // header, then each column's values back to back in the header's order, each 8-byte aligned.
 
-import { closeSync, fsyncSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { writeFully } from "../os/fd-io.js";
+import { readFully, writeFully } from "../os/fd-io.js";
 
 const FORMAT = 1;
 
@@ -52,30 +52,6 @@ export function sourceOf(path: string): ParsedSource {
 const typeOf = (c: Column): ColumnType => (c instanceof Float64Array ? "f64" : c instanceof Uint32Array ? "u32" : "u8");
 const aligned = (n: number): number => Math.ceil(n / 8) * 8;
 
-/** The header of the parsed rows at `path` when they are those of `source`: without reading their columns. */
-export function readParsedHeader(path: string, source: ParsedSource): Omit<ParsedRows<never>, "columns"> | null {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const size = Buffer.alloc(4);
-    if (readSync(fd, size, 0, 4, 0) < 4) return null;
-    const bytes = Buffer.alloc(size.readUInt32LE(0));
-    if (readSync(fd, bytes, 0, bytes.length, 4) < bytes.length) return null;
-    const header = JSON.parse(bytes.toString("utf8")) as Header;
-    return header.format === FORMAT && header.source.file === source.file && header.source.bytes === source.bytes
-      ? { fileRows: header.fileRows, skipped: header.skipped, recordBytes: header.recordBytes }
-      : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Writes the parsed rows of `source` to `path` (made durable). */
 export function writeParsedRows<C extends string>(path: string, source: ParsedSource, parsed: ParsedRows<C>): void {
   const names = Object.keys(parsed.columns) as C[];
@@ -108,47 +84,88 @@ export function writeParsedRows<C extends string>(path: string, source: ParsedSo
   }
 }
 
-/** The parsed rows at `path` when they are of `source` with the columns `types`; null when not (or none is there). */
-export function readParsedRows<C extends string>(path: string, source: ParsedSource, types: Record<C, ColumnType>): ParsedRows<C> | null {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch {
-    return null;
+const WIDTH: Record<ColumnType, number> = { f64: 8, u32: 4, u8: 1 };
+
+/**
+ * The parsed rows at `path`, their header read and each column read only when asked for,
+ * straight into the caller's array: a build reads them into the arrays it sorts and writes from,
+ * not into a buffer of their own first.
+ */
+export class ParsedRowsFile<C extends string> {
+  private constructor(
+    private readonly path: string,
+    private readonly header: Header,
+    /** each column's byte offset in the file */
+    private readonly at: Map<string, { offset: number; type: ColumnType }>,
+  ) {}
+
+  /**
+   * The parsed rows at `path` when they are of `source` (and, with `types`, have those columns);
+   * null when not, or when none are there or they are cut short.
+   */
+  static open<C extends string>(path: string, source: ParsedSource, types?: Record<C, ColumnType>): ParsedRowsFile<C> | null {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      return null;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const length = Buffer.alloc(4);
+      if (readSync(fd, length, 0, 4, 0) < 4) return null;
+      const head = Buffer.alloc(length.readUInt32LE(0));
+      if (readSync(fd, head, 0, head.length, 4) < head.length) return null;
+      const header = JSON.parse(head.toString("utf8")) as Header;
+      const wanted = types === undefined ? null : (Object.keys(types) as C[]);
+      if (
+        header.format !== FORMAT ||
+        header.source.file !== source.file ||
+        header.source.bytes !== source.bytes ||
+        (wanted !== null &&
+          (header.columns.length !== wanted.length || header.columns.some((c, i) => c.name !== wanted[i] || c.type !== types![wanted[i]])))
+      )
+        return null;
+      const at = new Map<string, { offset: number; type: ColumnType }>();
+      let offset = aligned(4 + head.length),
+        end = offset;
+      for (const { name, type } of header.columns) {
+        at.set(name, { offset, type });
+        end = offset + header.rows * WIDTH[type];
+        offset = aligned(end);
+      }
+      return end <= size ? new ParsedRowsFile<C>(path, header, at) : null;
+    } catch {
+      return null;
+    } finally {
+      closeSync(fd);
+    }
   }
-  if (bytes.length < 4) return null;
-  const length = bytes.readUInt32LE(0);
-  let header: Header;
-  try {
-    header = JSON.parse(bytes.toString("utf8", 4, 4 + length)) as Header;
-  } catch {
-    return null;
+
+  get fileRows(): number {
+    return this.header.fileRows;
   }
-  const wanted = Object.keys(types) as C[];
-  if (
-    header.format !== FORMAT ||
-    header.source.file !== source.file ||
-    header.source.bytes !== source.bytes ||
-    header.columns.length !== wanted.length ||
-    header.columns.some((c, i) => c.name !== wanted[i] || c.type !== types[wanted[i]])
-  )
-    return null;
-  const columns = {} as Record<C, Column>;
-  let at = aligned(4 + length);
-  for (const { name, type } of header.columns) {
-    const width = type === "f64" ? 8 : type === "u32" ? 4 : 1;
-    if (at + header.rows * width > bytes.length) return null;
-    // views of the bytes read: each column starts 8-byte aligned in the file, and so in the buffer when it does
-    const aligned8 = (bytes.byteOffset + at) % 8 === 0;
-    const from = aligned8 ? bytes : new Uint8Array(bytes.subarray(at, at + header.rows * width));
-    const start = aligned8 ? bytes.byteOffset + at : 0;
-    columns[name as C] =
-      type === "f64"
-        ? new Float64Array(from.buffer, start, header.rows)
-        : type === "u32"
-          ? new Uint32Array(from.buffer, start, header.rows)
-          : new Uint8Array(from.buffer, start, header.rows);
-    at += aligned(header.rows * width);
+  get skipped(): number {
+    return this.header.skipped;
   }
-  return { fileRows: header.fileRows, skipped: header.skipped, recordBytes: header.recordBytes, columns };
+  get recordBytes(): number {
+    return this.header.recordBytes;
+  }
+  /** rows kept (each column's length) */
+  get rows(): number {
+    return this.header.rows;
+  }
+
+  /** Column `name`'s values into `into`, from its first element (`into` holds at least `rows`, of the column's type). */
+  readInto(name: C, into: Column): void {
+    const { offset, type } = this.at.get(name)!;
+    const bytes = this.rows * WIDTH[type];
+    if (into.BYTES_PER_ELEMENT !== WIDTH[type] || into.length < this.rows) throw new Error(`parsed rows: ${name} does not fit`);
+    const fd = openSync(this.path, "r");
+    try {
+      readFully(fd, new Uint8Array(into.buffer, into.byteOffset, bytes), 0, bytes, offset, "parsed rows");
+    } finally {
+      closeSync(fd);
+    }
+  }
 }
