@@ -89,6 +89,8 @@ export function joinAddress(parts: readonly (string | null | undefined)[]): stri
 
 const SEPARATOR = 0x1f;
 const CHUNK_ROWS = 8192;
+/** unsorted rows up to this size are sorted from memory (a delta's), larger ones a read a row */
+const IN_MEMORY_BYTES = 64 << 20;
 
 export class TrackedRecordsWriter {
   private readonly unsorted: string;
@@ -109,7 +111,11 @@ export class TrackedRecordsWriter {
   private otherNames: number[] = [];
   private readonly hashes = new Uint32Array(TRACKED_FIELDS.length);
 
-  constructor(private readonly dir: string) {
+  constructor(
+    private readonly dir: string,
+    /** unsorted rows up to this many bytes are sorted from memory */
+    private readonly inMemoryBytes = IN_MEMORY_BYTES,
+  ) {
     this.unsorted = join(dir, `${TRACKED_FILE}.unsorted`);
     this.fd = openSync(this.unsorted, "w");
     this.pacer = new WritePacer(this.fd);
@@ -212,13 +218,20 @@ export class TrackedRecordsWriter {
         { values: hi, bits: 52 },
         { values: lo, bits: 52 },
       ]);
+      // rows in sorted order: from memory when they are few (a delta's), else one read each
+      let all: Buffer | null = null;
+      if (this.rows * TRACKED_ROW <= this.inMemoryBytes) {
+        all = Buffer.allocUnsafe(this.rows * TRACKED_ROW);
+        readFully(fd, all, 0, all.length, 0, "tracked records");
+      }
       for (let k = 0; k < order.length; k++) {
         const i = order[k];
         // the sort is stable: a later row of the same LEI comes right after
         const j = order[k + 1];
         if (j !== undefined && hi[j] === hi[i] && lo[j] === lo[i]) continue;
         const { buffer, at } = out.next();
-        readFully(fd, buffer, at, TRACKED_ROW, i * TRACKED_ROW, "tracked records");
+        if (all !== null) all.copy(buffer, at, i * TRACKED_ROW, (i + 1) * TRACKED_ROW);
+        else readFully(fd, buffer, at, TRACKED_ROW, i * TRACKED_ROW, "tracked records");
       }
     } finally {
       closeSync(fd);

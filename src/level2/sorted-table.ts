@@ -168,10 +168,15 @@ export class SortedTable {
 
   /** Rows [first, first + count), clipped to the table, as one buffer. */
   read(first: number, count: number): Buffer {
+    const out = Buffer.allocUnsafe(Math.max(0, Math.min(count, this.rows - first)) * this.rowWidth);
+    return out.subarray(0, this.readInto(first, count, out) * this.rowWidth);
+  }
+
+  /** Rows [first, first + count), clipped to the table, into `into` from its start; the rows read. */
+  readInto(first: number, count: number, into: Buffer): number {
     const n = Math.max(0, Math.min(count, this.rows - first));
-    const out = Buffer.allocUnsafe(n * this.rowWidth);
-    readFully(this.fd, out, 0, out.length, first * this.rowWidth, "Level 2 table");
-    return out;
+    readFully(this.fd, into, 0, n * this.rowWidth, first * this.rowWidth, "Level 2 table");
+    return n;
   }
 }
 
@@ -180,10 +185,12 @@ const WINDOW_BYTES = 128 << 10;
 
 /**
  * The rows of keys in ascending order, from a window of the table read at once and kept while
- * the keys stay in it. A key's rows are those whose leading key.length bytes are the key.
+ * the keys stay in it. A key's rows are those whose leading key.length bytes are the key. The
+ * window is one buffer, read into again and again: a fresh one each time would cost the first
+ * touch of every page of it, more than the read.
  */
 export class OrderedRows {
-  private window: Buffer = Buffer.alloc(0);
+  private readonly window: Buffer;
   /** the window holds rows [first, end) */
   private first = 0;
   private end = 0;
@@ -195,9 +202,10 @@ export class OrderedRows {
     private readonly blockStart: (key: Buffer) => number,
   ) {
     this.windowRows = Math.max(STRIDE, Math.floor(WINDOW_BYTES / table.rowWidth / STRIDE) * STRIDE);
+    this.window = Buffer.allocUnsafe(this.windowRows * table.rowWidth);
   }
 
-  /** The rows of `key`, as one buffer that later calls leave as it is; null when it has none. */
+  /** The rows of `key`, as a buffer of their own; null when it has none. */
   rowsOf(key: Buffer): Buffer | null {
     const rows = this.table.rows;
     // the first row not before the key: in the key's block (a window never splits one), or the next block's first
@@ -212,9 +220,8 @@ export class OrderedRows {
     let r = lo;
     while (r < rows && this.compareAt(r, key) === 0) r++;
     if (r === from) return null;
-    // a window is a fresh buffer each time, so a slice of one stays as it was
     if (from >= this.first && r <= this.end)
-      return this.window.subarray((from - this.first) * this.table.rowWidth, (r - this.first) * this.table.rowWidth);
+      return Buffer.from(this.window.subarray((from - this.first) * this.table.rowWidth, (r - this.first) * this.table.rowWidth));
     return this.table.read(from, r - from);
   }
 
@@ -222,8 +229,7 @@ export class OrderedRows {
   private compareAt(r: number, key: Buffer): number {
     if (r < this.first || r >= this.end) {
       this.first = r - (r % STRIDE);
-      this.window = this.table.read(this.first, this.windowRows);
-      this.end = this.first + this.window.length / this.table.rowWidth;
+      this.end = this.first + this.table.readInto(this.first, this.windowRows, this.window);
     }
     const at = (r - this.first) * this.table.rowWidth;
     return this.window.compare(key, 0, key.length, at, at + key.length);
