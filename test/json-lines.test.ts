@@ -60,7 +60,7 @@ for (let i = 0; i < 30_000; i++) {
 }
 writer.finish();
 
-t.test("lines read ahead are the lines, in file order, jumping about, and kept after later reads", async (t) => {
+t.test("lines read ahead are the lines, in file order and jumping about", async (t) => {
   let seed = 7;
   const random = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
   const walks: [string, number[]][] = [
@@ -71,10 +71,11 @@ t.test("lines read ahead are the lines, in file order, jumping about, and kept a
   ];
   for (const [name, order] of walks) {
     const reader = new JsonLinesReader(path, true);
-    const got = order.map((i) => reader.read(places[i].offset, places[i].length));
+    // a line is valid until the next read: a window given up lends its buffer to the next
+    const wrong = order.filter((i) => reader.read(places[i].offset, places[i].length)?.toString() !== places[i].text);
+    t.ok(reader.fileReads < order.length / 8 || name === "jumping about", `${name}: ${reader.fileReads} reads of the file`);
     reader.close();
-    const wrong = order.filter((i, k) => got[k]?.toString() !== places[i].text);
-    t.equal(wrong.length, 0, `${name}: every line as written, read back after every later read (wrong: ${wrong.slice(0, 3).join(", ")})`);
+    t.equal(wrong.length, 0, `${name}: every line as written (wrong: ${wrong.slice(0, 3).join(", ")})`);
   }
 });
 

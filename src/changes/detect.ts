@@ -318,8 +318,9 @@ async function compareLevel1(
 ): Promise<void> {
   const a = openTable(old.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES),
     b = openTable(next.dir, TRACKED_FILE, TRACKED_ROW, LEI_BYTES);
-  const oldSide = new JsonLinesReader(join(old.dir, TRACKED_SIDE_FILE)),
-    newSide = new JsonLinesReader(join(next.dir, TRACKED_SIDE_FILE));
+  // read ahead: the walk goes in LEI order, and so do the side files (an overlay's lines after its base's)
+  const oldSide = new JsonLinesReader(join(old.dir, TRACKED_SIDE_FILE), true),
+    newSide = new JsonLinesReader(join(next.dir, TRACKED_SIDE_FILE), true);
   const visit: Visit = (oldRows, newRows) => {
     if (oldRows === null || newRows === null) return; // a new LEI, or one this load lacks: not a field change
     // a key's rows are the file's rows with that LEI, in file order: the engine keeps the last

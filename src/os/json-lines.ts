@@ -122,7 +122,8 @@ interface Window {
  * call. Up to STREAMS windows are held, the least recently used replaced: a collection built by
  * deltas has each delta's lines appended after the full file's, so a walk in table order goes
  * through the file's body and each appended part at once, each in file order. A line is then a
- * view of its window; a window is never reused, so a view stays valid. Where windows go unused
+ * view of its window, valid until the next read: a window given up lends its buffer to the next
+ * (a fresh one each time would cost the first touch of every page, more than the read). Where windows go unused
  * (the walk jumps about: two given up in a row having served few reads), lines are read on their
  * own for a while.
  */
@@ -142,7 +143,7 @@ export class JsonLinesReader {
     this.fd = existsSync(path) ? openSync(path, "r") : null;
   }
 
-  /** The line at offset, length bytes; null for length 0 or a missing file. */
+  /** The line at offset, length bytes (with `readAhead`, valid until the next read); null for length 0 or a missing file. */
   read(offset: number, length: number): Buffer | null {
     if (this.fd === null || length === 0) return null;
     this.reads++;
@@ -160,7 +161,7 @@ export class JsonLinesReader {
         this.wasted = 0;
         this.singleReads = SINGLE_READS; // windows are tried again after these
       } else {
-        const w = this.fill(offset);
+        const w = this.fill(offset, victim);
         if (w.bytes.length >= length) {
           w.served++;
           return w.bytes.subarray(0, length);
@@ -183,9 +184,10 @@ export class JsonLinesReader {
     return this.windows.reduce((a, b) => (b.used < a.used ? b : a));
   }
 
-  /** A new window from offset on (up to the file's end), held from now on. */
-  private fill(offset: number): Window {
-    const bytes = Buffer.allocUnsafe(WINDOW_BYTES);
+  /** A new window from offset on (up to the file's end), in the buffer of the window it replaces when there is one, held from now on. */
+  private fill(offset: number, replaced: Window | null): Window {
+    const bytes =
+      replaced === null ? Buffer.allocUnsafe(WINDOW_BYTES) : Buffer.from(replaced.bytes.buffer, replaced.bytes.byteOffset, WINDOW_BYTES);
     this.fileReadCount++;
     const w: Window = {
       bytes: bytes.subarray(0, readSync(this.fd!, bytes, 0, WINDOW_BYTES, offset)),
