@@ -5,13 +5,14 @@
 // which of the base's records a new Level 2 gives other parents: the overlay must carry those
 // too, since a record's parents are among its indexed columns.
 
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFully } from "../os/fd-io.js";
 import { WritePacer } from "../os/write-pacing.js";
 import { readPlace, writePlace } from "../level2/layout.js";
 import type { ParentIndex } from "../level2/parent-index.js";
-import { SortedTable, SortedTableWriter } from "../level2/sorted-table.js";
+import { SortedTable } from "../level2/sorted-table.js";
+import { mergeTable } from "../level2/table-merge.js";
 import { HASHES_AT, hashParent, SIDE_AT, TRACKED_FIELDS, TRACKED_FILE, TRACKED_ROW, TRACKED_SIDE_FILE } from "./tracked-records.js";
 
 const LEI_BYTES = 20;
@@ -64,7 +65,9 @@ export function parentsChangedSince(
 /**
  * Makes `dir`'s tracked rows (the overlay's) whole: the base's rows in `baseDir`, each replaced
  * by the overlay's row of its LEI, and the overlay's new LEIs, in LEI order; the side file is
- * the base's with the overlay's lines after it. Returns the rows.
+ * the base's with the overlay's lines after it. The base's other rows are copied in runs
+ * (level2/table-merge.ts), the overlay's held in memory: a delta's records, some 76 bytes each.
+ * Returns the rows.
  */
 export function mergeOntoBase(dir: string, baseDir: string): number {
   const path = join(dir, TRACKED_FILE);
@@ -74,67 +77,24 @@ export function mergeOntoBase(dir: string, baseDir: string): number {
   const sidePath = join(dir, TRACKED_SIDE_FILE);
   const overlaySide = `${sidePath}.overlay`;
   renameSync(sidePath, overlaySide);
-
-  const baseSideBytes = copyPaced([join(baseDir, TRACKED_SIDE_FILE), overlaySide], sidePath);
-  const base = SortedTable.open(join(baseDir, TRACKED_FILE), TRACKED_ROW, LEI_BYTES);
-  const overlay = SortedTable.open(overlayPath, TRACKED_ROW, LEI_BYTES);
-  const out = new SortedTableWriter(path, TRACKED_ROW, LEI_BYTES);
   try {
-    const a = new Rows(base),
-      b = new Rows(overlay);
-    while (!a.done || !b.done) {
-      const cmp = a.done ? 1 : b.done ? -1 : a.chunk.compare(b.chunk, b.at, b.at + LEI_BYTES, a.at, a.at + LEI_BYTES);
-      // cmp compares a's key with b's: < 0, a's comes first; 0, b's replaces it
-      if (cmp < 0) {
-        copyRow(a, out, 0);
-        a.step();
-      } else {
-        copyRow(b, out, baseSideBytes);
-        if (cmp === 0) a.step();
-        b.step();
-      }
+    const baseSideBytes = copyPaced([join(baseDir, TRACKED_SIDE_FILE), overlaySide], sidePath);
+    // the overlay's rows (one an LEI, in LEI order), their side lines now after the base's
+    const rows = readFileSync(overlayPath);
+    const keys = Buffer.allocUnsafe((rows.length / TRACKED_ROW) * LEI_BYTES);
+    for (let r = 0; r * TRACKED_ROW < rows.length; r++) {
+      const at = r * TRACKED_ROW;
+      rows.copy(keys, r * LEI_BYTES, at, at + LEI_BYTES);
+      const place = readPlace(rows, at + SIDE_AT);
+      if (place.length > 0) writePlace(rows, at + SIDE_AT, place.offset + baseSideBytes, place.length);
     }
-    return out.finish();
+    const layout = { file: TRACKED_FILE, rowWidth: TRACKED_ROW, keyWidth: LEI_BYTES };
+    return mergeTable(join(baseDir, TRACKED_FILE), path, layout, LEI_BYTES, keys, rows);
   } finally {
-    base.close();
-    overlay.close();
     rmSync(overlayPath, { force: true });
     rmSync(`${overlayPath}.idx`, { force: true });
     rmSync(overlaySide, { force: true });
   }
-}
-
-/** A table's rows one at a time, a chunk read at once. */
-class Rows {
-  chunk: Buffer = Buffer.alloc(0);
-  at = 0;
-  private next = 0;
-  done = false;
-
-  constructor(private readonly table: SortedTable) {
-    this.step(true);
-  }
-
-  step(first = false): void {
-    if (!first) this.at += TRACKED_ROW;
-    if (this.at < this.chunk.length) return;
-    if (this.next >= this.table.rows) {
-      this.done = true;
-      return;
-    }
-    this.chunk = this.table.read(this.next, CHUNK_ROWS);
-    this.next += CHUNK_ROWS;
-    this.at = 0;
-  }
-}
-
-/** Copies the row at `from` to the next row of `out`, its side line's offset moved on by `sideShift`. */
-function copyRow(from: Rows, out: SortedTableWriter, sideShift: number): void {
-  const { buffer, at } = out.next();
-  from.chunk.copy(buffer, at, from.at, from.at + TRACKED_ROW);
-  if (sideShift === 0) return;
-  const place = readPlace(buffer, at + SIDE_AT);
-  if (place.length > 0) writePlace(buffer, at + SIDE_AT, place.offset + sideShift, place.length);
 }
 
 /** Writes the files one after another into `to`, synced as it goes; the first file's bytes. */
