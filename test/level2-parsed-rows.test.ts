@@ -5,7 +5,7 @@
 
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import t from "tap";
+import t, { type Test } from "tap";
 import { buildLevel2, type Level2Input } from "../src/level2/build.js";
 import {
   CHILD_COUNTS,
@@ -131,6 +131,16 @@ const rowsRead = (dir: string, table: TableLayout, records: string): string[] =>
   return out;
 };
 
+/** Every table of `dir` reads the same rows and records as `parsed`'s, a full parse's. */
+function sameRowsAndRecords(t: Test, dir: string, parsed: string): void {
+  for (const [table, records] of [
+    [RR_BY_START, RR_RECORDS],
+    [RR_BY_END, RR_RECORDS],
+    [REPEX, REPEX_RECORDS],
+  ] as const)
+    t.same(rowsRead(dir, table, records), rowsRead(parsed, table, records), `${table.file}: the same rows and records as a full parse`);
+}
+
 t.test("a delta over a delta's build links the live records, and a long chain's are copied", async (t) => {
   // the live directory of the first test has the delta's records after the full file's
   const live = join(work, "delta");
@@ -151,12 +161,7 @@ t.test("a delta over a delta's build links the live records, and a long chain's 
   // the reference: the same chain over a full parse (the full files are copies of the originals)
   const parsed = dirOf("parsed-2");
   await buildLevel2(input({ rr: join(work, "copies", "rr-full.csv"), repex: join(work, "copies", "repex-full.csv") }, chain), parsed);
-  for (const [table, records] of [
-    [RR_BY_START, RR_RECORDS],
-    [RR_BY_END, RR_RECORDS],
-    [REPEX, REPEX_RECORDS],
-  ] as const)
-    t.same(rowsRead(linked, table, records), rowsRead(parsed, table, records), `${table.file}: the same rows and records as a full parse`);
+  sameRowsAndRecords(t, linked, parsed);
 
   // a chain whose records outgrow a quarter of the full file's: the next build copies what it keeps
   const restated = write("rr-restated.csv", csv([[...rrHeader, "DeletedAt"], ...rrRows.map((r) => [...r, ""])]));
@@ -236,12 +241,7 @@ t.test("the live tables holding the start of the chain: only the rest is laid ov
     { relationships: built.counts.relationships, exceptions: built.counts.exceptions, skipped: built.counts.skipped },
     { relationships: reference.counts.relationships, exceptions: reference.counts.exceptions, skipped: reference.counts.skipped },
   );
-  for (const [table, records] of [
-    [RR_BY_START, RR_RECORDS],
-    [RR_BY_END, RR_RECORDS],
-    [REPEX, REPEX_RECORDS],
-  ] as const)
-    t.same(rowsRead(laid, table, records), rowsRead(parsed, table, records), `${table.file}: the same rows and records as a full parse`);
+  sameRowsAndRecords(t, laid, parsed);
   for (const file of [CHILD_COUNTS.file, `${CHILD_COUNTS.file}.idx`, `${RR_BY_START.file}.idx`, `${REPEX.file}.idx`])
     t.ok(readFileSync(join(laid, file)).equals(readFileSync(join(parsed, file))), `${file} is the same`);
   t.same(Buffer.from(built.parents.direct), Buffer.from(reference.parents.direct), "the same parents");

@@ -11,7 +11,7 @@
 
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { readFully, writeFully } from "../os/fd-io.js";
+import { openToRead, readFully, writeFully } from "../os/fd-io.js";
 
 const FORMAT = 1;
 
@@ -104,12 +104,8 @@ export class ParsedRowsFile<C extends string> {
    * null when not, or when none are there or they are cut short.
    */
   static open<C extends string>(path: string, source: ParsedSource, types?: Record<C, ColumnType>): ParsedRowsFile<C> | null {
-    let fd: number;
-    try {
-      fd = openSync(path, "r");
-    } catch {
-      return null;
-    }
+    const fd = openToRead(path);
+    if (fd === null) return null;
     try {
       const size = fstatSync(fd).size;
       const length = Buffer.alloc(4);

@@ -8,10 +8,11 @@
 // it was written from an original whose SHA-256 is recorded too. Anything else is written anew.
 
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, lstatSync, mkdirSync, readFileSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { StartupError } from "../config/startup-error.js";
+import { openToRead } from "./fd-io.js";
 import { writeFileAtomically } from "../store/durable-file.js";
 
 export function nativeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -29,12 +30,8 @@ function trusted(stats: Stats): boolean {
 
 /** the file's bytes when it is a regular file only this user can change, else null */
 function readTrusted(path: string): Buffer | null {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return null;
-  }
+  const fd = openToRead(path);
+  if (fd === null) return null;
   try {
     const stats = fstatSync(fd);
     return stats.isFile() && trusted(stats) ? readFileSync(fd) : null;
