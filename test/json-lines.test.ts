@@ -73,7 +73,8 @@ t.test("lines read ahead are the lines, in file order and jumping about", async 
     const reader = new JsonLinesReader(path, true);
     // a line is valid until the next read: a window given up lends its buffer to the next
     const wrong = order.filter((i) => reader.read(places[i].offset, places[i].length)?.toString() !== places[i].text);
-    t.ok(reader.fileReads < order.length / 8 || name === "jumping about", `${name}: ${reader.fileReads} reads of the file`);
+    // a walk that jumps about may read each line on its own; the others go a window at a time
+    if (name !== "jumping about") t.ok(reader.fileReads < order.length / 8, `${name}: ${reader.fileReads} reads of the file`);
     reader.close();
     t.equal(wrong.length, 0, `${name}: every line as written (wrong: ${wrong.slice(0, 3).join(", ")})`);
   }
