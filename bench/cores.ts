@@ -103,7 +103,7 @@ interface ClassRun {
 
 interface WorkersRun {
   readonly workers: number;
-  /** the server's CPU while idle, in cores, measured over IDLE_S before the classes */
+  /** the server's CPU while idle, in cores: the lower of IDLE_S before the classes and IDLE_S after them */
   readonly idleCores: number;
   readonly readySeconds: number;
   readonly rssReadyBytes: number;
@@ -166,8 +166,15 @@ const CLOSED_LEIS = 200_000;
 const WARMUP_PER_S = 4_000;
 /** Seconds of a closed loop's start left out of its window: the connections' ramp (the server is warm by then). */
 const CLOSED_RAMP_S = 2;
-/** Seconds the server is watched idle, before the classes, to tell its own background CPU from the answers'. */
-const IDLE_S = 3;
+/**
+ * Seconds the server is watched idle, before the classes and again after them, to tell its own
+ * background CPU from the answers'. The lower of the two is taken: right after a load, V8's own
+ * threads (compilation, collection) still run for seconds, and a single reading then made the
+ * net figures go below zero.
+ */
+const IDLE_S = 4;
+/** Seconds left to pass after the warm-up before the first idle reading. */
+const SETTLE_S = 3;
 
 // ---------------------------------------------------------------- corpus and queries
 
@@ -337,34 +344,48 @@ async function warmUp(bench: Bench, server: ServerProcess): Promise<void> {
   });
 }
 
+const sleep = (seconds: number): Promise<void> => new Promise((r) => setTimeout(r, seconds * 1000));
+
+/** The server's CPU over IDLE_S with nothing asked of it, in cores. */
+async function idleCoresOf(server: ServerProcess): Promise<number> {
+  const cpu0 = cpuSeconds(server.pid);
+  await sleep(IDLE_S);
+  return (cpuSeconds(server.pid) - cpu0) / IDLE_S;
+}
+
 async function measureWorkers(bench: Bench, build: BuildRuns, dataDir: string, workers: number): Promise<WorkersRun> {
   const { opts, paths } = bench;
   const server = await start(bench, build, dataDir, [build.flag, String(workers)], null);
   try {
     const rssReadyBytes = readMemory(server.pid)?.rssBytes ?? 0;
     await warmUp(bench, server);
-    const idleCpu0 = cpuSeconds(server.pid);
-    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-    const idleCores = (cpuSeconds(server.pid) - idleCpu0) / IDLE_S;
-    log(`  ${workers} workers, idle: ${(idleCores * 1000).toFixed(1)} ms CPU a second`);
-    const classes: ClassRun[] = [];
+    await sleep(SETTLE_S);
+    const idleBefore = await idleCoresOf(server);
+    const measured: { run: Omit<ClassRun, "netCpuUsPerAnswer">; seconds: number }[] = [];
     for (const cls of CLASSES) {
       const { load, cpuUs, seconds } = await openLoop(opts, server, paths.classes[cls]);
       const run = {
         cls,
         answers: load.requests,
         cpuUsPerAnswer: cpuUs,
-        netCpuUsPerAnswer: cpuUs - (idleCores * seconds * 1e6) / Math.max(1, load.requests),
         p50Ms: load.latency.p50Ms,
         p99Ms: load.latency.p99Ms,
         unsent: load.backlog,
         failed: failedOf(load),
       };
       log(
-        `  ${workers} workers, ${CLASS_NAMES[cls]}: ${cpuUs.toFixed(0)} µs CPU/answer (${run.netCpuUsPerAnswer!.toFixed(0)} net of idle) over ${run.answers}, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, unsent ${run.unsent}, failed ${run.failed}`,
+        `  ${workers} workers, ${CLASS_NAMES[cls]}: ${cpuUs.toFixed(0)} µs CPU/answer over ${run.answers}, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, unsent ${run.unsent}, failed ${run.failed}`,
       );
-      classes.push(run);
+      measured.push({ run, seconds });
     }
+    const idleCores = Math.min(idleBefore, await idleCoresOf(server));
+    log(
+      `  ${workers} workers, idle: ${(idleBefore * 1000).toFixed(1)} ms CPU a second before the classes, ${(idleCores * 1000).toFixed(1)} the lower`,
+    );
+    const classes = measured.map(({ run, seconds }): ClassRun => ({
+      ...run,
+      netCpuUsPerAnswer: run.cpuUsPerAnswer - (idleCores * seconds * 1e6) / Math.max(1, run.answers),
+    }));
     const rssAfterBytes = readMemory(server.pid)?.rssBytes ?? 0;
     return { workers, idleCores, readySeconds: server.readySeconds, rssReadyBytes, rssAfterBytes, classes };
   } finally {
@@ -595,7 +616,7 @@ function report(opts: Options, builds: readonly BuildRuns[]): string {
       ? `the load generator on core(s) ${allowed.slice(maxPin).join(",")}, apart from the server's`
       : `the load generator shares the server's cores: this box has ${allowed.length}, and a core of its own needs ${maxPin + 1}`;
   return [
-    `Server CPU (utime + stime, all threads) per answer, open loop at ${opts.rate}/s for ${opts.durationS} s per class, distinct queries; net of idle: less the idle server's CPU over the same window (measured ${IDLE_S} s before the classes); medians of ${opts.rounds} round(s); worker flag: ${builds.map((b) => `${b.label} ${b.flag}`).join(", ")}`,
+    `Server CPU (utime + stime, all threads) per answer, open loop at ${opts.rate}/s for ${opts.durationS} s per class, distinct queries; net of idle: less the idle server's CPU over the same window (the lower of ${IDLE_S} s before the classes, ${SETTLE_S} s after the warm-up, and ${IDLE_S} s after them); medians of ${opts.rounds} round(s); worker flag: ${builds.map((b) => `${b.label} ${b.flag}`).join(", ")}`,
     "",
     cpuTable,
     "",
