@@ -17,6 +17,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Args, buildList, isMain, type Build } from "./args.js";
 import { ensureGoldenZip } from "./generate.js";
@@ -344,12 +345,10 @@ async function warmUp(bench: Bench, server: ServerProcess): Promise<void> {
   });
 }
 
-const sleep = (seconds: number): Promise<void> => new Promise((r) => setTimeout(r, seconds * 1000));
-
 /** The server's CPU over IDLE_S with nothing asked of it, in cores. */
 async function idleCoresOf(server: ServerProcess): Promise<number> {
   const cpu0 = cpuSeconds(server.pid);
-  await sleep(IDLE_S);
+  await delay(IDLE_S * 1000);
   return (cpuSeconds(server.pid) - cpu0) / IDLE_S;
 }
 
@@ -359,7 +358,7 @@ async function measureWorkers(bench: Bench, build: BuildRuns, dataDir: string, w
   try {
     const rssReadyBytes = readMemory(server.pid)?.rssBytes ?? 0;
     await warmUp(bench, server);
-    await sleep(SETTLE_S);
+    await delay(SETTLE_S * 1000);
     const idleBefore = await idleCoresOf(server);
     const measured: { run: Omit<ClassRun, "netCpuUsPerAnswer">; seconds: number }[] = [];
     for (const cls of CLASSES) {
