@@ -22,7 +22,7 @@
 
 import { allocate, zero } from "./memory";
 import {
-  nDocs, nTerms, nCols, fwdOffs, fwdTerm, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colListOffs, colListDocs,
+  nDocs, nTerms, nCols, postDocWidth, postDocMask, postDocsBase, fwdOffs, fwdTerm, fwdMeta, nameLen, colCodes, colNCodes, colValOffs, colListOffs, colListDocs,
   postingStart, postingEnd, postingDoc, postingMeta, docCode, codeAt, MAX_COLS, nameKeys, nameKeyCount, docRank, colCodeShift, LEI_META,
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, dropTerms, WHOLE } from "./dictionary";
@@ -504,13 +504,23 @@ function markRanges(t: i32, bm: usize, kind: i32): void {
 
 /** Sets the bits of the docs of postings [from, end) in bm, in the fields of mask. */
 function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
-  if (mask == FIELDS_ALL) {
-    // every posting is in some field: its meta word need not be read
-    for (let p = from; p < end; p++) {
-      const doc = postingDoc(p);
-      const at = bm + (<usize>(doc >> 5) << 2);
-      store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
+  if (mask == FIELDS_ALL && from >= nDocs) {
+    // every posting is in some field: its meta word need not be read. A text term's stored doc
+    // words are read straight, four at a time, so that their bitmap words load side by side.
+    const width = postDocWidth, docMask = postDocMask;
+    let at = postDocsBase + <usize>from * width;
+    let p = from;
+    for (; p + 4 <= end; p += 4) {
+      const d0 = load<u32>(at) & docMask, d1 = load<u32>(at + width) & docMask;
+      const d2 = load<u32>(at + 2 * width) & docMask, d3 = load<u32>(at + 3 * width) & docMask;
+      at += 4 * width;
+      setBit(bm, d0); setBit(bm, d1); setBit(bm, d2); setBit(bm, d3);
     }
+    for (; p < end; p++, at += width) setBit(bm, load<u32>(at) & docMask);
+    return;
+  }
+  if (mask == FIELDS_ALL) {
+    for (let p = from; p < end; p++) setBit(bm, postingDoc(p));
     return;
   }
   for (let p = from; p < end; p++) {
@@ -519,6 +529,11 @@ function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
     const at = bm + (<usize>(doc >> 5) << 2);
     store<u32>(at, load<u32>(at) | (1 << (doc & 31)));
   }
+}
+
+@inline function setBit(bm: usize, doc: u32): void {
+  const at = bm + (<usize>(doc >> 5) << 2);
+  store<u32>(at, load<u32>(at) | (<u32>1 << (doc & 31)));
 }
 
 /**
@@ -532,9 +547,29 @@ function unmarkRanges(t: i32, bm: usize, kind: i32): void {
   if (<usize>postingsOf(t, kind) > bitmapLines()) { zero(bm, docWords << 2); return; }
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     if (!takes(t, r, kind)) continue;
-    const end = postingStart(rangeHi(r));
-    for (let p = postingStart(rangeLo(r)); p < end; p++) store<u32>(bm + (<usize>(postingDoc(p) >> 5) << 2), 0);
+    clearWords(postingStart(rangeLo(r)), postingStart(rangeHi(r)), bm);
   }
+}
+
+/** Zeroes the words of bm holding the docs of postings [from, end); a text term's read as markPostings() reads them. */
+function clearWords(from: u32, end: u32, bm: usize): void {
+  if (from < nDocs) {
+    for (let p = from; p < end; p++) store<u32>(bm + (<usize>(postingDoc(p) >> 5) << 2), 0);
+    return;
+  }
+  const width = postDocWidth, docMask = postDocMask;
+  let at = postDocsBase + <usize>from * width;
+  let p = from;
+  for (; p + 4 <= end; p += 4) {
+    const d0 = load<u32>(at) & docMask, d1 = load<u32>(at + width) & docMask;
+    const d2 = load<u32>(at + 2 * width) & docMask, d3 = load<u32>(at + 3 * width) & docMask;
+    at += 4 * width;
+    store<u32>(bm + (<usize>(d0 >> 5) << 2), 0);
+    store<u32>(bm + (<usize>(d1 >> 5) << 2), 0);
+    store<u32>(bm + (<usize>(d2 >> 5) << 2), 0);
+    store<u32>(bm + (<usize>(d3 >> 5) << 2), 0);
+  }
+  for (; p < end; p++, at += width) store<u32>(bm + (<usize>((load<u32>(at) & docMask) >> 5) << 2), 0);
 }
 
 function postingsOf(t: i32, kind: i32): u32 {
