@@ -209,3 +209,44 @@ t.test("through the front and the codec: one request a search, the same pages as
   t.equal(lone.requests(), all.length, "the lone slice was asked once a search");
   t.ok(rounded.requests() >= all.length + 50, `round by round: ${rounded.requests() - all.length} more requests`);
 });
+
+t.test("a later round of the query in the buffer rewrites only its typo settings, and answers as a fresh write", async (t) => {
+  const { WasmSlice } = (await import(dist("engine/wasm-slice.js"))) as typeof import("../src/engine/wasm-slice.js");
+  // another instance on the same memory, whose buffer holds some other query before each round
+  const fresh = WasmSlice.adopt(slice.share);
+  const elsewhere = roundQuery(request("Trading"), 0, false, undefined);
+  const answer = (of: typeof slice, query: ReturnType<typeof roundQuery>): string => {
+    if (of === fresh) of.searchWithin(elsewhere, 0);
+    return signature([of.searchWithin(query, 0)!]);
+  };
+  let rounds = 0;
+  let differ = 0;
+  for (const { q } of queries().slice(0, 200)) {
+    for (const over of [{}, { filters: { country: ["DE", "US", "GB"] } }, { maxTypos: 1 }] as Partial<SearchRequest>[]) {
+      const req = request(q, over);
+      const exact = roundQuery(req, 0, false, req.maxTypos);
+      slice.searchWithin(exact, 0);
+      const all = (1 << Math.min(16, words(q).length)) - 1;
+      for (const [typoMask, dropTokens, maxTypos] of [
+        [all, false, 1],
+        [all, true, req.maxTypos],
+        [1, true, 0],
+      ] as const) {
+        const query = roundQuery(req, typoMask, dropTokens, maxTypos);
+        rounds++;
+        if (answer(slice, query) !== answer(fresh, query)) differ++;
+      }
+    }
+  }
+  t.equal(differ, 0, `${rounds} later rounds answered as a fresh write`);
+
+  // what is not the same query is written again: other filters, or more typos than were written
+  const req = request("Kalmorvintxxe Trading"); // two typos from NEAR
+  slice.searchWithin(roundQuery(req, 0, false, 0), 0);
+  const wider = roundQuery(req, 0b11, false, 2);
+  t.equal(answer(slice, wider), answer(fresh, wider), "two typos after a query written with none: written again");
+  t.ok(slice.searchWithin(wider, 0)!.found >= 1, "and it finds the name two typos away");
+  slice.searchWithin(roundQuery(req, 0, false, undefined), 0);
+  const filtered = roundQuery({ ...req, filters: { country: ["ZZ"] } }, 0b11, false, undefined);
+  t.equal(slice.searchWithin(filtered, 0)!.found, 0, "a filter the written query lacked: written again, and it filters");
+});

@@ -86,6 +86,8 @@ export interface QueryPlanFacts {
 
 const MAX_TOKENS = 16;
 const MAX_TOKEN_BYTES = 60;
+/** typos a token may take when the query sets no cap (EngineQuery.maxTypos) */
+const MAX_TYPOS = 2;
 const OUT_HEADER = 32;
 /** Word 29 of the query descriptor: the work budget (native/assembly/query.ts). */
 const QUERY_BUDGET = 116;
@@ -112,6 +114,9 @@ function inBytes(token: string, chars: number): number {
 
 /** A query as written into the engine's buffer, with what a retry must rewrite or report. */
 interface WrittenQuery {
+  /** the query written, and the removals word of the view that wrote it: what a later round compares (sameWords) */
+  source: EngineQuery;
+  removalsAt: number;
   tokens: number;
   facets: FacetParam[];
   maxTypos: number;
@@ -524,8 +529,32 @@ export class WasmSlice {
    * workEstimate): null, with no work done past the query's analysis, when it promises more.
    */
   searchWithin(query: EngineQuery, budget: number): SliceSearchResult | null {
+    const last = this.core.lastQuery;
+    // a later round of the query in the buffer (the front asks each round apart): only its typo settings are rewritten
+    if (last !== null && this.sameWords(last, query))
+      return this.retryWithTyposWithin(query.typoMask, query.maxTypos ?? MAX_TYPOS, budget, query.dropTokens);
     this.core.lastQuery = this.writeQuery(query);
     return this.run(this.core.lastQuery, budget);
+  }
+
+  /**
+   * Whether `query` differs from the one written in the buffer in its typo settings at most, and
+   * asks no more typos than were written: the same objects of the same request (roundQuery()
+   * hands every round the request's own), through the same view.
+   */
+  private sameWords(last: WrittenQuery, query: EngineQuery): boolean {
+    const was = last.source;
+    return (
+      was.q === query.q &&
+      was.fields === query.fields &&
+      was.filters === query.filters &&
+      was.facets === query.facets &&
+      was.window === query.window &&
+      was.prefix === query.prefix &&
+      was.exclude === query.exclude &&
+      last.removalsAt === (this.removed?.removals.at ?? 0) &&
+      (query.maxTypos ?? MAX_TYPOS) <= last.maxTypos
+    );
   }
 
   /**
@@ -569,7 +598,7 @@ export class WasmSlice {
     mem.setUint32(qb + 104, terms.length, true);
     let n = 0;
     let cursor = this.core.scratch;
-    const maxTypos = query.maxTypos ?? 2;
+    const maxTypos = query.maxTypos ?? MAX_TYPOS;
     let wideTypos = 0;
     const typoProbes: WrittenQuery["typoProbes"] = [];
     const writeProbe = (t: number, p: number, text: string, chars: number, prefix: boolean, cost = 0): void => {
@@ -625,7 +654,7 @@ export class WasmSlice {
     mem.setUint32(qb + 24, query.dropTokens ? 2 : 0, true);
     mem.setUint32(qb + 112, NAMED_PAGE, true);
     mem.setUint32(qb + QUERY_REMOVALS, this.removed?.removals.at ?? 0, true);
-    return { tokens: n, facets: query.facets, maxTypos, wideTypos, typoProbes };
+    return { source: query, removalsAt: this.removed?.removals.at ?? 0, tokens: n, facets: query.facets, maxTypos, wideTypos, typoProbes };
   }
 
   /** Runs the query in the engine's buffer and reads its results. */
