@@ -874,12 +874,31 @@ function docCeiling(doc: u32, held: u32, nl: i32): u64 {
 let floorAll: u64 = 0;
 function updateFloorAll(): void { floorAll = ceilingOf((<u32>1 << nTokens) - 1, queryTerms + 255, 0, 0, 0, 0); }
 
+const LACKING: u32 = 0xffffffff;
+
+/**
+ * The marked tokens doc holds, or LACKING once it lacks more than `slack` of them: read rarest
+ * first, most docs a drive brings are turned away after a load or two, not one for every token.
+ * An unmarked token counts as held.
+ */
+@inline function heldEnough(doc: u32, slack: i32): u32 {
+  const word = <usize>(doc >> 5) << 2, bit: u32 = 1 << (doc & 31);
+  let held: u32 = 0, missing = 0;
+  for (let i = 0; i < nTokens; i++) {
+    const t = unchecked(order[i]);
+    if ((markedMask & (1 << t)) == 0) continue;
+    if ((load<u32>(unchecked(tokenDocs[t]) + word) & bit) != 0) held |= 1 << t;
+    else if (++missing > slack) return LACKING;
+  }
+  return held;
+}
+
 function consider(doc: u32, minMatch: i32, nl: i32): void {
   docsConsidered++;
   // the marks first: most docs a drive brings lack a token, and the marks answer the same each
   // time the doc comes again, so such a doc need not be remembered as seen
-  const held = markedMask != 0 ? heldIn(doc, markedMask, tokenDocs) : 0;
-  if (markedMask != 0 && <i32>popcnt(held) + unmarkedTokens < minMatch) return;
+  const held = markedMask != 0 ? heldEnough(doc, nTokens - minMatch) : 0;
+  if (held == LACKING) return;
   if (!firstSight(doc) || !passesFilters(doc)) return;
   if (markedMask != 0) {
     if (unmarkedTokens == 0 && (minMatch < nTokens || excludes(floorAll)) && excludesDoc(docCeiling(doc, held, nl), doc)) {
