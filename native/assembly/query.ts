@@ -504,23 +504,9 @@ function markRanges(t: i32, bm: usize, kind: i32): void {
 
 /** Sets the bits of the docs of postings [from, end) in bm, in the fields of mask. */
 function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
-  if (mask == FIELDS_ALL && from >= nDocs) {
-    // every posting is in some field: its meta word need not be read. A text term's stored doc
-    // words are read straight, four at a time, so that their bitmap words load side by side.
-    const width = postDocWidth, docMask = postDocMask;
-    let at = postDocsBase + <usize>from * width;
-    let p = from;
-    for (; p + 4 <= end; p += 4) {
-      const d0 = load<u32>(at) & docMask, d1 = load<u32>(at + width) & docMask;
-      const d2 = load<u32>(at + 2 * width) & docMask, d3 = load<u32>(at + 3 * width) & docMask;
-      at += 4 * width;
-      setBit(bm, d0); setBit(bm, d1); setBit(bm, d2); setBit(bm, d3);
-    }
-    for (; p < end; p++, at += width) setBit(bm, load<u32>(at) & docMask);
-    return;
-  }
   if (mask == FIELDS_ALL) {
-    for (let p = from; p < end; p++) setBit(bm, postingDoc(p));
+    // every posting is in some field: its meta word need not be read
+    writeDocWords(from, end, bm, true);
     return;
   }
   for (let p = from; p < end; p++) {
@@ -531,9 +517,31 @@ function markPostings(from: u32, end: u32, bm: usize, mask: u32): void {
   }
 }
 
-@inline function setBit(bm: usize, doc: u32): void {
+/**
+ * Sets the bit of each doc of postings [from, end) in bm (set), or zeroes the word holding it.
+ * A text term's stored doc ids are read straight, four at a time, so that the bitmap words they
+ * lead to load side by side.
+ */
+function writeDocWords(from: u32, end: u32, bm: usize, set: bool): void {
+  if (from < nDocs) {
+    for (let p = from; p < end; p++) writeDocWord(bm, postingDoc(p), set);
+    return;
+  }
+  const width = postDocWidth, docMask = postDocMask;
+  let at = postDocsBase + <usize>from * width;
+  let p = from;
+  for (; p + 4 <= end; p += 4) {
+    const d0 = load<u32>(at) & docMask, d1 = load<u32>(at + width) & docMask;
+    const d2 = load<u32>(at + 2 * width) & docMask, d3 = load<u32>(at + 3 * width) & docMask;
+    at += 4 * width;
+    writeDocWord(bm, d0, set); writeDocWord(bm, d1, set); writeDocWord(bm, d2, set); writeDocWord(bm, d3, set);
+  }
+  for (; p < end; p++, at += width) writeDocWord(bm, load<u32>(at) & docMask, set);
+}
+
+@inline function writeDocWord(bm: usize, doc: u32, set: bool): void {
   const at = bm + (<usize>(doc >> 5) << 2);
-  store<u32>(at, load<u32>(at) | (<u32>1 << (doc & 31)));
+  store<u32>(at, set ? load<u32>(at) | (<u32>1 << (doc & 31)) : 0);
 }
 
 /**
@@ -547,29 +555,8 @@ function unmarkRanges(t: i32, bm: usize, kind: i32): void {
   if (<usize>postingsOf(t, kind) > bitmapLines()) { zero(bm, docWords << 2); return; }
   for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
     if (!takes(t, r, kind)) continue;
-    clearWords(postingStart(rangeLo(r)), postingStart(rangeHi(r)), bm);
+    writeDocWords(postingStart(rangeLo(r)), postingStart(rangeHi(r)), bm, false);
   }
-}
-
-/** Zeroes the words of bm holding the docs of postings [from, end); a text term's read as markPostings() reads them. */
-function clearWords(from: u32, end: u32, bm: usize): void {
-  if (from < nDocs) {
-    for (let p = from; p < end; p++) store<u32>(bm + (<usize>(postingDoc(p) >> 5) << 2), 0);
-    return;
-  }
-  const width = postDocWidth, docMask = postDocMask;
-  let at = postDocsBase + <usize>from * width;
-  let p = from;
-  for (; p + 4 <= end; p += 4) {
-    const d0 = load<u32>(at) & docMask, d1 = load<u32>(at + width) & docMask;
-    const d2 = load<u32>(at + 2 * width) & docMask, d3 = load<u32>(at + 3 * width) & docMask;
-    at += 4 * width;
-    store<u32>(bm + (<usize>(d0 >> 5) << 2), 0);
-    store<u32>(bm + (<usize>(d1 >> 5) << 2), 0);
-    store<u32>(bm + (<usize>(d2 >> 5) << 2), 0);
-    store<u32>(bm + (<usize>(d3 >> 5) << 2), 0);
-  }
-  for (; p < end; p++, at += width) store<u32>(bm + (<usize>((load<u32>(at) & docMask) >> 5) << 2), 0);
 }
 
 function postingsOf(t: i32, kind: i32): u32 {
