@@ -191,7 +191,7 @@ const FLAGS: Record<string, FlagSpec> = {
     help:
       "a search round the engine estimates at no more postings than this is answered by the front thread that received it, " +
       "with no hop to a shard worker; costlier ones go to the workers. 0 sends every search to the workers",
-    fallback: () => "200000",
+    fallback: () => "2000000",
   },
   "rate-limit": { env: "LEIDEX_RATE_LIMIT", help: "public API requests per IP per window; 0 disables", fallback: () => "6000" },
   "rate-window": { env: "LEIDEX_RATE_WINDOW", help: "rate-limit window in seconds", fallback: () => "60" },
