@@ -6,6 +6,7 @@
 // that answers queries (the main front and each front thread) has a router of its own; any
 // worker answers any slice of a live generation (pool.ts).
 
+import { availableParallelism } from "node:os";
 import type { MessagePort } from "node:worker_threads";
 import { decodeResponses, encodeRequests } from "./shard-codec.js";
 import type { ShardRequest, ShardResponse } from "./protocol.js";
@@ -37,6 +38,8 @@ export class QueryRouter {
     private readonly loads: WorkerLoads,
     /** a fresh query port to worker w (its other end attached there) */
     private readonly openPort: (worker: number) => Promise<MessagePort>,
+    /** workers batches spread over before the others take any: the cores this process may run on */
+    private readonly spread = availableParallelism(),
   ) {
     const threads = loads.threads;
     this.inFlight = new Array<number>(threads).fill(0);
@@ -90,22 +93,26 @@ export class QueryRouter {
   }
 
   /**
-   * The serving worker with the fewest batches in flight and room for one more, or -1. Resting
-   * workers only when every serving worker rests.
+   * The serving worker with the fewest batches in flight and room for one more, or -1: among the
+   * first `spread` awake ones while one of those has room. Resting workers only when every
+   * serving worker rests.
    */
   private leastBusy(): number {
-    let awake = -1;
+    let first = -1;
+    let overflow = -1;
     let resting = -1;
-    let anyAwake = false;
+    let awake = 0;
     for (let w = 0; w < this.threads; w++) {
       if (!this.serving[w]) continue;
       const rests = this.loads.resting(w);
-      anyAwake ||= !rests;
+      if (!rests) awake++;
       if (this.inFlight[w] >= MAX_IN_FLIGHT) continue;
       if (rests) resting = this.lessBusy(w, resting);
-      else awake = this.lessBusy(w, awake);
+      else if (awake <= this.spread) first = this.lessBusy(w, first);
+      else overflow = this.lessBusy(w, overflow);
     }
-    return anyAwake ? awake : resting;
+    if (awake === 0) return resting;
+    return first >= 0 ? first : overflow;
   }
 
   /** w or best (-1: none yet), whichever has fewer batches in flight; best on a tie. */
@@ -113,9 +120,15 @@ export class QueryRouter {
     return best < 0 || this.inFlight[w] < this.inFlight[best] ? w : best;
   }
 
+  /** Idle awake workers among the first `spread` awake ones: those a flush splits its queue over. */
   private idleWorkers(): number {
     let idle = 0;
-    for (let w = 0; w < this.threads; w++) if (this.serving[w] && !this.loads.resting(w) && this.inFlight[w] === 0) idle++;
+    let awake = 0;
+    for (let w = 0; w < this.threads && awake < this.spread; w++) {
+      if (!this.serving[w] || this.loads.resting(w)) continue;
+      awake++;
+      if (this.inFlight[w] === 0) idle++;
+    }
     return idle;
   }
 
