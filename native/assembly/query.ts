@@ -737,12 +737,14 @@ function refineBounds(): void {
   updateFloorAll();
 }
 
-function markTokens(driverCost: u32): void {
+function markTokens(driverCost: u32, only: u32 = 0xffffffff): void {
   unmarkedTokens = 0;
+  let deferred: u64 = 0;
   for (let t = 0; t < nTokens; t++) {
     if ((markedMask & (1 << t)) != 0) continue; // marked by an earlier evaluation of this query
     const n = unchecked(tokPostings[t]);
     if (<u64>n > <u64>driverCost * MARK_FACTOR) { unmarkedTokens++; continue; }
+    if ((only & (1 << t)) == 0) { unmarkedTokens++; deferred += <u64>n; continue; }
     markedMask |= 1 << t;
     markRanges(t, unchecked(tokenDocs[t]), ALL_RANGES);
     if (unchecked(tokCanBeWhole[t]) != 0 && <u64>postingsOf(t, WHOLE_RANGES) * SPLIT_FACTOR < <u64>n) {
@@ -750,8 +752,22 @@ function markTokens(driverCost: u32): void {
       markRanges(t, unchecked(wholeDocs[t]), WHOLE_RANGES);
     }
   }
+  deferredScores = deferred == 0 ? 0 : <i32>min<u64>(max<u64>(deferred / DEFERRED_RATIO, MIN_DEFERRED_SCORES), 0x7fffffff);
+  deferredCost = driverCost;
   updateFloorAll();
 }
+
+// ---- marks on demand: a drive by the rarest token's postings with every token required turns
+// most of its docs away on the second rarest token's marks alone (searching every field, each of
+// the driver's postings is a doc holding it). The other tokens' marks bound the docs that pass
+// (a doc the window already outranks is counted, not scored), and when few pass, writing a bit
+// for every posting of those tokens costs more than scoring them all. So such a drive marks the
+// second rarest token only, and the others once it has scored as many docs as their marks cost,
+// about one per DEFERRED_RATIO postings (markTokens' `only`, consider()).
+const DEFERRED_RATIO: u64 = 128;
+const MIN_DEFERRED_SCORES: u64 = 16;
+let deferredScores: i32 = 0; // docs the drive may still score before the deferred tokens are marked; 0: none deferred
+let deferredCost: u32 = 0;
 
 /**
  * Clears the marks: every set word belongs to a posting of the token, so zeroing those words is
@@ -766,6 +782,7 @@ function unmarkTokens(): void {
   }
   if (pairMask != 0) zeroAtDocs(pairNear, pairMask); // markPair writes at the docs of a pair's second token
   markedMask = 0;
+  deferredScores = 0;
   splitMask = 0;
   cheapMask = 0;
   pairMask = 0;
@@ -893,6 +910,7 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
       return;
     }
   }
+  if (deferredScores > 0 && --deferredScores == 0) markTokens(deferredCost);
   if (nTokens == 0) { accept(doc, 1); return; }
   if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
   if (probing) { scoreAndAccept(doc, minMatch, nl); return; } // a probe stops at its first answer
@@ -1167,6 +1185,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 }
 
 function drive(minMatch: i32, window: i32, exclusive: bool): void {
+  deferredScores = 0;
   found = 0;
   bestScore = 0;
   namedSeen = 0;
@@ -1226,18 +1245,36 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
     if (bulkMarked) settleBulk();
     return;
   }
-  markTokens(tokenCost);
-  if (unmarkedTokens == 0 && <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens) {
+  const byMarks = <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens;
+  if (!byMarks && drivers == 1 && nTokens > 1 && (fieldMask & 0xf) == FIELDS_ALL) markTokens(tokenCost, 1 << unchecked(order[1]));
+  else markTokens(tokenCost);
+  if (unmarkedTokens == 0 && byMarks) {
     driveByMarks(minMatch, tokenCost);
   } else {
     startDrive(tokenCost);
+    // every token required: the second rarest token's marks turn most of the driver's docs away
+    const sieve = drivers == 1 && nTokens > 1 && (markedMask & (1 << unchecked(order[1]))) != 0 ? unchecked(tokenDocs[order[1]]) : 0;
     for (let i = 0; i < drivers; i++) {
       const t = unchecked(order[i]);
       for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
         const end = postingStart(rangeHi(r));
+        if (sieve != 0) { driveSieved(postingStart(rangeLo(r)), end, minMatch, sieve); continue; }
         for (let p = postingStart(rangeLo(r)); p < end && !stopped; p++) consider(postingDoc(p), minMatch, <i32>(postingMeta(p) >> 16));
       }
     }
+  }
+}
+
+/**
+ * consider() for the docs of postings [from, end) that hold the token marked in `sieve`; the rest
+ * lack it, as consider() would find. A loop this small keeps many of those marks' loads in
+ * flight at once, where each consider() call waits on its own.
+ */
+function driveSieved(from: u32, end: u32, minMatch: i32, sieve: usize): void {
+  for (let p = from; p < end && !stopped; p++) {
+    const doc = postingDoc(p);
+    if ((load<u32>(sieve + (<usize>(doc >> 5) << 2)) & (<u32>1 << (doc & 31))) == 0) { docsConsidered++; continue; }
+    consider(doc, minMatch, <i32>(postingMeta(p) >> 16));
   }
 }
 
