@@ -150,14 +150,15 @@ let bulkMarked = false;
 
 function markInBulk(from: u32, end: u32, fields: u32): void {
   const mask = fieldMask & fields & 0xf;
+  docsConsidered += end - from;
+  bulkMarked = true;
+  if (mask == FIELDS_ALL) { writeDocWords(from, end, seenBits, true); return; } // every posting is in some field
   for (let p = from; p < end; p++) {
     if ((postingMeta(p) & mask) == 0) continue;
     const doc = postingDoc(p);
     const at = seenBits + (<usize>(doc >> 5) << 2);
     store<u32>(at, load<u32>(at) | (<u32>1 << (doc & 31)));
   }
-  docsConsidered += end - from;
-  bulkMarked = true;
 }
 
 /** Docs marked seen by this evaluation: with bulk counting, its `found`. */
