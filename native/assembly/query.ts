@@ -687,7 +687,12 @@ function markPair(t: i32): void {
 function startDrive(docs: u32): void {
   driveDocs = docs;
   consideredAtDrive = docsConsidered;
-  if (refinePending && docs > REFINE_AFTER_SCORED && !excludes(highestCeiling()) && everyPairSharesTerm()) refineBounds();
+  if (refinePending && markedMask == (<u32>1 << nTokens) - 1 && !excludes(highestCeiling()) && refinesAtOnce(docs)) refineBounds();
+}
+
+/** Whether a drive of about `docs` docs refines its bounds as it starts, once every token is marked (startDrive). */
+function refinesAtOnce(docs: u32): bool {
+  return docs > REFINE_AFTER_SCORED && neighboursShareTerms();
 }
 
 /** The highest bound any doc can have, marks aside. */
@@ -697,9 +702,9 @@ function highestCeiling(): u64 {
 }
 
 const SHARED_TERMS_CHECKED: u32 = 256;
-/** Whether there are neighbouring tokens, all marked, and each pair has a candidate term in common (among the first terms checked). */
-function everyPairSharesTerm(): bool {
-  if (nTokens < 2 || markedMask != (<u32>1 << nTokens) - 1) return false;
+/** Whether there are neighbouring tokens, and each pair has a candidate term in common (among the first terms checked). */
+function neighboursShareTerms(): bool {
+  if (nTokens < 2) return false;
   for (let t = 1; t < nTokens; t++) if (!shareTerm(t - 1, t)) return false;
   return true;
 }
@@ -764,7 +769,8 @@ function markTokens(driverCost: u32, only: u32 = 0xffffffff): void {
 // (a doc the window already outranks is counted, not scored), and when few pass, writing a bit
 // for every posting of those tokens costs more than scoring them all. So such a drive marks the
 // second rarest token only, and the others once it has scored as many docs as their marks cost,
-// about one per DEFERRED_RATIO postings (markTokens' `only`, consider()).
+// about one per DEFERRED_RATIO postings (markTokens' `only`, consider()); unless the drive
+// refines its bounds as it starts, which needs every token's marks.
 const DEFERRED_RATIO: u64 = 128;
 const MIN_DEFERRED_SCORES: u64 = 16;
 let deferredScores: i32 = 0; // docs the drive may still score before the deferred tokens are marked; 0: none deferred
@@ -1247,7 +1253,7 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
     return;
   }
   const byMarks = <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens;
-  if (!byMarks && drivers == 1 && nTokens > 1 && (fieldMask & 0xf) == FIELDS_ALL) markTokens(tokenCost, 1 << unchecked(order[1]));
+  if (!byMarks && drivers == 1 && nTokens > 1 && (fieldMask & 0xf) == FIELDS_ALL && !refinesAtOnce(tokenCost)) markTokens(tokenCost, 1 << unchecked(order[1]));
   else markTokens(tokenCost);
   if (unmarkedTokens == 0 && byMarks) {
     driveByMarks(minMatch, tokenCost);
