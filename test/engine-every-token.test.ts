@@ -11,8 +11,8 @@
 import t from "tap";
 import type { SearchRequest } from "../src/engine/planner.js";
 import type { HitSource } from "../src/engine/protocol.js";
-import { readSample, withCheckDigits } from "./helpers/fixture.js";
-import { builtSlice } from "./helpers/in-process-engine.js";
+import { mostCommon, readSample, withCheckDigits } from "./helpers/fixture.js";
+import { builtSlice, searchOf } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
 const { header, rows } = readSample();
@@ -75,15 +75,8 @@ t.ok(rows.length >= DOCS, "enough sample rows");
 const slice = await builtSlice(tempDir(t, "leidex-every-"), "every", header, lines);
 t.teardown(() => slice.close());
 
-const request = (q: string, over: Partial<SearchRequest> = {}): SearchRequest => ({
-  q,
-  fields: "all",
-  filters: {},
-  facets: ["country"],
-  window: 10,
-  prefix: false,
-  ...over,
-});
+const request = (q: string, over: Partial<SearchRequest> = {}): SearchRequest =>
+  searchOf(q, ["country"], { window: 10, prefix: false, ...over });
 
 /** The docs whose name holds every word of q, in a country when one is given. */
 function holdingAll(q: string, country: string | null): number[] {
@@ -103,9 +96,7 @@ function hitsOf(hits: HitSource): [number, number][] {
   });
 }
 
-const commonest = [...countries.reduce((m, c) => m.set(c, (m.get(c) ?? 0) + 1), new Map<string, number>())].sort(
-  (a, b) => b[1] - a[1],
-)[0][0];
+const commonest = mostCommon(countries);
 
 const cases = [
   { what: "five words, many docs holding the two rarest", q: "qxvcom qxvrar qxvcam qxvcum qxvsec", pairs: 50, all: 46 },

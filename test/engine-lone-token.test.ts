@@ -8,7 +8,7 @@
 import t from "tap";
 import type { SearchRequest } from "../src/engine/planner.js";
 import type { HitSource } from "../src/engine/protocol.js";
-import { readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
+import { mostCommon, readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
 import { builtSlice } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
@@ -78,9 +78,7 @@ function expected(matches: (word: string) => boolean, fields: "all" | "name", co
 /** A slice's hits as (doc, score) pairs, read before the next search overwrites them. */
 const hitsOf = (hits: HitSource): [number, number][] => Array.from({ length: hits.count }, (_, i) => [hits.docAt(i), hits.score(i)]);
 
-const commonest = [...countries.reduce((m, c) => m.set(c, (m.get(c) ?? 0) + 1), new Map<string, number>())].sort(
-  (a, b) => b[1] - a[1],
-)[0][0];
+const commonest = mostCommon(countries);
 
 const cases: { what: string; q: string; prefix: boolean; fields: "all" | "name"; matches: (w: string) => boolean }[] = [
   { what: "one frequent term", q: "qzvhold", prefix: false, fields: "all", matches: (w) => w === "qzvhold" },

@@ -661,3 +661,8 @@ export function countBy(model: ModelRecord[], key: keyof Entity): Map<string, nu
   }
   return m;
 }
+
+/** The value most of `values` have (the first of them on a tie). */
+export function mostCommon(values: readonly string[]): string {
+  return [...values.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<string, number>())].sort((a, b) => b[1] - a[1])[0][0];
+}
