@@ -4,15 +4,14 @@
 // and the one holding the most is seldom the first in a word's postings.
 
 import t from "tap";
-import { readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
+import { otherNameColumns, readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
 import { builtSlice } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
 const { header, rows } = readSample();
 const LEI = header.indexOf("LEI");
 const NAME = header.indexOf("Entity.LegalName");
-/** Other names and transliterations: emptied, so that a doc's words are its legal name's alone. */
-const OTHER_NAMES = header.flatMap((h, i) => (/^Entity\.(Transliterated)?OtherEntityNames\..*\d$/.test(h) ? [i] : []));
+const OTHER_NAMES = otherNameColumns(header);
 
 // Coined words, none of them in the sample; the first ones far more common than the last.
 const VOCAB = ["QORVAL", "BRESKA", "TANDRIM", "VELMOK", "ZUPRAN", "KESHTO", "MIRDAL", "OXVENT", "PLUSKE", "GRAVNO", "YTHRIS", "DWELKA"];

@@ -11,7 +11,7 @@
 import t from "tap";
 import type { SearchRequest } from "../src/engine/planner.js";
 import type { HitSource } from "../src/engine/protocol.js";
-import { mostCommon, readSample, withCheckDigits } from "./helpers/fixture.js";
+import { mostCommon, otherNameColumns, readSample, withCheckDigits } from "./helpers/fixture.js";
 import { builtSlice, searchOf } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
@@ -22,8 +22,7 @@ const NAME = col("Entity.LegalName");
 const ADDRESS = col("Entity.LegalAddress.FirstAddressLine");
 const COUNTRY = col("Entity.LegalAddress.Country");
 const REGISTRATION = col("Registration.RegistrationStatus");
-/** Other names and transliterations: emptied, so that a doc's words are its legal name's alone. */
-const OTHER_NAMES = header.flatMap((h, i) => (/^Entity\.(Transliterated)?OtherEntityNames\..*\d$/.test(h) ? [i] : []));
+const OTHER_NAMES = otherNameColumns(header);
 
 // Coined words, none in the sample, placed by hand among 6,000 docs. QXVRAR is in 60 (few enough
 // postings that the drive goes by them rather than by the marks of every word), 50 of them with

@@ -8,7 +8,7 @@
 import t from "tap";
 import type { SearchRequest } from "../src/engine/planner.js";
 import type { HitSource } from "../src/engine/protocol.js";
-import { mostCommon, readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
+import { mostCommon, otherNameColumns, readSample, seededRandom, withCheckDigits } from "./helpers/fixture.js";
 import { builtSlice } from "./helpers/in-process-engine.js";
 import { tempDir } from "./helpers/server.js";
 
@@ -18,8 +18,7 @@ const LEI = col("LEI");
 const NAME = col("Entity.LegalName");
 const ADDRESS = col("Entity.LegalAddress.FirstAddressLine");
 const COUNTRY = col("Entity.LegalAddress.Country");
-/** Other names and transliterations: emptied, so that a doc's name words are its legal name's alone. */
-const OTHER_NAMES = header.flatMap((h, i) => (/^Entity\.(Transliterated)?OtherEntityNames\..*\d$/.test(h) ? [i] : []));
+const OTHER_NAMES = otherNameColumns(header);
 
 // Coined words sharing the prefix "qzv", none in the sample: QZVHOLD in about 40 % of names (far
 // above the slice's frequent-term size), QZVHOLDA in a few (so the prefix "qzvhold" spans two

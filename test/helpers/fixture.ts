@@ -666,3 +666,8 @@ export function countBy(model: ModelRecord[], key: keyof Entity): Map<string, nu
 export function mostCommon(values: readonly string[]): string {
   return [...values.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<string, number>())].sort((a, b) => b[1] - a[1])[0][0];
 }
+
+/** The columns of other names and transliterations under `header`: tests empty them, so that a doc's name words are its legal name's alone. */
+export function otherNameColumns(header: readonly string[]): number[] {
+  return header.flatMap((h, i) => (/^Entity\.(Transliterated)?OtherEntityNames\..*\d$/.test(h) ? [i] : []));
+}
