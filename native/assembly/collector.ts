@@ -22,6 +22,9 @@ export function resetCollector(k: i32): void {
   capacity = k < 0 ? 0 : (k > MAX_WINDOW ? MAX_WINDOW : k);
 }
 
+/** Whether the window holds as many hits as it keeps. */
+export function windowFull(): bool { return capacity > 0 && size == capacity; }
+
 /** Whether no doc scoring at most `ceiling` can still enter: the window is full of better hits. */
 export function excludes(ceiling: u64): bool {
   return capacity > 0 && size == capacity && ceiling < scoreAt(0);

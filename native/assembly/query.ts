@@ -27,7 +27,7 @@ import {
 } from "./slice";
 import { resetRanges, rangeCount, rangeLo, rangeHi, rangeCost, matchExact, matchFuzzy, addRangeCost, dropTerms, WHOLE } from "./dictionary";
 import { useRemovals, removedDocs, removedTerms, removedCount, isRemoved, removedWord, removedWithCode } from "./removals";
-import { resetCollector, offer, drain, excludes, excludesDoc, MAX_WINDOW } from "./collector";
+import { resetCollector, offer, drain, excludes, excludesDoc, windowFull, MAX_WINDOW } from "./collector";
 import { frequentMap, frequentPostings, orInto } from "./frequent";
 
 export const MAX_TOKENS: i32 = 16;
@@ -769,8 +769,9 @@ function markTokens(driverCost: u32, only: u32 = 0xffffffff): void {
 // (a doc the window already outranks is counted, not scored), and when few pass, writing a bit
 // for every posting of those tokens costs more than scoring them all. So such a drive marks the
 // second rarest token only, and the others once it has scored as many docs as their marks cost,
-// about one per DEFERRED_RATIO postings (markTokens' `only`, consider()); unless the drive
-// refines its bounds as it starts, which needs every token's marks.
+// about one per DEFERRED_RATIO postings, or once the window is full, from when the bounds can
+// turn docs away (markTokens' `only`, consider()); unless the drive refines its bounds as it
+// starts, which needs every token's marks.
 const DEFERRED_RATIO: u64 = 128;
 const MIN_DEFERRED_SCORES: u64 = 16;
 let deferredScores: i32 = 0; // docs the drive may still score before the deferred tokens are marked; 0: none deferred
@@ -917,7 +918,7 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
       return;
     }
   }
-  if (deferredScores > 0 && --deferredScores == 0) markTokens(deferredCost);
+  if (deferredScores > 0 && (--deferredScores == 0 || windowFull())) markTokens(deferredCost);
   if (nTokens == 0) { accept(doc, 1); return; }
   if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
   if (probing) { scoreAndAccept(doc, minMatch, nl); return; } // a probe stops at its first answer
