@@ -758,7 +758,8 @@ function markTokens(driverCost: u32, only: u32 = 0xffffffff): void {
       markRanges(t, unchecked(wholeDocs[t]), WHOLE_RANGES);
     }
   }
-  deferredScores = deferred == 0 ? 0 : <i32>min<u64>(max<u64>(deferred / DEFERRED_RATIO, MIN_DEFERRED_SCORES), 0x7fffffff);
+  deferredBudget = deferred == 0 ? 0 : max<u64>(deferred / DEFERRED_RATIO, MIN_DEFERRED_BUDGET);
+  sievePassed = 0;
   deferredCost = driverCost;
   updateFloorAll();
 }
@@ -768,14 +769,18 @@ function markTokens(driverCost: u32, only: u32 = 0xffffffff): void {
 // the driver's postings is a doc holding it). The other tokens' marks bound the docs that pass
 // (a doc the window already outranks is counted, not scored), and when few pass, writing a bit
 // for every posting of those tokens costs more than scoring them all. So such a drive marks the
-// second rarest token only, and the others once it has scored as many docs as their marks cost,
-// about one per DEFERRED_RATIO postings, or once the window is full, from when the bounds can
-// turn docs away (markTokens' `only`, consider()); unless the drive refines its bounds as it
-// starts, which needs every token's marks.
+// second rarest token only (markTokens' `only`), and the others once the docs passing it,
+// projected from those met so far over the whole drive, would cost more to score than marking
+// them, about one doc per DEFERRED_RATIO postings (driveSieved); or once the window is full,
+// from when their bounds can turn docs away (consider()). Even when the docs that pass come
+// last, the drive scores at most what the marks cost before it marks them. A drive that refines
+// its bounds as it starts needs every token's marks and marks them first.
 const DEFERRED_RATIO: u64 = 128;
-const MIN_DEFERRED_SCORES: u64 = 16;
-let deferredScores: i32 = 0; // docs the drive may still score before the deferred tokens are marked; 0: none deferred
+const MIN_DEFERRED_BUDGET: u64 = 16;
+const MIN_PASSES_SEEN: u32 = 8; // a projection from fewer is noise
+let deferredBudget: u64 = 0; // docs whose scoring costs as much as marking the put-off tokens; 0: none put off
 let deferredCost: u32 = 0;
+let sievePassed: u32 = 0;    // the driver's docs that passed the sieve since the tokens were put off
 
 /**
  * Clears the marks: every set word belongs to a posting of the token, so zeroing those words is
@@ -790,7 +795,7 @@ function unmarkTokens(): void {
   }
   if (pairMask != 0) zeroAtDocs(pairNear, pairMask); // markPair writes at the docs of a pair's second token
   markedMask = 0;
-  deferredScores = 0;
+  deferredBudget = 0;
   splitMask = 0;
   cheapMask = 0;
   pairMask = 0;
@@ -918,7 +923,7 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
       return;
     }
   }
-  if (deferredScores > 0 && (--deferredScores == 0 || windowFull())) markTokens(deferredCost);
+  if (deferredBudget != 0 && windowFull()) markTokens(deferredCost);
   if (nTokens == 0) { accept(doc, 1); return; }
   if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
   if (probing) { scoreAndAccept(doc, minMatch, nl); return; } // a probe stops at its first answer
@@ -1193,7 +1198,7 @@ function evaluate(minMatch: i32, window: i32, exclusive: bool = false): void {
 }
 
 function drive(minMatch: i32, window: i32, exclusive: bool): void {
-  deferredScores = 0;
+  deferredBudget = 0;
   found = 0;
   bestScore = 0;
   namedSeen = 0;
@@ -1282,8 +1287,15 @@ function driveSieved(from: u32, end: u32, minMatch: i32, sieve: usize): void {
   for (let p = from; p < end && !stopped; p++) {
     const doc = postingDoc(p);
     if ((load<u32>(sieve + (<usize>(doc >> 5) << 2)) & (<u32>1 << (doc & 31))) == 0) { docsConsidered++; continue; }
+    if (deferredBudget != 0 && passesOutgrowBudget()) markTokens(deferredCost);
     consider(doc, minMatch, <i32>(postingMeta(p) >> 16));
   }
+}
+
+/** Counts a doc that passed the sieve: whether those passing, projected from the docs met so far over the whole drive, cost more to score than the put-off marks. */
+@inline function passesOutgrowBudget(): bool {
+  const seen = docsConsidered - consideredAtDrive + 1;
+  return ++sievePassed >= MIN_PASSES_SEEN && <u64>sievePassed * <u64>driveDocs > <u64>seen * deferredBudget;
 }
 
 // Considering a driver's posting costs a few cache misses, reading a word of every token's marks
