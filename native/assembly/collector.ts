@@ -27,12 +27,12 @@ export function windowFull(): bool { return capacity > 0 && size == capacity; }
 
 /** Whether no doc scoring at most `ceiling` can still enter: the window is full of better hits. */
 export function excludes(ceiling: u64): bool {
-  return capacity > 0 && size == capacity && ceiling < scoreAt(0);
+  return windowFull() && ceiling < scoreAt(0);
 }
 
 /** Whether doc, scoring at most `ceiling`, can no longer enter: ties go to the lower doc id. */
 export function excludesDoc(ceiling: u64, doc: u32): bool {
-  if (capacity == 0 || size < capacity) return false;
+  if (!windowFull()) return false;
   const worst = scoreAt(0);
   return ceiling < worst || (ceiling == worst && doc > docAt(0));
 }

@@ -687,12 +687,12 @@ function markPair(t: i32): void {
 function startDrive(docs: u32): void {
   driveDocs = docs;
   consideredAtDrive = docsConsidered;
-  if (refinePending && markedMask == (<u32>1 << nTokens) - 1 && !excludes(highestCeiling()) && refinesAtOnce(docs)) refineBounds();
+  if (markedMask == (<u32>1 << nTokens) - 1 && refinesAtStart(docs)) refineBounds();
 }
 
 /** Whether a drive of about `docs` docs refines its bounds as it starts, once every token is marked (startDrive). */
-function refinesAtOnce(docs: u32): bool {
-  return docs > REFINE_AFTER_SCORED && neighboursShareTerms();
+function refinesAtStart(docs: u32): bool {
+  return refinePending && docs > REFINE_AFTER_SCORED && !excludes(highestCeiling()) && neighboursShareTerms();
 }
 
 /** The highest bound any doc can have, marks aside. */
@@ -760,7 +760,6 @@ function markTokens(driverCost: u32, only: u32 = 0xffffffff): void {
   }
   deferredBudget = deferred == 0 ? 0 : max<u64>(deferred / DEFERRED_RATIO, MIN_DEFERRED_BUDGET);
   sievePassed = 0;
-  deferredCost = driverCost;
   updateFloorAll();
 }
 
@@ -779,7 +778,6 @@ const DEFERRED_RATIO: u64 = 128;
 const MIN_DEFERRED_BUDGET: u64 = 16;
 const MIN_PASSES_SEEN: u32 = 8; // a projection from fewer is noise
 let deferredBudget: u64 = 0; // docs whose scoring costs as much as marking the put-off tokens; 0: none put off
-let deferredCost: u32 = 0;
 let sievePassed: u32 = 0;    // the driver's docs that passed the sieve since the tokens were put off
 
 /**
@@ -923,7 +921,7 @@ function consider(doc: u32, minMatch: i32, nl: i32): void {
       return;
     }
   }
-  if (deferredBudget != 0 && windowFull()) markTokens(deferredCost);
+  if (deferredBudget != 0 && windowFull()) markTokens(driveDocs);
   if (nTokens == 0) { accept(doc, 1); return; }
   if (refinePending && docsScored - scoredAtStart >= REFINE_AFTER_SCORED) refineBounds();
   if (probing) { scoreAndAccept(doc, minMatch, nl); return; } // a probe stops at its first answer
@@ -1259,7 +1257,7 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
     return;
   }
   const byMarks = <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens;
-  if (!byMarks && drivers == 1 && nTokens > 1 && (fieldMask & 0xf) == FIELDS_ALL && !refinesAtOnce(tokenCost)) markTokens(tokenCost, 1 << unchecked(order[1]));
+  if (!byMarks && drivers == 1 && nTokens > 1 && (fieldMask & 0xf) == FIELDS_ALL && !refinesAtStart(tokenCost)) markTokens(tokenCost, 1 << unchecked(order[1]));
   else markTokens(tokenCost);
   if (unmarkedTokens == 0 && byMarks) {
     driveByMarks(minMatch, tokenCost);
@@ -1287,7 +1285,7 @@ function driveSieved(from: u32, end: u32, minMatch: i32, sieve: usize): void {
   for (let p = from; p < end && !stopped; p++) {
     const doc = postingDoc(p);
     if ((load<u32>(sieve + (<usize>(doc >> 5) << 2)) & (<u32>1 << (doc & 31))) == 0) { docsConsidered++; continue; }
-    if (deferredBudget != 0 && passesOutgrowBudget()) markTokens(deferredCost);
+    if (deferredBudget != 0 && passesOutgrowBudget()) markTokens(driveDocs);
     consider(doc, minMatch, <i32>(postingMeta(p) >> 16));
   }
 }
