@@ -7,7 +7,10 @@
 // words (the other words are never marked), when many do from the start (marked part way
 // through the drive), and when they come late (marked once a page of them is scored, and from
 // then on bounding the docs against it). The docs a drive meets first stand lowest, so a bound
-// that turned a better doc away would show on the page.
+// that turned a better doc away would show on the page. Bounds only turn docs away once the
+// window's worst hit is above any doc holding every word at the farthest length, so one query
+// has the words in its names' order: its hits' proximity is the best, and its docs are bounded
+// (a bound taken while words are put off, which counts them as missing, would drop its 20th hit).
 
 import t from "tap";
 import type { SearchRequest } from "../src/engine/planner.js";
@@ -109,6 +112,12 @@ const cases = [
   { what: "five words, many docs holding the two rarest", q: "qxvcom qxvrar qxvcam qxvcum qxvsec", pairs: 50, all: 46 },
   { what: "three words, many docs holding the two rarest", q: "qxvcom qxvrar qxvsec", pairs: 50, all: 50 },
   { what: "five words, the docs holding the two rarest last", q: "qxvlat qxvcam qxvsec qxvcum qxvcom", pairs: 40, all: 36 },
+  {
+    what: "five words in the names' order, the docs holding the two rarest last",
+    q: "qxvcom qxvlat qxvcam qxvcum qxvsec",
+    pairs: 40,
+    all: 36,
+  },
   { what: "five words, few docs holding the two rarest", q: "qxvone qxvsec qxvcom qxvcum qxvcam", pairs: 5, all: 5 },
 ];
 
@@ -148,6 +157,10 @@ for (const c of cases) {
           `every hit holds every word${where}`,
         );
         t.same(head, hitsOf(all.hits).slice(0, 10), `the page of 10 is the head of every hit ranked${where}`);
+        // a page of 20, the window the engine keeps for any page up to that: its last hits are
+        // ranked once the window is full, when the bounds start turning docs away
+        const twenty = hitsOf(slice.search(request(c.q, { fields, filters, window: 20 })).hits);
+        t.same(twenty, hitsOf(all.hits).slice(0, 20), `the page of 20 is the head of every hit ranked${where}`);
       }
     }
   });
