@@ -18,6 +18,7 @@ import type { HitSource, SearchAnswer } from "../src/engine/protocol.js";
 import { answerSearch } from "../src/engine/slice-answer.js";
 import { roundQuery, typoRounds, type ExactAnswer } from "../src/engine/search-rounds.js";
 import { NAMED_PAGE, type SearchRequest } from "../src/engine/planner.js";
+import { DEFAULT_LIMIT } from "../src/lei/search-params.js";
 import { WasmSlice } from "../src/engine/wasm-slice.js";
 import { Args, buildList, isMain } from "./args.js";
 import { OUT } from "./paths.js";
@@ -60,7 +61,8 @@ function liveSegment(dataDir: string): string {
   return path.join(dataDir, "collections", collection, "slice-0.seg");
 }
 
-const request = (q: string): SearchRequest => ({ q, fields: "all", filters: {}, facets: [], window: 10 });
+/** A first page of the public API's default size, as `GET /v1/entities?q=` asks for it. */
+const request = (q: string): SearchRequest => ({ q, fields: "all", filters: {}, facets: [], window: DEFAULT_LIMIT });
 
 /**
  * A search's answer on one engine, as a server asks a collection of one slice: every round in
