@@ -111,6 +111,9 @@ for (const c of cases) {
       t.equal(all.found, want.length, "found with every hit ranked");
       t.equal(head.length, Math.min(10, want.length), "a full page");
       t.same(head, hitsOf(all.hits).slice(0, 10), "the page of 10 is the head of every hit ranked");
+      // and a page of 20, the window the engine keeps for any page up to that
+      const twenty = hitsOf(slice.search(request(c.q, { ...over, window: 20 })).hits);
+      t.same(twenty, hitsOf(all.hits).slice(0, 20), "the page of 20 is the head of every hit ranked");
     }
   });
 }
