@@ -1257,14 +1257,15 @@ function drive(minMatch: i32, window: i32, exclusive: bool): void {
     return;
   }
   const byMarks = <u64>tokenCost * SCAN_FACTOR > <u64>docWords * <u64>nTokens;
-  if (!byMarks && drivers == 1 && nTokens > 1 && (fieldMask & 0xf) == FIELDS_ALL && !refinesAtStart(tokenCost)) markTokens(tokenCost, 1 << unchecked(order[1]));
+  // every token required: the second rarest token's marks turn most of the driver's docs away
+  const sieveToken = drivers == 1 && nTokens > 1 ? unchecked(order[1]) : -1;
+  if (!byMarks && sieveToken >= 0 && (fieldMask & 0xf) == FIELDS_ALL && !refinesAtStart(tokenCost)) markTokens(tokenCost, 1 << sieveToken);
   else markTokens(tokenCost);
   if (unmarkedTokens == 0 && byMarks) {
     driveByMarks(minMatch, tokenCost);
   } else {
     startDrive(tokenCost);
-    // every token required: the second rarest token's marks turn most of the driver's docs away
-    const sieve = drivers == 1 && nTokens > 1 && (markedMask & (1 << unchecked(order[1]))) != 0 ? unchecked(tokenDocs[order[1]]) : 0;
+    const sieve = sieveToken >= 0 && (markedMask & (1 << sieveToken)) != 0 ? unchecked(tokenDocs[sieveToken]) : 0;
     for (let i = 0; i < drivers; i++) {
       const t = unchecked(order[i]);
       for (let r = unchecked(tokStart[t]); r < unchecked(tokEnd[t]); r++) {
