@@ -1,10 +1,11 @@
-// Doc bitmaps of the slice's most frequent terms. A word held by a sixteenth of the docs or more
-// ("fund", "limited", "holding") has more postings than its bitmap has words: ORing the bitmap
-// into a token's marks costs a sequential pass over a few hundred kilobytes, where setting a bit
-// per posting costs a random store each. Bitmaps hold every field's postings, so they serve
-// queries over all fields. The first instance on a slice's memory builds them, for the
-// MAX_FREQUENT terms with the most postings, next to the index; every instance, on any thread,
-// reads that one copy, so no thread pays for them again and memory does not grow with threads.
+// Doc bitmaps of the slice's most frequent terms. A word held by a 64th of the docs or more
+// ("fund", "limited", "holding", "pvt") has at least half as many postings as its bitmap has
+// words: ORing the bitmap into a token's marks is a sequential pass over a few hundred
+// kilobytes, eight bytes at a time, where setting a bit per posting costs a random store each.
+// Bitmaps hold every field's postings, so they serve queries over all fields. The first instance
+// on a slice's memory builds them, for the MAX_FREQUENT terms with the most postings, next to
+// the index; every instance, on any thread, reads that one copy, so no thread pays for them
+// again and memory does not grow with threads.
 
 import { allocate } from "./memory";
 import { nDocs, nTerms, postingStart, postingEnd, postingDoc } from "./slice";
@@ -23,7 +24,7 @@ export let frequentPostings: u32 = 0xffffffff;
  */
 export function prepareFrequent(slot: usize): void {
   words = (<usize>nDocs + 32) >> 5;
-  frequentPostings = <u32>min<usize>(words * 2, 0xffffffff);
+  frequentPostings = <u32>min<usize>(words >> 1, 0xffffffff);
   let table = <usize>load<u32>(slot);
   if (table == 0) {
     table = buildTable();
